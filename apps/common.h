@@ -1,0 +1,30 @@
+/* Helpers shared by the command-line drivers: run context, JSON output, option tables. */
+#ifndef ISOCHRON_APPS_COMMON_H
+#define ISOCHRON_APPS_COMMON_H
+#include <mpi.h>
+#include <stdio.h>
+
+/* One command-line option: drives both parsing and --help (Caliper style). */
+typedef struct {
+    const char *name;    /* without leading dashes */
+    const char *arg;     /* NULL for a flag */
+    const char *help;
+    const char *def;     /* default value shown in --help, or NULL */
+} app_option_t;
+
+/* Parse argv against opts. values[i] receives the argument (or "1" for a
+ * flag given). Returns 0, or 2 after printing a clear message to stderr (rank 0). */
+int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank);
+void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_t *opts, int nopts);
+
+/* JSON helpers */
+void json_str(FILE *f, const char *s);
+void json_num(FILE *f, double v); /* null for NaN/inf */
+
+/* Writes the "context" record's common fields (no braces): host(s), MPI, ranks, command. */
+void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv);
+
+/* Parse a comma-separated list of non-negative doubles (durations with units allowed). */
+int app_parse_list(const char *s, double *out, int max, int *n);
+
+#endif

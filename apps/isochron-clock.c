@@ -1,0 +1,332 @@
+/*
+ * isochron-clock: the accuracy check of clock synchronization (paper 000,
+ * Algorithm 6) with ground truth. It synchronizes with a spec, reports the
+ * sync duration, rounds and every rank's model and fit quality, then measures
+ * each rank's offset to rank 0 right after sync and after each wait time,
+ * both by ping-pong (Alg. 6) and against the truth (host-wide
+ * CLOCK_MONOTONIC, exact with skew injection). Output: a table on stdout
+ * and/or JSON Lines. Also lists the registries and measures timer costs.
+ * Thin by design: parsing here, everything else in libisochron.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "isochron/sync.h"
+#include "core/util.h"
+#include "common.h"
+
+enum { O_SYNC, O_TIMER, O_SKEW, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };
+static const app_option_t opts[NOPT] = {
+    [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
+    [O_TIMER] = {"timer", "NAME", "base timer; see --list-timers", "mpi_wtime"},
+    [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank, e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
+    [O_WAIT] = {"wait", "LIST", "check times after sync, seconds (comma-separated, ascending, each <= 3600)", "0,1,10"},
+    [O_CPP] = {"check-pingpongs", "N", "ping-pongs per offset measurement of the check (1..100000)", "100"},
+    [O_JSONL] = {"jsonl", "FILE", "also write JSON Lines to FILE ('-' = stdout)", NULL},
+    [O_FORMAT] = {"format", "FMT", "what to print on stdout: table, jsonl or none", "table"},
+    [O_QUIET] = {"quiet", NULL, "no progress messages on stderr", NULL},
+    [O_LT] = {"list-timers", NULL, "list the timers and exit", NULL},
+    [O_LS] = {"list-sync", NULL, "list the sync algorithms with their defaults, and the spec grammar, and exit", NULL},
+    [O_LE] = {"list-estimators", NULL, "list the offset estimators and exit", NULL},
+    [O_COST] = {"timer-cost", NULL, "measure the per-call cost and resolution of every timer and exit", NULL},
+    [O_HELP] = {"help", NULL, "this help", NULL},
+    [O_VERSION] = {"version", NULL, "print the version and exit", NULL},
+};
+
+static int fail(int rank, const char *what)
+{
+    if (rank == 0) fprintf(stderr, "isochron-clock: %s: %s\n", what, isochron_last_error());
+    return 2;
+}
+
+static void list_sync(void)
+{
+    printf("%-8s %-6s %-10s %-5s %-7s  %s\n", "name", "fit", "estimator", "pp", "span_s", "description");
+    for (int i = 0; i < isochron_sync_alg_count(); i++) {
+        const isochron_sync_alg_t *a = isochron_sync_alg_get(i);
+        if (a->uses_fit)
+            printf("%-8s %-6d %-10s %-5d %-7g  %s\n", a->name, a->default_nfit, a->default_estimator, a->default_npingpongs, a->default_span, a->description);
+        else
+            printf("%-8s %-6s %-10s %-5s %-7s  %s\n", a->name, "-", "-", "-", "-", a->description);
+    }
+    printf("\nspec grammar: level[+level[+level]]   (one level: flat; two: between nodes + within a node;\n"
+           "              three: between nodes + between sockets (hwloc) + within a socket)\n"
+           "  level: alg[/fitpoints[/estimator[/pingpongs]]][,key=value...]\n"
+           "  keys : span=SECONDS (fit points spread over this time), recompute=0|1 (Alg. 2),\n"
+           "         slope=auto|always|never (auto keeps a slope only if > 3 standard errors), outliers=0|1,\n"
+           "         fit=N, est=NAME, pp=N\n"
+           "  e.g. hca3/1000/skampi/100   hca/1000/SKaMPI-Offset/100   hca3+prop   jk/100/mean-rtt/20,slope=always\n");
+}
+
+static void timer_cost(FILE *tab, FILE *js)
+{
+    if (tab) fprintf(tab, "%-14s %12s %14s  %s\n", "timer", "ns/call", "resolution_ns", "note");
+    for (int i = 0; i < isochron_timer_count(); i++) {
+        const isochron_timer_info_t *info = isochron_timer_info(i);
+        isochron_timer_t *t;
+        if (isochron_timer_create(info->name, &t)) {
+            if (tab) fprintf(tab, "%-14s %12s %14s  %s\n", info->name, "-", "-", isochron_last_error());
+            if (js) { fprintf(js, "{\"schema\":%d,\"type\":\"timer_cost\",\"timer\":", ISOCHRON_SCHEMA_VERSION); json_str(js, info->name); fputs(",\"available\":false,\"reason\":", js); json_str(js, isochron_last_error()); fputs("}\n", js); }
+            continue;
+        }
+        enum { N = 1000000 };
+        double best = INFINITY, res = INFINITY;
+        for (int rep = 0; rep < 5; rep++) { /* min of 5 runs of N calls */
+            double a = isochron_truth_now(), prev = isochron_timer_now(t), sink = 0;
+            for (int k = 0; k < N; k++) {
+                double v = isochron_timer_now(t);
+                if (v > prev && v - prev < res) res = v - prev;
+                prev = v;
+                sink += v;
+            }
+            double c = (isochron_truth_now() - a) / N;
+            if (c < best) best = c;
+            if (sink == 42) fputs("", stderr);
+        }
+        char note[64] = "";
+        if (isochron_timer_tsc_hz(t) > 0) snprintf(note, sizeof note, "calibrated at %.6f GHz", isochron_timer_tsc_hz(t) * 1e-9);
+        if (tab) fprintf(tab, "%-14s %12.1f %14.1f  %s\n", info->name, best * 1e9, res * 1e9, note);
+        if (js) {
+            fprintf(js, "{\"schema\":%d,\"type\":\"timer_cost\",\"timer\":", ISOCHRON_SCHEMA_VERSION);
+            json_str(js, info->name);
+            fputs(",\"available\":true,\"ns_per_call\":", js); json_num(js, best * 1e9);
+            fputs(",\"resolution_ns\":", js); json_num(js, res * 1e9);
+            fputs(",\"tsc_hz\":", js); json_num(js, isochron_timer_tsc_hz(t));
+            fputs("}\n", js);
+        }
+        isochron_timer_destroy(t);
+    }
+}
+
+/* Per-rank record gathered on rank 0. */
+typedef struct {
+    double slope, intercept, fslope, fse, r2, resid, span, partner, npoints, nused, kept, kind;
+    double inj_offset, inj_drift, inj_ddrift, inj_jitter;
+} rank_rec_t;
+#define REC_N ((int)(sizeof(rank_rec_t) / sizeof(double)))
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, code = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *v[NOPT];
+    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
+    if (v[O_HELP]) {
+        if (rank == 0) {
+            app_help(stdout, "isochron-clock", "[options]   (run under mpirun)", opts, NOPT);
+            printf("\nSynchronizes the clocks of all ranks with --sync, then checks the result: every rank's\n"
+                   "model and fit, and its offset to rank 0 at each --wait time, measured by ping-pong\n"
+                   "(paper 000, Alg. 6) and, when all ranks share a host, against CLOCK_MONOTONIC (truth).\n");
+        }
+        goto done;
+    }
+    if (v[O_VERSION]) { if (rank == 0) printf("isochron-clock %s\n", ISOCHRON_VERSION_STRING); goto done; }
+    if (v[O_LT]) {
+        if (rank == 0) for (int i = 0; i < isochron_timer_count(); i++) printf("%-14s %s\n", isochron_timer_info(i)->name, isochron_timer_info(i)->description);
+        goto done;
+    }
+    if (v[O_LS]) { if (rank == 0) list_sync(); goto done; }
+    if (v[O_LE]) {
+        if (rank == 0) for (int i = 0; i < isochron_estimator_count(); i++) {
+            const isochron_estimator_t *e = isochron_estimator_get(i);
+            printf("%-9s %s (also: %s)\n", e->name, e->description, e->aliases);
+        }
+        goto done;
+    }
+    const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
+    if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "none")) {
+        if (rank == 0) fprintf(stderr, "isochron-clock: unknown --format '%s'; valid: table, jsonl, none\n", fmt);
+        code = 2; goto done;
+    }
+    FILE *tab = rank == 0 && !strcmp(fmt, "table") ? stdout : NULL;
+    FILE *js = rank == 0 && !strcmp(fmt, "jsonl") ? stdout : NULL, *jsf = NULL;
+    if (v[O_JSONL] && rank == 0) {
+        if (!strcmp(v[O_JSONL], "-")) js = stdout;
+        else if (!(jsf = fopen(v[O_JSONL], "w"))) { fprintf(stderr, "isochron-clock: cannot write %s\n", v[O_JSONL]); code = 2; }
+    }
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (code) goto done;
+    FILE *out2 = jsf; /* second JSON sink besides stdout */
+    if (v[O_COST]) {
+        if (rank == 0) { timer_cost(tab, js ? js : out2); if (js && out2) timer_cost(NULL, out2); }
+        goto close;
+    }
+
+    /* parse everything before touching the machine */
+    isochron_sync_spec_t spec;
+    isochron_skew_spec_t skew;
+    double waits[32];
+    int nwaits = 0;
+    long cpp = 100;
+    if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &spec)) { code = fail(rank, "--sync"); goto close; }
+    if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) { code = fail(rank, "--skew"); goto close; }
+    if (app_parse_list(v[O_WAIT] ? v[O_WAIT] : "0,1,10", waits, 32, &nwaits)) {
+        if (rank == 0) fprintf(stderr, "isochron-clock: --wait '%s': expected up to 32 comma-separated times, e.g. 0,1,10\n", v[O_WAIT]);
+        code = 2; goto close;
+    }
+    for (int i = 0; i < nwaits; i++)
+        if (waits[i] < 0 || waits[i] > 3600 || (i && waits[i] < waits[i - 1])) {
+            if (rank == 0) fprintf(stderr, "isochron-clock: --wait: times must be ascending and within [0, 3600] s (got %g)\n", waits[i]);
+            code = 2; goto close;
+        }
+    if (v[O_CPP] && (isochron_parse_long(v[O_CPP], &cpp) || cpp < 1 || cpp > 100000)) {
+        if (rank == 0) fprintf(stderr, "isochron-clock: --check-pingpongs '%s': expected an integer in [1, 100000]\n", v[O_CPP]);
+        code = 2; goto close;
+    }
+    for (int i = 0; i < skew.nexplicit; i++)
+        if (skew.explicit_rank[i] >= size) {
+            if (rank == 0) fprintf(stderr, "isochron-clock: --skew: rank %d given but the job has %d ranks\n", skew.explicit_rank[i], size);
+            code = 2; goto close;
+        }
+    const char *tname = v[O_TIMER] ? v[O_TIMER] : "mpi_wtime";
+    isochron_timer_t *timer = NULL;
+    int rc = isochron_timer_create(tname, &timer), any = 0;
+    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (any) { code = rc ? fail(rank, "--timer") : 2; if (!rc) isochron_timer_destroy(timer); goto close; }
+    isochron_skew_t my_skew;
+    memset(&my_skew, 0, sizeof my_skew);
+    if (isochron_skew_spec_active(&skew)) {
+        isochron_skew_for_rank(&skew, rank, &my_skew);
+        isochron_timer_t *sk;
+        if (isochron_timer_skew(timer, &my_skew, &sk)) { code = fail(rank, "--skew"); goto close; }
+        timer = sk;
+    }
+    isochron_clock_t *base, *global = NULL;
+    isochron_clock_create(timer, &base);
+    char spec_text[1024];
+    isochron_sync_spec_format(&spec, spec_text, sizeof spec_text);
+
+    int quiet = v[O_QUIET] != NULL;
+    if (rank == 0 && !quiet) fprintf(stderr, "isochron-clock: synchronizing %d ranks with %s ...\n", size, spec_text);
+    isochron_sync_report_t rep;
+    rc = isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &rep);
+    if (rc) { code = fail(rank, "synchronization failed"); isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
+    if (rank == 0 && !quiet && waits[nwaits - 1] > 2)
+        fprintf(stderr, "isochron-clock: synced in %.3f s; checking accuracy at +%s s (takes %.0f s) ...\n", rep.duration, v[O_WAIT] ? v[O_WAIT] : "0,1,10", waits[nwaits - 1]);
+    isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * (size_t)nwaits, sizeof *acc) : NULL;
+    int has_truth = 0;
+    rc = isochron_sync_check(MPI_COMM_WORLD, global, waits, nwaits, (int)cpp, acc, &has_truth);
+    if (rc) { code = fail(rank, "accuracy check failed"); goto free_all; }
+
+    /* gather per-rank models */
+    rank_rec_t me = {rep.model.slope, rep.model.intercept, rep.fit.slope, rep.fit.slope_se, rep.fit.r2, rep.fit.resid_rms,
+                     rep.fit.span, rep.fit.partner, rep.fit.npoints, rep.fit.nused, rep.fit.slope_kept, rep.model.kind,
+                     my_skew.offset, my_skew.drift_ppm, my_skew.ddrift_ppm_s, my_skew.jitter};
+    rank_rec_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
+    MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+
+    /* JSON Lines */
+    char *ctxbuf = NULL;
+    size_t ctxlen = 0;
+    FILE *mf = rank == 0 ? open_memstream(&ctxbuf, &ctxlen) : NULL;
+    app_context_fields(mf, MPI_COMM_WORLD, argc, argv); /* collective */
+    if (mf) fclose(mf);
+    FILE *sinks[2] = {js, out2 == js ? NULL : out2};
+    for (int s = 0; s < 2 && rank == 0; s++) {
+        FILE *f = sinks[s];
+        if (!f) continue;
+        fprintf(f, "{\"schema\":%d,\"type\":\"context\",\"tool\":\"isochron-clock\",%s", ISOCHRON_SCHEMA_VERSION, ctxbuf);
+        fputs(",\"timer\":", f); json_str(f, isochron_timer_base_name(timer));
+        fputs(",\"sync_spec\":", f); json_str(f, spec_text);
+        fprintf(f, ",\"nodes\":%d,\"oversubscribed\":%s,\"sockets_split\":%s,\"truth\":%s", rep.nodes, rep.oversubscribed ? "true" : "false",
+                rep.sockets_split ? "true" : "false", has_truth ? "\"host_clock_monotonic\"" : "null");
+        fputs(",\"skew\":", f);
+        if (isochron_skew_spec_active(&skew)) {
+            fputs("{\"spec\":", f); json_str(f, v[O_SKEW]);
+            fputs(",\"per_rank\":[", f);
+            for (int i = 0; i < size; i++)
+                fprintf(f, "%s{\"rank\":%d,\"offset_s\":%.12g,\"drift_ppm\":%.9g,\"ddrift_ppm_s\":%.9g,\"jitter_s\":%.9g}", i ? "," : "", i,
+                        recs[i].inj_offset, recs[i].inj_drift, recs[i].inj_ddrift, recs[i].inj_jitter);
+            fputs("]}", f);
+        } else fputs("null", f);
+        fprintf(f, ",\"check_pingpongs\":%ld}\n", cpp);
+        fprintf(f, "{\"schema\":%d,\"type\":\"sync\",\"sync_spec\":", ISOCHRON_SCHEMA_VERSION); json_str(f, spec_text);
+        fputs(",\"duration_s\":", f); json_num(f, rep.duration);
+        fprintf(f, ",\"rounds\":%d}\n", rep.rounds);
+        for (int i = 0; i < size; i++) {
+            rank_rec_t *q = &recs[i];
+            fprintf(f, "{\"schema\":%d,\"type\":\"model\",\"rank\":%d,\"slope\":", ISOCHRON_SCHEMA_VERSION, i); json_num(f, q->slope);
+            fputs(",\"intercept_s\":", f); json_num(f, q->intercept);
+            fprintf(f, ",\"kind\":\"%s\",\"fit\":", q->kind == ISOCHRON_LM_LINEAR ? "linear" : "offset");
+            if (q->partner >= 0) {
+                fprintf(f, "{\"partner\":%d,\"points\":%d,\"used\":%d,\"slope\":", (int)q->partner, (int)q->npoints, (int)q->nused); json_num(f, q->fslope);
+                fputs(",\"slope_se\":", f); json_num(f, q->fse);
+                fprintf(f, ",\"slope_kept\":%s,\"r2\":", q->kept ? "true" : "false"); json_num(f, q->r2);
+                fputs(",\"resid_rms_s\":", f); json_num(f, q->resid);
+                fputs(",\"span_s\":", f); json_num(f, q->span);
+                fputs("}", f);
+            } else fputs("null", f);
+            fputs("}\n", f);
+        }
+        for (int w = 0; w < nwaits; w++) {
+            double mt = 0, mm = 0;
+            for (int i = 0; i < size; i++) {
+                isochron_accuracy_t *a = &acc[i * nwaits + w];
+                fprintf(f, "{\"schema\":%d,\"type\":\"accuracy\",\"rank\":%d,\"wait_s\":", ISOCHRON_SCHEMA_VERSION, i); json_num(f, a->wait);
+                fputs(",\"measured_offset_s\":", f); json_num(f, a->measured_offset);
+                fputs(",\"true_offset_s\":", f); json_num(f, a->true_offset);
+                fputs("}\n", f);
+                if (fabs(a->true_offset) > mt) mt = fabs(a->true_offset);
+                if (fabs(a->measured_offset) > mm) mm = fabs(a->measured_offset);
+            }
+            fprintf(f, "{\"schema\":%d,\"type\":\"summary\",\"sync_spec\":", ISOCHRON_SCHEMA_VERSION); json_str(f, spec_text);
+            fputs(",\"wait_s\":", f); json_num(f, waits[w]);
+            fputs(",\"duration_s\":", f); json_num(f, rep.duration);
+            fputs(",\"max_abs_measured_offset_s\":", f); json_num(f, mm);
+            fputs(",\"max_abs_true_offset_s\":", f); json_num(f, has_truth ? mt : NAN);
+            fputs("}\n", f);
+        }
+        fflush(f);
+    }
+
+    if (tab) {
+        fprintf(tab, "isochron-clock %s: clock synchronization accuracy\n", ISOCHRON_VERSION_STRING);
+        fprintf(tab, "  spec    %s\n", spec_text);
+        fprintf(tab, "  timer   %s%s%s\n", isochron_timer_base_name(timer), isochron_skew_spec_active(&skew) ? ", skew injected: " : "",
+                isochron_skew_spec_active(&skew) ? v[O_SKEW] : "");
+        fprintf(tab, "  ranks   %d on %d node(s)%s\n", size, rep.nodes, rep.oversubscribed ? ", oversubscribed (more ranks than cores): pairs took turns" : "");
+        fprintf(tab, "  sync    %.3f s, %d rounds\n", rep.duration, rep.rounds);
+        fprintf(tab, "  truth   %s\n\n", has_truth ? "host-wide CLOCK_MONOTONIC (all ranks on one host)" : "none (ranks span hosts): only Alg. 6 measured offsets");
+        fprintf(tab, "%4s %4s %13s %9s %5s %9s %9s", "rank", "ref", "slope[ppm]", "±se", "kept", "resid[ns]", "pts");
+        for (int w = 0; w < nwaits; w++) fprintf(tab, "  true@%-4gs", waits[w]);
+        for (int w = 0; w < nwaits; w++) fprintf(tab, "  meas@%-4gs", waits[w]);
+        fprintf(tab, "   [offsets in µs]\n");
+        for (int i = 0; i < size; i++) {
+            rank_rec_t *q = &recs[i];
+            if (q->partner >= 0)
+                fprintf(tab, "%4d %4d %13.4f %9.4f %5s %9.1f %4d/%-4d", i, (int)q->partner, q->slope * 1e6, q->fse * 1e6, q->kept ? "yes" : "no",
+                        q->resid * 1e9, (int)q->nused, (int)q->npoints);
+            else
+                fprintf(tab, "%4d %4s %13.4f %9s %5s %9s %9s", i, "-", q->slope * 1e6, "-", "-", "-", "-");
+            for (int w = 0; w < nwaits; w++) fprintf(tab, "  %10.3f", acc[i * nwaits + w].true_offset * 1e6);
+            for (int w = 0; w < nwaits; w++) fprintf(tab, "  %10.3f", acc[i * nwaits + w].measured_offset * 1e6);
+            fputc('\n', tab);
+        }
+        fprintf(tab, "\nmax |offset| [µs]");
+        for (int w = 0; w < nwaits; w++) {
+            double mt = 0, mm = 0;
+            for (int i = 0; i < size; i++) {
+                if (fabs(acc[i * nwaits + w].true_offset) > mt) mt = fabs(acc[i * nwaits + w].true_offset);
+                if (fabs(acc[i * nwaits + w].measured_offset) > mm) mm = fabs(acc[i * nwaits + w].measured_offset);
+            }
+            if (has_truth) fprintf(tab, "   @%gs: true %.3f, measured %.3f", waits[w], mt * 1e6, mm * 1e6);
+            else fprintf(tab, "   @%gs: measured %.3f", waits[w], mm * 1e6);
+        }
+        fputc('\n', tab);
+    }
+    free(recs);
+    free(ctxbuf);
+free_all:
+    free(acc);
+    isochron_clock_destroy(global);
+    isochron_clock_destroy(base);
+    isochron_timer_destroy(timer);
+close:
+    if (jsf) fclose(jsf);
+done:
+    MPI_Finalize();
+    return code;
+}

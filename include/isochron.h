@@ -1,0 +1,41 @@
+/**
+ * \file isochron.h
+ * \brief Umbrella header of libisochron: version, error codes and the error rule.
+ *
+ * The rule for errors, kept by every module: a library function returns an int,
+ * ISOCHRON_OK (0) on success or a negative ISOCHRON_E* code on failure, and on
+ * failure it leaves a human-readable sentence retrievable with
+ * isochron_last_error() (thread-local, so each MPI rank under SimGrid's thread
+ * privatization keeps its own). Library code never calls exit() or MPI_Abort();
+ * the command-line drivers decide what to do with an error.
+ */
+#ifndef ISOCHRON_H
+#define ISOCHRON_H
+
+#define ISOCHRON_VERSION_MAJOR 0
+#define ISOCHRON_VERSION_MINOR 1
+#define ISOCHRON_VERSION_PATCH 0
+#define ISOCHRON_VERSION_STRING "0.1.0"
+
+/** Schema version of every JSON Lines record isochron writes. */
+#define ISOCHRON_SCHEMA_VERSION 1
+
+enum isochron_error {
+    ISOCHRON_OK = 0,
+    ISOCHRON_EINVAL = -1,      /**< bad argument or out-of-range parameter */
+    ISOCHRON_EPARSE = -2,      /**< malformed spec or value */
+    ISOCHRON_ENAME = -3,       /**< unknown name in a registry */
+    ISOCHRON_ENOMEM = -4,      /**< allocation failed */
+    ISOCHRON_EUNSUPPORTED = -5,/**< not available on this machine (e.g. TSC not invariant) */
+    ISOCHRON_EMPI = -6,        /**< an MPI call failed */
+    ISOCHRON_ENOTSHARED = -7,  /**< processes do not share a time source where required */
+    ISOCHRON_ETRUNC = -8       /**< buffer too small or truncated input */
+};
+
+/** \brief Short name of an error code ("EINVAL", ...). */
+const char *isochron_strerror(int code);
+
+/** \brief Sentence describing the last error raised by this thread ("" if none). */
+const char *isochron_last_error(void);
+
+#endif

@@ -1,0 +1,171 @@
+/**
+ * \file isochron/sync.h
+ * \brief Clock synchronization: offset estimators, algorithms by name,
+ *        hierarchical composition, and the accuracy check.
+ *
+ * Specification: Hunold & Carpen-Amarie, "Hierarchical Clock Synchronization
+ * in MPI" (paper 000): SKaMPI-Offset (Alg. 7), Mean-RTT-Offset (Alg. 8),
+ * JK, HCA, HCA2, HCA3 (Alg. 1-2), ClockPropSync (Alg. 3), H2HCA/H3HCA (Alg. 4),
+ * Check-Global-Clock (Alg. 6).
+ *
+ * A spec names one algorithm per level, levels separated by '+', top level
+ * (between nodes) first:
+ *
+ *     level := alg [ '/' fitpoints [ '/' estimator [ '/' pingpongs ] ] ] { ',' key '=' value }
+ *     spec  := level                       flat: all ranks of the communicator
+ *            | level '+' level             between nodes, then within a node (H2HCA)
+ *            | level '+' level '+' level   between nodes, between sockets of a node, within a socket (H3HCA)
+ *
+ * e.g. "hca3/1000/skampi/100", "hca/1000/SKaMPI-Offset/100" (the paper's labels),
+ * "hca3/200/skampi/20,span=0.1+prop", "jk/100/mean-rtt/20,slope=always".
+ * Keys: span (seconds over which a pair's fit points are spread),
+ * recompute (0|1: recompute_intercept of Alg. 2), slope (auto|always|never:
+ * keep a fitted slope only when statistically significant, always, or never),
+ * outliers (0|1: robust rejection of fit points).
+ */
+#ifndef ISOCHRON_SYNC_H
+#define ISOCHRON_SYNC_H
+
+#include <mpi.h>
+#include "isochron/clock.h"
+
+/* ------------------------------------------------------------------------ */
+/* Offset estimators                                                          */
+
+/** One fit point: the client's clock reading and its offset to the reference (ref - client). */
+typedef struct {
+    double timestamp;   /**< client clock when the offset was valid */
+    double offset;      /**< reference minus client */
+    double uncertainty; /**< half-width of the interval known to contain the offset (or a spread estimate) */
+} isochron_offset_t;
+
+/** Per-pair state an estimator may keep (e.g. Mean-RTT's measured RTT). */
+typedef struct {
+    double rtt;      /**< measured round-trip time, 0 if not yet measured */
+} isochron_estimator_state_t;
+
+/** An offset estimator: both sides call measure(); only the client's \p out is filled. */
+typedef struct {
+    const char *name;
+    const char *aliases;     /**< '|'-separated other accepted names (the paper's labels) */
+    const char *description;
+    int (*measure)(MPI_Comm comm, isochron_clock_t *clk, int ref, int client, int nexchanges,
+                   isochron_estimator_state_t *st, isochron_offset_t *out);
+} isochron_estimator_t;
+
+int isochron_estimator_count(void);
+const isochron_estimator_t *isochron_estimator_get(int i);
+/** \brief Look up by name or alias (case-insensitive); ENAME lists valid names. */
+int isochron_estimator_find(const char *name, const isochron_estimator_t **out);
+
+/* ------------------------------------------------------------------------ */
+/* Specs                                                                      */
+
+typedef enum { ISOCHRON_SLOPE_AUTO = 0, ISOCHRON_SLOPE_ALWAYS = 1, ISOCHRON_SLOPE_NEVER = 2 } isochron_slope_policy_t;
+
+/** Parameters of one level. */
+typedef struct {
+    char alg[16];            /**< algorithm name (canonical) */
+    int nfit;                /**< fit points per pair */
+    const isochron_estimator_t *estimator;
+    int npingpongs;          /**< ping-pongs per fit point */
+    double span;             /**< seconds over which fit points are spread (0 = back to back) */
+    int recompute_intercept; /**< Alg. 2 recompute_intercept */
+    isochron_slope_policy_t slope;
+    int outliers;            /**< robust outlier rejection */
+} isochron_sync_level_t;
+
+#define ISOCHRON_SYNC_MAX_LEVELS 3
+
+typedef struct {
+    int nlevels;
+    isochron_sync_level_t level[ISOCHRON_SYNC_MAX_LEVELS];
+} isochron_sync_spec_t;
+
+/** \brief Parse a spec string (see file comment). Errors name the bad part and list valid choices. */
+int isochron_sync_spec_parse(const char *text, isochron_sync_spec_t *out);
+/** \brief Canonical text of a spec (all parameters spelled out). */
+int isochron_sync_spec_format(const isochron_sync_spec_t *spec, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Algorithms                                                                 */
+
+/** Result of a pair's model fit, kept for the report. */
+typedef struct {
+    int partner;        /**< reference rank (in the level's communicator), -1 if none */
+    int npoints;        /**< fit points taken */
+    int nused;          /**< fit points kept after outlier rejection */
+    double slope, intercept;
+    double slope_se;    /**< standard error of the fitted slope */
+    int slope_kept;     /**< 1 if the slope was kept, 0 if replaced by offset-only */
+    double r2;          /**< coefficient of determination of the fit */
+    double resid_rms;   /**< RMS residual of the kept points, seconds */
+    double span;        /**< time covered by the fit points, seconds */
+} isochron_fit_info_t;
+
+/** Context handed to an algorithm for one level. */
+typedef struct isochron_sync_ctx isochron_sync_ctx_t;
+
+/** A synchronization algorithm. sync() builds *out on top of \p clk for every rank of \p comm. */
+typedef struct {
+    const char *name;
+    const char *description;
+    int uses_fit;        /**< 1 if fitpoints/estimator/pingpongs matter */
+    int default_nfit;
+    const char *default_estimator;
+    int default_npingpongs;
+    double default_span;
+    int default_recompute;
+    int (*sync)(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t *clk,
+                isochron_clock_t **out, isochron_fit_info_t *fit);
+} isochron_sync_alg_t;
+
+int isochron_sync_alg_count(void);
+const isochron_sync_alg_t *isochron_sync_alg_get(int i);
+int isochron_sync_alg_find(const char *name, const isochron_sync_alg_t **out);
+
+/** What one run of a synchronization reports. */
+typedef struct {
+    double duration;        /**< seconds, measured on rank 0 from entry to exit (includes communicator creation) */
+    int rounds;             /**< pairwise rounds on the critical path (sum over levels) */
+    int nodes;              /**< number of shared-memory nodes */
+    int sockets_split;      /**< 1 if a socket level was built with hwloc */
+    int oversubscribed;     /**< 1 if some node had more ranks than cores */
+    isochron_fit_info_t fit;/**< this rank's fit at the lowest level where it was a client */
+    isochron_lm_t model;    /**< this rank's merged model (timer -> global) */
+} isochron_sync_report_t;
+
+/**
+ * \brief Synchronize the clocks of all ranks of \p comm with \p spec over \p base.
+ * Collective. On return *global is a new clock on every rank, whose time
+ * approximates the clock of rank 0 of \p comm. Internal traffic uses a
+ * duplicate of \p comm.
+ * \return ISOCHRON_OK, or an error that is the same on all ranks (e.g.
+ *  ISOCHRON_ENOTSHARED when "prop" is used where ranks do not share a time source).
+ */
+int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_clock_t *base,
+                      isochron_clock_t **global, isochron_sync_report_t *report);
+
+/* ------------------------------------------------------------------------ */
+/* Accuracy check                                                             */
+
+/** One accuracy sample of one rank at one wait time. */
+typedef struct {
+    double wait;           /**< nominal seconds after the end of synchronization */
+    double measured_offset;/**< Alg. 6: offset of this rank's global clock to rank 0's, measured by ping-pong (s) */
+    double true_offset;    /**< ground truth: global(this) - global(rank 0) at one instant (s); NaN if no truth */
+} isochron_accuracy_t;
+
+/**
+ * \brief Alg. 6 plus ground truth. Waits until each wait time in \p waits
+ * (seconds after the call, ascending) and measures every rank's offset to
+ * rank 0 with SKaMPI-Offset (\p npingpongs exchanges), and the true offset
+ * by reading the host-wide truth clock beside the global clock when all ranks
+ * share one host. Collective; \p out (nwaits entries per rank, rank-major) is
+ * filled on rank 0 only. Waiting sleeps, so oversubscribed ranks don't starve.
+ * \p has_truth is set to 1 on all ranks if truth was available.
+ */
+int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *waits, int nwaits,
+                        int npingpongs, isochron_accuracy_t *out, int *has_truth);
+
+#endif

@@ -1,0 +1,130 @@
+/**
+ * \file isochron/timer.h
+ * \brief Timers by name, and skew injection (a decorator that makes any timer a
+ *        skewed one with known offset, drift, drift change and jitter).
+ *
+ * All real time that libisochron reads goes through this module, so the code
+ * stays buildable under SimGrid's smpicc (which redirects clock_gettime).
+ */
+#ifndef ISOCHRON_TIMER_H
+#define ISOCHRON_TIMER_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/** Opaque timer handle. Lifecycle: isochron_timer_create -> now ... -> destroy. */
+typedef struct isochron_timer isochron_timer_t;
+
+/** One entry of the timer registry. */
+typedef struct {
+    const char *name;        /**< name accepted by isochron_timer_create */
+    const char *description; /**< one line for --list-timers */
+} isochron_timer_info_t;
+
+/** \brief Number of timers in the registry. */
+int isochron_timer_count(void);
+/** \brief Registry entry i (0 <= i < isochron_timer_count()), NULL otherwise. */
+const isochron_timer_info_t *isochron_timer_info(int i);
+/** \brief Comma-separated list of valid timer names (static storage). */
+const char *isochron_timer_names(void);
+
+/**
+ * \brief Create the timer called \p name.
+ * \return ISOCHRON_OK, ISOCHRON_ENAME (unknown name; the error lists the valid
+ *         ones) or ISOCHRON_EUNSUPPORTED (e.g. "tsc" without an invariant TSC).
+ * "tsc" calibrates its frequency against CLOCK_MONOTONIC_RAW when created
+ * (about 20 ms).
+ */
+int isochron_timer_create(const char *name, isochron_timer_t **out);
+
+/** \brief Current time of the timer in seconds (arbitrary origin). */
+double isochron_timer_now(isochron_timer_t *t);
+
+/** \brief Name of the timer ("mpi_wtime", or "skew(mpi_wtime)" when decorated). */
+const char *isochron_timer_name(const isochron_timer_t *t);
+
+/** \brief Name of the undecorated base timer. */
+const char *isochron_timer_base_name(const isochron_timer_t *t);
+
+/** \brief Nonzero if the timer is decorated with skew injection. */
+int isochron_timer_is_skewed(const isochron_timer_t *t);
+
+/** \brief Measured TSC frequency in Hz (0 for other timers). */
+double isochron_timer_tsc_hz(const isochron_timer_t *t);
+
+/** \brief Destroy a timer (and the base it decorates, if skewed). NULL is fine. */
+void isochron_timer_destroy(isochron_timer_t *t);
+
+/**
+ * \brief Read the host-wide truth clock (CLOCK_MONOTONIC): all processes of a
+ * host read the same value at the same instant, so it is ground truth for
+ * ranks that share a host.
+ */
+double isochron_truth_now(void);
+
+/** \brief Sleep politely for \p seconds (nanosleep; yields the core). */
+void isochron_sleep(double seconds);
+
+/* ------------------------------------------------------------------------ */
+/* Skew injection                                                            */
+
+/** Skew of one rank: local(t) = t + offset + drift*(t-t0) + ddrift*(t-t0)^2/2 + N(0,jitter^2). */
+typedef struct {
+    double offset;      /**< seconds added to the base reading */
+    double drift_ppm;   /**< rate error in parts per million */
+    double ddrift_ppm_s;/**< change of the drift, ppm per second */
+    double jitter;      /**< standard deviation of Gaussian read noise, seconds */
+    uint64_t seed;      /**< seed of the jitter generator */
+} isochron_skew_t;
+
+#define ISOCHRON_SKEW_MAX_RANKS 64
+
+/** A skew specification for a whole job: ranges drawn per rank from a seed, or explicit per-rank values. */
+typedef struct {
+    double offset_max;   /**< offsets drawn uniformly from [-offset_max, offset_max] */
+    double drift_max_ppm;/**< drifts drawn uniformly from [-drift_max_ppm, drift_max_ppm] */
+    double ddrift_max_ppm_s; /**< drift changes drawn uniformly from [-x, x] */
+    double jitter;       /**< jitter stddev, the same on all ranks */
+    uint64_t seed;       /**< seed of the per-rank draw */
+    int ref_exact;       /**< if nonzero, rank 0 keeps offset 0 / drift 0 */
+    int nexplicit;       /**< number of explicit per-rank overrides */
+    int explicit_rank[ISOCHRON_SKEW_MAX_RANKS];
+    isochron_skew_t explicit_skew[ISOCHRON_SKEW_MAX_RANKS];
+} isochron_skew_spec_t;
+
+/**
+ * \brief Parse a skew spec: comma-separated key=value with keys
+ *   offset (max |offset|, units s/ms/us/ns, default s), drift (max |ppm|),
+ *   ddrift (max |ppm/s|), jitter (stddev, time units), seed (integer), and
+ *   rank R given as  rR:offset=..:drift=..:ddrift=..:jitter=..  for explicit values.
+ * Example: "offset=10ms,drift=50,seed=7" or "r1:offset=-3ms:drift=20".
+ * An empty string or "none" gives no skew.
+ */
+int isochron_skew_spec_parse(const char *spec, isochron_skew_spec_t *out);
+
+/** \brief The skew of \p rank under \p spec (deterministic in spec->seed and rank). */
+void isochron_skew_for_rank(const isochron_skew_spec_t *spec, int rank, isochron_skew_t *out);
+
+/** \brief Nonzero if the spec injects anything at all. */
+int isochron_skew_spec_active(const isochron_skew_spec_t *spec);
+
+/**
+ * \brief Decorate \p base with \p skew. The new timer owns \p base.
+ * t0 (the origin of drift) is the base reading at creation.
+ */
+int isochron_timer_skew(isochron_timer_t *base, const isochron_skew_t *skew, isochron_timer_t **out);
+
+/** \brief The injected skew of a decorated timer (NULL if not skewed). */
+const isochron_skew_t *isochron_timer_get_skew(const isochron_timer_t *t);
+
+/**
+ * \brief The exact skewed reading that corresponds to base reading \p base_t,
+ *        without jitter (the injected ground truth). For an undecorated timer
+ *        returns \p base_t.
+ */
+double isochron_timer_skew_apply(const isochron_timer_t *t, double base_t);
+
+/** \brief Read the undecorated base timer (equals isochron_timer_now if not skewed). */
+double isochron_timer_base_now(isochron_timer_t *t);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * Shared private helpers (see util.h). Polite waiting follows the lesson of
+ * docs/measuring.md: on a node with more ranks than cores a process spinning
+ * in MPI progress steals the core from the process it waits for. Waiting
+ * here tests the request, and between tests sleeps with a growing back-off
+ * (1 µs .. 100 µs), so a waiting rank costs almost nothing.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "isochron/timer.h"
+#include "core/util.h"
+
+int isochron_parse_double(const char *s, double *out)
+{
+    if (!s || !*s) return -1;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+int isochron_parse_long(const char *s, long *out)
+{
+    if (!s || !*s) return -1;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+int isochron_parse_duration(const char *s, double *out)
+{
+    if (!s || !*s) return -1;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v)) return -1;
+    double scale = 1.0;
+    if (!*end || !strcmp(end, "s")) scale = 1.0;
+    else if (!strcmp(end, "ms")) scale = 1e-3;
+    else if (!strcmp(end, "us")) scale = 1e-6;
+    else if (!strcmp(end, "ns")) scale = 1e-9;
+    else return -1;
+    *out = v * scale;
+    return 0;
+}
+
+int isochron_streq_ci(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+    return *a == *b;
+}
+
+int isochron_wait_polite(MPI_Request *req, MPI_Status *st)
+{
+    int done = 0;
+    double nap = 1e-6;
+    for (int spins = 0;; spins++) {
+        if (MPI_Test(req, &done, st ? st : MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return isochron_set_error(ISOCHRON_EMPI, "MPI_Test failed while waiting");
+        if (done) return ISOCHRON_OK;
+        if (spins < 50) continue; /* short spin first: the answer is often immediate */
+        isochron_sleep(nap);
+        if (nap < 100e-6) nap *= 2;
+    }
+}
+
+int isochron_recv_polite(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm)
+{
+    MPI_Request r;
+    if (MPI_Irecv(buf, count, dt, src, tag, comm, &r) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "MPI_Irecv failed");
+    return isochron_wait_polite(&r, NULL);
+}
+
+int isochron_barrier_polite(MPI_Comm comm)
+{
+    MPI_Request r;
+    if (MPI_Ibarrier(comm, &r) != MPI_SUCCESS) return isochron_set_error(ISOCHRON_EMPI, "MPI_Ibarrier failed");
+    return isochron_wait_polite(&r, NULL);
+}
+
+int isochron_bcast_polite(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    MPI_Request r;
+    if (MPI_Ibcast(buf, count, dt, root, comm, &r) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "MPI_Ibcast failed");
+    return isochron_wait_polite(&r, NULL);
+}
+
+int isochron_allreduce_polite(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request r;
+    if (MPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, &r) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "MPI_Iallreduce failed");
+    return isochron_wait_polite(&r, NULL);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void isochron_sort_doubles(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmp_double); }
+
+double isochron_median(double *v, int n)
+{
+    if (n <= 0) return NAN;
+    isochron_sort_doubles(v, n);
+    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

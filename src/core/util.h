@@ -1,0 +1,33 @@
+/*
+ * Private helpers shared by the modules: error setting, number parsing with
+ * units, and polite MPI waiting (test + sleep instead of spinning, so that a
+ * process waiting its turn does not starve the ones working on an
+ * oversubscribed node).
+ */
+#ifndef ISOCHRON_CORE_UTIL_H
+#define ISOCHRON_CORE_UTIL_H
+#include <mpi.h>
+#include <stddef.h>
+
+int isochron_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse a full string as a double / long; 0 on success. */
+int isochron_parse_double(const char *s, double *out);
+int isochron_parse_long(const char *s, long *out);
+/* Parse a duration with optional unit s|ms|us|ns (default seconds). */
+int isochron_parse_duration(const char *s, double *out);
+/* Case-insensitive equality. */
+int isochron_streq_ci(const char *a, const char *b);
+
+/* Complete a request, sleeping between tests (polite). */
+int isochron_wait_polite(MPI_Request *req, MPI_Status *st);
+int isochron_recv_polite(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm);
+int isochron_barrier_polite(MPI_Comm comm);
+int isochron_bcast_polite(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int isochron_allreduce_polite(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+
+/* Sort doubles ascending in place. */
+void isochron_sort_doubles(double *v, int n);
+double isochron_median(double *v, int n); /* sorts v */
+
+#endif

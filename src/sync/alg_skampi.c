@@ -1,0 +1,46 @@
+/*
+ * "skampi" and the star pattern it shares with "jk". SKaMPI (Worsch et al.,
+ * paper 000 ref. [8]) measures one offset per client against rank 0 with
+ * SKaMPI-Offset and keeps no drift: O(p) rounds, accurate right after
+ * synchronization, degrading with drift. With nfit > 1 the median of nfit
+ * offset measurements is used. JK (Jones & Koenig) is the same star with a
+ * linear model learned per client (alg_jk.c).
+ */
+#include "isochron.h"
+#include "sync/sync_impl.h"
+
+int isochron_star_sync(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t *clk, isochron_clock_t **out,
+                       isochron_fit_info_t *fit)
+{
+    int me, p, rc = ISOCHRON_OK;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    isochron_lm_t lm = isochron_lm_identity();
+    if (me == 0) {
+        for (int c = 1; c < p && !rc; c++) {
+            if ((rc = isochron_pair_begin(ctx, comm, 1, c, -1))) break;
+            if ((rc = isochron_learn_model(ctx, comm, 0, c, clk, &lm, NULL))) break;
+            if (ctx->lv->recompute_intercept) rc = isochron_recompute_intercept(ctx, comm, 0, c, clk, &lm);
+        }
+        ctx->rounds += p - 1;
+        if (rc) return rc;
+        return isochron_clock_copy(clk, out);
+    }
+    ctx->rounds += p - 1;
+    if ((rc = isochron_pair_begin(ctx, comm, 0, 0, -1))) return rc;
+    if ((rc = isochron_learn_model(ctx, comm, 0, me, clk, &lm, fit))) return rc;
+    if (ctx->lv->recompute_intercept && (rc = isochron_recompute_intercept(ctx, comm, 0, me, clk, &lm))) return rc;
+    return isochron_clock_nest(clk, lm, out);
+}
+
+int isochron_alg_skampi(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t *clk, isochron_clock_t **out,
+                        isochron_fit_info_t *fit)
+{
+    isochron_sync_level_t lv = *ctx->lv;
+    lv.slope = ISOCHRON_SLOPE_NEVER; /* offsets only, by definition */
+    isochron_sync_ctx_t c = *ctx;
+    c.lv = &lv;
+    int rc = isochron_star_sync(&c, comm, clk, out, fit);
+    ctx->rounds = c.rounds;
+    return rc;
+}

@@ -1,0 +1,198 @@
+/*
+ * isochron_sync_run: flat and hierarchical synchronization (paper 000,
+ * sec. IV, Algorithm 4 H2HCA and its three-level form H3HCA).
+ *   1 level : the algorithm runs on the whole communicator.
+ *   2 levels: level 1 on one leader per shared-memory node
+ *             (MPI_Comm_split_type SHARED), level 2 within each node on top
+ *             of the leader's global clock.
+ *   3 levels: level 1 between nodes, level 2 between one leader per socket of
+ *             each node (sockets from hwloc), level 3 within each socket.
+ * Without hwloc every node counts as one socket (reported as sockets_split=0).
+ * The reference is always rank 0 of the communicator: it is the leader of the
+ * first node and of its first socket, because every split keeps rank order.
+ * The duration reported includes creating the communicators, as in the paper.
+ * Before anything, every node checks whether it is oversubscribed (more ranks
+ * than the CPUs its ranks may run on); if any is, the pairs of every round
+ * take turns (see pair.c).
+ */
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "sync/sync_impl.h"
+#if ISOCHRON_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+static int node_oversubscribed(MPI_Comm node)
+{
+    int n;
+    MPI_Comm_size(node, &n);
+    enum { W = CPU_SETSIZE / (8 * sizeof(unsigned long)) };
+    unsigned long mine[W], all[W];
+    memset(mine, 0, sizeof mine);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set)) mine[c / (8 * sizeof(unsigned long))] |= 1ul << (c % (8 * sizeof(unsigned long)));
+    }
+    MPI_Allreduce(mine, all, W, MPI_UNSIGNED_LONG, MPI_BOR, node);
+    int cpus = 0;
+    for (int i = 0; i < W; i++) cpus += __builtin_popcountl(all[i]);
+    return cpus > 0 && n > cpus;
+}
+
+static int socket_id(void)
+{
+#if ISOCHRON_HAVE_HWLOC
+    hwloc_topology_t topo;
+    int id = 0;
+    if (hwloc_topology_init(&topo) == 0) {
+        if (hwloc_topology_load(topo) == 0) {
+            hwloc_bitmap_t set = hwloc_bitmap_alloc();
+            if (set && hwloc_get_last_cpu_location(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
+                hwloc_obj_t o = hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, NULL);
+                if (o) id = (int)o->logical_index;
+            }
+            hwloc_bitmap_free(set);
+        }
+        hwloc_topology_destroy(topo);
+    }
+    return id;
+#else
+    return 0;
+#endif
+}
+
+/* All ranks of comm learn the first failing rank's code and message. */
+static int agree_with_message(MPI_Comm comm, int rc)
+{
+    int all = isochron_agree(comm, rc);
+    if (!all) return ISOCHRON_OK;
+    int me, who;
+    MPI_Comm_rank(comm, &me);
+    int cand = rc == all ? me : INT_MAX;
+    MPI_Allreduce(&cand, &who, 1, MPI_INT, MPI_MIN, comm);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", isochron_last_error());
+    MPI_Bcast(msg, sizeof msg, MPI_CHAR, who, comm);
+    return isochron_set_error(all, "%s", msg);
+}
+
+static int world_rank_of(MPI_Comm level, int r, MPI_Comm top)
+{
+    MPI_Group a, b;
+    int out = -1;
+    MPI_Comm_group(level, &a);
+    MPI_Comm_group(top, &b);
+    MPI_Group_translate_ranks(a, 1, &r, b, &out);
+    MPI_Group_free(&a);
+    MPI_Group_free(&b);
+    return out;
+}
+
+/* Run one level on comm (MPI_COMM_NULL: this rank is not part of it). */
+static int run_level(isochron_sync_ctx_t *ctx, const isochron_sync_level_t *lv, MPI_Comm comm, MPI_Comm top,
+                     isochron_clock_t *in, isochron_clock_t **out, isochron_fit_info_t *fit, int *rounds)
+{
+    int size = 0;
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &size);
+    if (size <= 1) return isochron_clock_copy(in, out);
+    const isochron_sync_alg_t *alg;
+    int rc = isochron_sync_alg_find(lv->alg, &alg);
+    if (rc) return rc;
+    ctx->lv = lv;
+    ctx->rounds = 0;
+    isochron_fit_info_t f;
+    memset(&f, 0, sizeof f);
+    f.partner = -1;
+    rc = alg->sync(ctx, comm, in, out, &f);
+    if (rc == ISOCHRON_OK && f.partner >= 0) {
+        *fit = f;
+        fit->partner = world_rank_of(comm, f.partner, top);
+    }
+    *rounds = ctx->rounds;
+    return rc;
+}
+
+int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_clock_t *base,
+                      isochron_clock_t **global, isochron_sync_report_t *rep)
+{
+    isochron_sync_report_t dummy;
+    if (!rep) rep = &dummy;
+    memset(rep, 0, sizeof *rep);
+    rep->fit.partner = -1;
+    *global = NULL;
+    if (!spec || spec->nlevels < 1 || spec->nlevels > ISOCHRON_SYNC_MAX_LEVELS)
+        return isochron_set_error(ISOCHRON_EINVAL, "sync: invalid spec (use isochron_sync_spec_parse)");
+    double t0 = isochron_truth_now();
+    MPI_Comm work, node, leaders;
+    if (MPI_Comm_dup(comm, &work) != MPI_SUCCESS) return isochron_set_error(ISOCHRON_EMPI, "sync: MPI_Comm_dup failed");
+    int me;
+    MPI_Comm_rank(work, &me);
+    MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    int node_rank;
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_split(work, node_rank == 0 ? 0 : MPI_UNDEFINED, me, &leaders);
+    int is_leader = node_rank == 0, nodes = 0, over = node_oversubscribed(node), any_over = 0;
+    MPI_Allreduce(&is_leader, &nodes, 1, MPI_INT, MPI_SUM, work);
+    MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, work);
+    rep->nodes = nodes;
+    rep->oversubscribed = any_over;
+
+    isochron_sync_ctx_t ctx = {NULL, any_over, 0};
+    isochron_clock_t *cur = NULL, *next = NULL;
+    int rc = ISOCHRON_OK, rounds = 0;
+    MPI_Comm lv_comm[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
+    MPI_Comm extra[2] = {MPI_COMM_NULL, MPI_COMM_NULL};
+    if (spec->nlevels == 1) {
+        lv_comm[0] = work;
+    } else {
+        lv_comm[0] = leaders;
+        if (spec->nlevels == 2) {
+            lv_comm[1] = node;
+        } else {
+            int sock = socket_id(), srank;
+            MPI_Comm_split(node, sock, node_rank, &extra[0]);
+            MPI_Comm_rank(extra[0], &srank);
+            MPI_Comm_split(node, srank == 0 ? 0 : MPI_UNDEFINED, node_rank, &extra[1]);
+            lv_comm[1] = extra[1];
+            lv_comm[2] = extra[0];
+            int nsock = 0, mine_split = 0;
+            if (extra[1] != MPI_COMM_NULL) MPI_Comm_size(extra[1], &nsock);
+            mine_split = nsock > 1;
+            MPI_Allreduce(&mine_split, &rep->sockets_split, 1, MPI_INT, MPI_MAX, work);
+        }
+    }
+    if ((rc = isochron_clock_copy(base, &cur))) goto out;
+    for (int l = 0; l < spec->nlevels && !rc; l++) {
+        int lr = 0, maxr = 0;
+        rc = run_level(&ctx, &spec->level[l], lv_comm[l], work, cur, &next, &rep->fit, &lr);
+        rc = agree_with_message(work, rc);
+        MPI_Allreduce(&lr, &maxr, 1, MPI_INT, MPI_MAX, work);
+        rounds += maxr;
+        if (rc) break;
+        isochron_clock_destroy(cur);
+        cur = next;
+        next = NULL;
+    }
+    if (!rc) rc = agree_with_message(work, isochron_barrier_polite(work));
+out:
+    isochron_clock_destroy(next);
+    for (int i = 0; i < 2; i++) if (extra[i] != MPI_COMM_NULL) MPI_Comm_free(&extra[i]);
+    if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
+    MPI_Comm_free(&node);
+    MPI_Comm_free(&work);
+    if (rc) { isochron_clock_destroy(cur); return rc; }
+    double d = isochron_truth_now() - t0;
+    MPI_Bcast(&d, 1, MPI_DOUBLE, 0, comm);
+    rep->duration = d;
+    rep->rounds = rounds;
+    rep->model = isochron_clock_model(cur);
+    *global = cur;
+    return ISOCHRON_OK;
+}

@@ -1,0 +1,181 @@
+/*
+ * What every pairwise synchronization step shares (paper 000, Alg. 2):
+ * LEARN_CLOCK_MODEL with the fit points spread over a time span, the
+ * recompute_intercept step, and the turn-taking protocol between the pairs of
+ * one round.
+ *
+ * Turn-taking: in HCA-style rounds several pairs ping-pong at once. When a
+ * node has more ranks than cores, two spinning pairs share one core and the
+ * exchanges of both become scheduler-bound (milliseconds instead of a
+ * microsecond). The algorithms therefore ask every rank to agree at start
+ * whether to serialize; if so, the pairs of a round take turns through a
+ * token passed from reference to reference, and every waiting rank waits
+ * politely (test + sleep), so the active pair has the cores to itself.
+ *
+ * Spreading fit points: a slope estimated from points taken back to back
+ * (10 ms) has an error of ~σ/10 ms, i.e. ppm, which is tens of µs after 10 s.
+ * The client therefore spaces its nfit measurements evenly over `span`
+ * seconds; the error of the slope falls as 1/span.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "clock/fit.h"
+#include "sync/sync_impl.h"
+
+int isochron_agree(MPI_Comm comm, int rc)
+{
+    int all = rc;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all;
+}
+
+int isochron_pair_begin(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int partner, int prev_ref)
+{
+    int go = 1;
+    if (is_ref) {
+        if (ctx->serialize && prev_ref >= 0) {
+            int rc = isochron_recv_polite(&go, 1, MPI_INT, prev_ref, TAG_TOKEN, comm);
+            if (rc) return rc;
+        }
+        if (MPI_Send(&go, 1, MPI_INT, partner, TAG_GO, comm) != MPI_SUCCESS)
+            return isochron_set_error(ISOCHRON_EMPI, "sync: sending go to rank %d failed", partner);
+        return ISOCHRON_OK;
+    }
+    return isochron_recv_polite(&go, 1, MPI_INT, partner, TAG_GO, comm);
+}
+
+int isochron_pair_end(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int next_ref)
+{
+    int tok = 1;
+    if (is_ref && ctx->serialize && next_ref >= 0)
+        if (MPI_Send(&tok, 1, MPI_INT, next_ref, TAG_TOKEN, comm) != MPI_SUCCESS)
+            return isochron_set_error(ISOCHRON_EMPI, "sync: passing the turn to rank %d failed", next_ref);
+    return ISOCHRON_OK;
+}
+
+/* Sleep most of the way to clock time t, then spin the last stretch. */
+static void wait_until(isochron_clock_t *clk, double t)
+{
+    double left = t - isochron_clock_now(clk);
+    if (left > 300e-6) isochron_sleep(left - 200e-6);
+    while (isochron_clock_now(clk) < t) {}
+}
+
+int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int client, isochron_clock_t *clk,
+                         isochron_lm_t *lm, isochron_fit_info_t *fit)
+{
+    const isochron_sync_level_t *lv = ctx->lv;
+    isochron_estimator_state_t st = {0};
+    isochron_offset_t o;
+    int me, rc, n = lv->nfit, warm = lv->npingpongs < 10 ? lv->npingpongs : 10;
+    MPI_Comm_rank(comm, &me);
+    /* warm-up exchange (caches, wake-up after a polite wait): discarded */
+    if ((rc = lv->estimator->measure(comm, clk, ref, client, warm, &st, &o))) return rc;
+    if (me == ref) {
+        for (int i = 0; i < n; i++)
+            if ((rc = lv->estimator->measure(comm, clk, ref, client, lv->npingpongs, &st, &o))) return rc;
+        return ISOCHRON_OK;
+    }
+    double *x = malloc(sizeof(double) * (size_t)n * 3);
+    if (!x) return isochron_set_error(ISOCHRON_ENOMEM, "sync: out of memory for %d fit points", n);
+    double *y = x + n, *u = x + 2 * n;
+    double t0 = isochron_clock_now(clk), step = n > 1 ? lv->span / (n - 1) : 0;
+    for (int i = 0; i < n; i++) {
+        if (step > 0) wait_until(clk, t0 + i * step);
+        if ((rc = lv->estimator->measure(comm, clk, ref, client, lv->npingpongs, &st, &o))) { free(x); return rc; }
+        x[i] = o.timestamp;
+        y[i] = o.offset;
+        u[i] = o.uncertainty;
+    }
+    isochron_fit_t f;
+    rc = isochron_fit_line(x, y, u, n, (int)lv->slope, lv->outliers, &f);
+    free(x);
+    if (rc) return rc;
+    lm->slope = f.slope;
+    lm->intercept = f.intercept;
+    lm->kind = f.slope_kept ? ISOCHRON_LM_LINEAR : ISOCHRON_LM_OFFSET;
+    if (fit) {
+        fit->partner = ref;
+        fit->npoints = f.npoints;
+        fit->nused = f.nused;
+        fit->slope = f.slope;
+        fit->intercept = f.intercept;
+        fit->slope_se = f.slope_se;
+        fit->slope_kept = f.slope_kept;
+        fit->r2 = f.r2;
+        fit->resid_rms = f.resid_rms;
+        fit->span = f.span;
+    }
+    return ISOCHRON_OK;
+}
+
+int isochron_recompute_intercept(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int client, isochron_clock_t *clk,
+                                 isochron_lm_t *lm)
+{
+    isochron_estimator_state_t st = {0};
+    isochron_offset_t o;
+    int me, rc;
+    MPI_Comm_rank(comm, &me);
+    if ((rc = ctx->lv->estimator->measure(comm, clk, ref, client, ctx->lv->npingpongs, &st, &o))) return rc;
+    if (me == client) lm->intercept = o.offset - lm->slope * o.timestamp;
+    return ISOCHRON_OK;
+}
+
+/*
+ * ClockPropSync is correct only where every process reads one time source
+ * (paper 000, sec. IV-C). Test it rather than trust it: every rank reads its
+ * timer bracketed by two readings of the host-wide CLOCK_MONOTONIC, twice,
+ * 20 ms apart, and the differences timer - monotonic must agree across ranks
+ * within 1 µs both times (catching per-process origins, as with Open MPI's
+ * MPI_Wtime, and different rates). Ranks on different hosts never share.
+ */
+static void sample(isochron_timer_t *t, double *d)
+{
+    double best = INFINITY;
+    for (int i = 0; i < 8; i++) {
+        double a = isochron_truth_now(), v = isochron_timer_now(t), b = isochron_truth_now();
+        if (b - a < best) { best = b - a; *d = v - 0.5 * (a + b); }
+    }
+}
+
+int isochron_shared_timesource(MPI_Comm comm, isochron_clock_t *clk, int *shared, char *why, int whylen)
+{
+    int size, nsize;
+    MPI_Comm node;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_free(&node);
+    int nodes_ok = nsize == size, all_nodes_ok = 0;
+    MPI_Allreduce(&nodes_ok, &all_nodes_ok, 1, MPI_INT, MPI_MIN, comm);
+    isochron_timer_t *t = isochron_clock_timer(clk);
+    int skewed = isochron_timer_is_skewed(t), any_skewed = 0;
+    MPI_Allreduce(&skewed, &any_skewed, 1, MPI_INT, MPI_MAX, comm);
+    if (!all_nodes_ok) {
+        *shared = 0;
+        snprintf(why, (size_t)whylen, "the processes are not all on one shared-memory node, so they cannot share a time source");
+        return ISOCHRON_OK;
+    }
+    if (any_skewed) {
+        *shared = 0;
+        snprintf(why, (size_t)whylen, "skew injection gives each process its own clock");
+        return ISOCHRON_OK;
+    }
+    double d[2], lo[2], hi[2];
+    sample(t, &d[0]);
+    isochron_sleep(0.02);
+    sample(t, &d[1]);
+    MPI_Allreduce(d, lo, 2, MPI_DOUBLE, MPI_MIN, comm);
+    MPI_Allreduce(d, hi, 2, MPI_DOUBLE, MPI_MAX, comm);
+    double spread = fmax(hi[0] - lo[0], hi[1] - lo[1]);
+    *shared = spread <= 1e-6;
+    if (!*shared)
+        snprintf(why, (size_t)whylen, "timer '%s' differs between processes of this node by %.1f µs (origins or rates differ, e.g. Open MPI's MPI_Wtime); use a host-wide timer such as monotonic, or a pairwise algorithm such as hca3",
+                 isochron_timer_name(t), spread * 1e6);
+    return ISOCHRON_OK;
+}

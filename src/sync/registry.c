@@ -1,0 +1,34 @@
+/*
+ * The registry of synchronization algorithms: one descriptor per algorithm
+ * (name, description, defaults, function), in the manner of Open MPI's MCA
+ * tables. Defaults are chosen for this kind of machine (shared memory,
+ * sub-µs ping-pong) and a sync time well under a second at a few ranks; every
+ * default can be overridden in the spec. span spreads the fit points of one
+ * pair over time, which is what makes a fitted slope trustworthy.
+ */
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "sync/sync_impl.h"
+
+static const isochron_sync_alg_t algs[] = {
+    {"none", "no synchronization: global = local timer (baseline)", 0, 0, "skampi", 0, 0, 0, isochron_alg_none},
+    {"skampi", "SKaMPI: offsets only, rank 0 with each rank in turn, O(p)", 1, 1, "skampi", 100, 0, 0, isochron_alg_skampi},
+    {"jk", "Jones-Koenig: linear drift model, rank 0 with each rank in turn, O(p)", 1, 60, "skampi", 20, 0.12, 0, isochron_alg_jk},
+    {"hca", "HCA: models merged up a binomial tree, scattered, intercepts re-measured (O(p) last pass)", 1, 60, "skampi", 20, 0.12, 0, isochron_alg_hca},
+    {"hca2", "HCA2: models merged up a binomial tree and scattered, O(log p)", 1, 60, "skampi", 20, 0.12, 0, isochron_alg_hca2},
+    {"hca3", "HCA3 (Alg. 1): reference time pushed down a binomial tree, O(log p)", 1, 60, "skampi", 20, 0.12, 0, isochron_alg_hca3},
+    {"prop", "ClockPropSync (Alg. 3): copy rank 0's model; only where all ranks share one time source", 0, 0, "skampi", 0, 0, 0, isochron_alg_prop},
+};
+#define NALG ((int)(sizeof algs / sizeof algs[0]))
+
+int isochron_sync_alg_count(void) { return NALG; }
+const isochron_sync_alg_t *isochron_sync_alg_get(int i) { return (i >= 0 && i < NALG) ? &algs[i] : NULL; }
+
+int isochron_sync_alg_find(const char *name, const isochron_sync_alg_t **out)
+{
+    *out = NULL;
+    for (int i = 0; i < NALG; i++)
+        if (isochron_streq_ci(name, algs[i].name)) { *out = &algs[i]; return ISOCHRON_OK; }
+    return isochron_set_error(ISOCHRON_ENAME, "unknown sync algorithm '%s'; valid: none, skampi, jk, hca, hca2, hca3, prop", name);
+}

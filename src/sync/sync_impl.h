@@ -1,0 +1,49 @@
+/* Private interface between the sync algorithms (one file each) and their shared parts. */
+#ifndef ISOCHRON_SYNC_IMPL_H
+#define ISOCHRON_SYNC_IMPL_H
+#include "isochron/sync.h"
+
+/* Tags of the library's internal traffic (always on a duplicated communicator). */
+enum { TAG_PING = 7101, TAG_PONG, TAG_GO, TAG_TOKEN, TAG_MODELS, TAG_MODELS_N, TAG_CHECK };
+
+struct isochron_sync_ctx {
+    const isochron_sync_level_t *lv;
+    int serialize; /* 1: pairs of a round take turns (some node is oversubscribed) */
+    int rounds;    /* pairwise rounds on the critical path, added by algorithms */
+};
+
+/* Pair protocol: the reference waits for its turn (token from the previous
+ * pair's reference when serialized), then releases its client with a "go";
+ * the client waits politely for it. prev_ref/next_ref < 0: none. */
+int isochron_pair_begin(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int partner, int prev_ref);
+int isochron_pair_end(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int next_ref);
+
+/* LEARN_CLOCK_MODEL (paper 000, Alg. 2) between ref and client, both calling.
+ * The client gets *lm (its clock -> ref's clock) and *fit. */
+int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int client, isochron_clock_t *clk,
+                         isochron_lm_t *lm, isochron_fit_info_t *fit);
+
+/* COMPUTE_AND_SET_INTERCEPT (Alg. 2): client re-measures its offset and sets lm->intercept. */
+int isochron_recompute_intercept(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int client, isochron_clock_t *clk,
+                                 isochron_lm_t *lm);
+
+/* Measure the offset between ref and client with SKaMPI-Offset on the given clocks (both call). */
+int isochron_offset_skampi(MPI_Comm comm, isochron_clock_t *clk, int ref, int client, int nexchanges,
+                           isochron_offset_t *out);
+
+/* Does every rank of comm read the same time source through clk's timer? Collective. */
+int isochron_shared_timesource(MPI_Comm comm, isochron_clock_t *clk, int *shared, char *why, int whylen);
+
+/* Algorithms */
+int isochron_alg_none(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
+int isochron_alg_skampi(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
+int isochron_alg_jk(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
+int isochron_alg_hca(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
+int isochron_alg_hca2(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
+int isochron_alg_hca3(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
+int isochron_alg_prop(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
+
+/* Make a rank's clock agree with every other rank's return code: allreduce MIN of rc. */
+int isochron_agree(MPI_Comm comm, int rc);
+
+#endif

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install what isochron needs from Debian's packages, only if something is missing.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev python3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
