@@ -291,8 +291,12 @@ int main(int argc, char **argv)
         fprintf(tab, "  sync    %.3f s, %d rounds\n", rep.duration, rep.rounds);
         fprintf(tab, "  truth   %s\n\n", has_truth ? "host-wide CLOCK_MONOTONIC (all ranks on one host)" : "none (ranks span hosts): only Alg. 6 measured offsets");
         fprintf(tab, "%4s %4s %13s %9s %5s %9s %9s", "rank", "ref", "slope[ppm]", "±se", "kept", "resid[ns]", "pts");
-        for (int w = 0; w < nwaits; w++) fprintf(tab, "  true@%-4gs", waits[w]);
-        for (int w = 0; w < nwaits; w++) fprintf(tab, "  meas@%-4gs", waits[w]);
+        for (int k = 0; k < 2; k++)
+            for (int w = 0; w < nwaits; w++) {
+                char lab[32];
+                snprintf(lab, sizeof lab, "%s@%gs", k ? "meas" : "true", waits[w]);
+                fprintf(tab, "  %10s", lab);
+            }
         fprintf(tab, "   [offsets in µs]\n");
         for (int i = 0; i < size; i++) {
             rank_rec_t *q = &recs[i];

@@ -58,11 +58,13 @@ int isochron_pair_end(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int n
     return ISOCHRON_OK;
 }
 
-/* Sleep most of the way to clock time t, then spin the last stretch. */
+/* Spin until clock time t. The client spins rather than sleeps between fit
+ * points: measured here, a client woken from a sleep is often put on the CPU
+ * where its reference spins, and the next exchanges are slow and biased.
+ * Only the active pair spins (the others wait politely), so this costs no
+ * one else a core. */
 static void wait_until(isochron_clock_t *clk, double t)
 {
-    double left = t - isochron_clock_now(clk);
-    if (left > 300e-6) isochron_sleep(left - 200e-6);
     while (isochron_clock_now(clk) < t) {}
 }
 
