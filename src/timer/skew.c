@@ -62,7 +62,7 @@ int isochron_timer_skew(isochron_timer_t *base, const isochron_skew_t *skew, iso
     if (base->skewed) return isochron_set_error(ISOCHRON_EINVAL, "skew: timer '%s' is already skewed", base->name);
     isochron_timer_t *t = calloc(1, sizeof *t);
     if (!t) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory creating skewed timer");
-    snprintf(t->name, sizeof t->name, "skew(%s)", base->name);
+    snprintf(t->name, sizeof t->name, "skew(%.60s)", base->name);
     t->base = base;
     t->skewed = 1;
     t->skew = *skew;
