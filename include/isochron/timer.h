@@ -65,6 +65,14 @@ double isochron_truth_now(void);
 /** \brief Sleep politely for \p seconds (nanosleep; yields the core). */
 void isochron_sleep(double seconds);
 
+/**
+ * \brief One step of a busy wait. Natively a CPU pause hint; under SimGrid
+ * (built with -DSMPI_ISOCHRON) a 100 ns simulated sleep, because simulated
+ * time only advances when the process hands control to the simulator.
+ * Every spin loop of libisochron calls it.
+ */
+void isochron_spin_pause(void);
+
 /* ------------------------------------------------------------------------ */
 /* Skew injection                                                            */
 

@@ -76,7 +76,7 @@ int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *w
     for (int w = 0; w < nwaits && !rc; w++) {
         double target = anchor + waits[w], left = target - isochron_clock_now(global);
         if (left > 2e-3) isochron_sleep(left - 1e-3);
-        while (isochron_clock_now(global) < target) {}
+        while (isochron_clock_now(global) < target) isochron_spin_pause();
         /* ground truth */
         double mine[2], ma, ba, ga, mb, bb, gb;
         truth_sample(global, &mine[0], &ba, &mine[1]);

@@ -65,7 +65,7 @@ int isochron_pair_end(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int n
  * one else a core. */
 static void wait_until(isochron_clock_t *clk, double t)
 {
-    while (isochron_clock_now(clk) < t) {}
+    while (isochron_clock_now(clk) < t) isochron_spin_pause();
 }
 
 int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int client, isochron_clock_t *clk,

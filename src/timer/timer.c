@@ -106,6 +106,15 @@ void isochron_timer_destroy(isochron_timer_t *t)
     free(t);
 }
 
+void isochron_spin_pause(void)
+{
+#ifdef SMPI_ISOCHRON
+    isochron_sleep(100e-9);
+#elif defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 double isochron_truth_now(void) { return isochron_clock_gettime(CLOCK_MONOTONIC); }
 
 void isochron_sleep(double seconds)
