@@ -29,7 +29,9 @@ enum isochron_error {
     ISOCHRON_EUNSUPPORTED = -5,/**< not available on this machine (e.g. TSC not invariant) */
     ISOCHRON_EMPI = -6,        /**< an MPI call failed */
     ISOCHRON_ENOTSHARED = -7,  /**< processes do not share a time source where required */
-    ISOCHRON_ETRUNC = -8       /**< buffer too small or truncated input */
+    ISOCHRON_ETRUNC = -8,      /**< buffer too small or truncated input */
+    ISOCHRON_EVALIDATE = -9,   /**< an operation delivered wrong data */
+    ISOCHRON_ETIMEOUT = -10    /**< a measurement did not finish in time */
 };
 
 /** \brief Short name of an error code ("EINVAL", ...). */

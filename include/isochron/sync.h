@@ -49,6 +49,7 @@ typedef struct {
     const char *name;
     const char *aliases;     /**< '|'-separated other accepted names (the paper's labels) */
     const char *description;
+    int hard_bounds;         /**< 1 if [offset-uncertainty, offset+uncertainty] must contain the true offset */
     int (*measure)(MPI_Comm comm, isochron_clock_t *clk, int ref, int client, int nexchanges,
                    isochron_estimator_state_t *st, isochron_offset_t *out);
 } isochron_estimator_t;

@@ -85,6 +85,7 @@ typedef struct {
     uint64_t seed;      /**< seed of the jitter generator */
 } isochron_skew_t;
 
+/** Most explicit per-rank entries in one spec (any rank number is allowed; a driver checks it against the job size). */
 #define ISOCHRON_SKEW_MAX_RANKS 64
 
 /** A skew specification for a whole job: ranges drawn per rank from a seed, or explicit per-rank values. */

@@ -23,6 +23,8 @@ const char *isochron_strerror(int code)
     case ISOCHRON_EMPI: return "EMPI";
     case ISOCHRON_ENOTSHARED: return "ENOTSHARED";
     case ISOCHRON_ETRUNC: return "ETRUNC";
+    case ISOCHRON_EVALIDATE: return "EVALIDATE";
+    case ISOCHRON_ETIMEOUT: return "ETIMEOUT";
     default: return "EUNKNOWN";
     }
 }

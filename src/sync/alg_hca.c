@@ -54,7 +54,9 @@ static int client_step(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, isochro
     MPI_Comm_rank(comm, &r);
     isochron_lm_t lm;
     if ((rc = isochron_pair_begin(ctx, comm, 0, ref, -1))) return rc;
-    if ((rc = isochron_learn_model(ctx, comm, ref, r, clk, &lm, fit))) return rc;
+    rc = isochron_learn_model(ctx, comm, ref, r, clk, &lm, fit);
+    isochron_pair_end(ctx, comm, 0, -1);
+    if (rc) return rc;
     entry_t *e = malloc(sizeof(entry_t) * (size_t)p);
     if (!e) return isochron_set_error(ISOCHRON_ENOMEM, "hca: out of memory");
     e[n++] = (entry_t){r, lm.slope, lm.intercept, lm.kind};
@@ -72,8 +74,9 @@ static int ref_step(isochron_sync_ctx_t *ctx, MPI_Comm comm, int client, int pre
     MPI_Comm_rank(comm, &r);
     isochron_lm_t lm;
     if ((rc = isochron_pair_begin(ctx, comm, 1, client, prev))) return rc;
-    if ((rc = isochron_learn_model(ctx, comm, r, client, clk, &lm, NULL))) return rc;
-    if ((rc = isochron_pair_end(ctx, comm, 1, next))) return rc;
+    rc = isochron_learn_model(ctx, comm, r, client, clk, &lm, NULL);
+    int rc2 = isochron_pair_end(ctx, comm, 1, next);
+    if (rc || (rc = rc2)) return rc;
     return recv_merge(comm, client, have, known, p);
 }
 
@@ -125,9 +128,13 @@ static int hca_common(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t 
         ctx->rounds += p - 1;
         if (r == 0) {
             for (int c = 1; c < p && !rc; c++)
-                if (!(rc = isochron_pair_begin(ctx, comm, 1, c, -1))) rc = isochron_recompute_intercept(ctx, comm, 0, c, clk, &lm);
+                if (!(rc = isochron_pair_begin(ctx, comm, 1, c, -1))) {
+                    rc = isochron_recompute_intercept(ctx, comm, 0, c, clk, &lm);
+                    isochron_pair_end(ctx, comm, 1, -1);
+                }
         } else if (!(rc = isochron_pair_begin(ctx, comm, 0, 0, -1))) {
             rc = isochron_recompute_intercept(ctx, comm, 0, r, clk, &lm);
+            isochron_pair_end(ctx, comm, 0, -1);
         }
         if (rc) return rc;
     }

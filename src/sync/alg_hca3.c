@@ -11,6 +11,18 @@
 #include "isochron.h"
 #include "sync/sync_impl.h"
 
+/* One pair of a round, from either side: turn, LEARN_CLOCK_MODEL, optional intercept, end of turn. */
+static int pair(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int ref, int client, int prev, int next,
+                isochron_clock_t *my, isochron_lm_t *lm, isochron_fit_info_t *fit)
+{
+    int rc = isochron_pair_begin(ctx, comm, is_ref, is_ref ? client : ref, prev);
+    if (rc) return rc;
+    rc = isochron_learn_model(ctx, comm, ref, client, my, lm, fit);
+    if (!rc && ctx->lv->recompute_intercept) rc = isochron_recompute_intercept(ctx, comm, ref, client, my, lm);
+    int rc2 = isochron_pair_end(ctx, comm, is_ref, next);
+    return rc ? rc : rc2;
+}
+
 int isochron_alg_hca3(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t *clk, isochron_clock_t **out,
                       isochron_fit_info_t *fit)
 {
@@ -28,32 +40,21 @@ int isochron_alg_hca3(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t 
         int running = 1 << i, next = 1 << (i - 1);
         if (r % running == 0) { /* reference */
             int prev = r - running >= 0 ? r - running : -1, nxt = r + running < max_power ? r + running : -1;
-            if ((rc = isochron_pair_begin(ctx, comm, 1, r + next, prev))) break;
-            if ((rc = isochron_learn_model(ctx, comm, r, r + next, my, &lm, NULL))) break;
-            if (ctx->lv->recompute_intercept && (rc = isochron_recompute_intercept(ctx, comm, r, r + next, my, &lm))) break;
-            if ((rc = isochron_pair_end(ctx, comm, 1, nxt))) break;
+            rc = pair(ctx, comm, 1, r, r + next, prev, nxt, my, &lm, NULL);
         } else if (r % running == next) { /* client */
-            int ref = r - next;
-            if ((rc = isochron_pair_begin(ctx, comm, 0, ref, -1))) break;
-            if ((rc = isochron_learn_model(ctx, comm, ref, r, my, &lm, fit))) break;
-            if (ctx->lv->recompute_intercept && (rc = isochron_recompute_intercept(ctx, comm, ref, r, my, &lm))) break;
-            isochron_clock_destroy(my);
-            if ((rc = isochron_clock_nest(clk, lm, &my))) return rc;
+            if (!(rc = pair(ctx, comm, 0, r - next, r, -1, -1, my, &lm, fit))) {
+                isochron_clock_destroy(my);
+                if ((rc = isochron_clock_nest(clk, lm, &my))) return rc;
+            }
         }
     }
     if (!rc && r >= max_power) { /* Step 2: client of r - max_power */
-        int ref = r - max_power;
-        if (!(rc = isochron_pair_begin(ctx, comm, 0, ref, -1)) && !(rc = isochron_learn_model(ctx, comm, ref, r, my, &lm, fit)) &&
-            !(rc = ctx->lv->recompute_intercept ? isochron_recompute_intercept(ctx, comm, ref, r, my, &lm) : 0)) {
+        if (!(rc = pair(ctx, comm, 0, r - max_power, r, -1, -1, my, &lm, fit))) {
             isochron_clock_destroy(my);
             if ((rc = isochron_clock_nest(clk, lm, &my))) return rc;
         }
     } else if (!rc && r < p - max_power) { /* Step 2: reference of r + max_power */
-        int prev = r > 0 ? r - 1 : -1, nxt = r + 1 < p - max_power ? r + 1 : -1;
-        if (!(rc = isochron_pair_begin(ctx, comm, 1, r + max_power, prev)) &&
-            !(rc = isochron_learn_model(ctx, comm, r, r + max_power, my, &lm, NULL)) &&
-            !(rc = ctx->lv->recompute_intercept ? isochron_recompute_intercept(ctx, comm, r, r + max_power, my, &lm) : 0))
-            rc = isochron_pair_end(ctx, comm, 1, nxt);
+        rc = pair(ctx, comm, 1, r, r + max_power, r > 0 ? r - 1 : -1, r + 1 < p - max_power ? r + 1 : -1, my, &lm, NULL);
     }
     ctx->rounds += nrounds + (p > max_power);
     if (rc) { isochron_clock_destroy(my); return rc; }

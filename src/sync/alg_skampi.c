@@ -19,8 +19,10 @@ int isochron_star_sync(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t
     if (me == 0) {
         for (int c = 1; c < p && !rc; c++) {
             if ((rc = isochron_pair_begin(ctx, comm, 1, c, -1))) break;
-            if ((rc = isochron_learn_model(ctx, comm, 0, c, clk, &lm, NULL))) break;
-            if (ctx->lv->recompute_intercept) rc = isochron_recompute_intercept(ctx, comm, 0, c, clk, &lm);
+            rc = isochron_learn_model(ctx, comm, 0, c, clk, &lm, NULL);
+            if (!rc && ctx->lv->recompute_intercept) rc = isochron_recompute_intercept(ctx, comm, 0, c, clk, &lm);
+            int rc2 = isochron_pair_end(ctx, comm, 1, -1);
+            if (!rc) rc = rc2;
         }
         ctx->rounds += p - 1;
         if (rc) return rc;
@@ -28,8 +30,10 @@ int isochron_star_sync(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t
     }
     ctx->rounds += p - 1;
     if ((rc = isochron_pair_begin(ctx, comm, 0, 0, -1))) return rc;
-    if ((rc = isochron_learn_model(ctx, comm, 0, me, clk, &lm, fit))) return rc;
-    if (ctx->lv->recompute_intercept && (rc = isochron_recompute_intercept(ctx, comm, 0, me, clk, &lm))) return rc;
+    rc = isochron_learn_model(ctx, comm, 0, me, clk, &lm, fit);
+    if (!rc && ctx->lv->recompute_intercept) rc = isochron_recompute_intercept(ctx, comm, 0, me, clk, &lm);
+    isochron_pair_end(ctx, comm, 0, -1);
+    if (rc) return rc;
     return isochron_clock_nest(clk, lm, out);
 }
 

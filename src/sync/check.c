@@ -56,16 +56,21 @@ int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *w
     MPI_Comm_rank(work, &me);
     MPI_Comm_size(work, &p);
     MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int nsize;
+    int nsize, over = 0, any_over = 0;
     MPI_Comm_size(node, &nsize);
+    over = isochron_node_oversubscribed(node);
     MPI_Comm_free(&node);
+    MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, work);
     int one = nsize == p, truth = 0;
     MPI_Allreduce(&one, &truth, 1, MPI_INT, MPI_MIN, work);
     if (has_truth) *has_truth = truth;
 
     isochron_sync_level_t lv;
     memset(&lv, 0, sizeof lv);
-    isochron_sync_ctx_t ctx = {&lv, 0, 0};
+    isochron_sync_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.lv = &lv;
+    ctx.serialize = any_over; /* pins the measuring pair to two CPUs when oversubscribed */
     double m_first = 0, b_first = 0, g_dummy, anchor = isochron_clock_now(global);
     MPI_Bcast(&anchor, 1, MPI_DOUBLE, 0, work);
     truth_sample(global, &m_first, &b_first, &g_dummy);
@@ -102,12 +107,15 @@ int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *w
                 if (!(rc = isochron_pair_begin(&ctx, work, 1, c, -1))) {
                     isochron_offset_t o;
                     rc = isochron_offset_skampi(work, global, 0, c, npp, &o);
+                    isochron_pair_end(&ctx, work, 1, -1);
                 }
             } else if (me == c) {
                 isochron_offset_t o;
-                if (!(rc = isochron_pair_begin(&ctx, work, 0, 0, -1)) && !(rc = isochron_offset_skampi(work, global, 0, c, npp, &o))) {
+                if (!(rc = isochron_pair_begin(&ctx, work, 0, 0, -1))) {
+                    rc = isochron_offset_skampi(work, global, 0, c, npp, &o);
+                    isochron_pair_end(&ctx, work, 0, -1);
                     double off = -o.offset;
-                    MPI_Send(&off, 1, MPI_DOUBLE, 0, TAG_CHECK, work);
+                    if (!rc) MPI_Send(&off, 1, MPI_DOUBLE, 0, TAG_CHECK, work);
                 }
             }
             if (me == 0 && !rc) {

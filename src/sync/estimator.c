@@ -111,8 +111,8 @@ mpierr:
 }
 
 static const isochron_estimator_t estimators[] = {
-    {"skampi", "skampi-offset|skampi_offset", "SKaMPI-Offset (Alg. 7): tightest bounds over min-RTT exchanges", skampi_measure},
-    {"mean-rtt", "mean-rtt-offset|meanrtt|mean_rtt|jk", "Mean-RTT-Offset (Alg. 8, Jones-Koenig): mean RTT, median offset", meanrtt_measure},
+    {"skampi", "skampi-offset|skampi_offset", "SKaMPI-Offset (Alg. 7): tightest bounds over min-RTT exchanges", 1, skampi_measure},
+    {"mean-rtt", "mean-rtt-offset|meanrtt|mean_rtt|jk", "Mean-RTT-Offset (Alg. 8, Jones-Koenig): mean RTT, median offset", 0, meanrtt_measure},
 };
 #define NEST ((int)(sizeof estimators / sizeof estimators[0]))
 

@@ -27,7 +27,7 @@
 #include <hwloc.h>
 #endif
 
-static int node_oversubscribed(MPI_Comm node)
+int isochron_node_oversubscribed(MPI_Comm node)
 {
     int n;
     MPI_Comm_size(node, &n);
@@ -138,13 +138,15 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
     int node_rank;
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_split(work, node_rank == 0 ? 0 : MPI_UNDEFINED, me, &leaders);
-    int is_leader = node_rank == 0, nodes = 0, over = node_oversubscribed(node), any_over = 0;
+    int is_leader = node_rank == 0, nodes = 0, over = isochron_node_oversubscribed(node), any_over = 0;
     MPI_Allreduce(&is_leader, &nodes, 1, MPI_INT, MPI_SUM, work);
     MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, work);
     rep->nodes = nodes;
     rep->oversubscribed = any_over;
 
-    isochron_sync_ctx_t ctx = {NULL, any_over, 0};
+    isochron_sync_ctx_t ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.serialize = any_over;
     isochron_clock_t *cur = NULL, *next = NULL;
     int rc = ISOCHRON_OK, rounds = 0;
     MPI_Comm lv_comm[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};

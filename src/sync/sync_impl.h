@@ -1,6 +1,7 @@
 /* Private interface between the sync algorithms (one file each) and their shared parts. */
 #ifndef ISOCHRON_SYNC_IMPL_H
 #define ISOCHRON_SYNC_IMPL_H
+#include <sched.h>
 #include "isochron/sync.h"
 
 /* Tags of the library's internal traffic (always on a duplicated communicator). */
@@ -10,13 +11,21 @@ struct isochron_sync_ctx {
     const isochron_sync_level_t *lv;
     int serialize; /* 1: pairs of a round take turns (some node is oversubscribed) */
     int rounds;    /* pairwise rounds on the critical path, added by algorithms */
+    int pinned;    /* this rank pinned itself for the current pair (serialize only) */
+    cpu_set_t saved_affinity;
 };
 
 /* Pair protocol: the reference waits for its turn (token from the previous
  * pair's reference when serialized), then releases its client with a "go";
- * the client waits politely for it. prev_ref/next_ref < 0: none. */
+ * the client waits politely for it. When serialized (oversubscribed node),
+ * the two also pin themselves to different CPUs until isochron_pair_end,
+ * which both sides call; the reference then passes the turn on.
+ * prev_ref/next_ref < 0: none. */
 int isochron_pair_begin(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int partner, int prev_ref);
 int isochron_pair_end(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int next_ref);
+
+/* 1 if this node has more ranks than the CPUs they may run on. Collective over node. */
+int isochron_node_oversubscribed(MPI_Comm node);
 
 /* LEARN_CLOCK_MODEL (paper 000, Alg. 2) between ref and client, both calling.
  * The client gets *lm (its clock -> ref's clock) and *fit. */

@@ -20,6 +20,12 @@
 #include "core/util.h"
 #include "timer/timer_impl.h"
 
+/* Bounds of every parameter, checked when parsing and when decorating. */
+#define MAX_OFFSET 1e4      /* seconds */
+#define MAX_DRIFT 1e5       /* ppm (10 %) */
+#define MAX_DDRIFT 1e3      /* ppm per second */
+#define MAX_JITTER 1e-2     /* seconds */
+
 static uint64_t splitmix64(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -60,6 +66,10 @@ int isochron_timer_skew(isochron_timer_t *base, const isochron_skew_t *skew, iso
     *out = NULL;
     if (!base || !skew) return isochron_set_error(ISOCHRON_EINVAL, "skew: NULL base timer or skew");
     if (base->skewed) return isochron_set_error(ISOCHRON_EINVAL, "skew: timer '%s' is already skewed", base->name);
+    if (!isfinite(skew->offset) || fabs(skew->offset) > MAX_OFFSET || !isfinite(skew->drift_ppm) || fabs(skew->drift_ppm) > MAX_DRIFT ||
+        !isfinite(skew->ddrift_ppm_s) || fabs(skew->ddrift_ppm_s) > MAX_DDRIFT || !(skew->jitter >= 0) || skew->jitter > MAX_JITTER)
+        return isochron_set_error(ISOCHRON_EINVAL, "skew: parameters out of range (|offset| <= %g s, |drift| <= %g ppm, |ddrift| <= %g ppm/s, 0 <= jitter <= %g s)",
+                                  MAX_OFFSET, MAX_DRIFT, MAX_DDRIFT, MAX_JITTER);
     isochron_timer_t *t = calloc(1, sizeof *t);
     if (!t) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory creating skewed timer");
     snprintf(t->name, sizeof t->name, "skew(%.60s)", base->name);
@@ -99,11 +109,6 @@ void isochron_skew_for_rank(const isochron_skew_spec_t *spec, int rank, isochron
         }
 }
 
-/* Bounds of every parameter, checked when parsing. */
-#define MAX_OFFSET 1e4      /* seconds */
-#define MAX_DRIFT 1e5       /* ppm (10 %) */
-#define MAX_DDRIFT 1e3      /* ppm per second */
-#define MAX_JITTER 1e-2     /* seconds */
 
 static int parse_value(const char *key, const char *val, double *out)
 {
