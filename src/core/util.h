@@ -26,6 +26,9 @@ int isochron_barrier_polite(MPI_Comm comm);
 int isochron_bcast_polite(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int isochron_allreduce_polite(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
+/* 1 if this node runs more ranks than the CPUs they may use. Collective over node. */
+int isochron_node_oversubscribed(MPI_Comm node);
+
 /* Sort doubles ascending in place. */
 void isochron_sort_doubles(double *v, int n);
 double isochron_median(double *v, int n); /* sorts v */

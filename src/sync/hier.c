@@ -27,25 +27,6 @@
 #include <hwloc.h>
 #endif
 
-int isochron_node_oversubscribed(MPI_Comm node)
-{
-    int n;
-    MPI_Comm_size(node, &n);
-    enum { W = CPU_SETSIZE / (8 * sizeof(unsigned long)) };
-    unsigned long mine[W], all[W];
-    memset(mine, 0, sizeof mine);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &set)) mine[c / (8 * sizeof(unsigned long))] |= 1ul << (c % (8 * sizeof(unsigned long)));
-    }
-    MPI_Allreduce(mine, all, W, MPI_UNSIGNED_LONG, MPI_BOR, node);
-    int cpus = 0;
-    for (int i = 0; i < W; i++) cpus += __builtin_popcountl(all[i]);
-    return cpus > 0 && n > cpus;
-}
-
 static int socket_id(void)
 {
 #if ISOCHRON_HAVE_HWLOC

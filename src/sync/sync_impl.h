@@ -24,8 +24,7 @@ struct isochron_sync_ctx {
 int isochron_pair_begin(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int partner, int prev_ref);
 int isochron_pair_end(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int next_ref);
 
-/* 1 if this node has more ranks than the CPUs they may run on. Collective over node. */
-int isochron_node_oversubscribed(MPI_Comm node);
+
 
 /* LEARN_CLOCK_MODEL (paper 000, Alg. 2) between ref and client, both calling.
  * The client gets *lm (its clock -> ref's clock) and *fit. */

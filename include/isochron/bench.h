@@ -1,0 +1,127 @@
+/**
+ * \file isochron/bench.h
+ * \brief The benchmark engine: measure one operation at one point (size,
+ *        root, ...) with a process-synchronization scheme, a timing method and
+ *        adaptive repetitions, on a global clock.
+ *
+ * Sources: Hunold & Carpen-Amarie (paper 000, sec. V, Alg. 5 Round-Time;
+ * window and barrier schemes), MPIBlib (paper 001, sec. 2-3: global, maximum
+ * and root timing, the de Supinski-Karonis individual-task method, isolation
+ * of repetitions, min/max repetitions with a Student's t error target).
+ *
+ * Every repetition is timestamped on every rank on the global clock: start
+ * just before and end just after the operation. A timing method turns the
+ * per-rank timestamps of one repetition into one run time; a scheme decides
+ * when each repetition starts and which repetitions are valid. Statistics are
+ * computed over valid repetitions only; a point with none says so.
+ */
+#ifndef ISOCHRON_BENCH_H
+#define ISOCHRON_BENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include "isochron/clock.h"
+#include "isochron/ops.h"
+#include "isochron/stats.h"
+
+/* ------------------------------------------------------------------------ */
+/* Registries: schemes, timing methods, barriers                              */
+
+typedef struct {
+    const char *name;
+    const char *description;
+} isochron_named_t;
+
+int isochron_scheme_count(void);
+const isochron_named_t *isochron_scheme_get(int i);
+int isochron_method_count(void);
+const isochron_named_t *isochron_method_get(int i);
+
+/** A barrier algorithm (the barrier scheme's synchronization). */
+typedef struct {
+    const char *name;
+    const char *description;
+    int (*barrier)(MPI_Comm comm);
+} isochron_barrier_t;
+int isochron_barrier_count(void);
+const isochron_barrier_t *isochron_barrier_get(int i);
+int isochron_barrier_find(const char *name, const isochron_barrier_t **out);
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                    */
+
+typedef struct {
+    char scheme[16];      /**< barrier | window | roundtime | none */
+    char method[16];      /**< global | max | root | ack */
+    char barrier[24];     /**< barrier algorithm for the barrier scheme (default "mpi") */
+    int barrier_twice;    /**< two barriers before each repetition */
+    int warmup;           /**< untimed repetitions first */
+    int min_reps, max_reps;
+    double rel_ci;        /**< stop when CI half-width <= rel_ci * mean (0: run max_reps) */
+    double ci_level;      /**< confidence level, e.g. 0.95 */
+    double budget;        /**< seconds per point (0: none); roundtime: the time slice */
+    double window;        /**< window scheme: window length (0: derived from a measured estimate) */
+    double slack;         /**< roundtime: B, start time = now + B x Bcast latency */
+    int validate;         /**< 0 none, 1 first and last repetition, 2 every repetition */
+    int raw;              /**< keep per-repetition, per-rank timestamps */
+    size_t cache_bytes;   /**< > 0: touch this many bytes between repetitions (clears caches) */
+    int nq;               /**< quantiles to report */
+    double q[ISOCHRON_STATS_MAXQ];
+} isochron_bench_opts_t;
+
+/** \brief Defaults: roundtime/global, 10..1000 reps, 5 % at 95 %, 1 s per point, validate first+last. */
+void isochron_bench_opts_default(isochron_bench_opts_t *o);
+/** \brief Check names and ranges; EINVAL/ENAME with the valid choices. */
+int isochron_bench_opts_check(const isochron_bench_opts_t *o);
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                    */
+
+enum { ISOCHRON_STOP_CI = 1, ISOCHRON_STOP_MAXREPS = 2, ISOCHRON_STOP_BUDGET = 3 };
+
+typedef struct {
+    char op[40], family[24];
+    size_t bytes;
+    int root, in_place, nprocs;
+    char dtype[12], redop[8];
+    int reps;             /**< repetitions measured (after warm-up) */
+    int valid;            /**< of which valid */
+    int stop;             /**< ISOCHRON_STOP_* */
+    isochron_summary_t s; /**< over valid repetitions, seconds */
+    double start_spread;  /**< median over valid repetitions of (last start - first start), global clock */
+    double correction;    /**< root: confirmation time subtracted; ack: mean acknowledgement time (s) */
+    double window;        /**< window scheme: window used (s); roundtime: Bcast latency estimate */
+    int validated;        /**< repetitions whose data was checked */
+    /* raw data when opts.raw (rank 0): reps x nprocs start/end, per-rep time and validity */
+    int raw_n;
+    double *raw_start, *raw_end, *raw_time;
+    char *raw_valid;
+} isochron_point_t;
+
+void isochron_point_free(isochron_point_t *p);
+
+/* ------------------------------------------------------------------------ */
+/* Engine                                                                     */
+
+typedef struct isochron_bench isochron_bench_t;
+
+/**
+ * \brief An engine over \p comm measuring on \p global (a synchronized
+ * clock, see isochron/sync.h). Collective. Internal traffic uses a duplicate
+ * of \p comm; the measured operation runs on the communicator given per point.
+ */
+int isochron_bench_create(MPI_Comm comm, isochron_clock_t *global, const isochron_bench_opts_t *opts, isochron_bench_t **out);
+void isochron_bench_destroy(isochron_bench_t *b);
+/** \brief 1 if some node runs more ranks than it has CPUs (waiting is then polite). */
+int isochron_bench_oversubscribed(const isochron_bench_t *b);
+
+/**
+ * \brief Measure \p op with \p ctx (comm, bytes, dtype, op, root, in_place set
+ * by the caller; ctx->comm must be the engine's communicator or a
+ * sub-communicator of it on which all its ranks call this). Collective over
+ * the engine's communicator. Fills \p res on every rank (raw data on rank 0).
+ * Returns ISOCHRON_EVALIDATE if the operation delivered wrong data.
+ */
+int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res);
+
+#endif

@@ -1,0 +1,321 @@
+/*
+ * The benchmark engine: one point = one operation at one size, measured with
+ * a scheme (when each repetition starts, which are valid) and a timing method
+ * (how per-rank timestamps become one run time), repeated adaptively
+ * (MPIBlib, paper 001, sec. 3: min_reps/max_reps and a Student's t error
+ * target; paper 000, Alg. 5: a time slice per point).
+ *
+ * Repetitions are isolated from each other by the scheme and timestamped on
+ * the global clock on every rank. Per-rank timestamps are combined in
+ * batches (one allreduce over the batch, outside any timed region; schemes
+ * that must agree per repetition, window and roundtime, do so themselves),
+ * then rank 0 updates the statistics over the valid repetitions and decides
+ * whether to stop: CI half-width <= rel_ci x mean after min_reps, max_reps
+ * reached, or the time budget used. Batches grow by a quarter of the
+ * repetitions so far, so the statistics cost stays small. An error on one
+ * rank (e.g. wrong data found by validation) is carried in the next batch's
+ * reduction, so every rank stops together instead of deadlocking.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__) && !defined(SMPI_ISOCHRON)
+#include <sys/prctl.h>
+#endif
+#include "isochron.h"
+#include "core/util.h"
+#include "bench/bench_impl.h"
+
+int isochron_bench_create(MPI_Comm comm, isochron_clock_t *global, const isochron_bench_opts_t *opts, isochron_bench_t **out)
+{
+    *out = NULL;
+    int rc = isochron_bench_opts_check(opts);
+    if (rc) return rc;
+    isochron_bench_t *b = calloc(1, sizeof *b);
+    if (!b) return isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory");
+    b->comm = comm;
+    b->clk = global;
+    b->o = *opts;
+    MPI_Comm_dup(comm, &b->ctl);
+    MPI_Comm_rank(comm, &b->rank);
+    MPI_Comm_size(comm, &b->size);
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int over = isochron_node_oversubscribed(node);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(&over, &b->oversubscribed, 1, MPI_INT, MPI_MAX, comm);
+#if defined(__linux__) && !defined(SMPI_ISOCHRON) && defined(PR_SET_TIMERSLACK)
+    /* wake from polite sleeps within ~1 µs instead of the default 50 µs slack */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+#endif
+    if (opts->cache_bytes && !(b->cache = malloc(opts->cache_bytes))) {
+        MPI_Comm_free(&b->ctl);
+        free(b);
+        return isochron_set_error(ISOCHRON_ENOMEM, "bench: cannot allocate %zu bytes for cache clearing", opts->cache_bytes);
+    }
+    *out = b;
+    return ISOCHRON_OK;
+}
+
+void isochron_bench_destroy(isochron_bench_t *b)
+{
+    if (!b) return;
+    MPI_Comm_free(&b->ctl);
+    free(b->cache);
+    free(b);
+}
+
+int isochron_bench_oversubscribed(const isochron_bench_t *b) { return b->oversubscribed; }
+
+void isochron_bench_wait_until(isochron_bench_t *b, double t)
+{
+    double left = t - isochron_clock_now(b->clk);
+    if (b->oversubscribed && left > 80e-6) isochron_sleep(left - 50e-6);
+    while (isochron_clock_now(b->clk) < t) isochron_spin_pause();
+}
+
+void isochron_point_free(isochron_point_t *p)
+{
+    free(p->raw_start);
+    free(p->raw_end);
+    free(p->raw_time);
+    free(p->raw_valid);
+    p->raw_start = p->raw_end = p->raw_time = NULL;
+    p->raw_valid = NULL;
+}
+
+/* Agree on an error code; all ranks get the first failing rank's message. */
+static int agree(isochron_bench_t *b, int rc)
+{
+    int all = rc, me = rc ? b->rank : b->size, who;
+    isochron_allreduce_polite(&rc, &all, 1, MPI_INT, MPI_MIN, b->ctl);
+    if (!all) return ISOCHRON_OK;
+    MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, b->ctl);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", isochron_last_error());
+    MPI_Bcast(msg, sizeof msg, MPI_CHAR, who < b->size ? who : 0, b->ctl);
+    return isochron_set_error(all, "%s", msg);
+}
+
+typedef struct {
+    int cap;
+    double *start, *end, *loc;
+    char *late;
+    /* rank 0 */
+    double *runtime, *spread;
+    char *valid;
+} reps_t;
+
+static void reps_free(reps_t *r)
+{
+    free(r->start); free(r->end); free(r->loc); free(r->late);
+    free(r->runtime); free(r->spread); free(r->valid);
+}
+
+static int reps_alloc(reps_t *r, int cap, int root)
+{
+    memset(r, 0, sizeof *r);
+    r->cap = cap;
+    r->start = malloc(sizeof(double) * (size_t)cap);
+    r->end = malloc(sizeof(double) * (size_t)cap);
+    r->loc = malloc(sizeof(double) * (size_t)cap);
+    r->late = calloc((size_t)cap, 1);
+    if (root) {
+        r->runtime = malloc(sizeof(double) * (size_t)cap);
+        r->spread = malloc(sizeof(double) * (size_t)cap);
+        r->valid = calloc((size_t)cap, 1);
+    }
+    if (!r->start || !r->end || !r->loc || !r->late || (root && (!r->runtime || !r->spread || !r->valid))) {
+        reps_free(r);
+        return isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for %d repetitions", cap);
+    }
+    return ISOCHRON_OK;
+}
+
+/* Reduce repetitions [from, to) across ranks; rank 0 gets run times and validity. err: this rank's error flag. */
+static int reduce_batch(isochron_bench_t *b, const method_t *m, reps_t *r, int from, int to, int err, int *any_err)
+{
+    int n = to - from, w = 5 * n + 1;
+    double *in = malloc(sizeof(double) * (size_t)w * 2);
+    if (!in) return isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory");
+    double *out = in + w;
+    /* all as MAX: -start gives the min start */
+    for (int i = 0; i < n; i++) {
+        in[i] = -r->start[from + i];
+        in[n + i] = r->start[from + i];
+        in[2 * n + i] = r->end[from + i];
+        in[3 * n + i] = isnan(r->loc[from + i]) ? -INFINITY : r->loc[from + i];
+        in[4 * n + i] = r->end[from + i] - r->start[from + i] + (r->late[from + i] ? 1e300 : 0);
+    }
+    in[5 * n] = err ? 1 : 0;
+    int rc = isochron_allreduce_polite(in, out, w, MPI_DOUBLE, MPI_MAX, b->ctl);
+    if (!rc && b->rank == 0)
+        for (int i = 0; i < n; i++) {
+            double first = -out[i], last_start = out[n + i], last = out[2 * n + i], loc = out[3 * n + i], dmax = out[4 * n + i];
+            int late = dmax >= 1e299;
+            double t = !strcmp(m->name, "global") ? last - first : !strcmp(m->name, "max") ? dmax : loc;
+            r->runtime[from + i] = t;
+            r->valid[from + i] = !late && isfinite(t);
+            r->spread[from + i] = last_start - first;
+        }
+    *any_err = out[5 * n] > 0;
+    free(in);
+    return rc;
+}
+
+/* Gather raw per-rank timestamps of [from,to) into res (rank 0), reps-major. */
+static void gather_raw(isochron_bench_t *b, reps_t *r, int from, int to, isochron_point_t *res)
+{
+    int n = to - from;
+    double *buf = b->rank == 0 ? malloc(sizeof(double) * (size_t)n * (size_t)b->size * 2) : NULL;
+    double *mine = malloc(sizeof(double) * (size_t)n * 2);
+    if (!mine || (b->rank == 0 && !buf)) { free(buf); free(mine); return; }
+    for (int i = 0; i < n; i++) { mine[2 * i] = r->start[from + i]; mine[2 * i + 1] = r->end[from + i]; }
+    MPI_Gather(mine, 2 * n, MPI_DOUBLE, buf, 2 * n, MPI_DOUBLE, 0, b->ctl);
+    if (b->rank == 0)
+        for (int p = 0; p < b->size; p++)
+            for (int i = 0; i < n; i++) {
+                res->raw_start[(size_t)(from + i) * b->size + p] = buf[(size_t)p * 2 * n + 2 * i];
+                res->raw_end[(size_t)(from + i) * b->size + p] = buf[(size_t)p * 2 * n + 2 * i + 1];
+            }
+    free(buf);
+    free(mine);
+}
+
+static void dtype_name(MPI_Datatype dt, char *buf, size_t len)
+{
+    const char *n = dt == MPI_BYTE ? "byte" : dt == MPI_CHAR ? "char" : dt == MPI_INT ? "int" : dt == MPI_LONG ? "long"
+                  : dt == MPI_FLOAT ? "float" : dt == MPI_DOUBLE ? "double" : "other";
+    snprintf(buf, len, "%s", n);
+}
+
+static void op_name(MPI_Op op, char *buf, size_t len)
+{
+    const char *n = op == MPI_SUM ? "sum" : op == MPI_PROD ? "prod" : op == MPI_MAX ? "max" : op == MPI_MIN ? "min" : "-";
+    snprintf(buf, len, "%s", n);
+}
+
+int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res)
+{
+    const isochron_bench_opts_t *o = &b->o;
+    const scheme_t *sc = isochron_scheme_find_impl(o->scheme);
+    const method_t *me = isochron_method_find_impl(o->method);
+    memset(res, 0, sizeof *res);
+    snprintf(res->op, sizeof res->op, "%s", op->name);
+    snprintf(res->family, sizeof res->family, "%s", op->family ? op->family : op->name);
+    res->bytes = ctx->bytes;
+    res->root = ctx->root;
+    res->in_place = ctx->in_place;
+    res->nprocs = b->size;
+    res->s.n = 0;
+    ctx->comm = b->comm;
+    if ((op->flags & ISOCHRON_OP_MIN2) && b->size < 2) return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes", op->name);
+    int rc = agree(b, isochron_op_setup(op, ctx));
+    if (rc) return rc;
+    dtype_name(ctx->dtype, res->dtype, sizeof res->dtype);
+    if (op->flags & ISOCHRON_OP_REDUCTION) op_name(ctx->op, res->redop, sizeof res->redop);
+    else snprintf(res->redop, sizeof res->redop, "-");
+
+    point_state_t ps;
+    memset(&ps, 0, sizeof ps);
+    ps.op = op;
+    ps.ctx = ctx;
+    reps_t r;
+    int cap = o->max_reps;
+    if ((rc = agree(b, reps_alloc(&r, cap, b->rank == 0)))) { isochron_op_teardown(op, ctx); return rc; }
+    if (o->raw && b->rank == 0) {
+        res->raw_start = calloc((size_t)cap * (size_t)b->size, sizeof(double));
+        res->raw_end = calloc((size_t)cap * (size_t)b->size, sizeof(double));
+        res->raw_time = calloc((size_t)cap, sizeof(double));
+        res->raw_valid = calloc((size_t)cap, 1);
+    }
+    rc = agree(b, me->prepare(b, &ps));
+    /* warm-up: the same path, untimed */
+    for (int w = 0; w < o->warmup && !rc; w++) {
+        ctx->rep = w;
+        if (op->prepare) rc = op->prepare(ctx);
+        MPI_Barrier(b->comm);
+        if (!rc) rc = op->run(ctx);
+        rc = agree(b, rc);
+    }
+    double t0 = isochron_clock_now(b->clk);
+    MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, b->ctl);
+    ps.t0 = t0;
+    if (!rc && sc->point_begin) rc = agree(b, sc->point_begin(b, &ps));
+
+    int k = 0, reduced = 0, next_check = o->min_reps < o->max_reps ? o->min_reps : o->max_reps, stop = 0, err = 0, any_err = 0;
+    while (!rc && !stop) {
+        ctx->rep = k;
+        int e = op->prepare ? op->prepare(ctx) : ISOCHRON_OK;
+        if (b->cache) memset(b->cache, k & 0xff, o->cache_bytes);
+        int late = 0;
+        if (!e) e = sc->before(b, &ps, k, &late);
+        double s = 0, en = 0, l = NAN;
+        if (!e) e = me->run(b, &ps, &s, &en, &l);
+        if (!e && op->validate && (o->validate == 2 || (o->validate == 1 && (k & (k - 1)) == 0))) {
+            e = op->validate(ctx);
+            res->validated++;
+        }
+        int st = 0, inv = late;
+        if (sc->per_rep && (rc = sc->after(b, &ps, k, en, &inv, &st))) break;
+        if (e && !err) err = e;
+        r.start[k] = s; r.end[k] = en; r.loc[k] = l; r.late[k] = (char)inv;
+        k++;
+        int force = k >= o->max_reps || st;
+        if (k >= next_check || force) {
+            if ((rc = reduce_batch(b, me, &r, reduced, k, err, &any_err))) break;
+            if (o->raw) gather_raw(b, &r, reduced, k, res);
+            reduced = k;
+            int decision = 0;
+            if (b->rank == 0) {
+                int nv = 0;
+                double *v = malloc(sizeof(double) * (size_t)k);
+                for (int i = 0; v && i < k; i++) if (r.valid[i]) v[nv++] = r.runtime[i];
+                isochron_summary_t sum;
+                isochron_summarize(v, nv, o->ci_level, NULL, 0, &sum);
+                free(v);
+                if (k >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
+                else if (st) decision = ISOCHRON_STOP_BUDGET;
+                else if (o->rel_ci > 0 && nv >= o->min_reps && sum.ci_half <= o->rel_ci * fabs(sum.mean)) decision = ISOCHRON_STOP_CI;
+                else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 >= o->budget) decision = ISOCHRON_STOP_BUDGET;
+            }
+            if (any_err) decision = -1;
+            MPI_Bcast(&decision, 1, MPI_INT, 0, b->ctl);
+            if (decision) { stop = 1; res->stop = decision > 0 ? decision : 0; }
+            int grow = k / 4 > 5 ? k / 4 : 5;
+            next_check = k + grow;
+        }
+    }
+    if (!rc && any_err) rc = agree(b, err);
+    if (!rc) {
+        res->reps = k;
+        if (b->rank == 0) {
+            double *v = malloc(sizeof(double) * (size_t)(k > 0 ? k : 1)), *sp = malloc(sizeof(double) * (size_t)(k > 0 ? k : 1));
+            int nv = 0;
+            for (int i = 0; v && sp && i < k; i++)
+                if (r.valid[i]) { sp[nv] = r.spread[i]; v[nv++] = r.runtime[i]; }
+            res->valid = nv;
+            isochron_summarize(v, nv, o->ci_level, o->q, o->nq, &res->s);
+            res->start_spread = nv ? isochron_median(sp, nv) : NAN;
+            if (res->raw_time) for (int i = 0; i < k; i++) { res->raw_time[i] = r.runtime[i]; res->raw_valid[i] = r.valid[i]; }
+            res->raw_n = res->raw_time ? k : 0;
+            free(v);
+            free(sp);
+        }
+        res->correction = ps.correction;
+        res->window = ps.window;
+        /* every rank gets the summary (raw data stays on rank 0) */
+        isochron_point_t copy = *res;
+        MPI_Bcast(&copy, (int)sizeof copy, MPI_BYTE, 0, b->ctl);
+        double *rs = res->raw_start, *re = res->raw_end, *rt = res->raw_time;
+        char *rv = res->raw_valid;
+        *res = copy;
+        res->raw_start = rs; res->raw_end = re; res->raw_time = rt; res->raw_valid = rv;
+        if (b->rank != 0) res->raw_n = 0;
+    }
+    if (me->finish) me->finish(b, &ps);
+    reps_free(&r);
+    isochron_op_teardown(op, ctx);
+    return rc;
+}

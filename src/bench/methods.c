@@ -1,0 +1,158 @@
+/*
+ * Timing methods (MPIBlib, paper 001, sec. 2.1 and 3). Every method
+ * timestamps each rank's start and end on the global clock; they differ in
+ * how one run time is formed:
+ *  - global: last end minus first start on the global clock (the natural
+ *    definition of sec. 2; needs synchronized clocks, which isochron has);
+ *  - max:    the largest local duration (end - start on one rank);
+ *  - root:   the root's local time until every rank has confirmed completion
+ *            with an empty message, minus the confirmation's own cost,
+ *            measured before the point (median of 20; the paper notes it can
+ *            overlap the operation, so tiny results may be under-estimated);
+ *  - ack:    de Supinski & Karonis's individual-task method for broadcast and
+ *            scatter (paper 001 ref. [7]): for each rank i the root times
+ *            operation + acknowledgement from i alone, corrects by the
+ *            one-way acknowledgement time to i (half the minimum 0-byte round
+ *            trip), and the run time is the largest corrected task time. One
+ *            repetition therefore runs the operation p-1 times, each after a
+ *            barrier.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "bench/bench_impl.h"
+
+static int run_op(point_state_t *ps)
+{
+    const isochron_op_t *op = ps->op;
+    return op->run(ps->ctx);
+}
+
+static int plain_run(isochron_bench_t *b, point_state_t *ps, double *start, double *end, double *local)
+{
+    *start = isochron_clock_now(b->clk);
+    int rc = run_op(ps);
+    *end = isochron_clock_now(b->clk);
+    *local = NAN;
+    return rc;
+}
+
+/* confirmation: every non-root sends an empty message to the root */
+static int confirm(isochron_bench_t *b, int root)
+{
+    if (b->rank == root) {
+        for (int i = 0; i < b->size; i++)
+            if (i != root && MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, BTAG_CONFIRM, b->ctl, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return ISOCHRON_EMPI;
+        return ISOCHRON_OK;
+    }
+    return MPI_Send(NULL, 0, MPI_BYTE, root, BTAG_CONFIRM, b->ctl) == MPI_SUCCESS ? ISOCHRON_OK : ISOCHRON_EMPI;
+}
+
+static int root_prepare(isochron_bench_t *b, point_state_t *ps)
+{
+    enum { N = 20 };
+    double t[N];
+    ps->root = (ps->op->flags & ISOCHRON_OP_ROOTED) ? ps->ctx->root : 0;
+    for (int i = 0; i < N; i++) {
+        MPI_Barrier(b->ctl);
+        double s = isochron_clock_now(b->clk);
+        if (confirm(b, ps->root)) return isochron_set_error(ISOCHRON_EMPI, "root method: confirmation failed");
+        t[i] = isochron_clock_now(b->clk) - s;
+    }
+    double c = isochron_median(t, N);
+    MPI_Bcast(&c, 1, MPI_DOUBLE, ps->root, b->ctl);
+    ps->correction = c;
+    return ISOCHRON_OK;
+}
+
+static int root_run(isochron_bench_t *b, point_state_t *ps, double *start, double *end, double *local)
+{
+    *start = isochron_clock_now(b->clk);
+    int rc = run_op(ps);
+    *end = isochron_clock_now(b->clk);
+    if (!rc) rc = confirm(b, ps->root);
+    *local = b->rank == ps->root ? isochron_clock_now(b->clk) - *start - ps->correction : NAN;
+    return rc;
+}
+
+static int is_ack_family(const isochron_op_t *op)
+{
+    return op->family && (isochron_streq_ci(op->family, "bcast") || isochron_streq_ci(op->family, "scatter"));
+}
+
+static int ack_prepare(isochron_bench_t *b, point_state_t *ps)
+{
+    if (!is_ack_family(ps->op))
+        return isochron_set_error(ISOCHRON_EINVAL, "the ack method applies to broadcast and scatter implementations only, not '%s'", ps->op->name);
+    ps->root = ps->ctx->root;
+    if (b->rank == ps->root) {
+        ps->ack = calloc((size_t)b->size, sizeof(double));
+        if (!ps->ack) return isochron_set_error(ISOCHRON_ENOMEM, "ack: out of memory");
+    }
+    double sum = 0;
+    for (int i = 0; i < b->size; i++) {
+        if (i == ps->root) continue;
+        MPI_Barrier(b->ctl);
+        double best = INFINITY;
+        for (int k = 0; k < 20; k++) {
+            if (b->rank == ps->root) {
+                double s = isochron_clock_now(b->clk);
+                MPI_Send(NULL, 0, MPI_BYTE, i, BTAG_ACK, b->ctl);
+                MPI_Recv(NULL, 0, MPI_BYTE, i, BTAG_ACK, b->ctl, MPI_STATUS_IGNORE);
+                double rtt = isochron_clock_now(b->clk) - s;
+                if (rtt < best) best = rtt;
+            } else if (b->rank == i) {
+                MPI_Recv(NULL, 0, MPI_BYTE, ps->root, BTAG_ACK, b->ctl, MPI_STATUS_IGNORE);
+                MPI_Send(NULL, 0, MPI_BYTE, ps->root, BTAG_ACK, b->ctl);
+            }
+        }
+        if (b->rank == ps->root) { ps->ack[i] = 0.5 * best; sum += ps->ack[i]; }
+    }
+    double mean = b->size > 1 ? sum / (b->size - 1) : 0;
+    MPI_Bcast(&mean, 1, MPI_DOUBLE, ps->root, b->ctl);
+    ps->correction = mean;
+    return ISOCHRON_OK;
+}
+
+static int ack_run(isochron_bench_t *b, point_state_t *ps, double *start, double *end, double *local)
+{
+    double worst = -INFINITY;
+    int rc = ISOCHRON_OK;
+    *start = INFINITY;
+    *end = -INFINITY;
+    for (int i = 0; i < b->size && !rc; i++) {
+        if (i == ps->root) continue;
+        MPI_Barrier(b->comm);
+        double s = isochron_clock_now(b->clk);
+        rc = run_op(ps);
+        double e = isochron_clock_now(b->clk);
+        if (s < *start) *start = s;
+        if (e > *end) *end = e;
+        if (rc) break;
+        if (b->rank == i && MPI_Send(NULL, 0, MPI_BYTE, ps->root, BTAG_ACK, b->ctl) != MPI_SUCCESS) rc = ISOCHRON_EMPI;
+        if (b->rank == ps->root) {
+            if (MPI_Recv(NULL, 0, MPI_BYTE, i, BTAG_ACK, b->ctl, MPI_STATUS_IGNORE) != MPI_SUCCESS) rc = ISOCHRON_EMPI;
+            double t = isochron_clock_now(b->clk) - s - ps->ack[i];
+            if (t > worst) worst = t;
+        }
+    }
+    *local = b->rank == ps->root ? worst : NAN;
+    return rc;
+}
+
+static void ack_finish(isochron_bench_t *b, point_state_t *ps)
+{
+    (void)b;
+    free(ps->ack);
+    ps->ack = NULL;
+}
+
+static int no_prepare(isochron_bench_t *b, point_state_t *ps) { (void)b; ps->root = 0; return ISOCHRON_OK; }
+
+const method_t isochron_method_global = {"global", "last end - first start on the global clock", no_prepare, plain_run, NULL};
+const method_t isochron_method_max = {"max", "largest local duration over the ranks", no_prepare, plain_run, NULL};
+const method_t isochron_method_root = {"root", "root's time until all confirmed, minus the confirmation time (MPIBlib)", root_prepare, root_run, NULL};
+const method_t isochron_method_ack = {"ack", "de Supinski-Karonis individual tasks root->i with acknowledgement (bcast, scatter)", ack_prepare, ack_run, ack_finish};

@@ -1,0 +1,113 @@
+/*
+ * The engine's registries (schemes, timing methods, barrier algorithms) and
+ * its options: defaults and range checks in one place. Each registry is a
+ * table of descriptors; --list prints it, an unknown name is an error that
+ * lists it. Barrier algorithms beyond MPI_Barrier arrive with the barrier
+ * module; the barrier scheme takes any of them by name.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "bench/bench_impl.h"
+
+extern const scheme_t isochron_scheme_barrier, isochron_scheme_none, isochron_scheme_window, isochron_scheme_roundtime;
+extern const method_t isochron_method_global, isochron_method_max, isochron_method_root, isochron_method_ack;
+
+static const scheme_t *schemes[] = {&isochron_scheme_roundtime, &isochron_scheme_window, &isochron_scheme_barrier, &isochron_scheme_none};
+static const method_t *methods[] = {&isochron_method_global, &isochron_method_max, &isochron_method_root, &isochron_method_ack};
+#define NS ((int)(sizeof schemes / sizeof schemes[0]))
+#define NM ((int)(sizeof methods / sizeof methods[0]))
+static isochron_named_t scheme_names[NS], method_names[NM];
+
+int isochron_scheme_count(void) { return NS; }
+const isochron_named_t *isochron_scheme_get(int i)
+{
+    if (i < 0 || i >= NS) return NULL;
+    scheme_names[i] = (isochron_named_t){schemes[i]->name, schemes[i]->description};
+    return &scheme_names[i];
+}
+int isochron_method_count(void) { return NM; }
+const isochron_named_t *isochron_method_get(int i)
+{
+    if (i < 0 || i >= NM) return NULL;
+    method_names[i] = (isochron_named_t){methods[i]->name, methods[i]->description};
+    return &method_names[i];
+}
+const scheme_t *isochron_scheme_find_impl(const char *name)
+{
+    for (int i = 0; i < NS; i++) if (isochron_streq_ci(name, schemes[i]->name)) return schemes[i];
+    return NULL;
+}
+const method_t *isochron_method_find_impl(const char *name)
+{
+    for (int i = 0; i < NM; i++) if (isochron_streq_ci(name, methods[i]->name)) return methods[i];
+    return NULL;
+}
+
+static int mpi_barrier(MPI_Comm c) { return MPI_Barrier(c) == MPI_SUCCESS ? ISOCHRON_OK : ISOCHRON_EMPI; }
+static const isochron_barrier_t barriers[] = {
+    {"mpi", "MPI_Barrier of the MPI library", mpi_barrier},
+};
+#define NB ((int)(sizeof barriers / sizeof barriers[0]))
+int isochron_barrier_count(void) { return NB; }
+const isochron_barrier_t *isochron_barrier_get(int i) { return (i >= 0 && i < NB) ? &barriers[i] : NULL; }
+int isochron_barrier_find(const char *name, const isochron_barrier_t **out)
+{
+    for (int i = 0; i < NB; i++) if (isochron_streq_ci(name, barriers[i].name)) { *out = &barriers[i]; return ISOCHRON_OK; }
+    *out = NULL;
+    return isochron_set_error(ISOCHRON_ENAME, "unknown barrier '%s'; valid: mpi", name);
+}
+
+void isochron_bench_opts_default(isochron_bench_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->scheme, sizeof o->scheme, "roundtime");
+    snprintf(o->method, sizeof o->method, "global");
+    snprintf(o->barrier, sizeof o->barrier, "mpi");
+    o->warmup = 2;
+    o->min_reps = 10;
+    o->max_reps = 1000;
+    o->rel_ci = 0.05;
+    o->ci_level = 0.95;
+    o->budget = 1.0;
+    o->slack = 4.0;
+    o->validate = 1;
+}
+
+static void names(char *buf, size_t len, int method)
+{
+    size_t u = 0;
+    int n = method ? NM : NS;
+    for (int i = 0; i < n && u < len; i++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s", i ? ", " : "", method ? methods[i]->name : schemes[i]->name);
+}
+
+int isochron_bench_opts_check(const isochron_bench_opts_t *o)
+{
+    char list[200];
+    const isochron_barrier_t *bar;
+    if (!isochron_scheme_find_impl(o->scheme)) { names(list, sizeof list, 0); return isochron_set_error(ISOCHRON_ENAME, "unknown scheme '%s'; valid: %s", o->scheme, list); }
+    if (!isochron_method_find_impl(o->method)) { names(list, sizeof list, 1); return isochron_set_error(ISOCHRON_ENAME, "unknown timing method '%s'; valid: %s", o->method, list); }
+    int rc = isochron_barrier_find(o->barrier, &bar);
+    if (rc) return rc;
+    if (o->min_reps < 1 || o->max_reps < o->min_reps || o->max_reps > 10000000)
+        return isochron_set_error(ISOCHRON_EINVAL, "repetitions: need 1 <= min-reps (%d) <= max-reps (%d) <= 10000000", o->min_reps, o->max_reps);
+    if (o->warmup < 0 || o->warmup > 1000000) return isochron_set_error(ISOCHRON_EINVAL, "warm-up repetitions %d not in [0, 1000000]", o->warmup);
+    if (!(o->rel_ci >= 0 && o->rel_ci < 1)) return isochron_set_error(ISOCHRON_EINVAL, "relative CI target %g not in [0, 1)", o->rel_ci);
+    if (!(o->ci_level > 0.5 && o->ci_level < 1)) return isochron_set_error(ISOCHRON_EINVAL, "confidence level %g not in (0.5, 1)", o->ci_level);
+    if (!(o->budget >= 0 && o->budget <= 86400)) return isochron_set_error(ISOCHRON_EINVAL, "time budget %g s not in [0, 86400]", o->budget);
+    if (!isochron_streq_ci(o->scheme, "roundtime") || o->budget > 0) {} else
+        return isochron_set_error(ISOCHRON_EINVAL, "the roundtime scheme needs a time slice (--budget > 0)");
+    if (!(o->window >= 0 && o->window <= 10)) return isochron_set_error(ISOCHRON_EINVAL, "window %g s not in [0, 10]", o->window);
+    if (!(o->slack >= 1 && o->slack <= 1000)) return isochron_set_error(ISOCHRON_EINVAL, "roundtime slack B=%g not in [1, 1000]", o->slack);
+    if (o->validate < 0 || o->validate > 2) return isochron_set_error(ISOCHRON_EINVAL, "validate %d not in 0..2", o->validate);
+    if (o->cache_bytes > ((size_t)1 << 34)) return isochron_set_error(ISOCHRON_EINVAL, "cache clearing buffer larger than 16 GiB");
+    if (o->nq < 0 || o->nq > ISOCHRON_STATS_MAXQ) return isochron_set_error(ISOCHRON_EINVAL, "at most %d quantiles", ISOCHRON_STATS_MAXQ);
+    for (int i = 0; i < o->nq; i++)
+        if (!(o->q[i] >= 0 && o->q[i] <= 1)) return isochron_set_error(ISOCHRON_EINVAL, "quantile %g not in [0, 1]", o->q[i]);
+    if (isochron_streq_ci(o->method, "ack") && !(isochron_streq_ci(o->scheme, "barrier") || isochron_streq_ci(o->scheme, "none")))
+        return isochron_set_error(ISOCHRON_EINVAL, "the ack method (de Supinski-Karonis) times each root->i task after a barrier; use --scheme barrier");
+    return ISOCHRON_OK;
+}

@@ -1,0 +1,72 @@
+/*
+ * The "window" scheme (SKaMPI, NBCBench; paper 000 sec. II): repetitions
+ * start at common times on the global clock, one window apart. A rank that
+ * reaches its start time late marks the repetition invalid. The known fault
+ * of the scheme is the cascade: one overrun makes every later window late (a
+ * peer invalidated 122 in a row here). So after every repetition the ranks
+ * agree (one small allreduce, outside the timed region) on whether anyone
+ * was late and on the latest end time; after a miss the next window is
+ * re-anchored to that end time, so one outlier costs one repetition.
+ * The window is given (--window) or derived before the point from a measured
+ * estimate: 2 x the median barrier-synchronized run time (max over ranks)
+ * plus the agreement's latency and 20 µs of margin.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "bench/bench_impl.h"
+
+static int window_begin(isochron_bench_t *b, point_state_t *ps)
+{
+    double w = b->o.window;
+    if (w <= 0) { /* derive from an estimate */
+        enum { N = 7 };
+        double t[N], agree[N];
+        for (int i = 0; i < N; i++) {
+            MPI_Barrier(b->comm);
+            double s = isochron_clock_now(b->clk);
+            int rc = ps->op->run(ps->ctx);
+            double d = isochron_clock_now(b->clk) - s, dmax;
+            if (rc) return rc;
+            double a0 = isochron_clock_now(b->clk);
+            MPI_Allreduce(&d, &dmax, 1, MPI_DOUBLE, MPI_MAX, b->ctl);
+            agree[i] = isochron_clock_now(b->clk) - a0;
+            t[i] = dmax;
+        }
+        double est = isochron_median(t, N), ag = isochron_median(agree, N), both[2] = {est, ag}, mx[2];
+        MPI_Allreduce(both, mx, 2, MPI_DOUBLE, MPI_MAX, b->ctl);
+        w = 2 * mx[0] + 2 * mx[1] + 20e-6;
+    }
+    ps->window = w;
+    double first = isochron_clock_now(b->clk) + w + 100e-6;
+    MPI_Bcast(&first, 1, MPI_DOUBLE, 0, b->ctl);
+    ps->next_start = first;
+    return ISOCHRON_OK;
+}
+
+static int window_before(isochron_bench_t *b, point_state_t *ps, int rep, int *late)
+{
+    (void)rep;
+    *late = isochron_clock_now(b->clk) >= ps->next_start;
+    if (!*late) isochron_bench_wait_until(b, ps->next_start);
+    return ISOCHRON_OK;
+}
+
+static int window_after(isochron_bench_t *b, point_state_t *ps, int rep, double t_end, int *invalid, int *stop)
+{
+    (void)rep;
+    /* in: {late (as 0/1 from before, passed via invalid), end} -> max over ranks */
+    double in[2] = {(double)*invalid, t_end}, out[2];
+    int rc = isochron_allreduce_polite(in, out, 2, MPI_DOUBLE, MPI_MAX, b->ctl);
+    if (rc) return rc;
+    double planned = ps->next_start;
+    *invalid = out[0] > 0;
+    ps->next_start = planned + ps->window;
+    if (*invalid || out[1] > planned + ps->window) /* a miss or an overrun: re-anchor, don't cascade */
+        ps->next_start = out[1] + ps->window;
+    *stop = 0;
+    return ISOCHRON_OK;
+}
+
+const scheme_t isochron_scheme_window = {"window", "common start times one window apart on the global clock; a miss re-anchors (no cascade)", 1, window_begin, window_before, window_after};
