@@ -7,6 +7,7 @@ typedef struct {
     double fitted_slope;     /* the slope the regression found */
     double slope_se;
     double r2, resid_rms, span;
+    double resid_rho;        /* lag-1 autocorrelation of the residuals */
     int constrained;         /* 1 if the bounds constrained the fit */
     double widening;         /* how far the bounds had to be widened to be consistent (s) */
     int npoints, nused, slope_kept;

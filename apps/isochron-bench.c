@@ -1,0 +1,415 @@
+/*
+ * isochron-bench: measure MPI operations over message sizes on a global clock
+ * (paper 000 sec. V; paper 001). Synchronizes clocks once (optionally again
+ * every --resync seconds between points), checks the synchronization's
+ * accuracy right away (Alg. 6, recorded in the context), then measures every
+ * operation x size x root with the chosen scheme and timing method, writing
+ * each point as soon as it is done. A watchdog ends a point that hangs with a
+ * message naming it; completed points are already on disk.
+ * Thin by design: parsing and orchestration here, measurement in libisochron.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "isochron.h"
+#include "isochron/sync.h"
+#include "isochron/bench.h"
+#include "isochron/report.h"
+#include "core/util.h"
+#include "common.h"
+
+enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_RELCI, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
+       O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_TIMER, O_SKEW,
+       O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
+
+static const app_option_t opts[NOPT] = {
+    [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
+    [O_SIZES] = {"sizes", "LIST", "message sizes: 8,1K,64K or ranges A..B (x2 steps) or A..B*F (xF steps); K/M/G = 2^10/2^20/2^30", "8..1M"},
+    [O_SCHEME] = {"scheme", "NAME", "process synchronization: roundtime, window, barrier, none; see --list-schemes", "roundtime"},
+    [O_METHOD] = {"method", "NAME", "timing method: global, max, root, ack; see --list-methods", "global"},
+    [O_BARRIER] = {"barrier", "NAME", "barrier algorithm of the barrier scheme; see --list-barriers", "mpi"},
+    [O_BARRIER2] = {"barrier-twice", NULL, "two barriers before each repetition", NULL},
+    [O_MINR] = {"min-reps", "N", "minimum valid repetitions per point", "10"},
+    [O_MAXR] = {"max-reps", "N", "maximum repetitions per point", "1000"},
+    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width <= X * mean (0: always max-reps)", "0.05"},
+    [O_LEVEL] = {"ci-level", "X", "confidence level of the interval (Student's t)", "0.95"},
+    [O_BUDGET] = {"budget", "SECONDS", "time per point (roundtime: the time slice of Alg. 5)", "1"},
+    [O_WARMUP] = {"warmup", "N", "untimed repetitions before each point", "2"},
+    [O_WINDOW] = {"window", "SECONDS", "window scheme: window length (0: derived from a measured estimate)", "0"},
+    [O_SLACK] = {"slack", "B", "roundtime: start time = now + B x Bcast latency", "4"},
+    [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
+    [O_REDOP] = {"op", "NAME", "reduction: sum, prod, max, min", "sum"},
+    [O_ROOT] = {"root", "N|rotate", "root of rooted operations; 'rotate' measures every root in turn", "0"},
+    [O_INPLACE] = {"in-place", NULL, "use MPI_IN_PLACE where MPI allows it", NULL},
+    [O_CACHE] = {"cache-clear", "SIZE", "write SIZE bytes between repetitions to clear caches (e.g. 32M)", "0"},
+    [O_NPROCS] = {"nprocs", "N", "measure on a sub-communicator of the first N ranks", "all"},
+    [O_QUANT] = {"quantiles", "LIST", "quantiles to report, e.g. 0.25,0.75,0.99", NULL},
+    [O_RAW] = {"raw", NULL, "write every repetition's run time and per-rank start/end (jsonl)", NULL},
+    [O_VALIDATE] = {"validate", "0|1|2", "check received data: never, repetitions 0,1,2,4,8,..., every repetition", "1"},
+    [O_SYNC] = {"sync", "SPEC", "clock synchronization spec (see isochron-clock --list-sync)", "hca3"},
+    [O_TIMER] = {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", "mpi_wtime"},
+    [O_SKEW] = {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", "none"},
+    [O_RESYNC] = {"resync", "SECONDS", "synchronize clocks again between points after this long (0: never)", "0"},
+    [O_FORMAT] = {"format", "FMT", "stdout: table, jsonl, csv or none", "table"},
+    [O_JSONL] = {"jsonl", "FILE", "also write JSON Lines to FILE", NULL},
+    [O_CSV] = {"csv", "FILE", "also write CSV to FILE", NULL},
+    [O_WATCHDOG] = {"watchdog", "SECONDS", "abort a point that runs longer than this, naming it (0: off)", "120"},
+    [O_QUIET] = {"quiet", NULL, "no progress on stderr", NULL},
+    [O_LOPS] = {"list-ops", NULL, "list the operations and exit", NULL},
+    [O_LSCH] = {"list-schemes", NULL, "list the synchronization schemes and exit", NULL},
+    [O_LMET] = {"list-methods", NULL, "list the timing methods and exit", NULL},
+    [O_LBAR] = {"list-barriers", NULL, "list the barrier algorithms and exit", NULL},
+    [O_HELP] = {"help", NULL, "this help", NULL},
+    [O_VERSION] = {"version", NULL, "print the version and exit", NULL},
+};
+
+/* ---- watchdog: SIGALRM, async-signal-safe write, then exit (the launcher ends the job) */
+static char wd_msg[512];
+static void on_alarm(int sig)
+{
+    (void)sig;
+    ssize_t w = write(2, wd_msg, strlen(wd_msg));
+    (void)w;
+    _exit(3);
+}
+static void watchdog_arm(double secs, int rank, const char *op, size_t bytes, const char *out)
+{
+    if (secs <= 0) return;
+    snprintf(wd_msg, sizeof wd_msg, "isochron-bench: watchdog: %s at %zu B did not finish within %g s on rank %d; aborting%s%s\n", op, bytes,
+             secs, rank, out ? ". Completed points are in " : "", out ? out : "");
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)ceil(secs));
+}
+static void watchdog_disarm(void) { alarm(0); }
+
+/* ---- sizes: 8,1K,64K | A..B | A..B*F */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0 || !isfinite(v)) return -1;
+    double m = 1;
+    if (*end == 'K' || *end == 'k') { m = 1024; end++; }
+    else if (*end == 'M' || *end == 'm') { m = 1048576; end++; }
+    else if (*end == 'G' || *end == 'g') { m = 1073741824.0; end++; }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return -1;
+    v *= m;
+    if (v > 1e15 || v != floor(v)) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, size_t errlen)
+{
+    *n = 0;
+    char *copy = strdup(spec), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *dots = strstr(t, "..");
+        if (!dots) {
+            if (*n >= max || parse_size(t, &out[*n])) { snprintf(err, errlen, "bad size '%s' (e.g. 8, 1K, 64K, 1M)", t); free(copy); return -1; }
+            (*n)++;
+            continue;
+        }
+        *dots = 0;
+        char *hi = dots + 2, *star = strchr(hi, '*');
+        double f = 2;
+        if (star) { *star = 0; if (isochron_parse_double(star + 1, &f) || f <= 1 || f > 1024) { snprintf(err, errlen, "bad step factor '%s' (a number > 1)", star + 1); free(copy); return -1; } }
+        size_t a, b;
+        if (parse_size(t, &a) || parse_size(hi, &b) || b < a) { snprintf(err, errlen, "bad size range '%s..%s'", t, hi); free(copy); return -1; }
+        double v = (double)a;
+        if (a == 0) { if (*n < max) out[(*n)++] = 0; v = 1; }
+        for (; v <= (double)b * (1 + 1e-12); v *= f) {
+            if (*n >= max) { snprintf(err, errlen, "more than %d sizes", max); free(copy); return -1; }
+            out[(*n)++] = (size_t)floor(v + 0.5);
+        }
+    }
+    free(copy);
+    if (*n == 0) { snprintf(err, errlen, "no sizes in '%s'", spec); return -1; }
+    return 0;
+}
+
+static int is_blocking_collective(const isochron_op_t *op)
+{
+    return !(op->flags & (ISOCHRON_OP_NONBLOCKING | ISOCHRON_OP_P2P | ISOCHRON_OP_RMA | ISOCHRON_OP_USER)) && op->family &&
+           !strcmp(op->family, op->name);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, code = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *v[NOPT];
+    isochron_ops_t *ops = NULL;
+    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
+    if (v[O_HELP]) {
+        if (rank == 0) {
+            app_help(stdout, "isochron-bench", "[options]   (run under mpirun)", opts, NOPT);
+            printf("\nMeasures each operation at each size on a global clock: clocks are synchronized once (--sync),\n"
+                   "repetitions are started by the scheme, turned into run times by the method, and repeated until the\n"
+                   "confidence interval is within --rel-ci of the mean, --max-reps is reached, or --budget is used.\n"
+                   "Statistics are over valid repetitions only; results are written as each point completes.\n");
+        }
+        goto done;
+    }
+    if (v[O_VERSION]) { if (rank == 0) printf("isochron-bench %s\n", ISOCHRON_VERSION_STRING); goto done; }
+    if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
+    if (v[O_LOPS]) {
+        if (rank == 0)
+            for (int i = 0; i < isochron_ops_count(ops); i++) {
+                const isochron_op_t *op = isochron_ops_get(ops, i);
+                printf("%-24s %-14s %s\n", op->name, op->family ? op->family : "", op->description ? op->description : "");
+            }
+        goto done;
+    }
+    if (v[O_LSCH] || v[O_LMET]) {
+        if (rank == 0) {
+            int n = v[O_LSCH] ? isochron_scheme_count() : isochron_method_count();
+            for (int i = 0; i < n; i++) {
+                const isochron_named_t *e = v[O_LSCH] ? isochron_scheme_get(i) : isochron_method_get(i);
+                printf("%-10s %s\n", e->name, e->description);
+            }
+        }
+        goto done;
+    }
+    if (v[O_LBAR]) {
+        if (rank == 0) for (int i = 0; i < isochron_barrier_count(); i++) printf("%-12s %s\n", isochron_barrier_get(i)->name, isochron_barrier_get(i)->description);
+        goto done;
+    }
+
+    /* ---- options -> engine options, all checked before anything is measured */
+    isochron_bench_opts_t bo;
+    isochron_bench_opts_default(&bo);
+    char err[512] = "";
+#define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-bench: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = 2; goto done; } while (0)
+    long lv;
+    double dv;
+    if (v[O_SCHEME]) snprintf(bo.scheme, sizeof bo.scheme, "%s", v[O_SCHEME]);
+    if (v[O_METHOD]) snprintf(bo.method, sizeof bo.method, "%s", v[O_METHOD]);
+    if (v[O_BARRIER]) snprintf(bo.barrier, sizeof bo.barrier, "%s", v[O_BARRIER]);
+    bo.barrier_twice = v[O_BARRIER2] != NULL;
+    bo.raw = v[O_RAW] != NULL;
+    if (v[O_MINR]) { if (isochron_parse_long(v[O_MINR], &lv) || lv < 1 || lv > 10000000) FAIL("--min-reps '%s': expected an integer in [1, 10000000]", v[O_MINR]); bo.min_reps = (int)lv; }
+    if (v[O_MAXR]) { if (isochron_parse_long(v[O_MAXR], &lv) || lv < 1 || lv > 10000000) FAIL("--max-reps '%s': expected an integer in [1, 10000000]", v[O_MAXR]); bo.max_reps = (int)lv; }
+    if (v[O_WARMUP]) { if (isochron_parse_long(v[O_WARMUP], &lv) || lv < 0 || lv > 1000000) FAIL("--warmup '%s': expected an integer in [0, 1000000]", v[O_WARMUP]); bo.warmup = (int)lv; }
+    if (v[O_VALIDATE]) { if (isochron_parse_long(v[O_VALIDATE], &lv) || lv < 0 || lv > 2) FAIL("--validate '%s': expected 0, 1 or 2", v[O_VALIDATE]); bo.validate = (int)lv; }
+    if (v[O_RELCI]) { if (isochron_parse_double(v[O_RELCI], &dv)) FAIL("--rel-ci '%s': expected a number", v[O_RELCI]); bo.rel_ci = dv; }
+    if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
+    if (v[O_BUDGET]) { if (isochron_parse_duration(v[O_BUDGET], &dv)) FAIL("--budget '%s': expected seconds", v[O_BUDGET]); bo.budget = dv; }
+    if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
+    if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
+    if (v[O_CACHE]) { size_t cb; if (parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
+    if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
+    if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
+    double watchdog = 120, resync = 0;
+    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
+    if (v[O_RESYNC] && (isochron_parse_duration(v[O_RESYNC], &resync) || resync < 0)) FAIL("--resync '%s': non-negative seconds", v[O_RESYNC]);
+    const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
+    if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "csv") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, jsonl, csv, none", fmt);
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    MPI_Op rop = MPI_SUM;
+    int dsz;
+    if (v[O_DTYPE] && isochron_op_dtype_find(v[O_DTYPE], &dt, &dsz)) FAIL("--dtype: %s", isochron_last_error());
+    if (v[O_REDOP] && isochron_op_reduce_find(v[O_REDOP], &rop)) FAIL("--op: %s", isochron_last_error());
+    int rotate = 0, root = 0;
+    if (v[O_ROOT]) {
+        if (!strcmp(v[O_ROOT], "rotate")) rotate = 1;
+        else if (isochron_parse_long(v[O_ROOT], &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate' or a rank in [0, %d]", v[O_ROOT], size - 1);
+        else root = (int)lv;
+    }
+    int nprocs = size;
+    if (v[O_NPROCS] && strcmp(v[O_NPROCS], "all")) {
+        if (isochron_parse_long(v[O_NPROCS], &lv) || lv < 1 || lv > size) FAIL("--nprocs '%s': expected an integer in [1, %d]", v[O_NPROCS], size);
+        nprocs = (int)lv;
+        if (root >= nprocs) FAIL("--root %d is outside the sub-communicator of %d ranks", root, nprocs);
+    }
+    size_t sizes[256];
+    int nsizes = 0;
+    if (parse_sizes(v[O_SIZES] ? v[O_SIZES] : "8..1M", sizes, 256, &nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
+    const isochron_op_t *list[512];
+    int nops = 0;
+    {
+        char *copy = strdup(v[O_OPS] ? v[O_OPS] : "collectives"), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            if (!strcmp(t, "collectives")) {
+                for (int i = 0; i < isochron_ops_count(ops) && nops < 512; i++)
+                    if (is_blocking_collective(isochron_ops_get(ops, i))) list[nops++] = isochron_ops_get(ops, i);
+                continue;
+            }
+            const isochron_op_t *op;
+            if (isochron_ops_find(ops, t, &op)) { free(copy); FAIL("--ops: %s", isochron_last_error()); }
+            if (nops < 512) list[nops++] = op;
+        }
+        free(copy);
+    }
+    /* every point must be possible before anything runs: sizes vs datatype, memory, process count */
+    for (int i = 0; i < nops; i++) {
+        if ((list[i]->flags & ISOCHRON_OP_MIN2) && nprocs < 2) FAIL("%s needs at least 2 processes (running on %d)", list[i]->name, nprocs);
+        for (int s = 0; s < nsizes; s++) {
+            isochron_op_ctx_t c;
+            memset(&c, 0, sizeof c);
+            c.comm = MPI_COMM_WORLD; c.rank = rank; c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL;
+            if (isochron_op_check(list[i], &c)) FAIL("%s at %zu B: %s", list[i]->name, sizes[s], isochron_last_error());
+        }
+    }
+
+    /* ---- clocks */
+    isochron_sync_spec_t spec;
+    isochron_skew_spec_t skew;
+    if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &spec)) FAIL("--sync: %s", isochron_last_error());
+    if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) FAIL("--skew: %s", isochron_last_error());
+    isochron_timer_t *timer;
+    int rc = isochron_timer_create(v[O_TIMER] ? v[O_TIMER] : "mpi_wtime", &timer), any;
+    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (any) FAIL("--timer: %s", rc ? isochron_last_error() : "refused on another rank");
+    isochron_skew_t my_skew;
+    if (isochron_skew_spec_active(&skew)) {
+        isochron_skew_for_rank(&skew, rank, &my_skew);
+        isochron_timer_t *sk;
+        if (isochron_timer_skew(timer, &my_skew, &sk)) FAIL("--skew: %s", isochron_last_error());
+        timer = sk;
+    }
+    FILE *jf = NULL, *cf = NULL;
+    if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
+    if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (code) FAIL("cannot write the output file(s)");
+
+    isochron_clock_t *base, *global = NULL;
+    isochron_clock_create(timer, &base);
+    char spec_text[1024];
+    isochron_sync_spec_format(&spec, spec_text, sizeof spec_text);
+    int quiet = v[O_QUIET] != NULL;
+    double wall0 = isochron_truth_now();
+    if (rank == 0 && !quiet) fprintf(stderr, "isochron-bench: synchronizing clocks (%s) ...\n", spec_text);
+    isochron_sync_report_t srep;
+    if (isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &srep)) FAIL("synchronization failed: %s", isochron_last_error());
+    double waits[1] = {0};
+    isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size, sizeof *acc) : NULL;
+    int has_truth = 0;
+    if (isochron_sync_check(MPI_COMM_WORLD, global, waits, 1, 50, acc, &has_truth)) FAIL("clock check failed: %s", isochron_last_error());
+    double meas = 0, truth = 0;
+    for (int i = 0; rank == 0 && i < size; i++) {
+        if (fabs(acc[i].measured_offset) > meas) meas = fabs(acc[i].measured_offset);
+        if (fabs(acc[i].true_offset) > truth) truth = fabs(acc[i].true_offset);
+    }
+    double last_sync = isochron_truth_now();
+
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < nprocs ? 0 : MPI_UNDEFINED, rank, &comm);
+    isochron_bench_t *bench = NULL;
+    int over = 0;
+    if (comm != MPI_COMM_NULL) {
+        if (isochron_bench_create(comm, global, &bo, &bench)) FAIL("%s", isochron_last_error());
+        over = isochron_bench_oversubscribed(bench);
+    }
+    MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+    /* ---- reporters and context */
+    isochron_reporter_t *reps[3] = {NULL, NULL, NULL};
+    if (rank == 0) {
+        if (strcmp(fmt, "none")) isochron_reporter_create(fmt, stdout, &reps[0]);
+        if (jf) isochron_reporter_create("jsonl", jf, &reps[1]);
+        if (cf) isochron_reporter_create("csv", cf, &reps[2]);
+    }
+    char *ctxbuf = NULL;
+    size_t ctxlen = 0;
+    FILE *mf = rank == 0 ? open_memstream(&ctxbuf, &ctxlen) : NULL;
+    app_context_fields(mf, MPI_COMM_WORLD, argc, argv);
+    if (mf) fclose(mf);
+    if (rank == 0) {
+        /* split "k":v,"k":v... of app_context_fields into kv pairs by re-serializing simple fields */
+        char sync_json[1400], opts_json[1024], num[8][64];
+        snprintf(sync_json, sizeof sync_json, "{\"spec\":\"%s\",\"duration_s\":%.6g,\"rounds\":%d,\"max_abs_measured_offset_s\":%.6g,\"max_abs_true_offset_s\":%s}",
+                 spec_text, srep.duration, srep.rounds, meas, has_truth ? (snprintf(num[0], 64, "%.6g", truth), num[0]) : "null");
+        snprintf(opts_json, sizeof opts_json, "{\"min_reps\":%d,\"max_reps\":%d,\"rel_ci\":%g,\"ci_level\":%g,\"budget_s\":%g,\"warmup\":%d,\"barrier\":\"%s\",\"barrier_twice\":%s,\"slack\":%g,\"window_s\":%g,\"validate\":%d,\"cache_clear_bytes\":%zu}",
+                 bo.min_reps, bo.max_reps, bo.rel_ci, bo.ci_level, bo.budget, bo.warmup, bo.barrier, bo.barrier_twice ? "true" : "false",
+                 bo.slack, bo.window, bo.validate, bo.cache_bytes);
+        char scheme_j[40], method_j[40], timer_j[80], over_j[8], nodes_j[16], np_j[16], ctx_j[4096];
+        snprintf(scheme_j, sizeof scheme_j, "\"%s\"", bo.scheme);
+        snprintf(method_j, sizeof method_j, "\"%s\"", bo.method);
+        snprintf(timer_j, sizeof timer_j, "\"%s\"", isochron_timer_name(timer));
+        snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
+        snprintf(nodes_j, sizeof nodes_j, "%d", srep.nodes);
+        snprintf(np_j, sizeof np_j, "%d", nprocs);
+        snprintf(ctx_j, sizeof ctx_j, "{%s}", ctxbuf);
+        isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctx_j}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
+                              {"timer", timer_j}, {"clock_sync", sync_json}, {"scheme", scheme_j}, {"method", method_j}, {"options", opts_json}};
+        int nkv = (int)(sizeof kv / sizeof kv[0]);
+        for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
+    }
+
+    /* ---- the sweep */
+    int nroots = rotate ? nprocs : 1, total = 0, done_pts = 0;
+    for (int i = 0; i < nops; i++) total += nsizes * ((list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1);
+    int failed = 0;
+    for (int i = 0; i < nops && !failed; i++) {
+        int nr = (list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1;
+        for (int s = 0; s < nsizes && !failed; s++)
+            for (int rt = 0; rt < nr && !failed; rt++) {
+                if (resync > 0 && isochron_truth_now() - last_sync > resync) {
+                    double lt = isochron_truth_now();
+                    MPI_Bcast(&lt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                    isochron_clock_t *g2 = NULL;
+                    if (isochron_sync_run(&spec, MPI_COMM_WORLD, base, &g2, &srep) == ISOCHRON_OK) {
+                        isochron_bench_destroy(bench);
+                        bench = NULL;
+                        isochron_clock_destroy(global);
+                        global = g2;
+                        if (comm != MPI_COMM_NULL) isochron_bench_create(comm, global, &bo, &bench);
+                    }
+                    last_sync = isochron_truth_now();
+                }
+                isochron_point_t pt;
+                memset(&pt, 0, sizeof pt);
+                int prc = ISOCHRON_OK;
+                if (comm != MPI_COMM_NULL) {
+                    isochron_op_ctx_t c;
+                    memset(&c, 0, sizeof c);
+                    c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL;
+                    watchdog_arm(watchdog, rank, list[i]->name, sizes[s], v[O_JSONL]);
+                    prc = isochron_bench_measure(bench, list[i], &c, &pt);
+                    watchdog_disarm();
+                }
+                MPI_Allreduce(MPI_IN_PLACE, &prc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+                done_pts++;
+                if (prc) {
+                    if (rank == 0) fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", list[i]->name, sizes[s], isochron_last_error());
+                    failed = 1;
+                    code = 1;
+                } else if (rank == 0) {
+                    for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], &pt, bo.scheme, bo.method);
+                    if (!quiet) {
+                        double el = isochron_truth_now() - wall0, eta = el / done_pts * (total - done_pts);
+                        char tb[32];
+                        fprintf(stderr, "[%d/%d] %s %zu B: median %s, %d/%d valid (ETA %.0f s)\n", done_pts, total, pt.op, pt.bytes,
+                                isochron_fmt_time(pt.s.median, tb, sizeof tb), pt.valid, pt.reps, eta);
+                    }
+                }
+                isochron_point_free(&pt);
+            }
+    }
+    if (rank == 0) {
+        for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts - failed, !failed); isochron_reporter_destroy(reps[k]); }
+    }
+    free(ctxbuf);
+    free(acc);
+    isochron_bench_destroy(bench);
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    isochron_clock_destroy(global);
+    isochron_clock_destroy(base);
+    isochron_timer_destroy(timer);
+    if (jf) fclose(jf);
+    if (cf) fclose(cf);
+done:
+    isochron_ops_destroy(ops);
+    MPI_Finalize();
+    return code;
+}
