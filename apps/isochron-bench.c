@@ -249,14 +249,21 @@ int main(int argc, char **argv)
         }
         free(copy);
     }
-    /* every point must be possible before anything runs: sizes vs datatype, memory, process count */
+    /* every point must be possible before anything runs: datatype, sizes, memory, process count */
+    size_t avail = 0;
+    isochron_op_memory_available(MPI_COMM_WORLD, &avail);
     for (int i = 0; i < nops; i++) {
         if ((list[i]->flags & ISOCHRON_OP_MIN2) && nprocs < 2) FAIL("%s needs at least 2 processes (running on %d)", list[i]->name, nprocs);
+        if (isochron_op_accepts(list[i], dt, rop, v[O_INPLACE] != NULL)) FAIL("%s", isochron_last_error());
+        int esz = dt != MPI_DATATYPE_NULL ? dsz : (list[i]->flags & ISOCHRON_OP_REDUCTION) ? (int)sizeof(int) : 1;
         for (int s = 0; s < nsizes; s++) {
+            if (sizes[s] % (size_t)esz)
+                FAIL("%s: size %zu B is not a multiple of the datatype size %d (use --dtype byte or sizes in multiples of %d)", list[i]->name, sizes[s], esz, esz);
             isochron_op_ctx_t c;
             memset(&c, 0, sizeof c);
-            c.comm = MPI_COMM_WORLD; c.rank = rank; c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL;
-            if (isochron_op_check(list[i], &c)) FAIL("%s at %zu B: %s", list[i]->name, sizes[s], isochron_last_error());
+            c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL;
+            size_t need = isochron_op_memory_needed(list[i], &c);
+            if (need > avail) FAIL("%s at %zu B needs %zu bytes per process, more than the %zu available (node memory / ranks per node)", list[i]->name, sizes[s], need, avail);
         }
     }
 

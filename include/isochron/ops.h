@@ -16,10 +16,30 @@
  * The element count is size / datatype size (size must be a multiple of it;
  * 0 is allowed and moves no data).
  *
- * Validation: set-up fills every send buffer with a pattern that depends on
- * rank, element index and repetition, chosen so reductions are exact in
- * every datatype (small integers); validate() recomputes what must have
- * arrived and compares every element.
+ * Validation: prepare() fills every send buffer with a pattern that depends
+ * on rank, element index and repetition, and poisons every receive buffer;
+ * the patterns of reductions are small integers chosen per reduction op so
+ * that every result is exact in every datatype (prod: only +-1 and +-2, at
+ * most 2^30 in magnitude; max/min: each element's extreme value is unique and
+ * encodes the rank that holds it); validate() recomputes what must have
+ * arrived and compares every element on every rank that receives data.
+ *
+ * Buffers of the built-in operations, for whoever wants to look at them
+ * (tests corrupt one element to prove validate() can fail):
+ *   rbuf is where data arrives (root only for gather and reduce; for bcast
+ *   it is the broadcast buffer on every rank; for put and accumulate it is
+ *   the window memory a neighbour writes into); sbuf is the data sent.
+ *
+ * Call sequence (the engine's):
+ *   fill comm, bytes, dtype, op, root, in_place;  isochron_op_setup();
+ *   per repetition k: ctx->rep = k; prepare (not timed, may be NULL);
+ *       run (timed; or post + wait for ISOCHRON_OP_NONBLOCKING);
+ *       validate (not timed, NULL only for barrier/ibarrier);
+ *   isochron_op_teardown().
+ * Every rank of comm makes every one of these calls (prepare and validate of
+ * the one-sided operations contain barriers; set-up and teardown are
+ * collective). Ranks not taking part in a point-to-point pattern return at
+ * once from run.
  */
 #ifndef ISOCHRON_OPS_H
 #define ISOCHRON_OPS_H
@@ -36,7 +56,8 @@ enum {
     ISOCHRON_OP_P2P = 1u << 4,         /**< point-to-point pattern */
     ISOCHRON_OP_RMA = 1u << 5,         /**< one-sided */
     ISOCHRON_OP_USER = 1u << 6,        /**< registered by the application */
-    ISOCHRON_OP_MIN2 = 1u << 7         /**< needs at least 2 processes */
+    ISOCHRON_OP_MIN2 = 1u << 7,        /**< needs at least 2 processes */
+    ISOCHRON_OP_NODATA = 1u << 8       /**< moves no data (barrier): size, datatype and op are ignored */
 };
 
 /** Per-point state handed to an operation. Filled by isochron_op_setup(). */
@@ -53,7 +74,7 @@ typedef struct isochron_op_ctx {
     int rep;                /**< repetition number, changes the pattern so stale data is caught */
     void *sbuf, *rbuf;      /**< buffers owned by the op's setup/teardown */
     size_t sbuf_bytes, rbuf_bytes;
-    int *counts, *displs;   /**< for v-variants */
+    int *counts, *displs;   /**< v-variants and reduce_scatter: count and j*count for every rank (uniform) */
     MPI_Request req;        /**< for non-blocking operations */
     MPI_Win win;            /**< for RMA */
     void *state;            /**< operation-private */
@@ -62,7 +83,9 @@ typedef struct isochron_op_ctx {
 /** An operation. set-up/teardown allocate, run executes once, validate checks the last run. */
 typedef struct isochron_op {
     const char *name;        /**< "allreduce", "bcast_binomial", "pingpong", "iallreduce" */
-    const char *family;      /**< operation it implements ("bcast" for bcast_linear), for side-by-side comparison */
+    const char *family;      /**< operation it implements, for side-by-side comparison: "bcast" for bcast,
+                                  ibcast, bcast_linear, bcast_binomial; "pingpong" for the three ping-pongs;
+                                  "put", "get", "accumulate" for the one-sided pairs */
     const char *description;
     unsigned flags;
     int (*setup)(isochron_op_ctx_t *c);    /**< allocate buffers for c->bytes; return ISOCHRON_* */
@@ -72,6 +95,10 @@ typedef struct isochron_op {
     int (*wait)(isochron_op_ctx_t *c);     /**< non-blocking: complete */
     int (*validate)(isochron_op_ctx_t *c); /**< after run: ISOCHRON_OK or ISOCHRON_EVALIDATE with a message naming rank, index, expected, got */
     void (*teardown)(isochron_op_ctx_t *c);
+    /** Largest number of bytes any one process of c->comm allocates for this
+     *  point (c->size, c->count, c->dtype_size, c->in_place are set; SIZE_MAX
+     *  on overflow). May be NULL for a user operation: 2 x bytes is assumed. */
+    size_t (*memory)(const isochron_op_ctx_t *c);
 } isochron_op_t;
 
 /** A set of operations: the built-ins plus any the application registers. */
@@ -79,26 +106,89 @@ typedef struct isochron_ops isochron_ops_t;
 
 int isochron_ops_create(isochron_ops_t **out);            /**< with every built-in operation */
 void isochron_ops_destroy(isochron_ops_t *ops);
-int isochron_ops_register(isochron_ops_t *ops, const isochron_op_t *op); /**< copy of *op; ENAME if the name exists */
+/**
+ * \brief Add an application's operation. The descriptor and its strings are
+ * copied and ISOCHRON_OP_USER is set on the copy. ENAME if the name exists
+ * (case-insensitive); EINVAL if the name is empty or has characters other
+ * than letters, digits, '_', '-', '.', if run is NULL, or if the
+ * ISOCHRON_OP_NONBLOCKING flag is set without post and wait.
+ */
+int isochron_ops_register(isochron_ops_t *ops, const isochron_op_t *op);
 int isochron_ops_count(const isochron_ops_t *ops);
 const isochron_op_t *isochron_ops_get(const isochron_ops_t *ops, int i);
 /** \brief Find by name (case-insensitive); ENAME lists valid names. */
 int isochron_ops_find(const isochron_ops_t *ops, const char *name, const isochron_op_t **out);
 
 /**
- * \brief Prepare ctx for one point: checks that bytes is a multiple of the
- * datatype size, that the root is in range, that the operation can run on
- * ctx->size processes, and that the buffers it needs fit in memory (EINVAL
- * with a message before allocating anything absurd), then calls op->setup.
- * Caller sets comm, bytes, dtype, op, root, in_place first.
+ * \brief Prepare ctx for one point. Collective over ctx->comm.
+ *
+ * Caller sets comm, bytes, dtype (MPI_DATATYPE_NULL: MPI_INT for reductions,
+ * MPI_BYTE otherwise), op (MPI_OP_NULL: MPI_SUM), root, in_place; every other
+ * field is overwritten. A handle left all-zero (ctx cleared with memset)
+ * counts as the _NULL handle, so a zeroed ctx gets the defaults.
+ *
+ * Checks, in this order, before allocating anything, identically on every
+ * rank (EINVAL with a sentence naming the operation): datatype/op/in_place
+ * accepted (isochron_op_accepts), bytes a multiple of the datatype size, root
+ * in [0, size) for rooted operations, size >= 2 for ISOCHRON_OP_MIN2,
+ * isochron_op_memory_needed() within isochron_op_memory_available() ("X needs
+ * N bytes per process, more than the M available"; only asked when the need
+ * exceeds 1 MiB, which any process has), every MPI count within INT_MAX.
+ * EUNSUPPORTED for a combination the MPI library is known to crash on (today
+ * one: reduce with in_place at a non-zero root under MPICH 4.0 to 4.1.2,
+ * pmodels/mpich#6540). Then calls op->setup on every rank and agrees: if it
+ * failed anywhere, it is torn down everywhere and all ranks return the
+ * failing rank's code.
  */
 int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx);
+/** \brief Release what setup allocated (collective for one-sided operations). */
 void isochron_op_teardown(const isochron_op_t *op, isochron_op_ctx_t *ctx);
+
+/**
+ * \brief ISOCHRON_OK if op accepts this datatype, reduction op and in_place
+ * choice, else EINVAL with a sentence saying why. MPI_DATATYPE_NULL and
+ * MPI_OP_NULL mean the defaults. Built-in operations take the six datatypes
+ * of isochron_op_dtype_find (reductions only int, long, float, double, with
+ * sum, prod, max, min); user operations any datatype (byte and char refused
+ * for reductions). Local, no communication.
+ */
+int isochron_op_accepts(const isochron_op_t *op, MPI_Datatype dtype, MPI_Op rop, int in_place);
+
+/**
+ * \brief Largest number of bytes one process needs for this point (the root's
+ * share for rooted operations), SIZE_MAX if the computation overflows.
+ * Reads comm (or size if > 0), bytes, dtype, in_place of ctx; local.
+ */
+size_t isochron_op_memory_needed(const isochron_op_t *op, const isochron_op_ctx_t *ctx);
+
+/**
+ * \brief Memory one process may use: physical memory of its node (or a smaller
+ * cgroup memory limit) divided by the number of ranks of comm on that node
+ * (MPI_Comm_split_type SHARED), minimum over all nodes. Collective over comm.
+ */
+int isochron_op_memory_available(MPI_Comm comm, size_t *bytes);
+
+/**
+ * \brief Parallel all-pairs round trips (MPIBlib's parallel point-to-point
+ * benchmark). Collective over comm. Pairs are scheduled in the rounds of a
+ * round-robin tournament, so a process is in at most one pair at a time
+ * (with an odd size one process sits each round out); rounds are separated
+ * by a barrier. In each pair the lower rank times \p reps round trips of
+ * \p bytes (MPI_BYTE) with MPI_Wtime after one untimed warm-up. On rank 0
+ * \p rtt (size*size doubles) receives rtt[i*size+j] = rtt[j*size+i] = median
+ * round trip of pair (i,j) in seconds, 0 on the diagonal; other ranks may
+ * pass NULL. Uses a duplicate of comm. EINVAL for reps < 1, bytes > INT_MAX
+ * or rtt == NULL on rank 0.
+ */
+int isochron_ops_allpairs(MPI_Comm comm, size_t bytes, int reps, double *rtt);
 
 /** Datatypes and reduction ops by name ("byte", "char", "int", "long", "float", "double"; "sum", "max", "min", "prod"). */
 int isochron_op_dtype_find(const char *name, MPI_Datatype *dt, int *size);
 int isochron_op_reduce_find(const char *name, MPI_Op *op);
-const char *isochron_op_dtype_names(void);
-const char *isochron_op_reduce_names(void);
+const char *isochron_op_dtype_names(void);   /**< "byte, char, int, long, float, double" */
+const char *isochron_op_reduce_names(void);  /**< "sum, prod, max, min" */
+/** \brief Name of a datatype / reduction op of the lists above ("?" if not one of them). */
+const char *isochron_op_dtype_name(MPI_Datatype dt);
+const char *isochron_op_reduce_name(MPI_Op op);
 
 #endif

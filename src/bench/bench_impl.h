@@ -31,8 +31,11 @@ typedef struct {
     double *ack;          /* ack: per-rank one-way acknowledgement time (on root) */
 } point_state_t;
 
-/* Wait until global time t: sleep most of the way when it is far, spin the rest. */
+/* Wait until global time t (polite on oversubscribed nodes, see engine.c). */
 void isochron_bench_wait_until(isochron_bench_t *b, double t);
+/* The engine's own protocol collectives on b->ctl, yielding while waiting when oversubscribed. */
+int isochron_bench_bcast(isochron_bench_t *b, void *buf, int n, MPI_Datatype dt, int root);
+int isochron_bench_allreduce(isochron_bench_t *b, const void *in, void *out, int n, MPI_Datatype dt, MPI_Op op);
 
 /* Schemes: before() runs before a repetition and may flag this rank late;
  * after() runs after it and, for per-repetition schemes, agrees on validity

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #if defined(__linux__) && !defined(SMPI_ISOCHRON)
 #include <sys/prctl.h>
 #endif
@@ -68,11 +69,33 @@ void isochron_bench_destroy(isochron_bench_t *b)
 
 int isochron_bench_oversubscribed(const isochron_bench_t *b) { return b->oversubscribed; }
 
+/* On an oversubscribed node a rank waiting for a start time sleeps while the
+ * time is far and yields the CPU while it is near: a plain spin starved the
+ * ranks still receiving the start time, and every repetition was late. */
 void isochron_bench_wait_until(isochron_bench_t *b, double t)
 {
     double left = t - isochron_clock_now(b->clk);
-    if (b->oversubscribed && left > 80e-6) isochron_sleep(left - 50e-6);
-    while (isochron_clock_now(b->clk) < t) isochron_spin_pause();
+    if (b->oversubscribed && left > 200e-6) isochron_sleep(left - 150e-6);
+    if (b->oversubscribed)
+        while (isochron_clock_now(b->clk) < t) sched_yield();
+    else
+        while (isochron_clock_now(b->clk) < t) isochron_spin_pause();
+}
+
+int isochron_bench_bcast(isochron_bench_t *b, void *buf, int n, MPI_Datatype dt, int root)
+{
+    if (!b->oversubscribed) return MPI_Bcast(buf, n, dt, root, b->ctl) == MPI_SUCCESS ? ISOCHRON_OK : ISOCHRON_EMPI;
+    MPI_Request r;
+    if (MPI_Ibcast(buf, n, dt, root, b->ctl, &r) != MPI_SUCCESS) return ISOCHRON_EMPI;
+    return isochron_wait_yield(&r);
+}
+
+int isochron_bench_allreduce(isochron_bench_t *b, const void *in, void *out, int n, MPI_Datatype dt, MPI_Op op)
+{
+    if (!b->oversubscribed) return MPI_Allreduce(in, out, n, dt, op, b->ctl) == MPI_SUCCESS ? ISOCHRON_OK : ISOCHRON_EMPI;
+    MPI_Request r;
+    if (MPI_Iallreduce(in, out, n, dt, op, b->ctl, &r) != MPI_SUCCESS) return ISOCHRON_EMPI;
+    return isochron_wait_yield(&r);
 }
 
 void isochron_point_free(isochron_point_t *p)
@@ -245,21 +268,36 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     if (!rc && sc->point_begin) rc = agree(b, sc->point_begin(b, &ps));
 
     int k = 0, reduced = 0, next_check = o->min_reps < o->max_reps ? o->min_reps : o->max_reps, stop = 0, err = 0, any_err = 0;
+    /* The next repetition's data is written (and caches cleared) right after
+     * the current one is validated, before the schemes' agreement: writing
+     * 64 KiB of pattern after the agreement made every 64 KiB Round-Time
+     * repetition late on an oversubscribed node. */
+    /* Errors in the data (prepare, validate) are latched in err and the rank
+     * keeps taking part in every collective step until the next batch
+     * agreement stops all ranks together; an error of the scheme or method
+     * itself (an MPI failure) ends the loop at once. */
+    ctx->rep = 0;
+    if (!rc && op->prepare) err = op->prepare(ctx);
+    if (b->cache) memset(b->cache, 0, o->cache_bytes);
     while (!rc && !stop) {
-        ctx->rep = k;
-        int e = op->prepare ? op->prepare(ctx) : ISOCHRON_OK;
-        if (b->cache) memset(b->cache, k & 0xff, o->cache_bytes);
         int late = 0;
-        if (!e) e = sc->before(b, &ps, k, &late);
         double s = 0, en = 0, l = NAN;
-        if (!e) e = me->run(b, &ps, &s, &en, &l);
-        if (!e && op->validate && (o->validate == 2 || (o->validate == 1 && (k & (k - 1)) == 0))) {
-            e = op->validate(ctx);
+        if ((rc = sc->before(b, &ps, k, &late))) break;
+        if ((rc = me->run(b, &ps, &s, &en, &l))) break;
+        /* every rank calls validate/prepare (one-sided operations synchronize inside them) */
+        if (op->validate && (o->validate == 2 || (o->validate == 1 && (k & (k - 1)) == 0))) {
+            int v = op->validate(ctx);
+            if (!err) err = v;
             res->validated++;
         }
+        ctx->rep = k + 1;
+        if (op->prepare) {
+            int p = op->prepare(ctx);
+            if (!err) err = p;
+        }
+        if (b->cache) memset(b->cache, (k + 1) & 0xff, o->cache_bytes);
         int st = 0, inv = late;
         if (sc->per_rep && (rc = sc->after(b, &ps, k, en, &inv, &st))) break;
-        if (e && !err) err = e;
         r.start[k] = s; r.end[k] = en; r.loc[k] = l; r.late[k] = (char)inv;
         k++;
         int force = k >= o->max_reps || st;

@@ -26,11 +26,11 @@ static int measure_bcast(isochron_bench_t *b)
     for (int i = 0; i < N; i++) {
         isochron_barrier_polite(b->ctl);
         double t = isochron_clock_now(b->clk) + 50e-6, tr, tmax;
-        MPI_Bcast(&t, 1, MPI_DOUBLE, 0, b->ctl); /* warm the same path */
+        isochron_bench_bcast(b, &t, 1, MPI_DOUBLE, 0); /* warm the same path */
         double ts = b->rank == 0 ? isochron_clock_now(b->clk) : 0;
-        MPI_Bcast(&ts, 1, MPI_DOUBLE, 0, b->ctl);
+        isochron_bench_bcast(b, &ts, 1, MPI_DOUBLE, 0);
         tr = isochron_clock_now(b->clk) - ts;
-        MPI_Allreduce(&tr, &tmax, 1, MPI_DOUBLE, MPI_MAX, b->ctl);
+        isochron_bench_allreduce(b, &tr, &tmax, 1, MPI_DOUBLE, MPI_MAX);
         lat[i] = tmax > 0 ? tmax : 0;
     }
     isochron_sort_doubles(lat, N);
@@ -52,7 +52,8 @@ static int rt_before(isochron_bench_t *b, point_state_t *ps, int rep, int *late)
     (void)rep;
     double start = 0;
     if (b->rank == 0) start = isochron_clock_now(b->clk) + b->o.slack * b->bcast_lat;
-    MPI_Bcast(&start, 1, MPI_DOUBLE, 0, b->ctl);
+    int rc = isochron_bench_bcast(b, &start, 1, MPI_DOUBLE, 0);
+    if (rc) return isochron_set_error(rc, "roundtime: broadcasting the start time failed");
     *late = isochron_clock_now(b->clk) >= start; /* Alg. 5 line 14: late at the first check */
     if (!*late) isochron_bench_wait_until(b, start);
     (void)ps;
@@ -63,7 +64,7 @@ static int rt_after(isochron_bench_t *b, point_state_t *ps, int rep, double t_en
 {
     (void)rep;
     int in[2] = {*invalid, t_end - ps->t0 >= b->o.budget}, out[2];
-    if (MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, b->ctl) != MPI_SUCCESS) return isochron_set_error(ISOCHRON_EMPI, "roundtime: MPI_Allreduce failed");
+    if (isochron_bench_allreduce(b, in, out, 2, MPI_INT, MPI_MAX)) return isochron_set_error(ISOCHRON_EMPI, "roundtime: MPI_Allreduce failed");
     *invalid = out[0];
     *stop = out[1];
     return ISOCHRON_OK;

@@ -58,7 +58,7 @@ static int window_after(isochron_bench_t *b, point_state_t *ps, int rep, double 
     (void)rep;
     /* in: {late (as 0/1 from before, passed via invalid), end} -> max over ranks */
     double in[2] = {(double)*invalid, t_end}, out[2];
-    int rc = isochron_allreduce_polite(in, out, 2, MPI_DOUBLE, MPI_MAX, b->ctl);
+    int rc = isochron_bench_allreduce(b, in, out, 2, MPI_DOUBLE, MPI_MAX);
     if (rc) return rc;
     double planned = ps->next_start;
     *invalid = out[0] > 0;

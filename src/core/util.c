@@ -75,6 +75,17 @@ int isochron_wait_polite(MPI_Request *req, MPI_Status *st)
     }
 }
 
+int isochron_wait_yield(MPI_Request *req)
+{
+    int done = 0;
+    for (;;) {
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return isochron_set_error(ISOCHRON_EMPI, "MPI_Test failed while waiting");
+        if (done) return ISOCHRON_OK;
+        sched_yield();
+    }
+}
+
 int isochron_recv_polite(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm)
 {
     MPI_Request r;

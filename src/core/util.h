@@ -29,6 +29,11 @@ int isochron_allreduce_polite(const void *sbuf, void *rbuf, int count, MPI_Datat
 /* 1 if this node runs more ranks than the CPUs they may use. Collective over node. */
 int isochron_node_oversubscribed(MPI_Comm node);
 
+/* Complete a request testing and yielding the CPU between tests: for waits
+ * that must end within microseconds on an oversubscribed node (a sleep would
+ * be too slow to wake, a plain spin would starve the rank being waited for). */
+int isochron_wait_yield(MPI_Request *req);
+
 /* Sort doubles ascending in place. */
 void isochron_sort_doubles(double *v, int n);
 double isochron_median(double *v, int n); /* sorts v */

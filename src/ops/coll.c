@@ -1,0 +1,144 @@
+/*
+ * The MPI-3 collectives, blocking and non-blocking, as operation
+ * descriptors. Each run/post is the bare MPI call on buffers prepared in
+ * set-up (kind.c), so what is timed is the library's collective and nothing
+ * else; a non-blocking form's run is post + MPI_Wait, and the engine may
+ * call post and wait separately to measure overlap. Message size per the
+ * convention of isochron/ops.h (one block per peer for the gather/scatter
+ * family, as OSU and IMB count); the v-variants use uniform counts, as IMB
+ * does. MPI_IN_PLACE is offered wherever the standard allows it (MPI-3.1
+ * sec. 5.2.3): allgather(v), allreduce, alltoall(v), exscan, scan,
+ * reduce_scatter(_block) on every rank, gather(v), reduce, scatter(v) at
+ * the root. Family = the blocking name, so ibcast is compared with bcast and
+ * the bcast_* algorithms (MPIBlib, paper 001: alternative implementations of
+ * one operation measured side by side).
+ */
+#include "isochron.h"
+#include "core/util.h"
+#include "ops/ops_impl.h"
+
+#define N ((int)c->count)
+#define DT (c->dtype)
+#define CM (c->comm)
+#define RT (c->root)
+#define OP (c->op)
+#define SA (st->sarg)
+#define RA (st->rarg)
+
+/* A blocking collective: kind wrappers + run. */
+#define BLOCKING(id, sem, call, ...)                                                  \
+    ISOCHRON_OPS_KIND(id, sem, ALG_MPI)                                               \
+    static int run_##id(isochron_op_ctx_t *c)                                         \
+    {                                                                                 \
+        isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);                                \
+        (void)st;                                                                     \
+        ISOCHRON_OPS_MPI(call(__VA_ARGS__), c, #call);                                \
+        return ISOCHRON_OK;                                                           \
+    }
+
+/* A non-blocking collective: kind wrappers + post, run = post + wait. */
+#define NONBLOCKING(id, sem, call, ...)                                               \
+    ISOCHRON_OPS_KIND(id, sem, ALG_MPI)                                               \
+    static int post_##id(isochron_op_ctx_t *c)                                        \
+    {                                                                                 \
+        isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);                                \
+        (void)st;                                                                     \
+        ISOCHRON_OPS_MPI(call(__VA_ARGS__, &c->req), c, #call);                       \
+        return ISOCHRON_OK;                                                           \
+    }                                                                                 \
+    static int run_##id(isochron_op_ctx_t *c)                                         \
+    {                                                                                 \
+        int rc = post_##id(c);                                                        \
+        return rc ? rc : isochron_ops_wait_request(c);                                \
+    }
+
+BLOCKING(allgather, SEM_ALLGATHER, MPI_Allgather, SA, N, DT, RA, N, DT, CM)
+BLOCKING(allgatherv, SEM_ALLGATHERV, MPI_Allgatherv, SA, N, DT, RA, c->counts, c->displs, DT, CM)
+BLOCKING(allreduce, SEM_ALLREDUCE, MPI_Allreduce, SA, RA, N, DT, OP, CM)
+BLOCKING(alltoall, SEM_ALLTOALL, MPI_Alltoall, SA, N, DT, RA, N, DT, CM)
+BLOCKING(alltoallv, SEM_ALLTOALLV, MPI_Alltoallv, SA, c->counts, c->displs, DT, RA, c->counts, c->displs, DT, CM)
+BLOCKING(barrier, SEM_BARRIER, MPI_Barrier, CM)
+BLOCKING(bcast, SEM_BCAST, MPI_Bcast, c->rbuf, N, DT, RT, CM)
+BLOCKING(exscan, SEM_EXSCAN, MPI_Exscan, SA, RA, N, DT, OP, CM)
+BLOCKING(gather, SEM_GATHER, MPI_Gather, SA, N, DT, RA, N, DT, RT, CM)
+BLOCKING(gatherv, SEM_GATHERV, MPI_Gatherv, SA, N, DT, RA, c->counts, c->displs, DT, RT, CM)
+BLOCKING(reduce, SEM_REDUCE, MPI_Reduce, SA, RA, N, DT, OP, RT, CM)
+BLOCKING(reduce_scatter, SEM_REDUCE_SCATTER, MPI_Reduce_scatter, SA, RA, c->counts, DT, OP, CM)
+BLOCKING(reduce_scatter_block, SEM_REDUCE_SCATTER_BLOCK, MPI_Reduce_scatter_block, SA, RA, N, DT, OP, CM)
+BLOCKING(scan, SEM_SCAN, MPI_Scan, SA, RA, N, DT, OP, CM)
+BLOCKING(scatter, SEM_SCATTER, MPI_Scatter, SA, N, DT, RA, N, DT, RT, CM)
+BLOCKING(scatterv, SEM_SCATTERV, MPI_Scatterv, SA, c->counts, c->displs, DT, RA, N, DT, RT, CM)
+
+NONBLOCKING(iallgather, SEM_ALLGATHER, MPI_Iallgather, SA, N, DT, RA, N, DT, CM)
+NONBLOCKING(iallgatherv, SEM_ALLGATHERV, MPI_Iallgatherv, SA, N, DT, RA, c->counts, c->displs, DT, CM)
+NONBLOCKING(iallreduce, SEM_ALLREDUCE, MPI_Iallreduce, SA, RA, N, DT, OP, CM)
+NONBLOCKING(ialltoall, SEM_ALLTOALL, MPI_Ialltoall, SA, N, DT, RA, N, DT, CM)
+NONBLOCKING(ialltoallv, SEM_ALLTOALLV, MPI_Ialltoallv, SA, c->counts, c->displs, DT, RA, c->counts, c->displs, DT, CM)
+NONBLOCKING(ibarrier, SEM_BARRIER, MPI_Ibarrier, CM)
+NONBLOCKING(ibcast, SEM_BCAST, MPI_Ibcast, c->rbuf, N, DT, RT, CM)
+NONBLOCKING(iexscan, SEM_EXSCAN, MPI_Iexscan, SA, RA, N, DT, OP, CM)
+NONBLOCKING(igather, SEM_GATHER, MPI_Igather, SA, N, DT, RA, N, DT, RT, CM)
+NONBLOCKING(igatherv, SEM_GATHERV, MPI_Igatherv, SA, N, DT, RA, c->counts, c->displs, DT, RT, CM)
+NONBLOCKING(ireduce, SEM_REDUCE, MPI_Ireduce, SA, RA, N, DT, OP, RT, CM)
+NONBLOCKING(ireduce_scatter, SEM_REDUCE_SCATTER, MPI_Ireduce_scatter, SA, RA, c->counts, DT, OP, CM)
+NONBLOCKING(ireduce_scatter_block, SEM_REDUCE_SCATTER_BLOCK, MPI_Ireduce_scatter_block, SA, RA, N, DT, OP, CM)
+NONBLOCKING(iscan, SEM_SCAN, MPI_Iscan, SA, RA, N, DT, OP, CM)
+NONBLOCKING(iscatter, SEM_SCATTER, MPI_Iscatter, SA, N, DT, RA, N, DT, RT, CM)
+NONBLOCKING(iscatterv, SEM_SCATTERV, MPI_Iscatterv, SA, c->counts, c->displs, DT, RA, N, DT, RT, CM)
+
+#define F_IP ISOCHRON_OP_INPLACE
+#define F_RO ISOCHRON_OP_ROOTED
+#define F_RED ISOCHRON_OP_REDUCTION
+#define F_NB ISOCHRON_OP_NONBLOCKING
+
+#define DESC(id, fam, desc, fl)                                                                       \
+    { #id, fam, desc, fl, setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,              \
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id }
+#define DESC_NB(id, fam, desc, fl)                                                                    \
+    { #id, fam, desc, (fl) | F_NB, setup_##id, isochron_ops_kind_prepare, run_##id, post_##id,      \
+      isochron_ops_wait_request, isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id }
+
+static const isochron_op_t coll_ops[] = {
+    DESC(allgather, "allgather", "MPI_Allgather: every rank gets every rank's block", F_IP),
+    DESC(allgatherv, "allgatherv", "MPI_Allgatherv with uniform counts", F_IP),
+    DESC(allreduce, "allreduce", "MPI_Allreduce of the buffer", F_IP | F_RED),
+    DESC(alltoall, "alltoall", "MPI_Alltoall: one block from every rank to every rank", F_IP),
+    DESC(alltoallv, "alltoallv", "MPI_Alltoallv with uniform counts", F_IP),
+    { "barrier", "barrier", "MPI_Barrier", ISOCHRON_OP_NODATA, setup_barrier, NULL, run_barrier, NULL, NULL,
+      NULL, isochron_ops_kind_teardown, memory_barrier },
+    DESC(bcast, "bcast", "MPI_Bcast of the buffer from the root", F_RO),
+    DESC(exscan, "exscan", "MPI_Exscan: reduction over the lower ranks (undefined on rank 0)", F_IP | F_RED),
+    DESC(gather, "gather", "MPI_Gather: one block from every rank to the root", F_RO | F_IP),
+    DESC(gatherv, "gatherv", "MPI_Gatherv with uniform counts", F_RO | F_IP),
+    DESC(reduce, "reduce", "MPI_Reduce of the buffer to the root", F_RO | F_IP | F_RED),
+    DESC(reduce_scatter, "reduce_scatter", "MPI_Reduce_scatter, one block of the result per rank", F_IP | F_RED),
+    DESC(reduce_scatter_block, "reduce_scatter_block", "MPI_Reduce_scatter_block, one block per rank",
+         F_IP | F_RED),
+    DESC(scan, "scan", "MPI_Scan: reduction over ranks 0..self", F_IP | F_RED),
+    DESC(scatter, "scatter", "MPI_Scatter: one block from the root to every rank", F_RO | F_IP),
+    DESC(scatterv, "scatterv", "MPI_Scatterv with uniform counts", F_RO | F_IP),
+
+    DESC_NB(iallgather, "allgather", "MPI_Iallgather + MPI_Wait", F_IP),
+    DESC_NB(iallgatherv, "allgatherv", "MPI_Iallgatherv + MPI_Wait, uniform counts", F_IP),
+    DESC_NB(iallreduce, "allreduce", "MPI_Iallreduce + MPI_Wait", F_IP | F_RED),
+    DESC_NB(ialltoall, "alltoall", "MPI_Ialltoall + MPI_Wait", F_IP),
+    DESC_NB(ialltoallv, "alltoallv", "MPI_Ialltoallv + MPI_Wait, uniform counts", F_IP),
+    { "ibarrier", "barrier", "MPI_Ibarrier + MPI_Wait", ISOCHRON_OP_NODATA | F_NB, setup_ibarrier, NULL,
+      run_ibarrier, post_ibarrier, isochron_ops_wait_request, NULL, isochron_ops_kind_teardown, memory_ibarrier },
+    DESC_NB(ibcast, "bcast", "MPI_Ibcast + MPI_Wait", F_RO),
+    DESC_NB(iexscan, "exscan", "MPI_Iexscan + MPI_Wait", F_IP | F_RED),
+    DESC_NB(igather, "gather", "MPI_Igather + MPI_Wait", F_RO | F_IP),
+    DESC_NB(igatherv, "gatherv", "MPI_Igatherv + MPI_Wait, uniform counts", F_RO | F_IP),
+    DESC_NB(ireduce, "reduce", "MPI_Ireduce + MPI_Wait", F_RO | F_IP | F_RED),
+    DESC_NB(ireduce_scatter, "reduce_scatter", "MPI_Ireduce_scatter + MPI_Wait", F_IP | F_RED),
+    DESC_NB(ireduce_scatter_block, "reduce_scatter_block", "MPI_Ireduce_scatter_block + MPI_Wait", F_IP | F_RED),
+    DESC_NB(iscan, "scan", "MPI_Iscan + MPI_Wait", F_IP | F_RED),
+    DESC_NB(iscatter, "scatter", "MPI_Iscatter + MPI_Wait", F_RO | F_IP),
+    DESC_NB(iscatterv, "scatterv", "MPI_Iscatterv + MPI_Wait, uniform counts", F_RO | F_IP),
+};
+
+const isochron_op_t *isochron_ops_builtin_coll(int *n)
+{
+    *n = (int)(sizeof coll_ops / sizeof coll_ops[0]);
+    return coll_ops;
+}

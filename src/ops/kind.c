@@ -1,0 +1,546 @@
+/*
+ * What every built-in operation shares, by kind (ops_impl.h): the buffers a
+ * process needs, their allocation, the pattern written before each run and
+ * the check after it. One table of buffer shapes (elems_of) serves three
+ * purposes, so they can never disagree: the memory check before anything is
+ * allocated (the maximum over the ranks), the INT_MAX check of MPI counts,
+ * and the allocation itself (this rank's share).
+ *
+ * Validation follows the result definitions of the MPI standard for each
+ * operation and compares every element that must have arrived on this rank
+ * (pattern.c explains why the expected values are exact). A failure names
+ * the operation, rank, element, expected and received value, the rank the
+ * element came from where that is one rank, and how many elements differ.
+ *
+ * One-sided kinds: the window is allocated with MPI_Win_allocate (lets the
+ * library place it in shared memory), its size padded to 64 bytes (see the
+ * MPICH note in set-up); lock variants bracket prepare with
+ * barriers so no neighbour's access of the previous or next repetition
+ * overlaps the local writes, and validate waits on a barrier for the
+ * neighbour's unlock before reading the window inside a lock on itself (valid
+ * in the separate memory model too).
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "ops/ops_impl.h"
+
+/* ------------------------------------------------------------------ sizes */
+
+static int mul_ok(size_t a, size_t b, size_t *out)
+{
+    if (a && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+static int add_ok(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) return 0;
+    *out = a + b;
+    return 1;
+}
+
+static int lowbit(int v) { return v & -v; }
+
+/* Ranks in the subtree of relative rank vr of a binomial tree over p ranks. */
+static int subtree(int vr, int p)
+{
+    if (vr == 0) return p;
+    int lb = lowbit(vr);
+    return lb < p - vr ? lb : p - vr;
+}
+
+/* Elements one rank allocates; 0 on overflow. */
+static int elems_of(isochron_ops_kind_t k, int p, int rank, int root, size_t c, int in_place,
+                    isochron_ops_elems_t *e)
+{
+    size_t pc;
+    memset(e, 0, sizeof *e);
+    if (!mul_ok((size_t)p, c, &pc)) return 0;
+    int is_root = rank == root;
+    int vr = (rank - root + p) % p;
+    switch (k.sem) {
+    case SEM_ALLGATHER: case SEM_ALLGATHERV:
+        e->s = in_place ? 0 : c; e->r = pc; break;
+    case SEM_ALLREDUCE: case SEM_SCAN: case SEM_EXSCAN:
+        e->s = in_place ? 0 : c; e->r = c; break;
+    case SEM_ALLTOALL: case SEM_ALLTOALLV:
+        e->s = in_place ? 0 : pc; e->r = pc; break;
+    case SEM_BARRIER:
+        break;
+    case SEM_BCAST:
+        e->r = c; break;
+    case SEM_GATHER: case SEM_GATHERV:
+        e->s = (is_root && in_place) ? 0 : c;
+        e->r = is_root ? pc : 0;
+        if (k.alg == ALG_BINOMIAL) {
+            int st = subtree(vr, p);
+            if (is_root) e->tmp = root != 0 ? pc : 0;
+            else if (st > 1 && !mul_ok((size_t)st, c, &e->tmp)) return 0;
+        }
+        break;
+    case SEM_REDUCE:
+        e->s = (is_root && in_place) ? 0 : c;
+        e->r = is_root ? c : 0;
+        if (k.alg == ALG_LINEAR) e->tmp = (is_root && p > 1) ? c : 0;
+        if (k.alg == ALG_BINOMIAL) {
+            if (is_root) e->tmp = p > 1 ? c : 0;
+            else if (subtree(vr, p) > 1 && !mul_ok(2, c, &e->tmp)) return 0;
+        }
+        break;
+    case SEM_REDUCE_SCATTER: case SEM_REDUCE_SCATTER_BLOCK:
+        e->s = in_place ? 0 : pc; e->r = in_place ? pc : c; break;
+    case SEM_SCATTER: case SEM_SCATTERV:
+        e->s = is_root ? pc : 0;
+        e->r = (is_root && in_place) ? 0 : c;
+        if (k.alg == ALG_BINOMIAL) {
+            int st = subtree(vr, p);
+            if (is_root) e->tmp = root != 0 ? pc : 0;
+            else if (st > 1 && !mul_ok((size_t)st, c, &e->tmp)) return 0;
+        }
+        break;
+    case SEM_PINGPONG:
+        if (rank < 2) { e->s = c; e->r = c; }
+        break;
+    case SEM_EXCHANGE:
+        e->s = c;
+        if (!mul_ok(2, c, &e->r)) return 0;
+        break;
+    case SEM_RINGSHIFT:
+        e->s = c; e->r = c; break;
+    case SEM_PUT: case SEM_ACC:
+        e->s = c; e->win = c; break;
+    case SEM_GET:
+        e->r = c; e->win = c; break;
+    }
+    return 1;
+}
+
+/* The ranks whose share can be the largest: 0, 1, the root, and in binomial
+ * trees the relative ranks 2^j (largest subtree for their lowest bit). */
+typedef int (*rank_visit_fn)(isochron_ops_kind_t k, const isochron_op_ctx_t *c, int p, int rank,
+                             size_t *acc);
+
+static int visit_candidates(isochron_ops_kind_t k, const isochron_op_ctx_t *c, int p, rank_visit_fn f,
+                            size_t *acc)
+{
+    int root = (c->root >= 0 && c->root < p) ? c->root : 0;
+    int cand[3] = { 0, p > 1 ? 1 : 0, root };
+    for (int i = 0; i < 3; i++)
+        if (!f(k, c, p, cand[i], acc)) return 0;
+    if (k.alg == ALG_BINOMIAL)
+        for (long m = 1; m < p; m <<= 1)
+            if (!f(k, c, p, (int)((root + m) % p), acc)) return 0;
+    return 1;
+}
+
+static int visit_bytes(isochron_ops_kind_t k, const isochron_op_ctx_t *c, int p, int rank, size_t *acc)
+{
+    isochron_ops_elems_t e;
+    int root = (c->root >= 0 && c->root < p) ? c->root : 0;
+    size_t n, b;
+    if (!elems_of(k, p, rank, root, c->count, c->in_place, &e)) return 0;
+    if (!add_ok(e.s, e.r, &n) || !add_ok(n, e.tmp, &n) || !add_ok(n, e.win, &n)) return 0;
+    if (!mul_ok(n, (size_t)c->dtype_size, &b)) return 0;
+    if (b > *acc) *acc = b;
+    return 1;
+}
+
+static int visit_elems(isochron_ops_kind_t k, const isochron_op_ctx_t *c, int p, int rank, size_t *acc)
+{
+    isochron_ops_elems_t e;
+    int root = (c->root >= 0 && c->root < p) ? c->root : 0;
+    if (!elems_of(k, p, rank, root, c->count, c->in_place, &e)) return 0;
+    size_t m = e.s;
+    if (e.r > m) m = e.r;
+    if (e.tmp > m) m = e.tmp;
+    if (e.win > m) m = e.win;
+    if (m > *acc) *acc = m;
+    return 1;
+}
+
+size_t isochron_ops_kind_memory(const isochron_op_ctx_t *c, isochron_ops_kind_t k)
+{
+    size_t acc = 0;
+    int p = c->size > 0 ? c->size : 1;
+    return visit_candidates(k, c, p, visit_bytes, &acc) ? acc : SIZE_MAX;
+}
+
+size_t isochron_ops_kind_max_elems(const isochron_op_ctx_t *c, isochron_ops_kind_t k)
+{
+    size_t acc = 0;
+    int p = c->size > 0 ? c->size : 1;
+    return visit_candidates(k, c, p, visit_elems, &acc) ? acc : SIZE_MAX;
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+static void *alloc_bytes(size_t n)
+{
+    void *p = NULL;
+    /* page-aligned like the usual benchmarks; never 0 bytes so every buffer
+     * pointer is valid even for empty messages */
+    if (posix_memalign(&p, 4096, n ? n : 64)) return NULL;
+    return p;
+}
+
+static int is_rma(int sem) { return sem == SEM_PUT || sem == SEM_GET || sem == SEM_ACC; }
+
+int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name)
+{
+    int p = c->size, r = c->rank, ts = c->dtype_size;
+    /* every MPI count, displacement and window size of the kind must fit an int */
+    size_t maxel = isochron_ops_kind_max_elems(c, k);
+    if (maxel > (size_t)INT_MAX)
+        return isochron_set_error(ISOCHRON_EINVAL,
+                                  "%s: %zu bytes of %s make a buffer of %zu elements on %d processes, "
+                                  "more than an MPI count can hold (%d)",
+                                  name, c->bytes, isochron_op_dtype_name(c->dtype), maxel, p, INT_MAX);
+    isochron_ops_state_t *st = calloc(1, sizeof *st);
+    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
+    c->state = st;
+    st->kind = k;
+    st->name = name;
+    st->tk = isochron_ops_tkind(c->dtype);
+    st->rk = isochron_ops_rkind(c->op);
+    st->left = (r - 1 + p) % p;
+    st->right = (r + 1) % p;
+    st->vr = (r - c->root + p) % p;
+
+    isochron_ops_elems_t e;
+    int rc = ISOCHRON_OK;
+    if (!elems_of(k, p, r, c->root, c->count, c->in_place, &e))
+        rc = isochron_set_error(ISOCHRON_EINVAL, "%s: buffer size overflows", name);
+    if (rc == ISOCHRON_OK) {
+        c->sbuf_bytes = e.s * (size_t)ts;
+        c->rbuf_bytes = e.r * (size_t)ts;
+        st->tmp_bytes = e.tmp * (size_t)ts;
+        c->sbuf = alloc_bytes(c->sbuf_bytes);
+        if (!is_rma(k.sem) || k.sem == SEM_GET) c->rbuf = alloc_bytes(c->rbuf_bytes);
+        if (st->tmp_bytes) st->tmp = alloc_bytes(st->tmp_bytes);
+        if (!c->sbuf || (!c->rbuf && (!is_rma(k.sem) || k.sem == SEM_GET)) || (st->tmp_bytes && !st->tmp))
+            rc = isochron_set_error(ISOCHRON_ENOMEM, "%s: cannot allocate %zu + %zu + %zu bytes on rank %d",
+                                    name, c->sbuf_bytes, c->rbuf_bytes, st->tmp_bytes, r);
+    }
+    int uses_counts = k.sem == SEM_ALLGATHERV || k.sem == SEM_ALLTOALLV || k.sem == SEM_GATHERV ||
+                      k.sem == SEM_SCATTERV || k.sem == SEM_REDUCE_SCATTER;
+    if (rc == ISOCHRON_OK && uses_counts) {
+        c->counts = malloc((size_t)p * sizeof(int));
+        c->displs = malloc((size_t)p * sizeof(int));
+        if (!c->counts || !c->displs)
+            rc = isochron_set_error(ISOCHRON_ENOMEM, "%s: cannot allocate counts for %d ranks", name, p);
+        else
+            for (int j = 0; j < p; j++) {
+                c->counts[j] = (int)c->count;          /* uniform blocks, as IMB does */
+                c->displs[j] = (int)((size_t)j * c->count); /* <= INT_MAX: checked in setup */
+            }
+    }
+    if (rc == ISOCHRON_OK) {
+        int root_ip = c->in_place && r == c->root;
+        switch (k.sem) {
+        case SEM_GATHER: case SEM_GATHERV: case SEM_REDUCE:
+            st->sarg = root_ip ? MPI_IN_PLACE : c->sbuf; st->rarg = c->rbuf; break;
+        case SEM_SCATTER: case SEM_SCATTERV:
+            st->sarg = c->sbuf; st->rarg = root_ip ? MPI_IN_PLACE : c->rbuf; break;
+        default:
+            st->sarg = c->in_place ? MPI_IN_PLACE : c->sbuf; st->rarg = c->rbuf; break;
+        }
+    }
+    if (is_rma(k.sem)) {
+        /* the window is collective: agree first so no rank waits for one that failed */
+        int all = rc;
+        if (isochron_allreduce_polite(&rc, &all, 1, MPI_INT, MPI_MIN, c->comm) != ISOCHRON_OK)
+            return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Iallreduce failed in set-up", name);
+        if (all != ISOCHRON_OK) {
+            if (rc == ISOCHRON_OK)
+                rc = isochron_set_error(all, "%s: set-up failed on another rank", name);
+            return rc;
+        }
+        void *base = NULL;
+        /* MPICH 4.0.2 (ch4) lays shared-memory windows out as if every size
+         * were a multiple of 16 bytes: a 1000-byte window receives puts 8
+         * bytes off (reproduced outside isochron). Padding to a cache line
+         * costs nothing and keeps every library right. */
+        size_t wbytes = (e.win * (size_t)ts + 63) / 64 * 64;
+        if (MPI_Win_allocate((MPI_Aint)wbytes, ts, MPI_INFO_NULL, c->comm, &base, &c->win) != MPI_SUCCESS) {
+            c->win = MPI_WIN_NULL;
+            return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_allocate of %zu bytes failed", name,
+                                      e.win * (size_t)ts);
+        }
+        st->win_base = base;
+        if (k.sem != SEM_GET) {
+            c->rbuf = base; /* data arrives in the window */
+            c->rbuf_bytes = e.win * (size_t)ts;
+        }
+    }
+    return rc;
+}
+
+int isochron_ops_wait_request(isochron_op_ctx_t *c)
+{
+    if (MPI_Wait(&c->req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Wait failed on rank %d",
+                                  c->state ? ISOCHRON_OPS_ST(c)->name : "operation", c->rank);
+    return ISOCHRON_OK;
+}
+
+void isochron_ops_kind_teardown(isochron_op_ctx_t *c)
+{
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
+    if (c->req != MPI_REQUEST_NULL) MPI_Wait(&c->req, MPI_STATUS_IGNORE); /* posted, never waited */
+    if (c->win != MPI_WIN_NULL) MPI_Win_free(&c->win);
+    if (!st || c->rbuf != st->win_base) free(c->rbuf);
+    free(c->sbuf);
+    free(c->counts);
+    free(c->displs);
+    if (st) free(st->tmp);
+    free(st);
+    c->sbuf = c->rbuf = NULL;
+    c->counts = c->displs = NULL;
+    c->state = NULL;
+    c->win = MPI_WIN_NULL;
+}
+
+/* ------------------------------------------------------------------ prepare */
+
+static int lock_self(isochron_op_ctx_t *c, int type)
+{
+    if (MPI_Win_lock(type, c->rank, 0, c->win) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_lock on itself failed on rank %d",
+                                  ISOCHRON_OPS_ST(c)->name, c->rank);
+    return ISOCHRON_OK;
+}
+
+static int unlock_self(isochron_op_ctx_t *c)
+{
+    if (MPI_Win_unlock(c->rank, c->win) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_unlock on itself failed on rank %d",
+                                  ISOCHRON_OPS_ST(c)->name, c->rank);
+    return ISOCHRON_OK;
+}
+
+static char *at(void *buf, size_t elem, int ts) { return (char *)buf + elem * (size_t)ts; }
+
+int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
+{
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
+    int r = c->rank, p = c->size, k = c->rep, tk = st->tk, rk = st->rk, ts = c->dtype_size;
+    size_t n = c->count;
+    int is_root = r == c->root, ip = c->in_place;
+    int rc;
+    switch (st->kind.sem) {
+    case SEM_ALLGATHER: case SEM_ALLGATHERV:
+        isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        isochron_ops_fill_mv(ip ? at(c->rbuf, (size_t)r * n, ts) : c->sbuf, tk, r, 0, n, k);
+        break;
+    case SEM_ALLREDUCE: case SEM_SCAN: case SEM_EXSCAN:
+        isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        isochron_ops_fill_rv(ip ? c->rbuf : c->sbuf, tk, rk, r, 0, n, k, p);
+        break;
+    case SEM_ALLTOALL: case SEM_ALLTOALLV:
+        isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        isochron_ops_fill_mv(ip ? c->rbuf : c->sbuf, tk, r, 0, (size_t)p * n, k);
+        break;
+    case SEM_BARRIER:
+        break;
+    case SEM_BCAST:
+        if (is_root) isochron_ops_fill_mv(c->rbuf, tk, r, 0, n, k);
+        else isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        break;
+    case SEM_GATHER: case SEM_GATHERV:
+        isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        isochron_ops_fill_mv((is_root && ip) ? at(c->rbuf, (size_t)r * n, ts) : c->sbuf, tk, r, 0, n, k);
+        break;
+    case SEM_REDUCE:
+        isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        isochron_ops_fill_rv((is_root && ip) ? c->rbuf : c->sbuf, tk, rk, r, 0, n, k, p);
+        break;
+    case SEM_REDUCE_SCATTER: case SEM_REDUCE_SCATTER_BLOCK:
+        isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        isochron_ops_fill_rv(ip ? c->rbuf : c->sbuf, tk, rk, r, 0, (size_t)p * n, k, p);
+        break;
+    case SEM_SCATTER: case SEM_SCATTERV:
+        isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        if (is_root) isochron_ops_fill_mv(c->sbuf, tk, r, 0, (size_t)p * n, k);
+        break;
+    case SEM_PINGPONG: case SEM_EXCHANGE: case SEM_RINGSHIFT:
+        isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        if (c->sbuf_bytes) isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);
+        break;
+    case SEM_PUT: case SEM_GET: case SEM_ACC:
+        if (st->kind.alg == ALG_LOCK) {
+            /* nobody may still be reading or writing the previous repetition */
+            if ((rc = isochron_barrier_polite(c->comm))) return rc;
+            if ((rc = lock_self(c, MPI_LOCK_EXCLUSIVE))) return rc;
+        }
+        if (st->kind.sem == SEM_PUT) {
+            isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);
+            isochron_ops_poison(st->win_base, n * (size_t)ts);
+        } else if (st->kind.sem == SEM_GET) {
+            isochron_ops_fill_mv(st->win_base, tk, r, 0, n, k);
+            isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        } else {
+            isochron_ops_fill_rv(c->sbuf, tk, rk, r, 0, n, k, p);
+            isochron_ops_fill_rv(st->win_base, tk, rk, r, 0, n, k, p);
+        }
+        if (st->kind.alg == ALG_LOCK) {
+            if ((rc = unlock_self(c))) return rc;
+            /* every window holds this repetition's data before anyone accesses it */
+            if ((rc = isochron_barrier_polite(c->comm))) return rc;
+        }
+        break;
+    }
+    return ISOCHRON_OK;
+}
+
+/* ------------------------------------------------------------------ validate */
+
+typedef struct {
+    isochron_op_ctx_t *c;
+    size_t bad;
+    size_t first;
+    long long expected;
+    char got[64];
+    int from;
+} vcheck_t;
+
+static void vc(vcheck_t *v, const void *buf, size_t idx, long long expected, int from)
+{
+    int tk = ISOCHRON_OPS_ST(v->c)->tk;
+    if (isochron_ops_elem_equal(buf, idx, tk, expected)) return;
+    if (v->bad++ == 0) {
+        v->first = idx;
+        v->expected = expected;
+        v->from = from;
+        isochron_ops_elem_format(buf, idx, tk, v->got, sizeof v->got);
+    }
+}
+
+static int vfinish(vcheck_t *v, size_t total)
+{
+    if (!v->bad) return ISOCHRON_OK;
+    isochron_op_ctx_t *c = v->c;
+    char from[48] = "";
+    if (v->from >= 0) snprintf(from, sizeof from, " (from rank %d)", v->from);
+    return isochron_set_error(ISOCHRON_EVALIDATE,
+                              "%s: wrong data on rank %d, element %zu%s: expected %lld, got %s "
+                              "(%s, %zu bytes, repetition %d; %zu of %zu elements wrong)",
+                              ISOCHRON_OPS_ST(c)->name, c->rank, v->first, from, v->expected, v->got,
+                              isochron_op_dtype_name(c->dtype), c->bytes, c->rep, v->bad, total);
+}
+
+/* Reduction over ranks lo..hi of element i of the inputs. */
+static long long fold_ranks(int rk, int lo, int hi, size_t i, int k, int p)
+{
+    long long acc = isochron_ops_rv(rk, lo, i, k, p);
+    for (int j = lo + 1; j <= hi; j++) acc = isochron_ops_fold(rk, acc, isochron_ops_rv(rk, j, i, k, p));
+    return acc;
+}
+
+int isochron_ops_kind_validate(isochron_op_ctx_t *c)
+{
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
+    int r = c->rank, p = c->size, k = c->rep, tk = st->tk, rk = st->rk;
+    size_t n = c->count, total = 0;
+    int is_root = r == c->root;
+    vcheck_t v = { c, 0, 0, 0, "", -1 };
+    int rc;
+    switch (st->kind.sem) {
+    case SEM_ALLGATHER: case SEM_ALLGATHERV:
+        for (int j = 0; j < p; j++)
+            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, (size_t)j * n + e, isochron_ops_mv(tk, j, e, k), j);
+        total = (size_t)p * n;
+        break;
+    case SEM_ALLREDUCE:
+        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, p - 1, e, k, p), -1);
+        total = n;
+        break;
+    case SEM_SCAN:
+        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, r, e, k, p), -1);
+        total = n;
+        break;
+    case SEM_EXSCAN: /* undefined on rank 0 */
+        if (r > 0) {
+            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, r - 1, e, k, p), -1);
+            total = n;
+        }
+        break;
+    case SEM_ALLTOALL: case SEM_ALLTOALLV:
+        for (int j = 0; j < p; j++)
+            for (size_t e = 0; e < n; e++)
+                vc(&v, c->rbuf, (size_t)j * n + e, isochron_ops_mv(tk, j, (size_t)r * n + e, k), j);
+        total = (size_t)p * n;
+        break;
+    case SEM_BARRIER:
+        break;
+    case SEM_BCAST:
+        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, c->root, e, k), c->root);
+        total = n;
+        break;
+    case SEM_GATHER: case SEM_GATHERV:
+        if (is_root) {
+            for (int j = 0; j < p; j++)
+                for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, (size_t)j * n + e, isochron_ops_mv(tk, j, e, k), j);
+            total = (size_t)p * n;
+        }
+        break;
+    case SEM_REDUCE:
+        if (is_root) {
+            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, p - 1, e, k, p), -1);
+            total = n;
+        }
+        break;
+    case SEM_REDUCE_SCATTER: case SEM_REDUCE_SCATTER_BLOCK:
+        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, p - 1, (size_t)r * n + e, k, p), -1);
+        total = n;
+        break;
+    case SEM_SCATTER: case SEM_SCATTERV:
+        if (!(is_root && c->in_place)) {
+            for (size_t e = 0; e < n; e++)
+                vc(&v, c->rbuf, e, isochron_ops_mv(tk, c->root, (size_t)r * n + e, k), c->root);
+            total = n;
+        }
+        break;
+    case SEM_PINGPONG:
+        if (r < 2) {
+            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, 1 - r, e, k), 1 - r);
+            total = n;
+        }
+        break;
+    case SEM_EXCHANGE:
+        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, st->left, e, k), st->left);
+        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, n + e, isochron_ops_mv(tk, st->right, e, k), st->right);
+        total = 2 * n;
+        break;
+    case SEM_RINGSHIFT:
+        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, st->left, e, k), st->left);
+        total = n;
+        break;
+    case SEM_GET:
+        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, st->right, e, k), st->right);
+        total = n;
+        break;
+    case SEM_PUT: case SEM_ACC:
+        if (st->kind.alg == ALG_LOCK) {
+            /* the left neighbour's unlock completed its access at this target */
+            if ((rc = isochron_barrier_polite(c->comm))) return rc;
+            if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
+        }
+        for (size_t e = 0; e < n; e++) {
+            long long ex = st->kind.sem == SEM_PUT
+                               ? isochron_ops_mv(tk, st->left, e, k)
+                               : isochron_ops_fold(rk, isochron_ops_rv(rk, r, e, k, p),
+                                                   isochron_ops_rv(rk, st->left, e, k, p));
+            vc(&v, c->rbuf, e, ex, st->left);
+        }
+        total = n;
+        if (st->kind.alg == ALG_LOCK && (rc = unlock_self(c))) return rc;
+        break;
+    }
+    return vfinish(&v, total);
+}

@@ -1,0 +1,118 @@
+/*
+ * Private interface of the operations module. A built-in operation is a
+ * descriptor (isochron/ops.h) whose set-up, prepare, validate, teardown and
+ * memory functions are shared by every operation with the same semantics:
+ * what matters to them is the "kind", the MPI operation whose result the
+ * operation must deliver (sem) and how it is implemented (alg: the MPI call,
+ * a linear or binomial algorithm on point-to-point, a fence or lock epoch).
+ * Only run/post/wait are specific to each operation, so the timed code is a
+ * direct MPI call with no dispatch in front of it.
+ */
+#ifndef ISOCHRON_OPS_IMPL_H
+#define ISOCHRON_OPS_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+#include "isochron.h"
+#include "isochron/ops.h"
+
+/* Memory needs up to this are accepted without asking the node (no process
+ * anywhere gets less than 1 MiB). */
+#define ISOCHRON_OPS_MEMORY_FLOOR ((size_t)1 << 20)
+
+/* Semantics: which result must arrive where. */
+enum isochron_ops_sem {
+    SEM_ALLGATHER, SEM_ALLGATHERV, SEM_ALLREDUCE, SEM_ALLTOALL, SEM_ALLTOALLV,
+    SEM_BARRIER, SEM_BCAST, SEM_EXSCAN, SEM_GATHER, SEM_GATHERV, SEM_REDUCE,
+    SEM_REDUCE_SCATTER, SEM_REDUCE_SCATTER_BLOCK, SEM_SCAN, SEM_SCATTER, SEM_SCATTERV,
+    SEM_PINGPONG, SEM_EXCHANGE, SEM_RINGSHIFT, SEM_PUT, SEM_GET, SEM_ACC
+};
+/* Implementation. */
+enum isochron_ops_alg { ALG_MPI, ALG_LINEAR, ALG_BINOMIAL, ALG_FENCE, ALG_LOCK };
+
+/* Element types the patterns know (the six of isochron_op_dtype_find). */
+enum isochron_ops_tkind { TK_BYTE, TK_CHAR, TK_INT, TK_LONG, TK_FLOAT, TK_DOUBLE, TK_OTHER };
+/* Reduction ops the patterns know. */
+enum isochron_ops_rkind { RK_SUM, RK_PROD, RK_MAX, RK_MIN, RK_OTHER };
+
+typedef struct {
+    int sem, alg;
+} isochron_ops_kind_t;
+
+/* What one process allocates, in elements. */
+typedef struct {
+    size_t s, r, tmp, win;
+} isochron_ops_elems_t;
+
+/* ctx->state of a built-in operation. */
+typedef struct {
+    isochron_ops_kind_t kind;
+    const char *name;     /* for messages */
+    int tk, rk;
+    void *sarg, *rarg;    /* what run passes to MPI: MPI_IN_PLACE or the buffer */
+    void *tmp;            /* linear/binomial algorithms: staging / accumulator */
+    size_t tmp_bytes;
+    void *win_base;       /* one-sided: window memory (MPI_Win_allocate) */
+    int left, right;      /* ring neighbours */
+    int vr;               /* rank relative to the root (binomial trees) */
+} isochron_ops_state_t;
+
+/* Shared implementation of a kind (kind.c). */
+int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
+size_t isochron_ops_kind_memory(const isochron_op_ctx_t *c, isochron_ops_kind_t k);
+size_t isochron_ops_kind_max_elems(const isochron_op_ctx_t *c, isochron_ops_kind_t k);
+int isochron_ops_kind_prepare(isochron_op_ctx_t *c);
+int isochron_ops_kind_validate(isochron_op_ctx_t *c);
+void isochron_ops_kind_teardown(isochron_op_ctx_t *c);
+int isochron_ops_wait_request(isochron_op_ctx_t *c);
+
+/* Patterns (pattern.c). Values are exact integers in every element type. */
+int isochron_ops_tkind(MPI_Datatype dt);
+int isochron_ops_rkind(MPI_Op op);
+long long isochron_ops_mv(int tk, int rank, size_t i, int rep);
+long long isochron_ops_rv(int rk, int rank, size_t i, int rep, int size);
+long long isochron_ops_fold(int rk, long long a, long long b);
+void isochron_ops_fill_mv(void *buf, int tk, int rank, size_t first, size_t n, int rep);
+void isochron_ops_fill_rv(void *buf, int tk, int rk, int rank, size_t first, size_t n, int rep, int size);
+void isochron_ops_poison(void *buf, size_t bytes);
+int isochron_ops_elem_equal(const void *buf, size_t idx, int tk, long long v);
+void isochron_ops_elem_format(const void *buf, size_t idx, int tk, char *out, size_t n);
+
+/* Tables of built-in descriptors (one per source file). */
+const isochron_op_t *isochron_ops_builtin_coll(int *n);
+const isochron_op_t *isochron_ops_builtin_p2p(int *n);
+const isochron_op_t *isochron_ops_builtin_rma(int *n);
+const isochron_op_t *isochron_ops_builtin_alt(int *n);
+
+/* The shared functions of a kind, wrapped once per operation (the run
+ * functions stay individual). */
+#define ISOCHRON_OPS_KIND(id, sem, alg)                                                   \
+    static int setup_##id(isochron_op_ctx_t *c)                                           \
+    {                                                                                     \
+        return isochron_ops_kind_setup(c, (isochron_ops_kind_t){ sem, alg }, #id);        \
+    }                                                                                     \
+    static size_t memory_##id(const isochron_op_ctx_t *c)                                 \
+    {                                                                                     \
+        return isochron_ops_kind_memory(c, (isochron_ops_kind_t){ sem, alg });            \
+    }
+
+#define ISOCHRON_OPS_ST(c) ((isochron_ops_state_t *)(c)->state)
+
+/* MPI failure inside run/post/wait: an error sentence naming the call. */
+#define ISOCHRON_OPS_MPI(call, c, what)                                                   \
+    do {                                                                                  \
+        if ((call) != MPI_SUCCESS)                                                        \
+            return isochron_set_error(ISOCHRON_EMPI, "%s: %s failed on rank %d",          \
+                                      ISOCHRON_OPS_ST(c)->name, what, (c)->rank);         \
+    } while (0)
+
+/* Tags of the point-to-point based operations (on the measured communicator;
+ * the engine sends nothing of its own there while an operation runs). */
+enum {
+    ISOCHRON_TAG_PING = 0x1501, ISOCHRON_TAG_PONG, ISOCHRON_TAG_EXL, ISOCHRON_TAG_EXR,
+    ISOCHRON_TAG_RING, ISOCHRON_TAG_BCAST, ISOCHRON_TAG_SCATTER, ISOCHRON_TAG_GATHER,
+    ISOCHRON_TAG_REDUCE
+};
+
+#endif

@@ -1,0 +1,220 @@
+/*
+ * The set of operations a benchmark can name: every built-in descriptor
+ * (collectives and their non-blocking forms, point-to-point patterns,
+ * one-sided, and the linear/binomial implementations on point-to-point) plus
+ * the operations the application registers. This is MPIBlib's open set of
+ * operations (paper 001, sec. 4: "the set of communication operations that
+ * can be benchmarked by MPIBlib is open for extensions"), kept in a handle
+ * rather than a global table so two users of the library in one process, or
+ * SimGrid's privatized ranks, never see each other's registrations; lookups
+ * are case-insensitive and an unknown name is answered with every valid one,
+ * as for every registry of isochron. Also here: the datatypes and reduction
+ * ops the built-ins know, by name.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "ops/ops_impl.h"
+
+struct isochron_ops {
+    isochron_op_t *ops;
+    int n, cap, nbuiltin;
+};
+
+static int grow(isochron_ops_t *s, int extra)
+{
+    if (s->n + extra <= s->cap) return 1;
+    int cap = s->cap ? s->cap : 64;
+    while (cap < s->n + extra) cap *= 2;
+    isochron_op_t *v = realloc(s->ops, (size_t)cap * sizeof *v);
+    if (!v) return 0;
+    s->ops = v;
+    s->cap = cap;
+    return 1;
+}
+
+int isochron_ops_create(isochron_ops_t **out)
+{
+    if (!out) return isochron_set_error(ISOCHRON_EINVAL, "isochron_ops_create: no output pointer");
+    *out = NULL;
+    isochron_ops_t *s = calloc(1, sizeof *s);
+    if (!s) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory for the operation registry");
+    const isochron_op_t *(*tables[])(int *) = { isochron_ops_builtin_coll, isochron_ops_builtin_p2p,
+                                                isochron_ops_builtin_rma, isochron_ops_builtin_alt };
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        int n = 0;
+        const isochron_op_t *v = tables[t](&n);
+        if (!grow(s, n)) {
+            isochron_ops_destroy(s);
+            return isochron_set_error(ISOCHRON_ENOMEM, "out of memory for the operation registry");
+        }
+        memcpy(s->ops + s->n, v, (size_t)n * sizeof *v);
+        s->n += n;
+    }
+    s->nbuiltin = s->n;
+    *out = s;
+    return ISOCHRON_OK;
+}
+
+void isochron_ops_destroy(isochron_ops_t *s)
+{
+    if (!s) return;
+    for (int i = s->nbuiltin; i < s->n; i++) { /* registered copies own their strings */
+        free((char *)s->ops[i].name);
+        free((char *)s->ops[i].family);
+        free((char *)s->ops[i].description);
+    }
+    free(s->ops);
+    free(s);
+}
+
+static int valid_name(const char *n)
+{
+    if (!n || !*n || strlen(n) > 63) return 0;
+    for (; *n; n++)
+        if (!isalnum((unsigned char)*n) && *n != '_' && *n != '-' && *n != '.') return 0;
+    return 1;
+}
+
+static char *dup_or_null(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+int isochron_ops_register(isochron_ops_t *s, const isochron_op_t *op)
+{
+    if (!s || !op) return isochron_set_error(ISOCHRON_EINVAL, "isochron_ops_register: no registry or operation");
+    if (!valid_name(op->name))
+        return isochron_set_error(ISOCHRON_EINVAL,
+                                  "operation name '%.64s' is not valid: 1 to 63 letters, digits, '_', '-' or '.'",
+                                  op->name ? op->name : "(null)");
+    for (int i = 0; i < s->n; i++)
+        if (isochron_streq_ci(s->ops[i].name, op->name))
+            return isochron_set_error(ISOCHRON_ENAME, "an operation named '%s' is already registered", s->ops[i].name);
+    if (!op->run) return isochron_set_error(ISOCHRON_EINVAL, "operation '%s' has no run function", op->name);
+    if ((op->flags & ISOCHRON_OP_NONBLOCKING) && (!op->post || !op->wait))
+        return isochron_set_error(ISOCHRON_EINVAL, "operation '%s' is non-blocking but lacks post or wait", op->name);
+    if (!grow(s, 1)) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory registering '%s'", op->name);
+    isochron_op_t c = *op;
+    c.name = dup_or_null(op->name);
+    c.family = dup_or_null(op->family ? op->family : op->name);
+    c.description = dup_or_null(op->description ? op->description : "");
+    if (!c.name || !c.family || !c.description) {
+        free((char *)c.name);
+        free((char *)c.family);
+        free((char *)c.description);
+        return isochron_set_error(ISOCHRON_ENOMEM, "out of memory registering '%s'", op->name);
+    }
+    c.flags |= ISOCHRON_OP_USER;
+    s->ops[s->n++] = c;
+    return ISOCHRON_OK;
+}
+
+int isochron_ops_count(const isochron_ops_t *s) { return s ? s->n : 0; }
+
+const isochron_op_t *isochron_ops_get(const isochron_ops_t *s, int i)
+{
+    return (s && i >= 0 && i < s->n) ? &s->ops[i] : NULL;
+}
+
+int isochron_ops_find(const isochron_ops_t *s, const char *name, const isochron_op_t **out)
+{
+    if (out) *out = NULL;
+    if (!s || !name || !out) return isochron_set_error(ISOCHRON_EINVAL, "isochron_ops_find: missing argument");
+    for (int i = 0; i < s->n; i++)
+        if (isochron_streq_ci(name, s->ops[i].name)) {
+            *out = &s->ops[i];
+            return ISOCHRON_OK;
+        }
+    /* the sentence lists every valid name (error messages hold 1023 characters) */
+    size_t len = 1;
+    for (int i = 0; i < s->n; i++) len += strlen(s->ops[i].name) + 2;
+    char *list = malloc(len);
+    if (!list) return isochron_set_error(ISOCHRON_ENAME, "unknown operation '%.64s'", name);
+    list[0] = '\0';
+    for (int i = 0; i < s->n; i++) {
+        if (i) strcat(list, ", ");
+        strcat(list, s->ops[i].name);
+    }
+    int rc = isochron_set_error(ISOCHRON_ENAME, "unknown operation '%.64s'; valid: %s", name, list);
+    free(list);
+    return rc;
+}
+
+/* ------------------------------------------------------------ types and ops */
+
+static const char *dtype_names_v[] = { "byte", "char", "int", "long", "float", "double" };
+
+static MPI_Datatype dtype_at(int i)
+{
+    switch (i) {
+    case 0: return MPI_BYTE;
+    case 1: return MPI_CHAR;
+    case 2: return MPI_INT;
+    case 3: return MPI_LONG;
+    case 4: return MPI_FLOAT;
+    default: return MPI_DOUBLE;
+    }
+}
+
+static MPI_Op reduce_at(int i)
+{
+    switch (i) {
+    case 0: return MPI_SUM;
+    case 1: return MPI_PROD;
+    case 2: return MPI_MAX;
+    default: return MPI_MIN;
+    }
+}
+
+static const char *reduce_names_v[] = { "sum", "prod", "max", "min" };
+
+const char *isochron_op_dtype_names(void) { return "byte, char, int, long, float, double"; }
+const char *isochron_op_reduce_names(void) { return "sum, prod, max, min"; }
+
+int isochron_op_dtype_find(const char *name, MPI_Datatype *dt, int *size)
+{
+    for (int i = 0; name && i < 6; i++)
+        if (isochron_streq_ci(name, dtype_names_v[i])) {
+            if (dt) *dt = dtype_at(i);
+            if (size) {
+                int s = 0;
+                MPI_Type_size(dtype_at(i), &s);
+                *size = s;
+            }
+            return ISOCHRON_OK;
+        }
+    return isochron_set_error(ISOCHRON_ENAME, "unknown datatype '%.64s'; valid: %s", name ? name : "(null)",
+                              isochron_op_dtype_names());
+}
+
+int isochron_op_reduce_find(const char *name, MPI_Op *op)
+{
+    for (int i = 0; name && i < 4; i++)
+        if (isochron_streq_ci(name, reduce_names_v[i])) {
+            if (op) *op = reduce_at(i);
+            return ISOCHRON_OK;
+        }
+    return isochron_set_error(ISOCHRON_ENAME, "unknown reduction op '%.64s'; valid: %s", name ? name : "(null)",
+                              isochron_op_reduce_names());
+}
+
+const char *isochron_op_dtype_name(MPI_Datatype dt)
+{
+    for (int i = 0; i < 6; i++)
+        if (dt == dtype_at(i)) return dtype_names_v[i];
+    return "?";
+}
+
+const char *isochron_op_reduce_name(MPI_Op op)
+{
+    for (int i = 0; i < 4; i++)
+        if (op == reduce_at(i)) return reduce_names_v[i];
+    return "?";
+}

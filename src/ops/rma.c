@@ -1,0 +1,107 @@
+/*
+ * One-sided basics (MPI-3.1 ch. 11), the two synchronization styles a
+ * benchmark must tell apart: active target (a fence epoch around the access,
+ * collective) and passive target (an exclusive lock of the target around it,
+ * only origin and target involved). Every rank accesses its right ring
+ * neighbour's window, so every rank is origin once and target once per run:
+ *   put_*         MPI_Put of `bytes` into the neighbour's window;
+ *   get_*         MPI_Get of `bytes` from it;
+ *   accumulate_*  MPI_Accumulate with the reduction op (sum, prod, max, min).
+ * One run = one complete epoch (fence, access, fence or lock, access,
+ * unlock). The window (MPI_Win_allocate, `bytes` per rank) is created in
+ * set-up and freed in teardown; prepare and validate synchronize the window
+ * contents outside the timed part (kind.c).
+ */
+#include "isochron.h"
+#include "core/util.h"
+#include "ops/ops_impl.h"
+
+#define N ((int)c->count)
+#define DT (c->dtype)
+
+ISOCHRON_OPS_KIND(put_fence, SEM_PUT, ALG_FENCE)
+ISOCHRON_OPS_KIND(get_fence, SEM_GET, ALG_FENCE)
+ISOCHRON_OPS_KIND(accumulate_fence, SEM_ACC, ALG_FENCE)
+ISOCHRON_OPS_KIND(put_lock, SEM_PUT, ALG_LOCK)
+ISOCHRON_OPS_KIND(get_lock, SEM_GET, ALG_LOCK)
+ISOCHRON_OPS_KIND(accumulate_lock, SEM_ACC, ALG_LOCK)
+
+#define FENCE(c) ISOCHRON_OPS_MPI(MPI_Win_fence(0, (c)->win), c, "MPI_Win_fence")
+#define LOCK(c, t) ISOCHRON_OPS_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, (c)->win), c, "MPI_Win_lock")
+#define UNLOCK(c, t) ISOCHRON_OPS_MPI(MPI_Win_unlock(t, (c)->win), c, "MPI_Win_unlock")
+#define PUT(c, t) ISOCHRON_OPS_MPI(MPI_Put(c->sbuf, N, DT, t, 0, N, DT, c->win), c, "MPI_Put")
+#define GET(c, t) ISOCHRON_OPS_MPI(MPI_Get(c->rbuf, N, DT, t, 0, N, DT, c->win), c, "MPI_Get")
+#define ACC(c, t) ISOCHRON_OPS_MPI(MPI_Accumulate(c->sbuf, N, DT, t, 0, N, DT, c->op, c->win), c, "MPI_Accumulate")
+
+static int run_put_fence(isochron_op_ctx_t *c)
+{
+    FENCE(c);
+    PUT(c, ISOCHRON_OPS_ST(c)->right);
+    FENCE(c);
+    return ISOCHRON_OK;
+}
+
+static int run_get_fence(isochron_op_ctx_t *c)
+{
+    FENCE(c);
+    GET(c, ISOCHRON_OPS_ST(c)->right);
+    FENCE(c);
+    return ISOCHRON_OK;
+}
+
+static int run_accumulate_fence(isochron_op_ctx_t *c)
+{
+    FENCE(c);
+    ACC(c, ISOCHRON_OPS_ST(c)->right);
+    FENCE(c);
+    return ISOCHRON_OK;
+}
+
+static int run_put_lock(isochron_op_ctx_t *c)
+{
+    int t = ISOCHRON_OPS_ST(c)->right;
+    LOCK(c, t);
+    PUT(c, t);
+    UNLOCK(c, t);
+    return ISOCHRON_OK;
+}
+
+static int run_get_lock(isochron_op_ctx_t *c)
+{
+    int t = ISOCHRON_OPS_ST(c)->right;
+    LOCK(c, t);
+    GET(c, t);
+    UNLOCK(c, t);
+    return ISOCHRON_OK;
+}
+
+static int run_accumulate_lock(isochron_op_ctx_t *c)
+{
+    int t = ISOCHRON_OPS_ST(c)->right;
+    LOCK(c, t);
+    ACC(c, t);
+    UNLOCK(c, t);
+    return ISOCHRON_OK;
+}
+
+#define F_RMA (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2)
+#define DESC(id, fam, desc, fl)                                                                       \
+    { #id, fam, desc, F_RMA | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,    \
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id }
+
+static const isochron_op_t rma_ops[] = {
+    DESC(put_fence, "put", "MPI_Put to the right neighbour inside MPI_Win_fence", 0),
+    DESC(get_fence, "get", "MPI_Get from the right neighbour inside MPI_Win_fence", 0),
+    DESC(accumulate_fence, "accumulate", "MPI_Accumulate to the right neighbour inside MPI_Win_fence",
+         ISOCHRON_OP_REDUCTION),
+    DESC(put_lock, "put", "MPI_Put to the right neighbour under an exclusive MPI_Win_lock", 0),
+    DESC(get_lock, "get", "MPI_Get from the right neighbour under an exclusive MPI_Win_lock", 0),
+    DESC(accumulate_lock, "accumulate", "MPI_Accumulate to the right neighbour under an exclusive MPI_Win_lock",
+         ISOCHRON_OP_REDUCTION),
+};
+
+const isochron_op_t *isochron_ops_builtin_rma(int *n)
+{
+    *n = (int)(sizeof rma_ops / sizeof rma_ops[0]);
+    return rma_ops;
+}
