@@ -1,3 +1,29 @@
 # Tests of the statistics, the engine and the isochron-bench driver.
 isochron_serial_test(test_stats ${CMAKE_CURRENT_SOURCE_DIR}/bench/test_stats.c)
 isochron_mpi_test(test_engine ${CMAKE_CURRENT_SOURCE_DIR}/bench/test_engine.c 2 3 4)
+
+# isochron-bench: output formats parse and carry the schema's fields
+add_test(NAME bench_output_formats
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 3 $<TARGET_FILE:isochron-bench> --ops allreduce,bcast,barrier,pingpong --sizes 8,1K --max-reps 30 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_out.jsonl --csv ${CMAKE_CURRENT_BINARY_DIR}/bench_out.csv && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_output.py ${CMAKE_CURRENT_BINARY_DIR}/bench_out.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_out.csv 8")
+set_tests_properties(bench_output_formats PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_output: PASS")
+
+# isochron-bench: every scheme x method runs end to end from the command line
+foreach(scheme roundtime window barrier none)
+  isochron_cli_test(bench_${scheme} 4 TOOL isochron-bench EXPECT zero MATCH "allreduce" "8 B" "ci|max_reps|budget"
+                    ARGS --ops allreduce --sizes 8 --scheme ${scheme} --max-reps 50 --quiet)
+endforeach()
+isochron_cli_test(bench_ack 3 TOOL isochron-bench EXPECT zero MATCH "bcast_binomial"
+                  ARGS --ops bcast,bcast_binomial --sizes 1K --scheme barrier --method ack --max-reps 20 --quiet)
+
+# isochron-bench: bad input fails clearly, before measuring anything
+isochron_cli_test(bench_help 1 TOOL isochron-bench EXPECT zero MATCH "--scheme" "--method" "--sizes" ARGS --help)
+isochron_cli_test(bench_list_ops 1 TOOL isochron-bench EXPECT zero MATCH "allreduce" "iallreduce" "pingpong" "put_fence" "bcast_binomial" ARGS --list-ops)
+isochron_cli_test(bench_unknown_op 2 TOOL isochron-bench EXPECT nonzero MATCH "nosuch" "allreduce" ARGS --ops nosuch)
+isochron_cli_test(bench_bad_size 2 TOOL isochron-bench EXPECT nonzero MATCH "bad size" ARGS --ops allreduce --sizes 8,12Q)
+isochron_cli_test(bench_size_not_multiple 2 TOOL isochron-bench EXPECT nonzero MATCH "multiple" ARGS --ops allreduce --sizes 6)
+isochron_cli_test(bench_size_beyond_memory 2 TOOL isochron-bench EXPECT nonzero MATCH "needs" "available" ARGS --ops alltoall --sizes 64G)
+isochron_cli_test(bench_root_out_of_range 2 TOOL isochron-bench EXPECT nonzero MATCH "root" ARGS --ops bcast --root 7)
+isochron_cli_test(bench_unknown_scheme 1 TOOL isochron-bench EXPECT nonzero MATCH "roundtime" "window" ARGS --scheme nosuch)
+isochron_cli_test(bench_unknown_flag 1 TOOL isochron-bench EXPECT nonzero MATCH "--help" ARGS --bogus)
+isochron_cli_test(bench_ack_wrong_op 2 TOOL isochron-bench EXPECT nonzero MATCH "broadcast and scatter" ARGS --ops allreduce --scheme barrier --method ack)
+isochron_cli_test(bench_min2_alone 1 TOOL isochron-bench EXPECT nonzero MATCH "at least 2" ARGS --ops pingpong)
