@@ -124,3 +124,28 @@ int app_parse_list(const char *s, double *out, int max, int *n)
     free(copy);
     return *n > 0 ? 0 : -1;
 }
+
+int app_make_timer(const char *prog, const char *name, const isochron_skew_spec_t *skew, MPI_Comm comm,
+                   isochron_timer_t **out, isochron_skew_t *my_skew)
+{
+    int rank, rc, all;
+    MPI_Comm_rank(comm, &rank);
+    memset(my_skew, 0, sizeof *my_skew);
+    *out = NULL;
+    isochron_timer_t *t = NULL;
+    rc = isochron_timer_create(name, &t);
+    if (!rc && isochron_skew_spec_active(skew)) {
+        isochron_timer_t *sk;
+        isochron_skew_for_rank(skew, rank, my_skew);
+        if ((rc = isochron_timer_skew(t, my_skew, &sk))) isochron_timer_destroy(t), t = NULL;
+        else t = sk;
+    }
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (all) {
+        if (rank == 0) fprintf(stderr, "%s: --timer/--skew: %s\n", prog, rc ? isochron_last_error() : "refused on another rank");
+        isochron_timer_destroy(t);
+        return 2;
+    }
+    *out = t;
+    return 0;
+}

@@ -3,6 +3,7 @@
 #define ISOCHRON_APPS_COMMON_H
 #include <mpi.h>
 #include <stdio.h>
+#include "isochron/timer.h"
 
 /* One command-line option: drives both parsing and --help (Caliper style). */
 typedef struct {
@@ -23,6 +24,13 @@ void json_num(FILE *f, double v); /* null for NaN/inf */
 
 /* Writes the "context" record's common fields (no braces): host(s), MPI, ranks, command. */
 void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv);
+
+/* The base timer \p name on every rank, decorated with this rank's skew from
+ * \p skew when it injects anything (*my_skew receives it, zeros otherwise).
+ * Collective: fails on all ranks if it fails on one. 0, or 2 after printing
+ * the reason on rank 0 with \p prog. */
+int app_make_timer(const char *prog, const char *name, const isochron_skew_spec_t *skew, MPI_Comm comm,
+                   isochron_timer_t **out, isochron_skew_t *my_skew);
 
 /* Parse a comma-separated list of non-negative doubles (durations with units allowed). */
 int app_parse_list(const char *s, double *out, int max, int *n);

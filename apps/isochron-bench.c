@@ -273,16 +273,8 @@ int main(int argc, char **argv)
     if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &spec)) FAIL("--sync: %s", isochron_last_error());
     if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) FAIL("--skew: %s", isochron_last_error());
     isochron_timer_t *timer;
-    int rc = isochron_timer_create(v[O_TIMER] ? v[O_TIMER] : "mpi_wtime", &timer), any;
-    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (any) FAIL("--timer: %s", rc ? isochron_last_error() : "refused on another rank");
     isochron_skew_t my_skew;
-    if (isochron_skew_spec_active(&skew)) {
-        isochron_skew_for_rank(&skew, rank, &my_skew);
-        isochron_timer_t *sk;
-        if (isochron_timer_skew(timer, &my_skew, &sk)) FAIL("--skew: %s", isochron_last_error());
-        timer = sk;
-    }
+    if ((code = app_make_timer("isochron-bench", v[O_TIMER] ? v[O_TIMER] : "mpi_wtime", &skew, MPI_COMM_WORLD, &timer, &my_skew))) goto done;
     FILE *jf = NULL, *cf = NULL;
     if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
     if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;

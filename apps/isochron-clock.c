@@ -181,19 +181,10 @@ int main(int argc, char **argv)
             if (rank == 0) fprintf(stderr, "isochron-clock: --skew: rank %d given but the job has %d ranks\n", skew.explicit_rank[i], size);
             code = 2; goto close;
         }
-    const char *tname = v[O_TIMER] ? v[O_TIMER] : "mpi_wtime";
     isochron_timer_t *timer = NULL;
-    int rc = isochron_timer_create(tname, &timer), any = 0;
-    MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (any) { code = rc ? fail(rank, "--timer") : 2; if (!rc) isochron_timer_destroy(timer); goto close; }
     isochron_skew_t my_skew;
-    memset(&my_skew, 0, sizeof my_skew);
-    if (isochron_skew_spec_active(&skew)) {
-        isochron_skew_for_rank(&skew, rank, &my_skew);
-        isochron_timer_t *sk;
-        if (isochron_timer_skew(timer, &my_skew, &sk)) { code = fail(rank, "--skew"); goto close; }
-        timer = sk;
-    }
+    if ((code = app_make_timer("isochron-clock", v[O_TIMER] ? v[O_TIMER] : "mpi_wtime", &skew, MPI_COMM_WORLD, &timer, &my_skew))) goto close;
+    int rc;
     isochron_clock_t *base, *global = NULL;
     isochron_clock_create(timer, &base);
     char spec_text[1024];

@@ -52,7 +52,7 @@ int isochron_barrier_find(const char *name, const isochron_barrier_t **out);
 
 typedef struct {
     char scheme[16];      /**< barrier | window | roundtime | none */
-    char method[16];      /**< global | max | root | ack */
+    char method[16];      /**< global | max | root | ack | overlap */
     char barrier[24];     /**< barrier algorithm for the barrier scheme (default "mpi") */
     int barrier_twice;    /**< two barriers before each repetition */
     int warmup;           /**< untimed repetitions first */
@@ -92,6 +92,9 @@ typedef struct {
     double correction;    /**< root: confirmation time subtracted; ack: mean acknowledgement time (s) */
     double window;        /**< window scheme: window used (s); roundtime: Bcast latency estimate */
     int validated;        /**< repetitions whose data was checked */
+    double overlap;       /**< overlap method: fraction of the communication hidden behind computation, NaN otherwise */
+    double t_comm;        /**< overlap method: median post+wait time without computation (s) */
+    double t_comp;        /**< overlap method: busy computation inserted between post and wait (s) */
     /* raw data when opts.raw (rank 0): reps x nprocs start/end, per-rep time and validity */
     int raw_n;
     double *raw_start, *raw_end, *raw_time;

@@ -29,6 +29,7 @@ typedef struct {
     int root;             /* root of the method (ctx->root for rooted ops, else 0) */
     double correction;    /* root: confirmation time; ack: mean ack time */
     double *ack;          /* ack: per-rank one-way acknowledgement time (on root) */
+    double t_comm, t_comp;/* overlap: communication alone, computation inserted */
 } point_state_t;
 
 /* Wait until global time t (polite on oversubscribed nodes, see engine.c). */

@@ -177,7 +177,7 @@ static int reduce_batch(isochron_bench_t *b, const method_t *m, reps_t *r, int f
         for (int i = 0; i < n; i++) {
             double first = -out[i], last_start = out[n + i], last = out[2 * n + i], loc = out[3 * n + i], dmax = out[4 * n + i];
             int late = dmax >= 1e299;
-            double t = !strcmp(m->name, "global") ? last - first : !strcmp(m->name, "max") ? dmax : loc;
+            double t = !strcmp(m->name, "global") ? last - first : (!strcmp(m->name, "max") || !strcmp(m->name, "overlap")) ? dmax : loc;
             r->runtime[from + i] = t;
             r->valid[from + i] = !late && isfinite(t);
             r->spread[from + i] = last_start - first;
@@ -343,6 +343,13 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         }
         res->correction = ps.correction;
         res->window = ps.window;
+        res->overlap = NAN;
+        res->t_comm = ps.t_comm;
+        res->t_comp = ps.t_comp;
+        if (!strcmp(me->name, "overlap") && res->valid > 0 && ps.t_comm > 0) {
+            double ov = 1.0 - (res->s.median - ps.t_comp) / ps.t_comm;
+            res->overlap = ov < 0 ? 0 : ov > 1 ? 1 : ov;
+        }
         /* every rank gets the summary (raw data stays on rank 0) */
         isochron_point_t copy = *res;
         MPI_Bcast(&copy, (int)sizeof copy, MPI_BYTE, 0, b->ctl);

@@ -13,10 +13,10 @@
 #include "bench/bench_impl.h"
 
 extern const scheme_t isochron_scheme_barrier, isochron_scheme_none, isochron_scheme_window, isochron_scheme_roundtime;
-extern const method_t isochron_method_global, isochron_method_max, isochron_method_root, isochron_method_ack;
+extern const method_t isochron_method_global, isochron_method_max, isochron_method_root, isochron_method_ack, isochron_method_overlap;
 
 static const scheme_t *schemes[] = {&isochron_scheme_roundtime, &isochron_scheme_window, &isochron_scheme_barrier, &isochron_scheme_none};
-static const method_t *methods[] = {&isochron_method_global, &isochron_method_max, &isochron_method_root, &isochron_method_ack};
+static const method_t *methods[] = {&isochron_method_global, &isochron_method_max, &isochron_method_root, &isochron_method_ack, &isochron_method_overlap};
 #define NS ((int)(sizeof schemes / sizeof schemes[0]))
 #define NM ((int)(sizeof methods / sizeof methods[0]))
 static isochron_named_t scheme_names[NS], method_names[NM];

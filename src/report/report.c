@@ -90,7 +90,18 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
             const char *v = kv[i].json;
             size_t l = strlen(v);
             if (l >= 2 && v[0] == '"' && v[l - 1] == '"') fprintf(f, "%s%-14s %.*s\n", pre, kv[i].key, (int)(l - 2), v + 1);
-            else fprintf(f, "%s%-14s %s\n", pre, kv[i].key, v);
+            else if (v[0] == '{') { /* an object: key=value pairs for a human */
+                fprintf(f, "%s%-14s ", pre, kv[i].key);
+                int in_str = 0;
+                for (const char *c = v + 1; *c && !(c[1] == 0 && *c == '}'); c++) {
+                    if (*c == '"') { in_str = !in_str; continue; }
+                    if (!in_str && *c == ':') fputc('=', f);
+                    else if (!in_str && *c == ',') fputs(", ", f);
+                    else if (!in_str && (*c == '{' || *c == '}')) continue;
+                    else fputc(*c, f);
+                }
+                fputc('\n', f);
+            } else fprintf(f, "%s%-14s %s\n", pre, kv[i].key, v);
         }
         if (r->fmt == FMT_CSV)
             fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated\n", f);
@@ -128,6 +139,11 @@ int isochron_report_point(isochron_reporter_t *r, const isochron_point_t *p, con
         fputs(",\"correction_s\":", f); jnum(f, p->correction);
         fputs(",\"scheme_param_s\":", f); jnum(f, p->window);
         fprintf(f, ",\"validated\":%d", p->validated);
+        if (isfinite(p->overlap)) {
+            fputs(",\"overlap\":", f); jnum(f, p->overlap);
+            fputs(",\"t_comm_s\":", f); jnum(f, p->t_comm);
+            fputs(",\"t_comp_s\":", f); jnum(f, p->t_comp);
+        }
         if (p->raw_n > 0 && p->raw_time) {
             fputs(",\"raw\":{\"time_s\":[", f);
             for (int i = 0; i < p->raw_n; i++) { if (i) fputc(',', f); jnum(f, p->raw_time[i]); }
@@ -164,10 +180,13 @@ int isochron_report_point(isochron_reporter_t *r, const isochron_point_t *p, con
         if (!strcmp(p->redop, "-") || 1) snprintf(root, sizeof root, "%d", p->root);
         if (p->valid == 0)
             fprintf(f, "%-22s %9s %6s %11s  no valid repetitions (%d invalid): no statistics\n", p->op, sz, root, vr, p->reps);
-        else
-            fprintf(f, "%-22s %9s %6s %11s %11s %11s %11s %11s %9s  %s\n", p->op, sz, root, vr, isochron_fmt_time(s->median, a, sizeof a),
+        else {
+            fprintf(f, "%-22s %9s %6s %11s %11s %11s %11s %11s %9s  %s", p->op, sz, root, vr, isochron_fmt_time(s->median, a, sizeof a),
                     isochron_fmt_time(s->mean, bb, sizeof bb), isochron_fmt_time(s->ci_half, c, sizeof c), isochron_fmt_time(s->min, d, sizeof d),
                     isochron_fmt_time(p->start_spread, e, sizeof e), stop_name(p->stop));
+            if (isfinite(p->overlap)) fprintf(f, "  overlap %.0f%% (comm %s alone)", 100 * p->overlap, isochron_fmt_time(p->t_comm, a, sizeof a));
+            fputc('\n', f);
+        }
     }
     fflush(f);
     return ISOCHRON_OK;

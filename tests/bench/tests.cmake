@@ -27,3 +27,9 @@ isochron_cli_test(bench_unknown_scheme 1 TOOL isochron-bench EXPECT nonzero MATC
 isochron_cli_test(bench_unknown_flag 1 TOOL isochron-bench EXPECT nonzero MATCH "--help" ARGS --bogus)
 isochron_cli_test(bench_ack_wrong_op 2 TOOL isochron-bench EXPECT nonzero MATCH "broadcast and scatter" ARGS --ops allreduce --scheme barrier --method ack)
 isochron_cli_test(bench_min2_alone 1 TOOL isochron-bench EXPECT nonzero MATCH "at least 2" ARGS --ops pingpong)
+
+# the watchdog ends a point that runs past its limit and names it
+isochron_cli_test(bench_watchdog 2 TOOL isochron-bench EXPECT nonzero MATCH "watchdog" "alltoall" "4194304"
+                  ARGS --ops alltoall --sizes 4M --rel-ci 0 --max-reps 1000000 --budget 600 --watchdog 1 --scheme none --quiet)
+isochron_cli_test(bench_overlap 2 TOOL isochron-bench EXPECT zero MATCH "overlap [0-9]+%"
+                  ARGS --ops iallreduce,ialltoall --sizes 8,64K --scheme barrier --method overlap --max-reps 30 --quiet)
