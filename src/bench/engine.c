@@ -159,30 +159,30 @@ static int reps_alloc(reps_t *r, int cap, int root)
 /* Reduce repetitions [from, to) across ranks; rank 0 gets run times and validity. err: this rank's error flag. */
 static int reduce_batch(isochron_bench_t *b, const method_t *m, reps_t *r, int from, int to, int err, int *any_err)
 {
-    int n = to - from, w = 5 * n + 1;
+    int n = to - from, w = 6 * n + 1;
     double *in = malloc(sizeof(double) * (size_t)w * 2);
     if (!in) return isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory");
     double *out = in + w;
-    /* all as MAX: -start gives the min start */
+    /* everything reduced with MAX: -start gives the first start */
     for (int i = 0; i < n; i++) {
         in[i] = -r->start[from + i];
         in[n + i] = r->start[from + i];
         in[2 * n + i] = r->end[from + i];
         in[3 * n + i] = isnan(r->loc[from + i]) ? -INFINITY : r->loc[from + i];
-        in[4 * n + i] = r->end[from + i] - r->start[from + i] + (r->late[from + i] ? 1e300 : 0);
+        in[4 * n + i] = r->end[from + i] - r->start[from + i];
+        in[5 * n + i] = r->late[from + i] ? 1 : 0;
     }
-    in[5 * n] = err ? 1 : 0;
+    in[6 * n] = err ? 1 : 0;
     int rc = isochron_allreduce_polite(in, out, w, MPI_DOUBLE, MPI_MAX, b->ctl);
     if (!rc && b->rank == 0)
         for (int i = 0; i < n; i++) {
             double first = -out[i], last_start = out[n + i], last = out[2 * n + i], loc = out[3 * n + i], dmax = out[4 * n + i];
-            int late = dmax >= 1e299;
             double t = !strcmp(m->name, "global") ? last - first : (!strcmp(m->name, "max") || !strcmp(m->name, "overlap")) ? dmax : loc;
             r->runtime[from + i] = t;
-            r->valid[from + i] = !late && isfinite(t);
+            r->valid[from + i] = out[5 * n + i] == 0 && isfinite(t);
             r->spread[from + i] = last_start - first;
         }
-    *any_err = out[5 * n] > 0;
+    *any_err = out[6 * n] > 0;
     free(in);
     return rc;
 }

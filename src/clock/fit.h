@@ -8,6 +8,7 @@ typedef struct {
     double slope_se;
     double r2, resid_rms, span;
     double resid_rho;        /* lag-1 autocorrelation of the residuals */
+    int bounds_flat;         /* 1 if a constant offset fits all hard bounds (slope dropped) */
     int constrained;         /* 1 if the bounds constrained the fit */
     double widening;         /* how far the bounds had to be widened to be consistent (s) */
     int npoints, nused, slope_kept;

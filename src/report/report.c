@@ -176,8 +176,8 @@ int isochron_report_point(isochron_reporter_t *r, const isochron_point_t *p, con
         char sz[32], a[32], bb[32], c[32], d[32], e[32], vr[32];
         snprintf(vr, sizeof vr, "%d/%d", p->valid, p->reps);
         isochron_fmt_bytes(p->bytes, sz, sizeof sz);
-        char root[12] = "-";
-        if (!strcmp(p->redop, "-") || 1) snprintf(root, sizeof root, "%d", p->root);
+        char root[12];
+        snprintf(root, sizeof root, "%d", p->root);
         if (p->valid == 0)
             fprintf(f, "%-22s %9s %6s %11s  no valid repetitions (%d invalid): no statistics\n", p->op, sz, root, vr, p->reps);
         else {

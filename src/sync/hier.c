@@ -17,7 +17,6 @@
  */
 #include <limits.h>
 #include <math.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
