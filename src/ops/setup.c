@@ -153,6 +153,17 @@ static int mpich_reduce_inplace_broken(void)
     return major == 4 && (minor == 0 || (minor == 1 && patch < 3));
 }
 
+/* The fields setup fills, back to "nothing allocated" (so teardown after any failure is harmless). */
+static void reset_outputs(isochron_op_ctx_t *ctx)
+{
+    ctx->sbuf = ctx->rbuf = NULL;
+    ctx->sbuf_bytes = ctx->rbuf_bytes = 0;
+    ctx->counts = ctx->displs = NULL;
+    ctx->req = MPI_REQUEST_NULL;
+    ctx->win = MPI_WIN_NULL;
+    ctx->state = NULL;
+}
+
 int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
 {
     if (!op || !ctx) return isochron_set_error(ISOCHRON_EINVAL, "isochron_op_setup: no operation or context");
@@ -164,12 +175,7 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
 
     /* outputs first, so teardown after any failure is harmless */
     ctx->rep = 0;
-    ctx->sbuf = ctx->rbuf = NULL;
-    ctx->sbuf_bytes = ctx->rbuf_bytes = 0;
-    ctx->counts = ctx->displs = NULL;
-    ctx->req = MPI_REQUEST_NULL;
-    ctx->win = MPI_WIN_NULL;
-    ctx->state = NULL;
+    reset_outputs(ctx);
     ctx->count = 0;
 
     int rc = isochron_op_accepts(op, ctx->dtype, ctx->op, ctx->in_place);
@@ -239,10 +245,5 @@ void isochron_op_teardown(const isochron_op_t *op, isochron_op_ctx_t *ctx)
 {
     if (!op || !ctx) return;
     if (op->teardown) op->teardown(ctx);
-    ctx->sbuf = ctx->rbuf = NULL;
-    ctx->sbuf_bytes = ctx->rbuf_bytes = 0;
-    ctx->counts = ctx->displs = NULL;
-    ctx->req = MPI_REQUEST_NULL;
-    ctx->win = MPI_WIN_NULL;
-    ctx->state = NULL;
+    reset_outputs(ctx);
 }
