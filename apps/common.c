@@ -3,7 +3,11 @@
  * --help; a context block (hosts, MPI library, ranks, command line) opens
  * every JSON Lines file so that a result states where and how it was made.
  */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
@@ -149,3 +153,127 @@ int app_make_timer(const char *prog, const char *name, const isochron_skew_spec_
     *out = t;
     return 0;
 }
+
+int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, MPI_Comm comm, int quiet, app_clock_t *c)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    memset(c, 0, sizeof *c);
+    isochron_skew_spec_t sk;
+    if (isochron_sync_spec_parse(sync ? sync : "hca3", &c->spec)) {
+        if (rank == 0) fprintf(stderr, "%s: --sync: %s\n", prog, isochron_last_error());
+        return 2;
+    }
+    if (isochron_skew_spec_parse(skew ? skew : "none", &sk)) {
+        if (rank == 0) fprintf(stderr, "%s: --skew: %s\n", prog, isochron_last_error());
+        return 2;
+    }
+    isochron_skew_t my_skew;
+    if (app_make_timer(prog, timer ? timer : "mpi_wtime", &sk, comm, &c->timer, &my_skew)) return 2;
+    isochron_clock_create(c->timer, &c->base);
+    isochron_sync_spec_format(&c->spec, c->spec_text, sizeof c->spec_text);
+    if (rank == 0 && !quiet) fprintf(stderr, "%s: synchronizing clocks (%s) ...\n", prog, c->spec_text);
+    if (isochron_sync_run(&c->spec, comm, c->base, &c->global, &c->rep)) {
+        if (rank == 0) fprintf(stderr, "%s: synchronization failed: %s\n", prog, isochron_last_error());
+        app_clock_free(c);
+        return 2;
+    }
+    double waits[1] = {0};
+    isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size, sizeof *acc) : NULL;
+    int has_truth = 0;
+    if (isochron_sync_check(comm, c->global, waits, 1, 50, acc, &has_truth)) {
+        if (rank == 0) fprintf(stderr, "%s: clock check failed: %s\n", prog, isochron_last_error());
+        free(acc);
+        app_clock_free(c);
+        return 2;
+    }
+    double meas = 0, truth = 0;
+    for (int i = 0; rank == 0 && i < size; i++) {
+        if (fabs(acc[i].measured_offset) > meas) meas = fabs(acc[i].measured_offset);
+        if (fabs(acc[i].true_offset) > truth) truth = fabs(acc[i].true_offset);
+    }
+    free(acc);
+    char tj[64] = "null";
+    if (has_truth) snprintf(tj, sizeof tj, "%.6g", truth);
+    snprintf(c->json, sizeof c->json, "{\"spec\":\"%s\",\"duration_s\":%.6g,\"rounds\":%d,\"max_abs_measured_offset_s\":%.6g,\"max_abs_true_offset_s\":%s}",
+             c->spec_text, c->rep.duration, c->rep.rounds, meas, tj);
+    return 0;
+}
+
+void app_clock_free(app_clock_t *c)
+{
+    isochron_clock_destroy(c->global);
+    isochron_clock_destroy(c->base);
+    isochron_timer_destroy(c->timer);
+    c->global = c->base = NULL;
+    c->timer = NULL;
+}
+
+/* ---- watchdog: SIGALRM, async-signal-safe write, then exit (the launcher ends the job) */
+static char wd_msg[512];
+static void on_alarm(int sig)
+{
+    (void)sig;
+    ssize_t w = write(2, wd_msg, strlen(wd_msg));
+    (void)w;
+    _exit(3);
+}
+void app_watchdog_arm(const char *prog, double secs, int rank, const char *what, const char *out)
+{
+    if (secs <= 0) return;
+    snprintf(wd_msg, sizeof wd_msg, "%s: watchdog: %s did not finish within %g s on rank %d; aborting%s%s\n", prog, what,
+             secs, rank, out ? ". Completed results are in " : "", out ? out : "");
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)ceil(secs));
+}
+void app_watchdog_disarm(void) { alarm(0); }
+
+/* ---- sizes: 8,1K,64K | A..B | A..B*F */
+int app_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0 || !isfinite(v)) return -1;
+    double m = 1;
+    if (*end == 'K' || *end == 'k') { m = 1024; end++; }
+    else if (*end == 'M' || *end == 'm') { m = 1048576; end++; }
+    else if (*end == 'G' || *end == 'g') { m = 1073741824.0; end++; }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return -1;
+    v *= m;
+    if (v > 1e15 || v != floor(v)) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, size_t errlen)
+{
+    *n = 0;
+    char *copy = strdup(spec), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *dots = strstr(t, "..");
+        if (!dots) {
+            if (*n >= max || app_parse_size(t, &out[*n])) { snprintf(err, errlen, "bad size '%s' (e.g. 8, 1K, 64K, 1M)", t); free(copy); return -1; }
+            (*n)++;
+            continue;
+        }
+        *dots = 0;
+        char *hi = dots + 2, *star = strchr(hi, '*');
+        double f = 2;
+        if (star) { *star = 0; if (isochron_parse_double(star + 1, &f) || f <= 1 || f > 1024) { snprintf(err, errlen, "bad step factor '%s' (a number > 1)", star + 1); free(copy); return -1; } }
+        size_t a, b;
+        if (app_parse_size(t, &a) || app_parse_size(hi, &b) || b < a) { snprintf(err, errlen, "bad size range '%s..%s'", t, hi); free(copy); return -1; }
+        double v = (double)a;
+        if (a == 0) { if (*n < max) out[(*n)++] = 0; v = 1; }
+        for (; v <= (double)b * (1 + 1e-12); v *= f) {
+            if (*n >= max) { snprintf(err, errlen, "more than %d sizes", max); free(copy); return -1; }
+            out[(*n)++] = (size_t)floor(v + 0.5);
+        }
+    }
+    free(copy);
+    if (*n == 0) { snprintf(err, errlen, "no sizes in '%s'", spec); return -1; }
+    return 0;
+}
+

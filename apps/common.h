@@ -4,6 +4,8 @@
 #include <mpi.h>
 #include <stdio.h>
 #include "isochron/timer.h"
+#include "isochron/clock.h"
+#include "isochron/sync.h"
 
 /* One command-line option: drives both parsing and --help (Caliper style). */
 typedef struct {
@@ -32,7 +34,32 @@ void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv);
 int app_make_timer(const char *prog, const char *name, const isochron_skew_spec_t *skew, MPI_Comm comm,
                    isochron_timer_t **out, isochron_skew_t *my_skew);
 
+/* The global clock of a driver: timer (with injected skew), synchronization
+ * by spec, and the Alg. 6 check right after it, summarized as the context's
+ * "clock_sync" JSON object. */
+typedef struct {
+    isochron_timer_t *timer;
+    isochron_clock_t *base, *global;
+    isochron_sync_spec_t spec;
+    isochron_sync_report_t rep;
+    char spec_text[1024];
+    char json[1400];
+} app_clock_t;
+/* Collective. 0, or 2 after printing the reason on rank 0 with prog. */
+int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, MPI_Comm comm, int quiet, app_clock_t *c);
+void app_clock_free(app_clock_t *c);
+
 /* Parse a comma-separated list of non-negative doubles (durations with units allowed). */
 int app_parse_list(const char *s, double *out, int max, int *n);
+
+/* Message sizes: 8,1K,64K | A..B (x2 steps) | A..B*F; K/M/G = 2^10/2^20/2^30.
+ * 0, or -1 with a message in err. */
+int app_parse_size(const char *s, size_t *out);
+int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, size_t errlen);
+
+/* Watchdog: SIGALRM after secs ends the process with a message naming what
+ * hung and where the completed results are (out may be NULL). 0: off. */
+void app_watchdog_arm(const char *prog, double secs, int rank, const char *what, const char *out);
+void app_watchdog_disarm(void);
 
 #endif

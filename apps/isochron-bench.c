@@ -67,73 +67,6 @@ static const app_option_t opts[NOPT] = {
     [O_VERSION] = {"version", NULL, "print the version and exit", NULL},
 };
 
-/* ---- watchdog: SIGALRM, async-signal-safe write, then exit (the launcher ends the job) */
-static char wd_msg[512];
-static void on_alarm(int sig)
-{
-    (void)sig;
-    ssize_t w = write(2, wd_msg, strlen(wd_msg));
-    (void)w;
-    _exit(3);
-}
-static void watchdog_arm(double secs, int rank, const char *op, size_t bytes, const char *out)
-{
-    if (secs <= 0) return;
-    snprintf(wd_msg, sizeof wd_msg, "isochron-bench: watchdog: %s at %zu B did not finish within %g s on rank %d; aborting%s%s\n", op, bytes,
-             secs, rank, out ? ". Completed points are in " : "", out ? out : "");
-    signal(SIGALRM, on_alarm);
-    alarm((unsigned)ceil(secs));
-}
-static void watchdog_disarm(void) { alarm(0); }
-
-/* ---- sizes: 8,1K,64K | A..B | A..B*F */
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0 || !isfinite(v)) return -1;
-    double m = 1;
-    if (*end == 'K' || *end == 'k') { m = 1024; end++; }
-    else if (*end == 'M' || *end == 'm') { m = 1048576; end++; }
-    else if (*end == 'G' || *end == 'g') { m = 1073741824.0; end++; }
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end) return -1;
-    v *= m;
-    if (v > 1e15 || v != floor(v)) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-static int parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, size_t errlen)
-{
-    *n = 0;
-    char *copy = strdup(spec), *save = NULL;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        char *dots = strstr(t, "..");
-        if (!dots) {
-            if (*n >= max || parse_size(t, &out[*n])) { snprintf(err, errlen, "bad size '%s' (e.g. 8, 1K, 64K, 1M)", t); free(copy); return -1; }
-            (*n)++;
-            continue;
-        }
-        *dots = 0;
-        char *hi = dots + 2, *star = strchr(hi, '*');
-        double f = 2;
-        if (star) { *star = 0; if (isochron_parse_double(star + 1, &f) || f <= 1 || f > 1024) { snprintf(err, errlen, "bad step factor '%s' (a number > 1)", star + 1); free(copy); return -1; } }
-        size_t a, b;
-        if (parse_size(t, &a) || parse_size(hi, &b) || b < a) { snprintf(err, errlen, "bad size range '%s..%s'", t, hi); free(copy); return -1; }
-        double v = (double)a;
-        if (a == 0) { if (*n < max) out[(*n)++] = 0; v = 1; }
-        for (; v <= (double)b * (1 + 1e-12); v *= f) {
-            if (*n >= max) { snprintf(err, errlen, "more than %d sizes", max); free(copy); return -1; }
-            out[(*n)++] = (size_t)floor(v + 0.5);
-        }
-    }
-    free(copy);
-    if (*n == 0) { snprintf(err, errlen, "no sizes in '%s'", spec); return -1; }
-    return 0;
-}
-
 static int is_blocking_collective(const isochron_op_t *op)
 {
     return !(op->flags & (ISOCHRON_OP_NONBLOCKING | ISOCHRON_OP_P2P | ISOCHRON_OP_RMA | ISOCHRON_OP_USER)) && op->family &&
@@ -180,7 +113,7 @@ int main(int argc, char **argv)
         goto done;
     }
     if (v[O_LBAR]) {
-        if (rank == 0) for (int i = 0; i < isochron_barrier_count(); i++) printf("%-12s %s\n", isochron_barrier_get(i)->name, isochron_barrier_get(i)->description);
+        if (rank == 0) for (int i = 0; i < isochron_barrier_count(); i++) printf("%-14s %s\n", isochron_barrier_info(i)->name, isochron_barrier_info(i)->description);
         goto done;
     }
 
@@ -205,7 +138,7 @@ int main(int argc, char **argv)
     if (v[O_BUDGET]) { if (isochron_parse_duration(v[O_BUDGET], &dv)) FAIL("--budget '%s': expected seconds", v[O_BUDGET]); bo.budget = dv; }
     if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
     if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
-    if (v[O_CACHE]) { size_t cb; if (parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
+    if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
     if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
     double watchdog = 120, resync = 0;
@@ -232,7 +165,7 @@ int main(int argc, char **argv)
     }
     size_t sizes[256];
     int nsizes = 0;
-    if (parse_sizes(v[O_SIZES] ? v[O_SIZES] : "8..1M", sizes, 256, &nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
+    if (app_parse_sizes(v[O_SIZES] ? v[O_SIZES] : "8..1M", sizes, 256, &nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
     const isochron_op_t *list[512];
     int nops = 0;
     {
@@ -267,38 +200,24 @@ int main(int argc, char **argv)
         }
     }
 
-    /* ---- clocks */
-    isochron_sync_spec_t spec;
-    isochron_skew_spec_t skew;
-    if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &spec)) FAIL("--sync: %s", isochron_last_error());
-    if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) FAIL("--skew: %s", isochron_last_error());
-    isochron_timer_t *timer;
-    isochron_skew_t my_skew;
-    if ((code = app_make_timer("isochron-bench", v[O_TIMER] ? v[O_TIMER] : "mpi_wtime", &skew, MPI_COMM_WORLD, &timer, &my_skew))) goto done;
+    /* ---- clocks (specs checked before any output file is created) */
+    {
+        isochron_sync_spec_t sp;
+        isochron_skew_spec_t sk;
+        if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &sp)) FAIL("--sync: %s", isochron_last_error());
+        if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &sk)) FAIL("--skew: %s", isochron_last_error());
+    }
     FILE *jf = NULL, *cf = NULL;
     if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
     if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write the output file(s)");
-
-    isochron_clock_t *base, *global = NULL;
-    isochron_clock_create(timer, &base);
-    char spec_text[1024];
-    isochron_sync_spec_format(&spec, spec_text, sizeof spec_text);
     int quiet = v[O_QUIET] != NULL;
     double wall0 = isochron_truth_now();
-    if (rank == 0 && !quiet) fprintf(stderr, "isochron-bench: synchronizing clocks (%s) ...\n", spec_text);
-    isochron_sync_report_t srep;
-    if (isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &srep)) FAIL("synchronization failed: %s", isochron_last_error());
-    double waits[1] = {0};
-    isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size, sizeof *acc) : NULL;
-    int has_truth = 0;
-    if (isochron_sync_check(MPI_COMM_WORLD, global, waits, 1, 50, acc, &has_truth)) FAIL("clock check failed: %s", isochron_last_error());
-    double meas = 0, truth = 0;
-    for (int i = 0; rank == 0 && i < size; i++) {
-        if (fabs(acc[i].measured_offset) > meas) meas = fabs(acc[i].measured_offset);
-        if (fabs(acc[i].true_offset) > truth) truth = fabs(acc[i].true_offset);
-    }
+    app_clock_t ck;
+    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], v[O_TIMER], v[O_SKEW], MPI_COMM_WORLD, quiet, &ck))) goto done;
+    isochron_clock_t *global = ck.global;
+    isochron_sync_report_t srep = ck.rep;
     double last_sync = isochron_truth_now();
 
     MPI_Comm comm;
@@ -325,22 +244,20 @@ int main(int argc, char **argv)
     if (mf) fclose(mf);
     if (rank == 0) {
         /* split "k":v,"k":v... of app_context_fields into kv pairs by re-serializing simple fields */
-        char sync_json[1400], opts_json[1024], num[8][64];
-        snprintf(sync_json, sizeof sync_json, "{\"spec\":\"%s\",\"duration_s\":%.6g,\"rounds\":%d,\"max_abs_measured_offset_s\":%.6g,\"max_abs_true_offset_s\":%s}",
-                 spec_text, srep.duration, srep.rounds, meas, has_truth ? (snprintf(num[0], 64, "%.6g", truth), num[0]) : "null");
+        char opts_json[1024];
         snprintf(opts_json, sizeof opts_json, "{\"min_reps\":%d,\"max_reps\":%d,\"rel_ci\":%g,\"ci_level\":%g,\"budget_s\":%g,\"warmup\":%d,\"barrier\":\"%s\",\"barrier_twice\":%s,\"slack\":%g,\"window_s\":%g,\"validate\":%d,\"cache_clear_bytes\":%zu}",
                  bo.min_reps, bo.max_reps, bo.rel_ci, bo.ci_level, bo.budget, bo.warmup, bo.barrier, bo.barrier_twice ? "true" : "false",
                  bo.slack, bo.window, bo.validate, bo.cache_bytes);
         char scheme_j[40], method_j[40], timer_j[80], over_j[8], nodes_j[16], np_j[16], ctx_j[4096];
         snprintf(scheme_j, sizeof scheme_j, "\"%s\"", bo.scheme);
         snprintf(method_j, sizeof method_j, "\"%s\"", bo.method);
-        snprintf(timer_j, sizeof timer_j, "\"%s\"", isochron_timer_name(timer));
+        snprintf(timer_j, sizeof timer_j, "\"%s\"", isochron_timer_name(ck.timer));
         snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
         snprintf(nodes_j, sizeof nodes_j, "%d", srep.nodes);
         snprintf(np_j, sizeof np_j, "%d", nprocs);
         snprintf(ctx_j, sizeof ctx_j, "{%s}", ctxbuf);
         isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctx_j}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
-                              {"timer", timer_j}, {"clock_sync", sync_json}, {"scheme", scheme_j}, {"method", method_j}, {"options", opts_json}};
+                              {"timer", timer_j}, {"clock_sync", ck.json}, {"scheme", scheme_j}, {"method", method_j}, {"options", opts_json}};
         int nkv = (int)(sizeof kv / sizeof kv[0]);
         for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
     }
@@ -357,11 +274,11 @@ int main(int argc, char **argv)
                     double lt = isochron_truth_now();
                     MPI_Bcast(&lt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
                     isochron_clock_t *g2 = NULL;
-                    if (isochron_sync_run(&spec, MPI_COMM_WORLD, base, &g2, &srep) == ISOCHRON_OK) {
+                    if (isochron_sync_run(&ck.spec, MPI_COMM_WORLD, ck.base, &g2, &srep) == ISOCHRON_OK) {
                         isochron_bench_destroy(bench);
                         bench = NULL;
                         isochron_clock_destroy(global);
-                        global = g2;
+                        global = ck.global = g2;
                         if (comm != MPI_COMM_NULL) isochron_bench_create(comm, global, &bo, &bench);
                     }
                     last_sync = isochron_truth_now();
@@ -373,9 +290,13 @@ int main(int argc, char **argv)
                     isochron_op_ctx_t c;
                     memset(&c, 0, sizeof c);
                     c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL;
-                    watchdog_arm(watchdog, rank, list[i]->name, sizes[s], v[O_JSONL]);
+                    {
+                        char what[96];
+                        snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);
+                        app_watchdog_arm("isochron-bench", watchdog, rank, what, v[O_JSONL]);
+                    }
                     prc = isochron_bench_measure(bench, list[i], &c, &pt);
-                    watchdog_disarm();
+                    app_watchdog_disarm();
                 }
                 MPI_Allreduce(MPI_IN_PLACE, &prc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
                 done_pts++;
@@ -399,12 +320,9 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts - failed, !failed); isochron_reporter_destroy(reps[k]); }
     }
     free(ctxbuf);
-    free(acc);
     isochron_bench_destroy(bench);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-    isochron_clock_destroy(global);
-    isochron_clock_destroy(base);
-    isochron_timer_destroy(timer);
+    app_clock_free(&ck);
     if (jf) fclose(jf);
     if (cf) fclose(cf);
 done:

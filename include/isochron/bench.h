@@ -20,12 +20,13 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include "isochron/barrier.h"
 #include "isochron/clock.h"
 #include "isochron/ops.h"
 #include "isochron/stats.h"
 
 /* ------------------------------------------------------------------------ */
-/* Registries: schemes, timing methods, barriers                              */
+/* Registries: schemes, timing methods                                       */
 
 typedef struct {
     const char *name;
@@ -37,15 +38,7 @@ const isochron_named_t *isochron_scheme_get(int i);
 int isochron_method_count(void);
 const isochron_named_t *isochron_method_get(int i);
 
-/** A barrier algorithm (the barrier scheme's synchronization). */
-typedef struct {
-    const char *name;
-    const char *description;
-    int (*barrier)(MPI_Comm comm);
-} isochron_barrier_t;
-int isochron_barrier_count(void);
-const isochron_barrier_t *isochron_barrier_get(int i);
-int isochron_barrier_find(const char *name, const isochron_barrier_t **out);
+/* The barrier scheme takes any algorithm of isochron/barrier.h by name. */
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                    */

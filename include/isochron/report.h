@@ -26,6 +26,10 @@ const char *isochron_reporter_names(void);
 int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n);
 /** \brief One measured point (scheme and method named in every record). */
 int isochron_report_point(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method);
+/** The same point as a JSON Lines record of another type ("cost" for the barrier driver) with extra
+ *  fields inserted verbatim after the type (e.g. "\"barrier\":\"rds\""); table and CSV ignore both. */
+int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
+                             const char *extra);
 /** \brief Closing record with the run's wall time and number of points. */
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete);
 void isochron_reporter_destroy(isochron_reporter_t *r);

@@ -14,6 +14,7 @@ struct isochron_bench {
     int oversubscribed;
     double bcast_lat;     /* roundtime: Bcast latency estimate (s), measured once */
     char *cache;          /* cache clearing buffer */
+    isochron_barrier_t *bar; /* the barrier scheme's barrier (created with the engine) */
 };
 
 /* Per-point state of a scheme/method. */

@@ -55,6 +55,10 @@ int isochron_bench_create(MPI_Comm comm, isochron_clock_t *global, const isochro
         free(b);
         return isochron_set_error(ISOCHRON_ENOMEM, "bench: cannot allocate %zu bytes for cache clearing", opts->cache_bytes);
     }
+    if (isochron_streq_ci(opts->scheme, "barrier") && (rc = isochron_barrier_create(opts->barrier, comm, NULL, &b->bar))) {
+        isochron_bench_destroy(b);
+        return rc;
+    }
     *out = b;
     return ISOCHRON_OK;
 }
@@ -63,6 +67,7 @@ void isochron_bench_destroy(isochron_bench_t *b)
 {
     if (!b) return;
     MPI_Comm_free(&b->ctl);
+    isochron_barrier_destroy(b->bar);
     free(b->cache);
     free(b);
 }

@@ -2,8 +2,8 @@
  * The engine's registries (schemes, timing methods, barrier algorithms) and
  * its options: defaults and range checks in one place. Each registry is a
  * table of descriptors; --list prints it, an unknown name is an error that
- * lists it. Barrier algorithms beyond MPI_Barrier arrive with the barrier
- * module; the barrier scheme takes any of them by name.
+ * lists it. Barrier algorithms have their own registry (src/barrier); the
+ * barrier scheme takes any of them by name.
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,20 +46,6 @@ const method_t *isochron_method_find_impl(const char *name)
     return NULL;
 }
 
-static int mpi_barrier(MPI_Comm c) { return MPI_Barrier(c) == MPI_SUCCESS ? ISOCHRON_OK : ISOCHRON_EMPI; }
-static const isochron_barrier_t barriers[] = {
-    {"mpi", "MPI_Barrier of the MPI library", mpi_barrier},
-};
-#define NB ((int)(sizeof barriers / sizeof barriers[0]))
-int isochron_barrier_count(void) { return NB; }
-const isochron_barrier_t *isochron_barrier_get(int i) { return (i >= 0 && i < NB) ? &barriers[i] : NULL; }
-int isochron_barrier_find(const char *name, const isochron_barrier_t **out)
-{
-    for (int i = 0; i < NB; i++) if (isochron_streq_ci(name, barriers[i].name)) { *out = &barriers[i]; return ISOCHRON_OK; }
-    *out = NULL;
-    return isochron_set_error(ISOCHRON_ENAME, "unknown barrier '%s'; valid: mpi", name);
-}
-
 void isochron_bench_opts_default(isochron_bench_opts_t *o)
 {
     memset(o, 0, sizeof *o);
@@ -87,10 +73,9 @@ static void names(char *buf, size_t len, int method)
 int isochron_bench_opts_check(const isochron_bench_opts_t *o)
 {
     char list[200];
-    const isochron_barrier_t *bar;
     if (!isochron_scheme_find_impl(o->scheme)) { names(list, sizeof list, 0); return isochron_set_error(ISOCHRON_ENAME, "unknown scheme '%s'; valid: %s", o->scheme, list); }
     if (!isochron_method_find_impl(o->method)) { names(list, sizeof list, 1); return isochron_set_error(ISOCHRON_ENAME, "unknown timing method '%s'; valid: %s", o->method, list); }
-    int rc = isochron_barrier_find(o->barrier, &bar);
+    int rc = isochron_barrier_check_name(o->barrier);
     if (rc) return rc;
     if (o->min_reps < 1 || o->max_reps < o->min_reps || o->max_reps > 10000000)
         return isochron_set_error(ISOCHRON_EINVAL, "repetitions: need 1 <= min-reps (%d) <= max-reps (%d) <= 10000000", o->min_reps, o->max_reps);

@@ -15,12 +15,10 @@
 static int barrier_before(isochron_bench_t *b, point_state_t *ps, int rep, int *late)
 {
     (void)ps; (void)rep;
-    const isochron_barrier_t *bar;
-    int rc = isochron_barrier_find(b->o.barrier, &bar);
-    if (rc) return rc;
+    int rc;
     *late = 0;
     for (int i = 0; i < (b->o.barrier_twice ? 2 : 1); i++)
-        if ((rc = bar->barrier(b->comm))) return isochron_set_error(rc, "barrier '%s' failed", bar->name);
+        if ((rc = isochron_barrier_run(b->bar))) return rc;
     return ISOCHRON_OK;
 }
 

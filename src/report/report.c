@@ -115,10 +115,19 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
 
 int isochron_report_point(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method)
 {
+    return isochron_report_point_as(r, p, scheme, method, "point", NULL);
+}
+
+int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
+                             const char *extra)
+{
     FILE *f = r->f;
     const isochron_summary_t *s = &p->s;
     if (r->fmt == FMT_JSONL) {
-        fprintf(f, "{\"schema\":%d,\"type\":\"point\",\"op\":", ISOCHRON_SCHEMA_VERSION); jstr(f, p->op);
+        fprintf(f, "{\"schema\":%d,\"type\":", ISOCHRON_SCHEMA_VERSION);
+        jstr(f, type ? type : "point");
+        if (extra && *extra) fprintf(f, ",%s", extra);
+        fputs(",\"op\":", f); jstr(f, p->op);
         fputs(",\"family\":", f); jstr(f, p->family);
         fprintf(f, ",\"bytes\":%zu,\"dtype\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"in_place\":%s,\"nprocs\":%d,\"scheme\":", p->bytes, p->dtype,
                 p->redop, p->root, p->in_place ? "true" : "false", p->nprocs);

@@ -1,0 +1,168 @@
+/*
+ * The barrier registry and handles. A barrier is created collectively on a
+ * communicator: it duplicates the communicator (its null messages never
+ * match the application's), decides how to wait for messages (spinning in
+ * MPI_Recv, or MPI_Test + sched_yield() when the node runs more ranks than
+ * CPUs, because a spinning rank there starves the very peer it waits for:
+ * the same lesson as the engine's polite waits), and runs the algorithm's
+ * initialisation (RDS measures b_s and s, paper 004 sec. 3.3).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "barrier/barrier_impl.h"
+
+extern const barrier_alg_t isochron_bar_linear, isochron_bar_tree, isochron_bar_butterfly, isochron_bar_sync0,
+    isochron_bar_dissemination, isochron_bar_double_ring, isochron_bar_rds;
+
+static int mpi_run(isochron_barrier_t *b)
+{
+    return MPI_Barrier(b->comm) == MPI_SUCCESS ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "MPI_Barrier failed");
+}
+static const barrier_alg_t bar_mpi = {"mpi", "MPI_Barrier of the MPI library", NULL, mpi_run};
+
+static const barrier_alg_t *algs[] = {&bar_mpi, &isochron_bar_linear, &isochron_bar_tree, &isochron_bar_butterfly,
+    &isochron_bar_sync0, &isochron_bar_dissemination, &isochron_bar_double_ring, &isochron_bar_rds};
+#define NA ((int)(sizeof algs / sizeof algs[0]))
+static isochron_barrier_info_t infos[NA];
+
+int isochron_barrier_count(void) { return NA; }
+const isochron_barrier_info_t *isochron_barrier_info(int i)
+{
+    if (i < 0 || i >= NA) return NULL;
+    infos[i] = (isochron_barrier_info_t){algs[i]->name, algs[i]->description};
+    return &infos[i];
+}
+
+const char *isochron_barrier_names(void)
+{
+    static char buf[256];
+    if (!buf[0])
+        for (int i = 0; i < NA; i++)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", algs[i]->name);
+    return buf;
+}
+
+static const barrier_alg_t *find(const char *name)
+{
+    for (int i = 0; name && i < NA; i++) if (isochron_streq_ci(name, algs[i]->name)) return algs[i];
+    return NULL;
+}
+
+int isochron_barrier_check_name(const char *name)
+{
+    if (find(name)) return ISOCHRON_OK;
+    return isochron_set_error(ISOCHRON_ENAME, "unknown barrier '%s'; valid: %s", name ? name : "(null)", isochron_barrier_names());
+}
+
+void isochron_barrier_opts_default(isochron_barrier_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->wait = ISOCHRON_BARRIER_WAIT_AUTO;
+    o->rds_b_s = 0;
+    o->rds_s = -1;
+    o->rds_samples = 1000;
+}
+
+int isochron_barrier_create(const char *name, MPI_Comm comm, const isochron_barrier_opts_t *opts, isochron_barrier_t **out)
+{
+    *out = NULL;
+    isochron_barrier_opts_t def;
+    if (!opts) { isochron_barrier_opts_default(&def); opts = &def; }
+    const barrier_alg_t *alg = find(name);
+    if (!alg) return isochron_barrier_check_name(name);
+    if (opts->wait < ISOCHRON_BARRIER_WAIT_AUTO || opts->wait > ISOCHRON_BARRIER_WAIT_YIELD)
+        return isochron_set_error(ISOCHRON_EINVAL, "barrier: wait mode %d is not auto, spin or yield", opts->wait);
+    if (opts->rds_samples < 1 || opts->rds_samples > 10000000)
+        return isochron_set_error(ISOCHRON_EINVAL, "barrier: rds_samples %d not in 1..10000000", opts->rds_samples);
+    isochron_barrier_t *b = calloc(1, sizeof *b);
+    if (!b) return isochron_set_error(ISOCHRON_ENOMEM, "barrier: out of memory");
+    b->alg = alg;
+    MPI_Comm_dup(comm, &b->comm);
+    MPI_Comm_rank(b->comm, &b->rank);
+    MPI_Comm_size(b->comm, &b->size);
+    if (opts->wait == ISOCHRON_BARRIER_WAIT_AUTO) {
+        MPI_Comm node;
+        MPI_Comm_split_type(b->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        int over = isochron_node_oversubscribed(node);
+        MPI_Comm_free(&node);
+        MPI_Allreduce(&over, &b->yield, 1, MPI_INT, MPI_MAX, b->comm);
+    } else {
+        b->yield = opts->wait == ISOCHRON_BARRIER_WAIT_YIELD;
+    }
+    int rc = alg->init ? alg->init(b, opts) : ISOCHRON_OK;
+    if (rc) { isochron_barrier_destroy(b); return rc; }
+    *out = b;
+    return ISOCHRON_OK;
+}
+
+int isochron_barrier_run(isochron_barrier_t *b)
+{
+    if (b->size == 1 && b->alg != &bar_mpi) return ISOCHRON_OK;
+    return b->alg->run(b);
+}
+const char *isochron_barrier_name(const isochron_barrier_t *b) { return b->alg->name; }
+int isochron_barrier_yields(const isochron_barrier_t *b) { return b->yield; }
+
+void isochron_barrier_destroy(isochron_barrier_t *b)
+{
+    if (!b) return;
+    MPI_Comm_free(&b->comm);
+    free(b);
+}
+
+int isochron_barrier_rds_info(const isochron_barrier_t *b, isochron_rds_info_t *out)
+{
+    if (b->alg != &isochron_bar_rds) return isochron_set_error(ISOCHRON_EINVAL, "barrier '%s' is not rds: it has no RDS constants", b->alg->name);
+    *out = b->rds;
+    return ISOCHRON_OK;
+}
+
+/* ---- null-message primitives ---- */
+
+static int wait_req(isochron_barrier_t *b, MPI_Request *r)
+{
+    if (b->yield) return isochron_wait_yield(r);
+    return MPI_Wait(r, MPI_STATUS_IGNORE) == MPI_SUCCESS ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "MPI_Wait failed in barrier");
+}
+
+int isochron_bar_send(isochron_barrier_t *b, int dst, int tag)
+{
+    return MPI_Send(NULL, 0, MPI_BYTE, dst, tag, b->comm) == MPI_SUCCESS ? ISOCHRON_OK
+                                                                      : isochron_set_error(ISOCHRON_EMPI, "barrier: MPI_Send to %d failed", dst);
+}
+
+int isochron_bar_recv(isochron_barrier_t *b, int src, int tag)
+{
+    if (!b->yield)
+        return MPI_Recv(NULL, 0, MPI_BYTE, src, tag, b->comm, MPI_STATUS_IGNORE) == MPI_SUCCESS
+                   ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "barrier: MPI_Recv from %d failed", src);
+    MPI_Request r;
+    if (MPI_Irecv(NULL, 0, MPI_BYTE, src, tag, b->comm, &r) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "barrier: MPI_Irecv from %d failed", src);
+    return wait_req(b, &r);
+}
+
+int isochron_bar_sendrecv(isochron_barrier_t *b, int dst, int src, int tag)
+{
+    if (!b->yield)
+        return MPI_Sendrecv(NULL, 0, MPI_BYTE, dst, tag, NULL, 0, MPI_BYTE, src, tag, b->comm, MPI_STATUS_IGNORE) == MPI_SUCCESS
+                   ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "barrier: MPI_Sendrecv (to %d, from %d) failed", dst, src);
+    MPI_Request r[2];
+    if (MPI_Irecv(NULL, 0, MPI_BYTE, src, tag, b->comm, &r[0]) != MPI_SUCCESS ||
+        MPI_Isend(NULL, 0, MPI_BYTE, dst, tag, b->comm, &r[1]) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "barrier: MPI_Irecv/Isend (to %d, from %d) failed", dst, src);
+    int rc = wait_req(b, &r[0]);
+    int rc2 = wait_req(b, &r[1]);
+    return rc ? rc : rc2;
+}
+
+int isochron_bar_pow2_floor(int n)
+{
+    int p = 1;
+    while (p <= n / 2) p *= 2;
+    return p;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""check_output: the JSON Lines of isochron-barrier parse and hold together:
+a context record first (tool, run, nprocs, clock_sync, barriers, experiments),
+the RDS constants (positive b_s and s), one skew record and one cost record
+per barrier with consistent statistics (median <= p95 <= max, as many samples
+as valid calls), shift records for every barrier plus the "clock" and "none"
+baselines at every size with 0 <= successes <= valid, the payoff record with
+one value per size, and an end record saying the run completed. Exits
+nonzero with the reason on the first problem."""
+import json, math, sys
+
+def fail(msg):
+    print("check_output: FAIL:", msg)
+    sys.exit(1)
+
+path, nprocs = sys.argv[1], int(sys.argv[2])
+recs = []
+for i, line in enumerate(open(path)):
+    try:
+        recs.append(json.loads(line))
+    except ValueError as e:
+        fail(f"{path} line {i+1} is not JSON: {e}")
+if not recs or recs[0].get("type") != "context":
+    fail("first record is not the context")
+ctx = recs[0]
+for k in ("schema", "tool", "run", "nprocs", "nodes", "oversubscribed", "timer", "clock_sync", "barriers", "experiments", "options"):
+    if k not in ctx: fail(f"context lacks {k}")
+if ctx["tool"] != "isochron-barrier" or ctx["nprocs"] != nprocs: fail(f"context tool/nprocs wrong: {ctx['tool']}, {ctx['nprocs']}")
+bars = ctx["barriers"]
+if len(bars) != 8 or "rds" not in bars: fail(f"expected the 8 barriers, got {bars}")
+by = lambda t: [r for r in recs if r.get("type") == t]
+rc = by("rds_constants")
+if len(rc) != 1 or not (rc[0]["b_s_s"] > 0 and rc[0]["s_s"] > 0): fail(f"rds constants missing or not positive: {rc}")
+sk = by("skew")
+if sorted(r["barrier"] for r in sk) != sorted(bars): fail("one skew record per barrier expected")
+for r in sk:
+    e = r["exit_skew_s"]
+    if r["valid"] != len(r["samples_s"]) or r["valid"] > r["calls"]: fail(f"skew {r['barrier']}: valid/samples/calls inconsistent")
+    if r["valid"] and not (0 <= e["median"] <= e["p95"] <= e["max"]): fail(f"skew {r['barrier']}: median <= p95 <= max violated: {e}")
+    if r["valid"] and abs(max(r["samples_s"]) - e["max"]) > 1e-12 * max(1, e["max"]): fail(f"skew {r['barrier']}: max is not the largest sample")
+co = by("cost")
+if sorted(r["barrier"] for r in co) != sorted(bars): fail("one cost record per barrier expected")
+for r in co:
+    if r["op"] != "barrier:" + r["barrier"] or r["valid"] < 1 or not (r["min_s"] <= r["median_s"] <= r["max_s"]): fail(f"cost record inconsistent: {r}")
+sh = by("shift")
+sizes = sorted({r["bytes"] for r in sh})
+if sizes != [4096, 65536]: fail(f"shift sizes {sizes}, expected the default 4K,64K")
+for s in sizes:
+    names = sorted(r["barrier"] for r in sh if r["bytes"] == s)
+    if names != sorted(bars + ["clock", "none"]): fail(f"shift at {s} B: barriers {names}")
+for r in sh:
+    if not (0 <= r["successes"] <= r["valid"] <= r["trials"]) or len(r["samples_s"]) != r["valid"]: fail(f"shift record inconsistent: {r['barrier']} {r['bytes']}")
+    if r["valid"] and not (r["reference_s"] > 0 and abs(r["success_rate"] - r["successes"] / r["valid"]) < 1e-9): fail(f"shift rate wrong: {r['barrier']}")
+    ok = sum(1 for x in r["samples_s"] if x <= (1 + r["threshold"]) * r["reference_s"])
+    if ok != r["successes"]: fail(f"shift {r['barrier']} {r['bytes']}: successes {r['successes']} but {ok} samples within the threshold")
+po = by("payoff")
+if len(po) != 1: fail("one payoff record expected")
+p = po[0]
+n = len(p["sizes"])
+if p["sizes"] != [0, 4096, 65536] or any(len(p[k]) != n for k in ("reference_s", "synced_s", "unsynced_s")): fail(f"payoff arrays wrong: {p}")
+if p["d"] != math.ceil(math.log2(nprocs)): fail(f"payoff d = {p['d']}, expected ceil(log2 {nprocs})")
+end = recs[-1]
+if end.get("type") != "end" or end.get("complete") is not True: fail("last record is not a complete end record")
+print(f"check_output: PASS ({len(recs)} records)")
