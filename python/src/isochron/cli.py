@@ -1,0 +1,184 @@
+"""The ``isochron`` command: show, compare, plot and report on isochron result files.
+
+One console script with subcommands, each dispatched to a ``cmd_<name>`` function (the pyperf
+shape). Bad input is the user's to fix, so it is one line on stderr, ``isochron: error: ...``,
+and exit status 2, never a traceback; warnings about files cut short go to stderr as
+``isochron: warning: ...`` and the command carries on with what was complete. Exit status 1 is
+kept for ``compare --fail-on-regression`` finding a regression. An unexpected exception is a bug
+in isochron: it is reported in one line too (``ISOCHRON_DEBUG=1`` shows the traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import __version__
+from .compare import compare, comparison_table, parse_threshold
+from .load import IsochronError, read
+from .plots import FORMATS, KINDS, available, plot, save
+from .report import write_report
+from .tables import render_text
+
+EPILOG = """input: JSON Lines written by isochron-clock, isochron-bench or isochron-barrier
+(--jsonl FILE), schema 1; several runs may be concatenated in one file."""
+
+
+def _warn(ds):
+    for w in ds.warnings:
+        print(f"isochron: warning: {w}", file=sys.stderr)
+
+
+def _points(ds, path):
+    for rtype in ("point", "cost"):
+        if ds.records.get(rtype):
+            return ds.records[rtype]
+    raise IsochronError(f"{path}: no benchmark points to compare (compare reads isochron-bench"
+                        f" points or isochron-barrier cost records; this file has"
+                        f" {', '.join(sorted(ds.records)) or 'no records'})")
+
+
+def cmd_show(args):
+    ds = read(args.files)
+    _warn(ds)
+    sys.stdout.write(render_text(ds))
+    return 0
+
+
+def cmd_compare(args):
+    threshold = parse_threshold(args.threshold)
+    da, db = read(args.a), read(args.b)
+    _warn(da)
+    _warn(db)
+    match = [k for k in args.match.split(",") if k] if args.match else None
+    cmp = compare(_points(da, args.a), _points(db, args.b), threshold=threshold,
+                  alpha=args.alpha, match=match)
+    print(comparison_table(cmp, args.a, args.b, threshold, args.alpha).text())
+    if cmp.regressions and args.fail_on_regression:
+        return 1
+    return 0
+
+
+def _list_kinds(ds=None):
+    fits = available(ds) if ds is not None else list(KINDS)
+    width = max(len(k) for k in KINDS)
+    lines = ["plot kinds" + (" (* = has data in the given files)" if ds is not None else "") + ":"]
+    for name, (_fn, rtype, doc) in KINDS.items():
+        mark = "*" if ds is not None and name in fits else " "
+        lines.append(f" {mark}{name.ljust(width)}  {doc}  [needs '{rtype}' records]")
+    print("\n".join(lines))
+
+
+def cmd_plot(args):
+    if args.list_kinds or args.kind == "help":
+        ds = read(args.files) if args.files else None
+        _list_kinds(ds)
+        return 0
+    if not args.files:
+        raise IsochronError("plot: give a result FILE (or --list-kinds)")
+    ds = read(args.files)
+    _warn(ds)
+    kind = args.kind
+    if kind is None:
+        fits = available(ds)
+        if not fits:
+            raise IsochronError(f"{args.files[0]}: nothing to plot (no records of a plot kind)")
+        kind = fits[0]
+    out = args.output
+    if out is None:
+        stem = os.path.splitext(os.path.basename(args.files[0]))[0]
+        out = f"{stem}-{kind}.{args.format}"
+    fig = plot(ds, kind, op=args.op, size=args.size, reps=args.reps)
+    print(save(fig, out))
+    return 0
+
+
+def cmd_report(args):
+    path, ds = write_report(args.files, args.output)
+    _warn(ds)
+    print(path)
+    return 0
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="isochron", epilog=EPILOG,
+        description="Tables, comparisons, plots and HTML reports of isochron result files.")
+    p.add_argument("--version", action="version", version=f"isochron {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    s = sub.add_parser("show", help="summary tables of one or more result files",
+                       description="Summary tables: benchmark points by operation, then scheme"
+                       " and method (sizes in KiB, times in µs, CI, valid/reps); clock accuracy"
+                       " per wait; barrier skew, cost, shift and payoff.", epilog=EPILOG)
+    s.add_argument("files", nargs="+", metavar="FILE")
+    s.set_defaults(func=cmd_show)
+
+    c = sub.add_parser("compare", help="per-point ratios B/A with significance",
+                       description="Match the points of B to those of A and print the ratio B/A"
+                       " of medians; significance by the two-sided Mann-Whitney U test on raw"
+                       " repetitions when both files have them (--raw), by confidence-interval"
+                       " overlap otherwise. A key with one value in A and another in B (e.g."
+                       " scheme) is what is compared and is not matched on.", epilog=EPILOG)
+    c.add_argument("a", metavar="A", help="baseline result file")
+    c.add_argument("b", metavar="B", help="result file compared against A")
+    c.add_argument("--threshold", default="5%",
+                   help="smallest change flagged as REGRESSION/improvement (default: 5%%)")
+    c.add_argument("--alpha", type=float, default=0.05,
+                   help="significance level of the Mann-Whitney U test (default: 0.05)")
+    c.add_argument("--match", metavar="KEYS",
+                   help="comma-separated keys to match points on (default: op, barrier, bytes,"
+                   " nprocs, root, dtype, redop, in_place, scheme, method, less those that differ)")
+    c.add_argument("--fail-on-regression", action="store_true",
+                   help="exit with status 1 when a regression is flagged")
+    c.set_defaults(func=cmd_compare)
+
+    pl = sub.add_parser("plot", help="one plot as PNG, SVG or PDF",
+                        description="Write one plot. Kinds: " + "; ".join(
+                            f"{k}: {v[2]}" for k, v in KINDS.items()) + ".", epilog=EPILOG)
+    pl.add_argument("files", nargs="*", metavar="FILE")
+    pl.add_argument("--kind", help="plot kind (default: the first that fits the data);"
+                    " --kind help lists them")
+    pl.add_argument("--list-kinds", action="store_true", help="list the plot kinds and exit")
+    pl.add_argument("-o", "--output", metavar="OUT",
+                    help="output file; .png, .svg or .pdf (default: FILE-KIND.FORMAT here)")
+    pl.add_argument("--format", choices=FORMATS, default="png",
+                    help="format when -o is not given (default: png)")
+    pl.add_argument("--op", help="gantt: the operation (default: the first with raw data)")
+    pl.add_argument("--size", help="gantt: the message size, e.g. 64K (default: the largest)")
+    pl.add_argument("--reps", metavar="FIRST:END",
+                    help="gantt: repetitions FIRST..END-1 (default: 0:4)")
+    pl.set_defaults(func=cmd_plot)
+
+    r = sub.add_parser("report", help="one self-contained HTML page with tables and plots",
+                       description="Write DIR/index.html: the runs, every table, comparisons"
+                       " between benchmark runs, and every plot the data allows, images"
+                       " embedded. Prints the path of the page.", epilog=EPILOG)
+    r.add_argument("files", nargs="+", metavar="FILE")
+    r.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
+    r.set_defaults(func=cmd_report)
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except IsochronError as exc:
+        print(f"isochron: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:                  # `isochron show x | head`
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:                 # a bug in isochron, not bad input
+        if os.environ.get("ISOCHRON_DEBUG"):
+            raise
+        print(f"isochron: internal error in '{args.command}': {type(exc).__name__}: {exc}"
+              " (ISOCHRON_DEBUG=1 shows the traceback; please report it)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""Comparing two sets of benchmark points: ratio of medians and whether the change is real.
+
+Points of A and B are matched on what defines a measurement (operation, size, process count,
+root, datatype, reduction, scheme, timing method, barrier algorithm). A key that has one value
+in all of A and another single value in all of B is what the comparison is about (say, scheme
+roundtime against barrier), so it is left out of the match and named in the output. For each
+matched point the ratio B/A of the medians is tested: with raw repetitions on both sides, the
+two-sided Mann-Whitney U test on the valid repetitions (no normality assumed, which run times
+never are); otherwise whether the two confidence intervals overlap (conservative: intervals
+that just overlap can still differ). A point is flagged ``REGRESSION`` (B slower) or
+``improvement`` only when the difference is significant *and* the ratio is beyond the threshold.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scipy.stats import mannwhitneyu
+
+from .load import IsochronError
+from .tables import Table
+from .units import MISSING, fmt_bytes, fmt_time, is_missing
+
+MATCH_KEYS = ["op", "barrier", "bytes", "nprocs", "root", "dtype", "redop", "in_place",
+              "scheme", "method"]
+MIN_RAW = 5   # fewer valid repetitions than this on a side: use the CI test instead
+
+
+def parse_threshold(text):
+    """'5%' -> 0.05, '0.05' -> 0.05."""
+    s = str(text).strip()
+    try:
+        value = float(s[:-1]) / 100 if s.endswith("%") else float(s)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1:
+        raise IsochronError(f"--threshold {text}: give a percentage like 5% or a fraction like 0.05")
+    return value
+
+
+def _valid_raw(p):
+    times, valid = p.get("raw_time_s"), p.get("raw_valid")
+    if not isinstance(times, list):
+        return None
+    if not isinstance(valid, list):
+        valid = [1] * len(times)
+    return [t for t, v in zip(times, valid) if v and t is not None]
+
+
+@dataclass
+class Comparison:
+    rows: list                      # one dict per matched point
+    keys: list                      # the keys points were matched on
+    compared: dict                  # key -> (value in A, value in B): what differs
+    only_a: int = 0
+    only_b: int = 0
+    warnings: list = field(default_factory=list)
+
+    @property
+    def regressions(self):
+        return [r for r in self.rows if r["verdict"] == "REGRESSION"]
+
+
+def _test(pa, pb, alpha):
+    """(test name, p-value or None, significant) for one matched pair of points."""
+    ra, rb = _valid_raw(pa), _valid_raw(pb)
+    if ra is not None and rb is not None and len(ra) >= MIN_RAW and len(rb) >= MIN_RAW:
+        p = float(mannwhitneyu(ra, rb, alternative="two-sided").pvalue)
+        return "Mann-Whitney U", p, p < alpha
+    lo_a, hi_a, lo_b, hi_b = (pa.get("ci_lo_s"), pa.get("ci_hi_s"), pb.get("ci_lo_s"),
+                              pb.get("ci_hi_s"))
+    if any(is_missing(x) for x in (lo_a, hi_a, lo_b, hi_b)):
+        return "none", None, False
+    overlap = lo_a <= hi_b and lo_b <= hi_a
+    return "CI overlap: " + ("yes" if overlap else "no"), None, not overlap
+
+
+def _index(points, keys, side, warnings):
+    out = {}
+    for p in points:
+        k = tuple(repr(p.get(key)) for key in keys)
+        if k in out:
+            warnings.append(f"{side} has more than one point for {_label(p, keys)}: using the last")
+        out[k] = p
+    return out
+
+
+def _label(p, keys):
+    return " ".join(fmt_bytes(p.get(k)) if k == "bytes" else f"{k}={p.get(k)}" for k in keys)
+
+
+def compare(a, b, threshold=0.05, alpha=0.05, match=None):
+    """Compare points ``b`` against baseline ``a`` (lists of point dicts, or DataFrames)."""
+    a = a.to_dict("records") if hasattr(a, "to_dict") else list(a)
+    b = b.to_dict("records") if hasattr(b, "to_dict") else list(b)
+    present = [k for k in MATCH_KEYS if any(k in p for p in a) or any(k in p for p in b)]
+    compared = {}
+    if match is None:
+        for k in present:
+            va, vb = {repr(p.get(k)) for p in a}, {repr(p.get(k)) for p in b}
+            if len(va) == 1 and len(vb) == 1 and va != vb and k != "bytes":
+                compared[k] = (a[0].get(k), b[0].get(k))
+        keys = [k for k in present if k not in compared]
+    else:
+        unknown = [k for k in match if k not in MATCH_KEYS]
+        if unknown:
+            raise IsochronError(f"--match {','.join(unknown)}: not a point key"
+                                f" (choose from {', '.join(MATCH_KEYS)})")
+        keys = list(match)
+    warnings = []
+    ia, ib = _index(a, keys, "A", warnings), _index(b, keys, "B", warnings)
+    rows = []
+    for k, pa in ia.items():
+        pb = ib.get(k)
+        if pb is None:
+            continue
+        ma, mb = pa.get("median_s"), pb.get("median_s")
+        row = {key: pa.get(key) for key in keys}
+        row.update(a_median_s=ma, b_median_s=mb, a=pa, b=pb)
+        if is_missing(ma) or is_missing(mb) or ma <= 0:
+            row.update(ratio=None, test="none", p=None, significant=False, verdict="no data")
+        else:
+            ratio = mb / ma
+            test, p, sig = _test(pa, pb, alpha)
+            verdict = ""
+            if sig and ratio > 1 + threshold:
+                verdict = "REGRESSION"
+            elif sig and ratio < 1 - threshold:
+                verdict = "improvement"
+            row.update(ratio=ratio, test=test, p=p, significant=sig, verdict=verdict)
+        rows.append(row)
+    if not rows:
+        raise IsochronError("no point of B matches a point of A on "
+                            f"{', '.join(keys)} (use --match to choose the keys)")
+    return Comparison(rows, keys, compared, only_a=len(set(ia) - set(ib)),
+                      only_b=len(set(ib) - set(ia)), warnings=warnings)
+
+
+def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
+    """The comparison as a :class:`Table` (same text in the terminal and the report)."""
+    ops = {r.get("op") for r in cmp.rows}
+    shown = [k for k in cmp.keys if k != "bytes" and any(
+        len({repr(r[k]) for r in cmp.rows if r.get("op") == op}) > 1 for op in ops)]
+    if "op" in cmp.keys and len(ops) > 1 and "op" not in shown:
+        shown.insert(0, "op")
+    cols = shown + ["size", "A median [µs]", "B median [µs]", "B/A", "test", "p", "verdict"]
+    rows = []
+    for r in cmp.rows:
+        rows.append([r[k] for k in shown] + [
+            fmt_bytes(r.get("bytes")), fmt_time(r["a_median_s"]), fmt_time(r["b_median_s"]),
+            MISSING if r["ratio"] is None else f"{r['ratio']:.3f}", r["test"],
+            MISSING if r["p"] is None else f"{r['p']:.3g}", r["verdict"]])
+    n = len(shown)
+    what = "; ".join(f"{k}: {va} (A) vs {vb} (B)" for k, (va, vb) in cmp.compared.items())
+    notes = [f"A = {name_a}", f"B = {name_b}"]
+    if what:
+        notes.append(f"comparing {what}")
+    notes.append(f"verdict: REGRESSION (B slower) / improvement when significant (p < {alpha:g},"
+                 f" or confidence intervals apart) and the ratio is beyond ±{100 * threshold:g} %")
+    if cmp.only_a or cmp.only_b:
+        notes.append(f"unmatched: {cmp.only_a} point(s) only in A, {cmp.only_b} only in B")
+    notes += [f"warning: {w}" for w in cmp.warnings]
+    title = f"comparison: ratio of medians B/A, {len(cmp.rows)} matched points," \
+            f" {len(cmp.regressions)} regression(s)"
+    return Table(title, cols, rows, right=set(range(n, n + 6)), notes=notes)

@@ -1,0 +1,238 @@
+"""Reading isochron's JSON Lines result files.
+
+The C drivers (isochron-clock, isochron-bench, isochron-barrier) write one JSON object per line:
+a ``context`` record opens a run, the records of that run follow (``sync``/``model``/``accuracy``/
+``summary`` for the clock driver, ``point`` and ``end`` for the benchmark, ``skew``/``cost``/
+``shift``/``payoff`` and ``end`` for the barrier driver). Files may hold several runs one after
+another (``cat a.jsonl b.jsonl``), so every record is tagged with the index of its run, and a
+:class:`Dataset` keeps one pandas table per record type plus the list of run contexts.
+
+The schema version is checked on every record that carries one: only versions listed in
+``_UPGRADERS`` are read (each maps a record of that version to the current shape; version 1 is
+the only one so far). Anything else is an :class:`IsochronError` naming the version, never a
+guess. A run cut short is loaded as far as it is complete: a last line cut mid-JSON is dropped,
+a benchmark or barrier run without an ``end`` record that says ``complete: true`` is kept, and
+both are reported in ``Dataset.warnings`` (and as ``df.attrs["warnings"]``), never silently.
+"""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+SCHEMA_VERSION = 1
+#: schema version -> function bringing a record of that version to the current shape
+_UPGRADERS = {1: lambda rec: rec}
+#: tools whose runs close with an ``end`` record
+_ENDED_TOOLS = {"isochron-bench", "isochron-barrier"}
+#: the record type ``load()`` returns by default, per tool
+PRIMARY = {"isochron-bench": "point", "isochron-clock": "accuracy", "isochron-barrier": "cost"}
+
+
+class IsochronError(Exception):
+    """Bad input (missing file, not an isochron file, unsupported schema, missing data)."""
+
+
+class IsochronWarning(UserWarning):
+    """A file was loaded only in part (interrupted run)."""
+
+
+@dataclass
+class Dataset:
+    """Every record of one or more result files, one DataFrame per record type."""
+
+    paths: list
+    contexts: list = field(default_factory=list)   # one dict per run, in order
+    records: dict = field(default_factory=dict)    # type -> list of flat dicts
+    warnings: list = field(default_factory=list)
+
+    @property
+    def tools(self):
+        """The tools that wrote the runs, in order of first appearance."""
+        return list(dict.fromkeys(c.get("tool", "unknown") for c in self.contexts))
+
+    @property
+    def truncated(self):
+        return bool(self.warnings)
+
+    def has(self, rtype):
+        return bool(self.records.get(rtype))
+
+    def frame(self, rtype):
+        """The records of one type as a DataFrame (columns ``run`` and ``file`` added)."""
+        rows = self.records.get(rtype, [])
+        df = pd.DataFrame(rows)
+        df.attrs.update(self.attrs())
+        return df
+
+    def attrs(self):
+        return {
+            "context": self.contexts[0] if self.contexts else {},
+            "contexts": self.contexts,
+            "tools": self.tools,
+            "paths": list(self.paths),
+            "warnings": list(self.warnings),
+            "truncated": self.truncated,
+        }
+
+
+def _flatten(rtype, rec):
+    """A record as one table row: nested raw repetitions become list columns."""
+    row = {k: v for k, v in rec.items() if k not in ("schema", "type", "raw")}
+    raw = rec.get("raw")
+    if isinstance(raw, dict):
+        for key in ("time_s", "valid", "start_s", "end_s"):
+            row["raw_" + key] = raw.get(key)
+    return row
+
+
+def _parse_lines(path, text):
+    """(line number, record) pairs; a last line cut mid-JSON is reported, not parsed."""
+    lines = text.splitlines()
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    if last < 0:
+        raise IsochronError(f"{path}: empty file (no isochron records)")
+    out, cut = [], None
+    for i, line in enumerate(lines[: last + 1]):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if i == 0:
+                raise IsochronError(
+                    f"{path}: not an isochron JSON Lines file (line 1 is not JSON: {exc.msg})"
+                ) from None
+            if i == last:
+                cut = i + 1
+                break
+            raise IsochronError(f"{path}:{i + 1}: not valid JSON ({exc.msg})") from None
+        if not isinstance(rec, dict) or "type" not in rec:
+            raise IsochronError(
+                f"{path}:{i + 1}: not an isochron record (a JSON object with 'type' and"
+                f" 'schema' fields); is this a result file of isochron-clock/-bench/-barrier?"
+            )
+        out.append((i + 1, rec))
+    return out, cut
+
+
+def _check_schema(path, lineno, rec, run_schema):
+    version = rec.get("schema", run_schema)
+    if version is None:
+        raise IsochronError(f"{path}:{lineno}: the context record has no 'schema' version")
+    if version not in _UPGRADERS:
+        known = ", ".join(str(v) for v in sorted(_UPGRADERS))
+        raise IsochronError(
+            f"{path}:{lineno}: schema version {version!r} is not supported"
+            f" (this isochron reads schema {known})"
+        )
+    return version
+
+
+def _read_one(path, ds):
+    if not os.path.exists(path):
+        raise IsochronError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise IsochronError(f"{path}: is a directory, not a result file")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError:
+        raise IsochronError(f"{path}: not a text file (expected isochron JSON Lines)") from None
+    except OSError as exc:
+        raise IsochronError(f"{path}: cannot read ({exc.strerror})") from None
+
+    parsed, cut = _parse_lines(path, text)
+    first_run = len(ds.contexts)
+    run, schema, ended, counts = None, None, {}, {}
+    for lineno, rec in parsed:
+        rtype = rec["type"]
+        if rtype == "context":
+            schema = _check_schema(path, lineno, rec, None)
+            ds.contexts.append(dict(_UPGRADERS[schema](rec), file=path))
+            run = len(ds.contexts) - 1
+            counts[run] = 0
+            continue
+        if run is None:
+            raise IsochronError(
+                f"{path}:{lineno}: expected a 'context' record first, found {rtype!r}"
+                " (not an isochron result file, or its beginning is missing)"
+            )
+        version = _check_schema(path, lineno, rec, schema)
+        rec = _UPGRADERS[version](rec)
+        if rtype == "end":
+            ended[run] = rec
+        counts[run] += 1
+        row = _flatten(rtype, rec)
+        row.update(run=run, file=path)
+        ds.records.setdefault(rtype, []).append(row)
+
+    if cut is not None:
+        ds.warnings.append(
+            f"{path}:{cut}: the last line is cut mid-record (interrupted run?);"
+            f" ignored it and loaded the {len(parsed)} complete records before it"
+        )
+    for r in range(first_run, len(ds.contexts)):
+        tool = ds.contexts[r].get("tool", "unknown")
+        if tool not in _ENDED_TOOLS:
+            continue
+        end = ended.get(r)
+        what = f"{path}: run {r - first_run + 1} ({tool})"
+        if end is None:
+            ds.warnings.append(
+                f"{what} has no 'end' record: it was interrupted; loaded its"
+                f" {counts[r]} complete records"
+            )
+        elif end.get("complete") is not True:
+            ds.warnings.append(f"{what} ended early (its 'end' record says complete: false)")
+    _attach_sync(ds, first_run)
+
+
+def _attach_sync(ds, first_run):
+    """Give clock ``accuracy`` rows their run's sync spec and duration (for plots by spec)."""
+    syncs = {s["run"]: s for s in ds.records.get("sync", []) if s["run"] >= first_run}
+    for row in ds.records.get("accuracy", []):
+        sync = syncs.get(row["run"])
+        if sync and row["run"] >= first_run:
+            row.setdefault("sync_spec", sync.get("sync_spec"))
+            row.setdefault("duration_s", sync.get("duration_s"))
+
+
+def read(paths):
+    """Read one path or a list of paths into a :class:`Dataset` (runs numbered across files)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise IsochronError("no input files")
+    ds = Dataset(paths=paths)
+    for path in paths:
+        _read_one(path, ds)
+    return ds
+
+
+def load(path, record=None):
+    """Load a result file as a DataFrame of its points.
+
+    ``record`` picks the record type; by default ``point`` for isochron-bench, ``accuracy``
+    (one row per rank and wait) for isochron-clock, ``cost`` for isochron-barrier. The run
+    contexts are in ``df.attrs["context"]`` (first run) and ``df.attrs["contexts"]``; raw
+    repetitions, when the run wrote them, are the list columns ``raw_time_s``, ``raw_valid``,
+    ``raw_start_s`` and ``raw_end_s``. A file cut short loads what is complete and warns
+    (:class:`IsochronWarning`; the messages are also in ``df.attrs["warnings"]``).
+    """
+    ds = read(path)
+    for msg in ds.warnings:
+        warnings.warn(msg, IsochronWarning, stacklevel=2)
+    if record is None:
+        tool = ds.tools[0] if ds.tools else "unknown"
+        record = PRIMARY.get(tool)
+        if record is None:
+            raise IsochronError(f"{path}: unknown tool {tool!r}; pass record=TYPE")
+    if record not in ds.records:
+        have = ", ".join(sorted(ds.records)) or "none"
+        raise IsochronError(f"{path}: no {record!r} records (it has: {have})")
+    return ds.frame(record)

@@ -1,0 +1,432 @@
+"""Plots of isochron results, each a function that takes a Dataset and returns a Figure.
+
+Every plot kind is one entry of ``KINDS`` (name -> function, the record type it needs, a one-line
+description), so ``isochron plot --list-kinds``, the error for an unknown kind and the report
+all come from one table. Figures are built with ``matplotlib.figure.Figure`` rather than pyplot:
+no global state, no GUI backend, and the caller (a test) can inspect axes and lines. Each plot is
+meant to be read without hunting through a legend: series are labelled at their end points,
+titles say what was measured and how, axes carry units. The shapes follow the papers: latency
+vs size on log-log axes with confidence intervals; sync duration vs accuracy with one point per
+run (paper 000, Fig. 3); barrier exit-skew distributions per algorithm (Fig. 8); a Gantt chart
+of every rank's start and end of repetitions on the global clock (Fig. 10).
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .load import IsochronError
+from .units import fmt_bytes, is_missing, parse_bytes, short_spec
+
+FORMATS = ("png", "svg", "pdf")
+US = 1e6
+
+
+def _fig(w=7.5, h=4.8, nrows=1, ncols=1, **kw):
+    fig = Figure(figsize=(w, h), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
+    return fig, axes
+
+
+def _log(ax, axis="y"):
+    """A log axis with plain numbers (10, 20, 50, 100) instead of powers of ten."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    getattr(ax, f"set_{axis}scale")("log")
+    a = ax.yaxis if axis == "y" else ax.xaxis
+    a.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_formatter(NullFormatter())
+
+
+def _colors(n):
+    import matplotlib
+    cmap = matplotlib.colormaps["tab10"]
+    return [cmap(i % 10) for i in range(n)]
+
+
+def _end_labels(ax, items, log=True):
+    """Label each line at its right end, nudging labels apart so none overlap.
+
+    ``items`` are (x, y, text, color) in data coordinates; the x axis gets room on the right.
+    """
+    if not items:
+        return
+    f = np.log10 if log else (lambda v: v)
+    inv = (lambda v: 10 ** v) if log else (lambda v: v)
+    lo, hi = ax.get_ylim()
+    gap = (f(hi) - f(lo)) * 0.055
+    order = sorted(items, key=lambda it: f(it[1]))
+    placed = []
+    for _x, y, _t, _c in order:
+        pos = f(y)
+        if placed and pos < placed[-1] + gap:
+            pos = placed[-1] + gap
+        placed.append(pos)
+    shift = max(0.0, placed[-1] - (f(hi) - gap / 2))   # keep the top label inside
+    for (x, _y, text, color), pos in zip(order, placed):
+        ax.annotate(text, (x, inv(pos - shift)), xytext=(6, 0), textcoords="offset points",
+                    va="center", ha="left", color=color, fontsize=8, annotation_clip=False)
+
+
+def _run_title(ds, rows=()):
+    """'4 ranks on vm, Open MPI v4.1.4' for the run the plotted rows came from."""
+    rows = list(rows)
+    ctx = ds.contexts[rows[0]["run"]] if rows and ds.contexts else (ds.contexts or [{}])[0]
+    run = ctx.get("run", ctx)
+    ranks = ctx.get("nprocs", run.get("ranks", "?"))
+    mpi = (run.get("mpi_library") or "").split(",")[0]
+    return f"{ranks} ranks on {run.get('host', '?')}" + (f", {mpi}" if mpi else "")
+
+
+def _need(ds, rtype, kind, what):
+    rows = ds.records.get(rtype, [])
+    if not rows:
+        have = ", ".join(available(ds)) or "none"
+        raise IsochronError(f"plot kind {kind!r} needs {what}; {', '.join(ds.paths)} has none"
+                            f" (kinds that fit: {have})")
+    return rows
+
+
+# ---- latency vs message size ------------------------------------------------------------
+def plot_latency(ds, **_):
+    pts = [p for p in _need(ds, "point", "latency", "isochron-bench points")
+           if not is_missing(p.get("mean_s")) and p.get("bytes")]
+    if not pts:
+        raise IsochronError("plot kind 'latency': no point has a valid repetition and a size > 0")
+    keys = ["op", "scheme", "method", "nprocs", "root", "dtype", "redop", "run"]
+    ops = {p["op"] for p in pts}        # dtype and redop follow the op unless they vary within one
+    varying = [k for k in keys if any(len({repr(p.get(k)) for p in pts if p["op"] == op}) > 1
+                                      for op in ops) or (k == "op" and len(ops) > 1)]
+    # 'run' only tells series apart when the same (op, scheme, method) is in several runs
+    if "run" in varying and len({(p["op"], p["scheme"], p["method"]) for p in pts}) == \
+            len({(p["op"], p["scheme"], p["method"], p["run"]) for p in pts}):
+        varying.remove("run")
+    series = {}
+    for p in pts:
+        series.setdefault(tuple(p.get(k) for k in varying) or ("",), []).append(p)
+    fig, axes = _fig()
+    ax = axes[0][0]
+    ax.set_xscale("log", base=2)
+    _log(ax)
+    labels = []
+    for (key, group), color in zip(series.items(), _colors(len(series))):
+        group.sort(key=lambda p: p["bytes"])
+        x = np.array([p["bytes"] for p in group], float)
+        y = np.array([p["mean_s"] for p in group]) * US
+        lo = np.array([p.get("ci_lo_s") if not is_missing(p.get("ci_lo_s")) else p["mean_s"]
+                       for p in group]) * US
+        hi = np.array([p.get("ci_hi_s") if not is_missing(p.get("ci_hi_s")) else p["mean_s"]
+                       for p in group]) * US
+        text = " ".join(f"run {v + 1}" if k == "run" else str(v) for k, v in zip(varying, key))
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, marker="o", ms=4, capsize=3,
+                    label=text or "latency")
+        labels.append((x[-1], y[-1], text, color))
+    sizes = sorted({p["bytes"] for p in pts})
+    ax.set_xticks(sizes, [fmt_bytes(s) for s in sizes])
+    ax.minorticks_off()
+    ax.set_xlim(sizes[0] / 1.5, sizes[-1] * (1.5 if len(sizes) == 1 else 4))
+    ax.set_xlabel("message size")
+    level = pts[0].get("ci_level") or 0.95
+    ax.set_ylabel(f"latency [µs]  (mean, bars: {100 * level:g} % CI)")
+    ax.grid(True, which="major", alpha=0.3)
+    fixed = [f"{k} {pts[0].get(k)}" for k in ("scheme", "method") if k not in varying]
+    ax.set_title("Latency vs message size" + (f" ({', '.join(fixed)})" if fixed else "")
+                 + f"\n{_run_title(ds, pts)}", fontsize=10)
+    _end_labels(ax, labels)
+    return fig
+
+
+# ---- clock offset vs time after synchronization -----------------------------------------
+def plot_offset(ds, **_):
+    rows = _need(ds, "accuracy", "offset", "isochron-clock accuracy records")
+    runs = list(dict.fromkeys(r["run"] for r in rows))[:6]
+    ncols = min(3, len(runs))
+    nrows = math.ceil(len(runs) / ncols)
+    fig, axes = _fig(4.2 * ncols + 1, 3.6 * nrows + 0.6, nrows, ncols)
+    for i, run in enumerate(runs):
+        ax = axes[i // ncols][i % ncols]
+        rr = [r for r in rows if r["run"] == run and r["rank"] != 0]
+        ranks = sorted({r["rank"] for r in rr})
+        labels = []
+        for rank, color in zip(ranks, _colors(len(ranks))):
+            pts = sorted((r for r in rr if r["rank"] == rank), key=lambda r: r["wait_s"])
+            t = [r["wait_s"] for r in pts]
+            meas = [r["measured_offset_s"] * US for r in pts]
+            ax.plot(t, meas, "-o", color=color, ms=4, label=f"rank {rank} measured")
+            true = [r.get("true_offset_s") for r in pts]
+            if not any(is_missing(v) for v in true):
+                ax.plot(t, [v * US for v in true], "--x", color=color, ms=5, alpha=0.8,
+                        label=f"rank {rank} true")
+            labels.append((t[-1], meas[-1], f"rank {rank}", color))
+        ax.axhline(0, color="0.5", lw=0.8)
+        ctx = ds.contexts[run]
+        skew = ctx.get("skew")
+        sub = short_spec(ctx.get("sync_spec"))
+        if isinstance(skew, dict):
+            sub += f"\nskew {skew.get('spec')}"
+        ax.set_title(sub, fontsize=9)
+        ax.set_xlabel("time after synchronization [s]")
+        ax.set_ylabel("offset to rank 0 [µs]")
+        ax.grid(True, alpha=0.3)
+        waits = sorted({r["wait_s"] for r in rr})
+        ax.set_xlim(waits[0] - 0.05 * (waits[-1] - waits[0] + 1), waits[-1] * 1.25 + 0.3)
+        _end_labels(ax, labels, log=False)
+    for j in range(len(runs), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    fig.suptitle("Clock offset of each rank to rank 0 after synchronization"
+                 "\nsolid o: measured by ping-pong (Alg. 6), dashed x: true offset", fontsize=10)
+    return fig
+
+
+# ---- synchronization duration vs accuracy (paper 000, Fig. 3) ---------------------------
+def plot_sync(ds, **_):
+    rows = _need(ds, "summary", "sync", "isochron-clock summary records")
+    use_true = all(not is_missing(r.get("max_abs_true_offset_s")) for r in rows)
+    col = "max_abs_true_offset_s" if use_true else "max_abs_measured_offset_s"
+    waits = sorted({r["wait_s"] for r in rows})
+    algs = list(dict.fromkeys(short_spec(r["sync_spec"]) for r in rows))
+    fig, axes = _fig(4.2 * len(waits) + 1, 4.4, 1, len(waits), sharey=True)
+    for ax, wait in zip(axes[0], waits):
+        labels = []
+        for alg, color in zip(algs, _colors(len(algs))):
+            sel = [r for r in rows if r["wait_s"] == wait and short_spec(r["sync_spec"]) == alg]
+            if not sel:
+                continue
+            x = np.array([r["duration_s"] for r in sel])
+            y = np.array([r[col] for r in sel]) * US
+            ax.scatter(x, y, color=color, s=28, zorder=3, label=alg)
+            xm = math.exp(np.mean(np.log(x)))
+            ax.hlines(y.mean(), xm / 1.6, xm * 1.6, color=color, lw=2)   # mean over runs
+            labels.append((xm * 1.6, y.mean(), alg, color))
+        _log(ax, "x")
+        _log(ax, "y")
+        lo, hi = ax.get_xlim()
+        ax.set_xlim(lo, hi * 15)
+        ax.set_title(f"{wait:g} s after synchronization", fontsize=9)
+        ax.set_xlabel("synchronization duration [s]")
+        ax.grid(True, alpha=0.25)
+        _end_labels(ax, labels)
+    axes[0][0].set_ylabel(f"max |offset| to rank 0 [µs] ({'true' if use_true else 'measured'})")
+    nruns = len({r["run"] for r in rows})
+    fig.suptitle(f"Sync duration vs accuracy: one point per run ({nruns} runs), bar = mean;"
+                 f" lower left is better\n{_run_title(ds, rows)}", fontsize=10)
+    return fig
+
+
+# ---- barrier exit skew per algorithm (paper 000, Fig. 8) --------------------------------
+def plot_skew(ds, **_):
+    rows = [r for r in _need(ds, "skew", "skew", "isochron-barrier skew records")
+            if isinstance(r.get("samples_s"), list) and r["samples_s"]]
+    if not rows:
+        raise IsochronError("plot kind 'skew': the skew records carry no samples")
+    names = [r["barrier"] for r in rows]
+    data = [np.array(r["samples_s"]) * US for r in rows]
+    fig, axes = _fig(max(6.0, 0.85 * len(rows) + 2), 4.6)
+    ax = axes[0][0]
+    ax.violinplot(data, showextrema=False, widths=0.8)
+    ax.boxplot(data, widths=0.25, showfliers=False, medianprops={"color": "black"})
+    rng = np.random.default_rng(0)
+    for i, d in enumerate(data, start=1):
+        ax.scatter(i + rng.uniform(-0.12, 0.12, len(d)), d, s=3, color="0.3", alpha=0.35, zorder=3)
+        med = np.median(d)
+        ax.annotate(f"{med:.3g}", (i, med), xytext=(14, 0), textcoords="offset points",
+                    fontsize=7, va="center")
+    ax.set_xticks(range(1, len(names) + 1), names, rotation=20)
+    _log(ax)
+    ax.set_ylabel("exit skew: last exit − first exit [µs]")
+    ax.set_xlabel("barrier algorithm")
+    ax.grid(True, axis="y", alpha=0.25)
+    calls = {r.get("valid", len(r["samples_s"])) for r in rows}
+    ax.set_title(f"Barrier exit skew per algorithm, calls started together on the global clock\n"
+                 f"{_run_title(ds, rows)}, {'/'.join(str(c) for c in sorted(calls))} calls each"
+                 " (box: quartiles, number: median)", fontsize=10)
+    return fig
+
+
+# ---- Gantt chart of raw repetitions on the global clock (paper 000, Fig. 10) -------------
+def _pick_point(pts, op=None, size=None):
+    raw = [p for p in pts if isinstance(p.get("raw_start_s"), list) and p["raw_start_s"]]
+    if not raw:
+        raise IsochronError("plot kind 'gantt' needs raw repetitions: run isochron-bench with --raw")
+    if op is not None:
+        ops = sorted({p["op"] for p in raw})
+        raw = [p for p in raw if p["op"] == op]
+        if not raw:
+            raise IsochronError(f"--op {op}: no point with raw repetitions (ops: {', '.join(ops)})")
+    if size is not None:
+        want = parse_bytes(size)
+        sizes = sorted({p["bytes"] for p in raw})
+        raw = [p for p in raw if p["bytes"] == want]
+        if not raw:
+            raise IsochronError(f"--size {size}: no such size (sizes: "
+                                f"{', '.join(fmt_bytes(s) for s in sizes)})")
+    else:
+        big = max(p["bytes"] for p in raw if p["op"] == raw[0]["op"])
+        raw = [p for p in raw if p["op"] == raw[0]["op"] and p["bytes"] == big]
+    return raw[0]
+
+
+def _parse_reps(reps, n):
+    if reps is None:
+        return 0, min(n, 4)
+    try:
+        a, _, b = str(reps).partition(":")
+        first, last = int(a), (int(b) if b else int(a) + 1)
+    except ValueError:
+        raise IsochronError(f"--reps {reps}: give FIRST:END, e.g. 0:4") from None
+    if not 0 <= first < last <= n:
+        raise IsochronError(f"--reps {reps}: the point has repetitions 0..{n - 1}")
+    return first, last
+
+
+def plot_gantt(ds, op=None, size=None, reps=None, **_):
+    p = _pick_point(_need(ds, "point", "gantt", "isochron-bench points with --raw"), op, size)
+    starts, ends = p["raw_start_s"], p["raw_end_s"]
+    valid = p.get("raw_valid") or [1] * len(starts)
+    first, last = _parse_reps(reps, len(starts))
+    t0 = min(min(starts[i]) for i in range(first, last))
+    nranks = len(starts[first])
+    fig, axes = _fig(8, 1.2 + 0.45 * nranks)
+    ax = axes[0][0]
+    for i, color in zip(range(first, last), _colors(last - first)):
+        for rank in range(nranks):
+            s = (starts[i][rank] - t0) * US
+            e = (ends[i][rank] - t0) * US
+            ax.broken_barh([(s, e - s)], (rank - 0.35, 0.7), facecolors=color,
+                           hatch=None if valid[i] else "//", alpha=0.9 if valid[i] else 0.4)
+        mid = (min(starts[i]) - t0) * US
+        ax.annotate(f"rep {i}" + ("" if valid[i] else " (invalid)"), (mid, -0.5), fontsize=8,
+                    color=color, va="bottom")
+    ax.set_yticks(range(nranks), [f"rank {r}" for r in range(nranks)])
+    ax.set_ylim(nranks - 0.5, -0.8)
+    ax.set_xlabel("time on the global clock since the first start [µs]")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_title(f"{p['op']} {fmt_bytes(p['bytes'])}: start and end of repetitions {first}–"
+                 f"{last - 1} on each rank\n{p.get('scheme')} scheme, {p.get('method')} method,"
+                 f" {_run_title(ds, [p])}", fontsize=10)
+    return fig
+
+
+# ---- barrier driver: shift success and the payoff of synchronizing -----------------------
+def plot_shift(ds, **_):
+    rows = _need(ds, "shift", "shift", "isochron-barrier shift records")
+    names = list(dict.fromkeys(r["barrier"] for r in rows))
+    sizes = sorted({r["bytes"] for r in rows})
+    fig, axes = _fig(max(6.0, 0.7 * len(names) * len(sizes) / 1.5 + 2), 4.4)
+    ax = axes[0][0]
+    width = 0.8 / len(sizes)
+    for j, (size, color) in enumerate(zip(sizes, _colors(len(sizes)))):
+        for i, name in enumerate(names):
+            r = next((r for r in rows if r["barrier"] == name and r["bytes"] == size), None)
+            if r is None or is_missing(r.get("success_rate")):
+                continue
+            x = i + (j - (len(sizes) - 1) / 2) * width
+            rate = 100 * r["success_rate"]
+            ax.bar(x, rate, width * 0.92, color=color)
+            inside = rate > 30      # the size written on the bar itself: no legend to look up
+            ax.annotate(fmt_bytes(size), (x, 2 if inside else rate + 2), rotation=90, ha="center",
+                        va="bottom", fontsize=7, color="white" if inside else color)
+    ax.set_xticks(range(len(names)), names, rotation=20)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("success rate [%]")
+    ax.set_xlabel("synchronization before the ring shift")
+    thr = rows[0].get("threshold")
+    ax.set_title("Ring shift after each barrier: share of trials within "
+                 f"(1 + {thr:g}) x the concurrent reference\n{_run_title(ds, rows)}; message size written on each bar",
+                 fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    return fig
+
+
+def _size_index(sizes, v):
+    """Position of size ``v`` on an axis that puts ``sizes`` at 0, 1, 2, ... (log between)."""
+    for i in range(len(sizes) - 1):
+        a, b = sizes[i], sizes[i + 1]
+        if a <= v <= b:
+            if a <= 0 or v <= a:
+                return float(i if v <= a else i + 1)
+            return i + math.log(v / a) / math.log(b / a)
+    return float(len(sizes) - 1 if v > sizes[-1] else 0)
+
+
+def plot_payoff(ds, **_):
+    p = _need(ds, "payoff", "payoff", "an isochron-barrier payoff record")[0]
+    sizes = p["sizes"]
+    x = np.arange(len(sizes))
+    fig, axes = _fig(7.5, 4.6)
+    ax = axes[0][0]
+    curves = [("reference_s", "concurrent start (reference)", "0.45"),
+              ("synced_s", f"{p.get('barrier', 'rds')} + shift", "tab:blue"),
+              ("unsynced_s", "shift alone", "tab:orange")]
+    labels = []
+    for key, text, color in curves:
+        if isinstance(p.get(key), list):
+            y = np.array(p[key], float) * US
+            ax.plot(x, y, "-o", color=color, ms=4)
+            labels.append((x[-1], y[-1], text, color))
+    _log(ax)
+    for key, text, style in (("measured_min_bytes", "measured", "-"),
+                             ("model_min_bytes", "model", ":")):
+        v = p.get(key)
+        if not is_missing(v):
+            xi = _size_index(sizes, v)
+            ax.axvline(xi, color="tab:green", ls=style, lw=1.2)
+            ax.annotate(f"{text}: pays off from {fmt_bytes(v)}", (xi, 0.97), xytext=(3, 0),
+                        textcoords="offset points", xycoords=("data", "axes fraction"),
+                        va="top", fontsize=8, color="tab:green", rotation=90,
+                        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
+    ax.set_xticks(x, [fmt_bytes(s) for s in sizes])
+    ax.set_xlim(-0.3, len(sizes) + 0.8)
+    ax.set_xlabel("message size")
+    ax.set_ylabel("shift time from the first arrival [µs] (median)")
+    ax.grid(True, alpha=0.3)
+    ax.set_title(f"When does synchronizing before a ring shift pay off? (d = {p.get('d')})\n"
+                 f"{_run_title(ds, [p])}, median of {p.get('trials', '?')} trials", fontsize=10)
+    _end_labels(ax, labels)
+    return fig
+
+
+KINDS = {
+    "latency": (plot_latency, "point",
+                "latency vs message size, log-log, mean with CI bars, a line per op x scheme x method"),
+    "gantt": (plot_gantt, "point",
+              "per-rank start/end of raw repetitions on the global clock (--op, --size, --reps)"),
+    "offset": (plot_offset, "accuracy", "clock offset to rank 0 vs time after sync, per rank"),
+    "sync": (plot_sync, "summary", "sync duration vs max clock offset, a point per run, a panel per wait"),
+    "skew": (plot_skew, "skew", "barrier exit-skew distribution per algorithm (violin + box)"),
+    "shift": (plot_shift, "shift", "ring-shift success rate after each barrier, per size"),
+    "payoff": (plot_payoff, "payoff", "shift time with and without synchronizing first, vs size"),
+}
+
+
+def available(ds):
+    """The plot kinds this dataset has data for, in KINDS order."""
+    out = []
+    for name, (_fn, rtype, _doc) in KINDS.items():
+        rows = ds.records.get(rtype, [])
+        if name == "gantt":
+            rows = [p for p in rows if isinstance(p.get("raw_start_s"), list) and p["raw_start_s"]]
+        if name == "latency":
+            rows = [p for p in rows if p.get("bytes") and not is_missing(p.get("mean_s"))]
+        if rows:
+            out.append(name)
+    return out
+
+
+def plot(ds, kind, **opts):
+    """The Figure of one plot kind (see ``KINDS``) for a Dataset."""
+    if kind not in KINDS:
+        raise IsochronError(f"unknown plot kind {kind!r} (valid kinds: {', '.join(KINDS)})")
+    return KINDS[kind][0](ds, **opts)
+
+
+def save(fig, path):
+    """Write a Figure; the format comes from the extension (png, svg or pdf)."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if ext not in FORMATS:
+        raise IsochronError(f"{path}: unknown image format {ext!r} (use .png, .svg or .pdf)")
+    fig.savefig(path, format=ext, dpi=130)
+    return path

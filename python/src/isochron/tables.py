@@ -1,0 +1,192 @@
+"""Summary tables of a result file, the same for the terminal (``isochron show``) and the report.
+
+A :class:`Table` is a title, column headers and rows of already formatted strings, so that the
+text and HTML renderers print exactly the same numbers. ``tables(ds)`` picks the tables a
+dataset calls for: benchmark points grouped by operation, then scheme and timing method (sizes
+in binary units, times in µs, the confidence interval and valid/total repetitions beside every
+statistic); clock accuracy per run and wait; the barrier driver's skew, cost, shift and payoff
+tables. Columns that would repeat one value on every row (root, datatype, process count, run)
+are left out and said once in the header lines instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .units import MISSING, fmt_bytes, fmt_pct, fmt_time, is_missing, short_spec
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list
+    rows: list
+    right: set = field(default_factory=set)   # indexes of right-aligned columns
+    notes: list = field(default_factory=list)
+
+    def text(self):
+        widths = [len(c) for c in self.columns]
+        for row in self.rows:
+            widths = [max(w, len(str(v))) for w, v in zip(widths, row)]
+
+        def line(cells):
+            out = [str(v).rjust(w) if i in self.right else str(v).ljust(w)
+                   for i, (v, w) in enumerate(zip(cells, widths))]
+            return "  ".join(out).rstrip()
+
+        body = [self.title, line(self.columns)] + [line(r) for r in self.rows]
+        return "\n".join(body + [f"  {n}" for n in self.notes])
+
+
+def _varies(rows, key):
+    return len({repr(r.get(key)) for r in rows}) > 1
+
+
+def describe_run(ctx):
+    """One line naming what a run measured on: tool, hosts, ranks, MPI, timer, clock sync."""
+    run = ctx.get("run", ctx)           # bench/barrier nest these under "run"; clock is flat
+    ranks = ctx.get("nprocs", run.get("ranks"))
+    nodes = ctx.get("nodes")
+    where = f"{ranks} ranks" + (f" on {nodes} node{'s' if nodes != 1 else ''}" if nodes else "")
+    if ctx.get("oversubscribed"):
+        where += " (oversubscribed)"
+    mpi = (run.get("mpi_library") or "MPI ?").split(",")[0]
+    parts = [ctx.get("tool", "?"), f"host {run.get('host', '?')}", where, mpi,
+             f"timer {ctx.get('timer', '?')}"]
+    cs = ctx.get("clock_sync")
+    if isinstance(cs, dict):
+        kind = "true" if not is_missing(cs.get("max_abs_true_offset_s")) else "measured"
+        acc = fmt_time(cs.get(f"max_abs_{kind}_offset_s"), digits=2)
+        parts.append(f"clock {short_spec(cs.get('spec'))} ({fmt_time(cs.get('duration_s'), 's', 2)} s,"
+                     f" max offset {acc} µs {kind})")
+    elif ctx.get("sync_spec"):
+        parts.append(f"clock {short_spec(ctx['sync_spec'])}")
+        skew = ctx.get("skew")
+        if isinstance(skew, dict):
+            parts.append(f"skew injected ({skew.get('spec')})")
+    if ctx.get("scheme"):
+        parts.append(f"scheme {ctx['scheme']}, method {ctx.get('method', '?')}")
+    return ", ".join(parts)
+
+
+def header_lines(ds):
+    lines = []
+    for i, ctx in enumerate(ds.contexts):
+        lines.append(f"run {i + 1}: {describe_run(ctx)}  [{ctx.get('file')}]")
+    return lines
+
+
+_STAT_COLS = ["valid/reps", "median [µs]", "mean [µs]", "CI [µs]", "min [µs]", "max [µs]"]
+
+
+def _stat_cells(p):
+    ci = MISSING
+    if not is_missing(p.get("ci_lo_s")) and not is_missing(p.get("ci_hi_s")):
+        ci = f"{fmt_time(p['ci_lo_s'])} .. {fmt_time(p['ci_hi_s'])}"
+    return [f"{p.get('valid', 0)}/{p.get('reps', 0)}", fmt_time(p.get("median_s")),
+            fmt_time(p.get("mean_s")), ci, fmt_time(p.get("min_s")), fmt_time(p.get("max_s"))]
+
+
+def _ci_note(points):
+    levels = {p.get("ci_level") for p in points if not is_missing(p.get("ci_level"))}
+    level = ", ".join(f"{100 * lv:g} %" for lv in sorted(levels)) or "?"
+    return f"CI: {level} confidence interval of the mean (Student's t), over valid repetitions"
+
+
+def point_tables(points, key="op", label="operation"):
+    """Benchmark points: one table per operation, rows by scheme, method, (root...), size."""
+    if not points:
+        return []
+    out = []
+    for name in dict.fromkeys(p.get(key) for p in points):
+        group = [p for p in points if p.get(key) == name]
+        optional = [k for k in ("run", "nprocs", "root", "dtype", "redop", "in_place")
+                    if _varies(group, k)]
+        group.sort(key=lambda p: (p.get("run", 0), str(p.get("scheme")), str(p.get("method")),
+                                  str(p.get("root")), p.get("bytes") or 0))
+        cols = ["scheme", "method"] + optional + ["size"] + _STAT_COLS + ["stop"]
+        rows = []
+        for p in group:
+            extra = [p["run"] + 1 if k == "run" else p.get(k) for k in optional]
+            rows.append([p.get("scheme"), p.get("method")] + extra + [fmt_bytes(p.get("bytes"))]
+                        + _stat_cells(p) + [p.get("stop", "")])
+        first = 2 + len(optional)
+        first_p = group[0]
+        fixed = [f"{first_p['family']} family"] if first_p.get("family") not in (None, name) else []
+        fixed += [f"{k} {first_p[k]}" for k in ("dtype", "redop")
+                  if k not in optional and first_p.get(k) not in (None, "-", "")]
+        title = f"{label} {name}" + (f" ({', '.join(fixed)})" if fixed else "")
+        out.append(Table(title, cols, rows, right=set(range(first, first + 7)),
+                         notes=[_ci_note(group)]))
+    return out
+
+
+def clock_table(ds):
+    summ = ds.records.get("summary", [])
+    if not summ:
+        return []
+    syncs = {s["run"]: s for s in ds.records.get("sync", [])}
+    cols = ["run", "sync spec", "sync [s]", "rounds", "wait [s]",
+            "max |measured| [µs]", "max |true| [µs]"]
+    rows = [[s["run"] + 1, short_spec(s.get("sync_spec")), fmt_time(s.get("duration_s"), "s", 3),
+             syncs.get(s["run"], {}).get("rounds", MISSING), f"{s.get('wait_s'):g}",
+             fmt_time(s.get("max_abs_measured_offset_s")), fmt_time(s.get("max_abs_true_offset_s"))]
+            for s in summ]
+    right = {0, 2, 3, 4, 5, 6}
+    if len(syncs) <= 1:                      # one run: the run column says nothing
+        cols, rows, right = cols[1:], [r[1:] for r in rows], {1, 2, 3, 4, 5}
+    return [Table("clock synchronization: largest offset of any rank to rank 0, after each wait",
+                  cols, rows, right=right,
+                  notes=["measured: ping-pong (Algorithm 6); true: against the host-wide clock"
+                         " or the injected skew (– when ranks span hosts)"])]
+
+
+def barrier_tables(ds):
+    out = []
+    rds = ds.records.get("rds_constants", [])
+    if rds:
+        out.append(Table("rds constants (measured)", ["run", "b_s [µs]", "s [µs]", "samples", "pair"],
+                         [[r["run"] + 1, fmt_time(r.get("b_s_s")), fmt_time(r.get("s_s")),
+                           r.get("samples"), r.get("pair")] for r in rds], right={0, 1, 2, 3}))
+    skew = ds.records.get("skew", [])
+    if skew:
+        rows = []
+        for s in skew:
+            e, c = s.get("exit_skew_s") or {}, s.get("cost_s") or {}
+            rows.append([s.get("barrier"), f"{s.get('valid')}/{s.get('calls')}",
+                         fmt_time(e.get("median")), fmt_time(e.get("p95")), fmt_time(e.get("max")),
+                         fmt_time(e.get("mean")), fmt_time(c.get("median")), fmt_time(c.get("p95"))])
+        out.append(Table("barrier exit skew (last minus first exit, global clock)",
+                         ["barrier", "valid/calls", "skew median [µs]", "p95 [µs]", "max [µs]",
+                          "mean [µs]", "cost median [µs]", "cost p95 [µs]"],
+                         rows, right=set(range(1, 8))))
+    cost = ds.records.get("cost", [])
+    if cost:
+        out += point_tables(cost, key="barrier", label="barrier cost:")
+    shift = ds.records.get("shift", [])
+    if shift:
+        rows = [[s.get("barrier"), fmt_bytes(s.get("bytes")), s.get("trials"), s.get("successes"),
+                 fmt_pct(s.get("success_rate")), fmt_time((s.get("shift_cost_s") or {}).get("median")),
+                 fmt_time((s.get("shift_cost_s") or {}).get("p95"))] for s in shift]
+        out.append(Table("ring shift after each barrier: concurrent starts",
+                         ["barrier", "size", "trials", "successes", "success rate",
+                          "shift median [µs]", "p95 [µs]"], rows, right=set(range(1, 7))))
+    for p in ds.records.get("payoff", []):
+        rows = [["model (Hockney, d = %s)" % p.get("d"), fmt_bytes(p.get("model_min_bytes"))],
+                ["measured", fmt_bytes(p.get("measured_min_bytes"))]]
+        out.append(Table("message size from which synchronizing before a shift pays off",
+                         ["source", "min size"], rows, right={1},
+                         notes=["– : no size in the measured range"]))
+    return out
+
+
+def tables(ds):
+    """Every table a dataset calls for, in reading order."""
+    return (point_tables(ds.records.get("point", [])) + clock_table(ds) + barrier_tables(ds))
+
+
+def render_text(ds):
+    parts = ["\n".join(header_lines(ds))]
+    parts += [t.text() for t in tables(ds)]
+    if ds.warnings:
+        parts.append("\n".join(f"warning: {w}" for w in ds.warnings))
+    return "\n\n".join(parts) + "\n"

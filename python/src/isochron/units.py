@@ -1,0 +1,60 @@
+"""Human units for sizes and times, shared by tables, comparisons and plot axes.
+
+Sizes are binary (1 KiB = 1024 B), as the C drivers count them; times are stored in seconds in
+every file and shown in one fixed unit per column (µs by default) so that columns compare at a
+glance. Missing values (a point with no valid repetition has nulls) show as an en dash.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+MISSING = "–"
+_SIZE_UNITS = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$", re.IGNORECASE)
+
+
+def is_missing(x):
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def fmt_bytes(n):
+    """8 -> '8 B', 1024 -> '1 KiB', 1536 -> '1.5 KiB'."""
+    if is_missing(n):
+        return MISSING
+    n = int(n)
+    for name, scale in _SIZE_UNITS:
+        if n >= scale:
+            v = n / scale
+            return f"{v:g} {name}" if v == int(v) else f"{v:.3g} {name}"
+    return f"{n} B"
+
+
+def parse_bytes(text):
+    """'64K', '64KiB', '1M', '8' -> bytes (K/M/G are powers of 1024, as in isochron-bench)."""
+    m = _SIZE_RE.match(str(text))
+    if not m:
+        raise ValueError(f"not a message size: {text!r} (e.g. 8, 1K, 64KiB, 1M)")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
+    return int(float(m.group(1)) * scale)
+
+
+def fmt_time(seconds, unit="us", digits=4):
+    """A time in seconds shown in ``unit`` (s, ms, us, ns) with ``digits`` significant digits."""
+    if is_missing(seconds):
+        return MISSING
+    v = seconds * {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}[unit]
+    if v == 0:
+        return "0"
+    if abs(v) >= 10 ** digits:
+        return f"{v:.0f}"
+    return f"{v:.{digits}g}" if abs(v) >= 1e-3 else f"{v:.2e}"
+
+
+def fmt_pct(x):
+    return MISSING if is_missing(x) else f"{100 * x:.1f} %"
+
+
+def short_spec(spec):
+    """'hca3/100/skampi/50,span=0.12,...' -> 'hca3/100/skampi/50' (the paper's label)."""
+    return MISSING if not spec else str(spec).split(",")[0]
