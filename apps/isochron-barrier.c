@@ -141,79 +141,107 @@ static double median_of(const double *v, int n)
     return s.median;
 }
 
-/* Run n trials; on rank 0 fill per-trial (entry-first, exit-first, ...)
- * derived values. what: 0 exit skew, 1 shift cost (first exit -> last shift
- * end), 2 total (first entry -> last shift end), 3 barrier cost (t0 -> last exit).
- * Invalid trials (a rank late) are dropped; *nvalid counts the others. */
+/* What a trial yields (rank 0, global clock): exit skew (last exit - first
+ * exit), shift cost (first exit -> last shift end), total (first entry ->
+ * last shift end), barrier cost (common start -> last exit). */
 enum { V_SKEW, V_SHIFT, V_TOTAL, V_COST };
-static int trials(run_t *r, isochron_barrier_t *bar, int n, int warm, double spread, long bytes, int nv, const int *what, double **vals,
-                  int *nvalid)
+
+/* One configuration of an experiment: a barrier (NULL: none), the spread of
+ * the arrivals and the shift size (-1: no shift); vals[j] receives what[j]
+ * of each valid trial. */
+typedef struct {
+    isochron_barrier_t *bar;
+    double spread;
+    long bytes;
+    double *vals[2];
+    int nvalid;
+} cfg_t;
+
+/* n trials of every configuration, interleaved (trial i of each configuration
+ * in turn), so slow drifts of the machine's load hit every configuration
+ * alike. Trials where a rank was late for its start are invalid and dropped
+ * (Round-Time's rule). */
+static int interleaved(run_t *r, cfg_t *cf, int nc, int n, int warm, int nv, const int *what)
 {
     isochron_barrier_stamp_t *st = r->rank == 0 ? malloc(sizeof *st * (size_t)r->size) : NULL;
-    *nvalid = 0;
-    for (int i = -warm; i < n; i++) {
-        double t0, delay = spread > 0 ? spread * rnd01(&r->seed) : 0;
-        int rc = isochron_barrier_trial_start_time(r->trial, r->slack, &t0);
-        if (!rc) rc = isochron_barrier_trial_run(r->trial, bar, t0, delay, bytes, st);
-        if (rc) { free(st); return rc; }
-        if (r->rank != 0 || i < 0) continue;
-        double fe = INFINITY, fx = INFINITY, lx = -INFINITY, ls = -INFINITY;
-        int late = 0;
-        for (int k = 0; k < r->size; k++) {
-            fe = fmin(fe, st[k].entry); fx = fmin(fx, st[k].exit);
-            lx = fmax(lx, st[k].exit); ls = fmax(ls, st[k].shift_end);
-            late |= st[k].late > 0;
+    for (int c = 0; c < nc; c++) cf[c].nvalid = 0;
+    for (int i = -warm; i < n; i++)
+        for (int c = 0; c < nc; c++) {
+            double t0, delay = cf[c].spread > 0 ? cf[c].spread * rnd01(&r->seed) : 0;
+            int rc = isochron_barrier_trial_start_time(r->trial, r->slack, &t0);
+            if (!rc) rc = isochron_barrier_trial_run(r->trial, cf[c].bar, t0, delay, cf[c].bytes, st);
+            if (rc) { free(st); return rc; }
+            if (r->rank != 0 || i < 0) continue;
+            double fe = INFINITY, fx = INFINITY, lx = -INFINITY, ls = -INFINITY;
+            int late = 0;
+            for (int k = 0; k < r->size; k++) {
+                fe = fmin(fe, st[k].entry); fx = fmin(fx, st[k].exit);
+                lx = fmax(lx, st[k].exit); ls = fmax(ls, st[k].shift_end);
+                late |= st[k].late > 0;
+            }
+            if (late) continue;
+            for (int j = 0; j < nv; j++)
+                cf[c].vals[j][cf[c].nvalid] = what[j] == V_SKEW ? lx - fx : what[j] == V_SHIFT ? ls - fx : what[j] == V_TOTAL ? ls - fe : lx - t0;
+            cf[c].nvalid++;
         }
-        if (late) continue;
-        for (int j = 0; j < nv; j++)
-            vals[j][*nvalid] = what[j] == V_SKEW ? lx - fx : what[j] == V_SHIFT ? ls - fx : what[j] == V_TOTAL ? ls - fe : lx - t0;
-        (*nvalid)++;
-    }
     free(st);
-    int nvv = *nvalid;
-    MPI_Bcast(&nvv, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    *nvalid = nvv;
+    for (int c = 0; c < nc; c++) MPI_Bcast(&cf[c].nvalid, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return ISOCHRON_OK;
 }
 
 static double *alloc_vals(int n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(double)); }
 
+static cfg_t *cfgs_alloc(int nc, int n, int nv)
+{
+    cfg_t *cf = calloc((size_t)nc, sizeof *cf);
+    for (int c = 0; c < nc; c++)
+        for (int j = 0; j < nv; j++) cf[c].vals[j] = alloc_vals(n);
+    return cf;
+}
+
+static void cfgs_free(cfg_t *cf, int nc)
+{
+    for (int c = 0; c < nc; c++) { free(cf[c].vals[0]); free(cf[c].vals[1]); }
+    free(cf);
+}
+
 /* ---- the experiments ---- */
 
-static int exp_skew(run_t *r, isochron_barrier_t *bar, int calls)
+static void skew_record(run_t *r, const char *name, int calls, int nvalid, const double *skew, const double *cost)
 {
-    double *skew = alloc_vals(calls), *cost = alloc_vals(calls);
-    double *vals[2] = {skew, cost};
-    int what[2] = {V_SKEW, V_COST}, nvalid;
-    int rc = trials(r, bar, calls, 10, 0, -1, 2, what, vals, &nvalid);
-    if (!rc && r->rank == 0) {
-        if (r->jf) {
-            fprintf(r->jf, "{\"schema\":%d,\"type\":\"skew\",\"barrier\":\"%s\",\"calls\":%d,\"valid\":%d,\"exit_skew_s\":", ISOCHRON_SCHEMA_VERSION,
-                    isochron_barrier_name(bar), calls, nvalid);
-            jstats(r->jf, skew, nvalid, NULL);
-            fputs(",\"cost_s\":", r->jf);
-            jstats(r->jf, cost, nvalid, NULL);
-            fputs(",\"samples_s\":", r->jf);
-            jarr(r->jf, skew, nvalid);
-            fputs("}\n", r->jf);
-            fflush(r->jf);
-        }
-        if (r->out) {
-            char a[32], b[32], c[32], d[32];
-            isochron_summary_t sk;
-            double q[1] = {0.95};
-            isochron_summarize(skew, nvalid, 0.95, q, 1, &sk);
-            if (nvalid == 0)
-                fprintf(r->out, "%-14s %6d %6d  no valid calls (a rank was late for every common start)\n", isochron_barrier_name(bar), calls, 0);
-            else
-                fprintf(r->out, "%-14s %6d %6d %12s %12s %12s %12s\n", isochron_barrier_name(bar), calls, nvalid,
-                        isochron_fmt_time(sk.median, a, sizeof a), isochron_fmt_time(sk.qv[0], b, sizeof b), isochron_fmt_time(sk.max, c, sizeof c),
-                        isochron_fmt_time(median_of(cost, nvalid), d, sizeof d));
-            fflush(r->out);
-        }
+    if (r->jf) {
+        fprintf(r->jf, "{\"schema\":%d,\"type\":\"skew\",\"barrier\":\"%s\",\"calls\":%d,\"valid\":%d,\"exit_skew_s\":", ISOCHRON_SCHEMA_VERSION,
+                name, calls, nvalid);
+        jstats(r->jf, skew, nvalid, NULL);
+        fputs(",\"cost_s\":", r->jf);
+        jstats(r->jf, cost, nvalid, NULL);
+        fputs(",\"samples_s\":", r->jf);
+        jarr(r->jf, skew, nvalid);
+        fputs("}\n", r->jf);
+        fflush(r->jf);
     }
-    free(skew);
-    free(cost);
+    if (r->out) {
+        char a[32], b[32], c[32], d[32];
+        isochron_summary_t sk;
+        double q[1] = {0.95};
+        isochron_summarize(skew, nvalid, 0.95, q, 1, &sk);
+        if (nvalid == 0)
+            fprintf(r->out, "%-14s %6d %6d  no valid calls (a rank was late for every common start)\n", name, calls, 0);
+        else
+            fprintf(r->out, "%-14s %6d %6d %12s %12s %12s %12s\n", name, calls, nvalid, isochron_fmt_time(sk.median, a, sizeof a),
+                    isochron_fmt_time(sk.qv[0], b, sizeof b), isochron_fmt_time(sk.max, c, sizeof c), isochron_fmt_time(median_of((double *)cost, nvalid), d, sizeof d));
+        fflush(r->out);
+    }
+}
+
+static int exp_skew(run_t *r, isochron_barrier_t **bars, int nb, int calls)
+{
+    cfg_t *cf = cfgs_alloc(nb, calls, 2);
+    for (int b = 0; b < nb; b++) { cf[b].bar = bars[b]; cf[b].spread = 0; cf[b].bytes = -1; }
+    int what[2] = {V_SKEW, V_COST};
+    int rc = interleaved(r, cf, nb, calls, 10, 2, what);
+    for (int b = 0; !rc && r->rank == 0 && b < nb; b++) skew_record(r, isochron_barrier_name(bars[b]), calls, cf[b].nvalid, cf[b].vals[0], cf[b].vals[1]);
+    cfgs_free(cf, nb);
     return rc;
 }
 
@@ -254,18 +282,6 @@ static int exp_cost(run_t *r, isochron_barrier_t *bar, isochron_bench_t *bench)
     return rc;
 }
 
-/* Concurrent reference: the shift started at one instant of the global clock. */
-static int reference(run_t *r, long bytes, int n, double *ref)
-{
-    double *v = alloc_vals(n);
-    int what[1] = {V_SHIFT}, nvalid;
-    int rc = trials(r, NULL, n, 5, 0, bytes, 1, what, &v, &nvalid);
-    *ref = r->rank == 0 && nvalid ? median_of(v, nvalid) : NAN;
-    MPI_Bcast(ref, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    free(v);
-    return rc;
-}
-
 static void shift_record(run_t *r, const char *barrier, long bytes, int n, int nvalid, double ref, double thr, double *v)
 {
     int ok = 0;
@@ -297,39 +313,47 @@ static void shift_record(run_t *r, const char *barrier, long bytes, int n, int n
 
 static int exp_shift(run_t *r, isochron_barrier_t **bars, int nb, const size_t *sizes, int ns, int n, double thr)
 {
-    double *v = alloc_vals(n);
-    int what[1] = {V_SHIFT}, nvalid, rc = ISOCHRON_OK;
+    /* configurations: "clock" (all start at one instant of the global clock: the
+     * concurrent reference), "none" (spread arrivals, no barrier), then each barrier */
+    int nc = nb + 2, what[1] = {V_SHIFT}, rc = ISOCHRON_OK;
+    cfg_t *cf = cfgs_alloc(nc, n, 1);
     for (int s = 0; s < ns && !rc; s++) {
         long bytes = (long)sizes[s];
-        double ref;
-        if ((rc = reference(r, bytes, n, &ref))) break;
-        /* baselines: the reference itself ("clock") and no barrier at all ("none") */
-        if ((rc = trials(r, NULL, n, 2, 0, bytes, 1, what, &v, &nvalid))) break;
-        if (r->rank == 0) shift_record(r, "clock", bytes, n, nvalid, ref, thr, v);
-        if ((rc = trials(r, NULL, n, 2, r->spread, bytes, 1, what, &v, &nvalid))) break;
-        if (r->rank == 0) shift_record(r, "none", bytes, n, nvalid, ref, thr, v);
-        for (int b = 0; b < nb && !rc; b++) {
-            if ((rc = trials(r, bars[b], n, 2, r->spread, bytes, 1, what, &v, &nvalid))) break;
-            if (r->rank == 0) shift_record(r, isochron_barrier_name(bars[b]), bytes, n, nvalid, ref, thr, v);
+        for (int c = 0; c < nc; c++) {
+            cf[c].bar = c < 2 ? NULL : bars[c - 2];
+            cf[c].spread = c == 0 ? 0 : r->spread;
+            cf[c].bytes = bytes;
+        }
+        if ((rc = interleaved(r, cf, nc, n, 3, 1, what))) break;
+        if (r->rank == 0) {
+            double ref = cf[0].nvalid ? median_of(cf[0].vals[0], cf[0].nvalid) : NAN;
+            for (int c = 0; c < nc; c++)
+                shift_record(r, c == 0 ? "clock" : c == 1 ? "none" : isochron_barrier_name(cf[c].bar), bytes, n, cf[c].nvalid, ref, thr, cf[c].vals[0]);
         }
         if (!r->quiet && r->rank == 0) fprintf(stderr, PROG ": shift %ld B done\n", bytes);
     }
-    free(v);
+    cfgs_free(cf, nc);
     return rc;
 }
 
 static int exp_payoff(run_t *r, isochron_barrier_t *rds, const size_t *sizes, int ns, int n)
 {
-    double *v = alloc_vals(n), *ref = alloc_vals(ns), *syn = alloc_vals(ns), *uns = alloc_vals(ns);
-    int what[1] = {V_TOTAL}, nvalid, rc = ISOCHRON_OK;
+    /* per size, interleaved: the concurrent shift (global-clock start), RDS then
+     * the shift, the shift alone; both of the latter from spread arrivals */
+    double *ref = alloc_vals(ns), *syn = alloc_vals(ns), *uns = alloc_vals(ns);
+    int what[1] = {V_TOTAL}, rc = ISOCHRON_OK;
+    cfg_t *cf = cfgs_alloc(3, n, 1);
     for (int s = 0; s < ns && !rc; s++) {
-        long bytes = (long)sizes[s];
-        if ((rc = reference(r, bytes, n, &ref[s]))) break;
-        if ((rc = trials(r, rds, n, 2, r->spread, bytes, 1, what, &v, &nvalid))) break;
-        syn[s] = r->rank == 0 && nvalid ? median_of(v, nvalid) : NAN;
-        if ((rc = trials(r, NULL, n, 2, r->spread, bytes, 1, what, &v, &nvalid))) break;
-        uns[s] = r->rank == 0 && nvalid ? median_of(v, nvalid) : NAN;
+        for (int c = 0; c < 3; c++) {
+            cf[c].bar = c == 1 ? rds : NULL;
+            cf[c].spread = c == 0 ? 0 : r->spread;
+            cf[c].bytes = (long)sizes[s];
+        }
+        if ((rc = interleaved(r, cf, 3, n, 2, 1, what))) break;
+        double *m[3] = {&ref[s], &syn[s], &uns[s]};
+        for (int c = 0; c < 3; c++) *m[c] = r->rank == 0 && cf[c].nvalid ? median_of(cf[c].vals[0], cf[c].nvalid) : NAN;
     }
+    cfgs_free(cf, 3);
     if (!rc && r->rank == 0) {
         /* least-squares line ref = a m + b_l over the sizes */
         double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -373,7 +397,7 @@ static int exp_payoff(run_t *r, isochron_barrier_t *rds, const size_t *sizes, in
             fflush(r->out);
         }
     }
-    free(v); free(ref); free(syn); free(uns);
+    free(ref); free(syn); free(uns);
     return rc;
 }
 
@@ -560,7 +584,7 @@ int main(int argc, char **argv)
     if (exps[0] && !rc) {
         if (r.out) fprintf(r.out, "\n# exit skew: %d calls from a common start on the global clock; skew = last exit - first exit\n%-14s %6s %6s %12s %12s %12s %12s\n",
                            calls, "barrier", "calls", "valid", "skew median", "skew p95", "skew max", "cost median");
-        for (int i = 0; i < nb && !rc; i++) { char d[48]; snprintf(d, sizeof d, "skew of %.24s", names[i]); STEP(d, exp_skew(&r, bars[i], calls)); }
+        STEP("skew", exp_skew(&r, bars, nb, calls));
     }
     if (exps[1] && !rc) {
         if (r.out) fprintf(r.out, "\n# cost: engine, Round-Time / global method, %d..%d repetitions, CI target %g%%\n%-14s %12s %12s %12s %13s\n",
