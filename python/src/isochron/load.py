@@ -103,8 +103,11 @@ def _parse_lines(path, text):
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
             if i == 0:
+                hint = ""
+                if line.startswith("#") or ("," in line and "{" not in line):
+                    hint = "; it looks like CSV: give the file written with --jsonl"
                 raise IsochronError(
-                    f"{path}: not an isochron JSON Lines file (line 1 is not JSON: {exc.msg})"
+                    f"{path}: not an isochron JSON Lines file (line 1 is not JSON: {exc.msg}{hint})"
                 ) from None
             if i == last:
                 cut = i + 1
@@ -125,9 +128,13 @@ def _check_schema(path, lineno, rec, run_schema):
         raise IsochronError(f"{path}:{lineno}: the context record has no 'schema' version")
     if version not in _UPGRADERS:
         known = ", ".join(str(v) for v in sorted(_UPGRADERS))
+        age = ""
+        if isinstance(version, (int, float)):
+            age = (" (newer than this isochron: upgrade the Python package)"
+                   if version > max(_UPGRADERS) else " (older than any this isochron reads)")
         raise IsochronError(
-            f"{path}:{lineno}: schema version {version!r} is not supported"
-            f" (this isochron reads schema {known})"
+            f"{path}:{lineno}: schema version {version!r} is not supported{age};"
+            f" this isochron reads schema {known}"
         )
     return version
 
@@ -147,7 +154,7 @@ def _read_one(path, ds):
 
     parsed, cut = _parse_lines(path, text)
     first_run = len(ds.contexts)
-    run, schema, ended, counts = None, None, {}, {}
+    run, schema, ended, counts = None, None, {}, {}   # counts: run -> primary records
     for lineno, rec in parsed:
         rtype = rec["type"]
         if rtype == "context":
@@ -165,7 +172,8 @@ def _read_one(path, ds):
         rec = _UPGRADERS[version](rec)
         if rtype == "end":
             ended[run] = rec
-        counts[run] += 1
+        if rtype == PRIMARY.get(ds.contexts[run].get("tool")):
+            counts[run] += 1
         row = _flatten(rtype, rec)
         row.update(run=run, file=path)
         ds.records.setdefault(rtype, []).append(row)
@@ -184,7 +192,7 @@ def _read_one(path, ds):
         if end is None:
             ds.warnings.append(
                 f"{what} has no 'end' record: it was interrupted; loaded its"
-                f" {counts[r]} complete records"
+                f" {counts[r]} complete '{PRIMARY[tool]}' records"
             )
         elif end.get("complete") is not True:
             ds.warnings.append(f"{what} ended early (its 'end' record says complete: false)")

@@ -92,31 +92,34 @@ def _ci_note(points):
     return f"CI: {level} confidence interval of the mean (Student's t), over valid repetitions"
 
 
-def point_tables(points, key="op", label="operation"):
+def _point_table(title, group, lead, right_from):
+    """Rows of points: the ``lead`` columns, then columns that vary, size and statistics."""
+    optional = [k for k in ("run", "nprocs", "root", "dtype", "redop", "in_place")
+                if _varies(group, k)]
+    cols = lead + optional + ["size"] + _STAT_COLS + ["stop"]
+    rows = []
+    for p in group:
+        extra = [p["run"] + 1 if k == "run" else p.get(k) for k in optional]
+        rows.append([p.get(k) for k in lead] + extra + [fmt_bytes(p.get("bytes"))]
+                    + _stat_cells(p) + [p.get("stop", "")])
+    first = len(lead) + len(optional)
+    return Table(title, cols, rows, right=set(range(first, first + 7)) | right_from,
+                 notes=[_ci_note(group)])
+
+
+def point_tables(points):
     """Benchmark points: one table per operation, rows by scheme, method, (root...), size."""
-    if not points:
-        return []
     out = []
-    for name in dict.fromkeys(p.get(key) for p in points):
-        group = [p for p in points if p.get(key) == name]
-        optional = [k for k in ("run", "nprocs", "root", "dtype", "redop", "in_place")
-                    if _varies(group, k)]
+    for name in dict.fromkeys(p.get("op") for p in points):
+        group = [p for p in points if p.get("op") == name]
         group.sort(key=lambda p: (p.get("run", 0), str(p.get("scheme")), str(p.get("method")),
                                   str(p.get("root")), p.get("bytes") or 0))
-        cols = ["scheme", "method"] + optional + ["size"] + _STAT_COLS + ["stop"]
-        rows = []
-        for p in group:
-            extra = [p["run"] + 1 if k == "run" else p.get(k) for k in optional]
-            rows.append([p.get("scheme"), p.get("method")] + extra + [fmt_bytes(p.get("bytes"))]
-                        + _stat_cells(p) + [p.get("stop", "")])
-        first = 2 + len(optional)
-        first_p = group[0]
-        fixed = [f"{first_p['family']} family"] if first_p.get("family") not in (None, name) else []
-        fixed += [f"{k} {first_p[k]}" for k in ("dtype", "redop")
-                  if k not in optional and first_p.get(k) not in (None, "-", "")]
-        title = f"{label} {name}" + (f" ({', '.join(fixed)})" if fixed else "")
-        out.append(Table(title, cols, rows, right=set(range(first, first + 7)),
-                         notes=[_ci_note(group)]))
+        p0 = group[0]
+        fixed = [f"{p0['family']} family"] if p0.get("family") not in (None, name) else []
+        fixed += [f"{k} {p0[k]}" for k in ("dtype", "redop")
+                  if not _varies(group, k) and p0.get(k) not in (None, "-", "")]
+        title = f"operation {name}" + (f" ({', '.join(fixed)})" if fixed else "")
+        out.append(_point_table(title, group, ["scheme", "method"], set()))
     return out
 
 
@@ -161,7 +164,9 @@ def barrier_tables(ds):
                          rows, right=set(range(1, 8))))
     cost = ds.records.get("cost", [])
     if cost:
-        out += point_tables(cost, key="barrier", label="barrier cost:")
+        c0 = cost[0]
+        out.append(_point_table(f"barrier cost ({c0.get('scheme')} scheme, {c0.get('method')}"
+                                " method)", cost, ["barrier"], set()))
     shift = ds.records.get("shift", [])
     if shift:
         rows = [[s.get("barrier"), fmt_bytes(s.get("bytes")), s.get("trials"), s.get("successes"),
