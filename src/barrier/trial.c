@@ -85,8 +85,9 @@ static int shift(isochron_barrier_trial_t *t, long bytes, int yield)
     if (MPI_Irecv(t->rbuf, (int)bytes, MPI_BYTE, left, 1, t->comm, &r[0]) != MPI_SUCCESS ||
         MPI_Isend(t->sbuf, (int)bytes, MPI_BYTE, right, 1, t->comm, &r[1]) != MPI_SUCCESS)
         return isochron_set_error(ISOCHRON_EMPI, "ring shift: MPI_Irecv/Isend failed");
+    MPI_Status stv[2];
     if (!yield)
-        return MPI_Waitall(2, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "ring shift: MPI_Waitall failed");
+        return MPI_Waitall(2, r, stv) == MPI_SUCCESS ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "ring shift: MPI_Waitall failed");
     int rc = isochron_wait_yield(&r[0]);
     int rc2 = isochron_wait_yield(&r[1]);
     return rc ? rc : rc2;
