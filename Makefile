@@ -1,28 +1,48 @@
-# Front door for a fresh machine. `make run` installs what is missing, builds,
-# and runs the main job (clock synchronization accuracy check on 4 local
-# ranks); `make test` does the same set-up and runs every test.
+# Front door for a fresh machine. `make run` installs what is missing, builds, runs the clock
+# synchronization accuracy check and a small benchmark on 4 local ranks, and writes an HTML
+# report of both (its path is printed last); `make test` does the same set-up and runs every
+# test: CTest (C, real mpirun jobs) and pytest (the Python analysis package).
 BUILD ?= build
 NP ?= 4
 SPEC ?= hca3
 MPIRUN := $(CURDIR)/tools/mpirun-local
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps pydeps build run test pytest bench clean
 
 all: build
 
 deps:
 	@bash tools/install-deps.sh
 
+# The Python package, editable, with its test dependencies, in $(VENV); reinstalled only when
+# importing it (from this tree) or a dependency fails.
+pydeps: deps
+	@$(PY) -c 'import isochron, pandas, matplotlib, scipy, pytest, sys; \
+	  sys.exit(not isochron.__file__.startswith("$(CURDIR)/python/"))' 2>/dev/null || { \
+	  echo "installing the Python package and its dependencies into $(VENV)"; \
+	  rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) && \
+	  $(PY) -m pip install -q --upgrade pip && \
+	  $(PY) -m pip install -q -e 'python[test]'; }
+
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j 2
 
-run: build
+run: build pydeps
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-clock --sync $(SPEC) --wait 0,1,10 --jsonl $(BUILD)/clock-run.jsonl
-	@echo "results: $(BUILD)/clock-run.jsonl"
+	$(MPIRUN) -np $(NP) $(BUILD)/isochron-bench --ops allreduce,bcast --sizes 8,1K,64K --raw --jsonl $(BUILD)/bench-run.jsonl
+	@echo "report:"
+	@$(VENV)/bin/isochron report $(BUILD)/clock-run.jsonl $(BUILD)/bench-run.jsonl -o $(BUILD)/report
 
-test: build
+test: build pydeps
 	cd $(BUILD) && ctest --output-on-failure --timeout 300
+	$(PY) -m pytest -q python/tests
+
+pytest: pydeps
+	$(PY) -m pytest -q python/tests
 
 bench: build
 	bash bench/clock_accuracy.sh

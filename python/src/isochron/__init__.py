@@ -12,6 +12,8 @@ assemble. The public API is what ``__all__`` lists::
 """
 __version__ = "0.1.0"
 
+# Importing the package is cheap: pandas, scipy and matplotlib are imported inside the functions
+# that need them, so `isochron show` and `--help` start in a fraction of a second.
 from .compare import compare, comparison_table  # noqa: E402
 from .load import (Dataset, IsochronError, IsochronWarning, SCHEMA_VERSION,  # noqa: E402
                    load, read)

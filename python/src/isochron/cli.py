@@ -20,6 +20,7 @@ from .plots import FORMATS, KINDS, available, plot, save
 from .report import write_report
 from .tables import render_text
 
+
 EPILOG = """input: JSON Lines written by isochron-clock, isochron-bench or isochron-barrier
 (--jsonl FILE), schema 1; several runs may be concatenated in one file."""
 

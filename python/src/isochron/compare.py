@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from scipy.stats import mannwhitneyu
-
 from .load import IsochronError
 from .tables import Table
 from .units import MISSING, fmt_bytes, fmt_time, is_missing
@@ -64,6 +62,7 @@ def _test(pa, pb, alpha):
     """(test name, p-value or None, significant) for one matched pair of points."""
     ra, rb = _valid_raw(pa), _valid_raw(pb)
     if ra is not None and rb is not None and len(ra) >= MIN_RAW and len(rb) >= MIN_RAW:
+        from scipy.stats import mannwhitneyu     # here: scipy takes a second to import
         p = float(mannwhitneyu(ra, rb, alternative="two-sided").pvalue)
         return "Mann-Whitney U", p, p < alpha
     lo_a, hi_a, lo_b, hi_b = (pa.get("ci_lo_s"), pa.get("ci_hi_s"), pb.get("ci_lo_s"),

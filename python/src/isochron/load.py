@@ -21,8 +21,6 @@ import os
 import warnings
 from dataclasses import dataclass, field
 
-import pandas as pd
-
 SCHEMA_VERSION = 1
 #: schema version -> function bringing a record of that version to the current shape
 _UPGRADERS = {1: lambda rec: rec}
@@ -63,6 +61,7 @@ class Dataset:
 
     def frame(self, rtype):
         """The records of one type as a DataFrame (columns ``run`` and ``file`` added)."""
+        import pandas as pd                    # only here: the command line never needs it
         rows = self.records.get(rtype, [])
         df = pd.DataFrame(rows)
         df.attrs.update(self.attrs())

@@ -16,7 +16,6 @@ import math
 import os
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from .load import IsochronError
 from .units import fmt_bytes, is_missing, parse_bytes, short_spec
@@ -26,6 +25,7 @@ US = 1e6
 
 
 def _fig(w=7.5, h=4.8, nrows=1, ncols=1, **kw):
+    from matplotlib.figure import Figure      # here, not at the top: listing kinds stays fast
     fig = Figure(figsize=(w, h), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
     return fig, axes
