@@ -25,6 +25,15 @@ def test_kinds_available_per_file():
     assert available(_ds("barrier-4ranks.jsonl")) == ["skew", "shift", "payoff"]
 
 
+def _series(ax, label):
+    """(x, y, lower bar end, upper bar end) of the errorbar series ``label``."""
+    c = next(c for c in ax.containers if c.get_label() == label)
+    line, _caps, (bars,) = c.lines
+    segs = bars.get_segments()
+    return (list(line.get_xdata()), list(line.get_ydata()), [s[0][1] for s in segs],
+            [s[1][1] for s in segs])
+
+
 def test_latency_one_line_per_op_log_log_with_ci_bars():
     ds = _ds("bench-roundtime.jsonl")
     fig = plot(ds, "latency")
@@ -33,12 +42,28 @@ def test_latency_one_line_per_op_log_log_with_ci_bars():
     assert len(ax.containers) == 3                                # errorbar per series
     assert sorted(_texts(ax)) == ["allreduce", "bcast", "bcast_linear"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["8 B", "1 KiB", "64 KiB"]
-    assert "µs" in ax.get_ylabel() and "CI" in ax.get_ylabel()
+    assert "µs" in ax.get_ylabel() and "median" in ax.get_ylabel()   # raw data: the median
     assert "roundtime" in ax.get_title()
     pts = ds.frame("point")
     bcast = pts[pts["op"] == "bcast"].sort_values("bytes")
-    line = next(c.lines[0] for c in ax.containers if c.get_label() == "bcast")
-    assert list(line.get_ydata()) == pytest.approx(list(bcast["mean_s"] * 1e6))
+    x, y, lo, hi = _series(ax, "bcast")
+    assert x == [8, 1024, 65536]
+    assert y == pytest.approx(list(bcast["median_s"] * 1e6))      # the driver's own medians
+    for (_, p), yl, yh in zip(bcast.iterrows(), lo, hi):           # 95 % CI of the median:
+        v = sorted(t * 1e6 for t, ok in zip(p["raw_time_s"], p["raw_valid"]) if ok)
+        assert (len(v), yl, yh) == (30, pytest.approx(v[9]), pytest.approx(v[20]))  # x(10), x(21)
+
+
+def test_latency_mean_with_students_t_interval():
+    ds = _ds("bench-noraw.jsonl")
+    (ax,) = plot(ds, "latency").axes                             # no raw data: the mean
+    assert "mean" in ax.get_ylabel() and "Student" in ax.get_ylabel()
+    p = ds.frame("point").query("op == 'allreduce'").sort_values("bytes")
+    _x, y, lo, hi = _series(ax, "allreduce")
+    assert y == pytest.approx(list(p["mean_s"] * 1e6))
+    assert lo == pytest.approx(list(p["ci_lo_s"] * 1e6)) and hi == pytest.approx(list(p["ci_hi_s"] * 1e6))
+    with pytest.raises(IsochronError, match="--stat median needs raw repetitions"):
+        plot(ds, "latency", stat="median")
 
 
 def test_latency_series_per_op_and_scheme():

@@ -89,7 +89,7 @@ def cmd_plot(args):
     if out is None:
         stem = os.path.splitext(os.path.basename(args.files[0]))[0]
         out = f"{stem}-{kind}.{args.format}"
-    fig = plot(ds, kind, op=args.op, size=args.size, reps=args.reps)
+    fig = plot(ds, kind, op=args.op, size=args.size, reps=args.reps, stat=args.stat)
     print(save(fig, out))
     return 0
 
@@ -145,6 +145,9 @@ def build_parser():
                     help="output file; .png, .svg or .pdf (default: FILE-KIND.FORMAT here)")
     pl.add_argument("--format", choices=FORMATS, default="png",
                     help="format when -o is not given (default: png)")
+    pl.add_argument("--stat", choices=("median", "mean"),
+                    help="latency: the statistic plotted (default: median with an order-statistic"
+                    " CI when raw repetitions are there, else mean with the Student's t CI)")
     pl.add_argument("--op", help="gantt: the operation (default: the first with raw data)")
     pl.add_argument("--size", help="gantt: the message size, e.g. 64K (default: the largest)")
     pl.add_argument("--reps", metavar="FIRST:END",

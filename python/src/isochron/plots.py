@@ -41,6 +41,15 @@ def _log(ax, axis="y"):
     a.set_minor_formatter(NullFormatter())
 
 
+def _widen_log(ax, axis="y", factor=10):
+    """On a log axis whose data span less than ``factor``, centre them in a span of ``factor``."""
+    lo, hi = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    if lo > 0 and hi / lo < factor:
+        mid = math.sqrt(lo * hi)
+        half = math.sqrt(factor)
+        (ax.set_ylim if axis == "y" else ax.set_xlim)(mid / half, mid * half)
+
+
 def _colors(n):
     import matplotlib
     cmap = matplotlib.colormaps["tab10"]
@@ -91,11 +100,37 @@ def _need(ds, rtype, kind, what):
 
 
 # ---- latency vs message size ------------------------------------------------------------
-def plot_latency(ds, **_):
+def _median_ci(values, level):
+    """Distribution-free CI of the median: order statistics j and n+1-j, B(n, 1/2) quantiles."""
+    from scipy.stats import binom
+    x = np.sort(np.asarray(values, float))
+    n = len(x)
+    j = max(1, int(binom.ppf((1 - level) / 2, n, 0.5)))
+    return float(np.median(x)), float(x[j - 1]), float(x[n - j])
+
+
+def _center_and_ci(p, stat, level):
+    if stat == "median":
+        valid = [t for t, v in zip(p["raw_time_s"], p.get("raw_valid") or [1] * len(p["raw_time_s"]))
+                 if v]
+        return _median_ci(valid, level)
+    lo, hi = p.get("ci_lo_s"), p.get("ci_hi_s")
+    return p["mean_s"], (p["mean_s"] if is_missing(lo) else lo), (p["mean_s"] if is_missing(hi) else hi)
+
+
+def plot_latency(ds, stat=None, **_):
     pts = [p for p in _need(ds, "point", "latency", "isochron-bench points")
            if not is_missing(p.get("mean_s")) and p.get("bytes")]
     if not pts:
         raise IsochronError("plot kind 'latency': no point has a valid repetition and a size > 0")
+    has_raw = all(isinstance(p.get("raw_time_s"), list) for p in pts)
+    stat = stat or ("median" if has_raw else "mean")
+    if stat not in ("median", "mean"):
+        raise IsochronError(f"--stat {stat}: choose median or mean")
+    if stat == "median" and not has_raw:
+        raise IsochronError("--stat median needs raw repetitions for its confidence interval"
+                            " (isochron-bench --raw); use --stat mean")
+    level = pts[0].get("ci_level") or 0.95
     keys = ["op", "scheme", "method", "nprocs", "root", "dtype", "redop", "run"]
     ops = {p["op"] for p in pts}        # dtype and redop follow the op unless they vary within one
     varying = [k for k in keys if any(len({repr(p.get(k)) for p in pts if p["op"] == op}) > 1
@@ -115,11 +150,8 @@ def plot_latency(ds, **_):
     for (key, group), color in zip(series.items(), _colors(len(series))):
         group.sort(key=lambda p: p["bytes"])
         x = np.array([p["bytes"] for p in group], float)
-        y = np.array([p["mean_s"] for p in group]) * US
-        lo = np.array([p.get("ci_lo_s") if not is_missing(p.get("ci_lo_s")) else p["mean_s"]
-                       for p in group]) * US
-        hi = np.array([p.get("ci_hi_s") if not is_missing(p.get("ci_hi_s")) else p["mean_s"]
-                       for p in group]) * US
+        y, lo, hi = (np.array(v) * US for v in zip(*(_center_and_ci(p, stat, level)
+                                                      for p in group)))
         text = " ".join(f"run {v + 1}" if k == "run" else str(v) for k, v in zip(varying, key))
         ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, marker="o", ms=4, capsize=3,
                     label=text or "latency")
@@ -129,8 +161,8 @@ def plot_latency(ds, **_):
     ax.minorticks_off()
     ax.set_xlim(sizes[0] / 1.5, sizes[-1] * (1.5 if len(sizes) == 1 else 4))
     ax.set_xlabel("message size")
-    level = pts[0].get("ci_level") or 0.95
-    ax.set_ylabel(f"latency [µs]  (mean, bars: {100 * level:g} % CI)")
+    how = "order statistics" if stat == "median" else "Student's t"
+    ax.set_ylabel(f"latency [µs]: {stat}, bars {100 * level:g} % CI ({how})")
     ax.grid(True, which="major", alpha=0.3)
     fixed = [f"{k} {pts[0].get(k)}" for k in ("scheme", "method") if k not in varying]
     ax.set_title("Latency vs message size" + (f" ({', '.join(fixed)})" if fixed else "")
@@ -189,6 +221,14 @@ def plot_sync(ds, **_):
     waits = sorted({r["wait_s"] for r in rows})
     algs = list(dict.fromkeys(short_spec(r["sync_spec"]) for r in rows))
     fig, axes = _fig(4.2 * len(waits) + 1, 4.4, 1, len(waits), sharey=True)
+    ys = [r[col] * US for r in rows if r[col]]
+    if ys:                          # the shared y range first: the labels are placed against it
+        lo, hi = min(ys) / 1.5, max(ys) * 1.5
+        if hi / lo < 10:
+            mid = math.sqrt(lo * hi)
+            lo, hi = mid / math.sqrt(10), mid * math.sqrt(10)
+        axes[0][0].set_yscale("log")
+        axes[0][0].set_ylim(lo, hi)
     for ax, wait in zip(axes[0], waits):
         labels = []
         for alg, color in zip(algs, _colors(len(algs))):
@@ -203,6 +243,8 @@ def plot_sync(ds, **_):
             labels.append((xm * 1.6, y.mean(), alg, color))
         _log(ax, "x")
         _log(ax, "y")
+        ax.set_ylim(axes[0][0].get_ylim())
+        _widen_log(ax, "x")
         lo, hi = ax.get_xlim()
         ax.set_xlim(lo, hi * 15)
         ax.set_title(f"{wait:g} s after synchronization", fontsize=9)
@@ -295,8 +337,10 @@ def plot_gantt(ds, op=None, size=None, reps=None, **_):
         for rank in range(nranks):
             s = (starts[i][rank] - t0) * US
             e = (ends[i][rank] - t0) * US
-            ax.broken_barh([(s, e - s)], (rank - 0.35, 0.7), facecolors=color,
-                           hatch=None if valid[i] else "//", alpha=0.9 if valid[i] else 0.4)
+            # the edge keeps a bar of a few µs visible on an axis of milliseconds
+            ax.broken_barh([(s, e - s)], (rank - 0.35, 0.7), facecolors=color, edgecolors=color,
+                           linewidth=1, hatch=None if valid[i] else "//",
+                           alpha=0.9 if valid[i] else 0.4)
         mid = (min(starts[i]) - t0) * US
         ax.annotate(f"rep {i}" + ("" if valid[i] else " (invalid)"), (mid, -0.5), fontsize=8,
                     color=color, va="bottom")
