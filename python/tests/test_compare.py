@@ -114,3 +114,13 @@ def test_barrier_cost_points_compare():
     pts = isochron.read(fx("barrier-4ranks.jsonl")).records["cost"]
     cmp = compare(pts, pts)
     assert len(cmp.rows) == len(pts) and "barrier" in cmp.keys
+
+
+def test_public_api_takes_dataframes():
+    a, b = isochron.load(fx("bench-roundtime.jsonl")), isochron.load(fx("bench-barrier.jsonl"))
+    from_frames = compare(a, b)
+    from_records = compare(_points("bench-roundtime.jsonl"), _points("bench-barrier.jsonl"))
+    assert [(r["op"], r["bytes"], r["p"]) for r in from_frames.rows] == \
+        [(r["op"], r["bytes"], r["p"]) for r in from_records.rows]
+    mixed = compare(isochron.load(fx("bench-noraw.jsonl")), b)   # NaN raw columns: CI test
+    assert {r["test"].split(":")[0] for r in mixed.rows} == {"CI overlap"}

@@ -32,11 +32,17 @@ def _fig(w=7.5, h=4.8, nrows=1, ncols=1, **kw):
 
 
 def _log(ax, axis="y"):
-    """A log axis with plain numbers (10, 20, 50, 100) instead of powers of ten."""
+    """A log axis with plain numbers (10, 20, 50, 100) instead of powers of ten.
+
+    Call it after plotting: over more than three decades only the powers of ten are labelled.
+    """
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     getattr(ax, f"set_{axis}scale")("log")
     a = ax.yaxis if axis == "y" else ax.xaxis
-    a.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    lo, hi = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    span = hi / lo if lo > 0 else 1e9
+    subs = (1,) if span > 1e3 else (1, 2, 5) if span > 30 else (1, 1.5, 2, 3, 5, 7)
+    a.set_major_locator(LogLocator(base=10, subs=subs))
     a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     a.set_minor_formatter(NullFormatter())
 
@@ -145,7 +151,7 @@ def plot_latency(ds, stat=None, **_):
     fig, axes = _fig()
     ax = axes[0][0]
     ax.set_xscale("log", base=2)
-    _log(ax)
+    ax.set_yscale("log")
     labels = []
     for (key, group), color in zip(series.items(), _colors(len(series))):
         group.sort(key=lambda p: p["bytes"])
@@ -161,6 +167,7 @@ def plot_latency(ds, stat=None, **_):
     ax.minorticks_off()
     ax.set_xlim(sizes[0] / 1.5, sizes[-1] * (1.5 if len(sizes) == 1 else 4))
     ax.set_xlabel("message size")
+    _log(ax)
     how = "order statistics" if stat == "median" else "Student's t"
     ax.set_ylabel(f"latency [µs]: {stat}, bars {100 * level:g} % CI ({how})")
     ax.grid(True, which="major", alpha=0.3)
@@ -241,12 +248,13 @@ def plot_sync(ds, **_):
             xm = math.exp(np.mean(np.log(x)))
             ax.hlines(y.mean(), xm / 1.6, xm * 1.6, color=color, lw=2)   # mean over runs
             labels.append((xm * 1.6, y.mean(), alg, color))
-        _log(ax, "x")
-        _log(ax, "y")
-        ax.set_ylim(axes[0][0].get_ylim())
+        ax.set_xscale("log")
         _widen_log(ax, "x")
         lo, hi = ax.get_xlim()
         ax.set_xlim(lo, hi * 15)
+        _log(ax, "x")
+        _log(ax, "y")
+        ax.set_ylim(axes[0][0].get_ylim())
         ax.set_title(f"{wait:g} s after synchronization", fontsize=9)
         ax.set_xlabel("synchronization duration [s]")
         ax.grid(True, alpha=0.25)
@@ -415,7 +423,12 @@ def plot_payoff(ds, **_):
     for key, text, style in (("measured_min_bytes", "measured", "-"),
                              ("model_min_bytes", "model", ":")):
         v = p.get(key)
-        if not is_missing(v):
+        if is_missing(v):
+            ax.annotate(f"{text}: " + ("synchronizing first was never cheaper in this range"
+                                       if text == "measured" else "no size where it pays off"),
+                        (0.02, 0.02 if text == "measured" else 0.08), xycoords="axes fraction",
+                        fontsize=8, color="tab:green")
+        else:
             xi = _size_index(sizes, v)
             ax.axvline(xi, color="tab:green", ls=style, lw=1.2)
             ax.annotate(f"{text}: pays off from {fmt_bytes(v)}", (xi, 0.97), xytext=(3, 0),
