@@ -128,6 +128,17 @@ def test_offset_one_panel_per_run():
         "hca3/100/skampi/50", "jk/100/skampi/50", "skampi/1/skampi/100"]
 
 
+def test_offset_and_gantt_at_twelve_ranks():
+    fig = plot(_ds("clock-12ranks.jsonl"), "offset")
+    (ax,) = fig.axes
+    assert sorted(_texts(ax)) == sorted(f"rank {r}" for r in range(1, 12))
+    measured = [l for l in ax.lines if l.get_label().endswith("measured")]
+    assert len(measured) == 11 and len({l.get_color() for l in measured}) == 11   # no repeats
+    (ax,) = plot(_ds("bench-12ranks.jsonl"), "gantt").axes
+    assert len(ax.collections) == 4 * 12
+    assert [t.get_text() for t in ax.get_yticklabels()][-1] == "rank 11"
+
+
 def test_sync_duration_vs_accuracy_a_point_per_run_a_panel_per_wait():
     fig = plot(_ds("clock-algs.jsonl"), "sync")
     assert len(fig.axes) == 2

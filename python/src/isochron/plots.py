@@ -57,9 +57,13 @@ def _widen_log(ax, axis="y", factor=10):
 
 
 def _colors(n):
+    """n distinct colours: tab10, tab20 up to 20 series, then samples of a continuous map."""
     import matplotlib
-    cmap = matplotlib.colormaps["tab10"]
-    return [cmap(i % 10) for i in range(n)]
+    if n <= 20:
+        cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
+        return [cmap(i) for i in range(n)]
+    cmap = matplotlib.colormaps["viridis"]
+    return [cmap(i / (n - 1)) for i in range(n)]
 
 
 def _end_labels(ax, items, log=True):
@@ -200,6 +204,9 @@ def plot_offset(ds, **_):
                 ax.plot(t, [v * US for v in true], "--x", color=color, ms=5, alpha=0.8,
                         label=f"rank {rank} true")
             labels.append((t[-1], meas[-1], f"rank {rank}", color))
+        if len(labels) > 16:        # many ranks: name only the three farthest out on each side
+            labels.sort(key=lambda it: it[1])
+            labels = labels[:3] + labels[-3:]
         ax.axhline(0, color="0.5", lw=0.8)
         ctx = ds.contexts[run]
         skew = ctx.get("skew")
@@ -339,7 +346,7 @@ def plot_gantt(ds, op=None, size=None, reps=None, **_):
     first, last = _parse_reps(reps, len(starts))
     t0 = min(min(starts[i]) for i in range(first, last))
     nranks = len(starts[first])
-    fig, axes = _fig(8, 1.2 + 0.45 * nranks)
+    fig, axes = _fig(8, min(12.0, 1.2 + 0.45 * nranks))
     ax = axes[0][0]
     for i, color in zip(range(first, last), _colors(last - first)):
         for rank in range(nranks):
@@ -352,7 +359,8 @@ def plot_gantt(ds, op=None, size=None, reps=None, **_):
         mid = (min(starts[i]) - t0) * US
         ax.annotate(f"rep {i}" + ("" if valid[i] else " (invalid)"), (mid, -0.5), fontsize=8,
                     color=color, va="bottom")
-    ax.set_yticks(range(nranks), [f"rank {r}" for r in range(nranks)])
+    step = math.ceil(nranks / 24)                  # at most 24 rank labels
+    ax.set_yticks(range(0, nranks, step), [f"rank {r}" for r in range(0, nranks, step)])
     ax.set_ylim(nranks - 0.5, -0.8)
     ax.set_xlabel("time on the global clock since the first start [µs]")
     ax.grid(True, axis="x", alpha=0.3)
