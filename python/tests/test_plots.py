@@ -61,7 +61,8 @@ def test_latency_mean_with_students_t_interval():
     p = ds.frame("point").query("op == 'allreduce'").sort_values("bytes")
     _x, y, lo, hi = _series(ax, "allreduce")
     assert y == pytest.approx(list(p["mean_s"] * 1e6))
-    assert lo == pytest.approx(list(p["ci_lo_s"] * 1e6)) and hi == pytest.approx(list(p["ci_hi_s"] * 1e6))
+    assert lo == pytest.approx(list(p["ci_lo_s"] * 1e6))
+    assert hi == pytest.approx(list(p["ci_hi_s"] * 1e6))
     with pytest.raises(IsochronError, match="--stat median needs raw repetitions"):
         plot(ds, "latency", stat="median")
 
@@ -78,7 +79,7 @@ def test_gantt_bars_per_rank_and_repetition():
     fig = plot(ds, "gantt")
     (ax,) = fig.axes
     bars = [c for c in ax.collections if isinstance(c, PolyCollection)]
-    assert len(bars) == len(ax.collections) == 4 * 4                                      # 4 repetitions x 4 ranks
+    assert len(bars) == len(ax.collections) == 4 * 4             # 4 repetitions x 4 ranks
     assert [t.get_text() for t in ax.get_yticklabels()] == [f"rank {r}" for r in range(4)]
     assert "allreduce 64 KiB" in ax.get_title()                    # default: first op, largest
     assert "µs" in ax.get_xlabel() and "global clock" in ax.get_xlabel()
@@ -186,7 +187,7 @@ def test_unknown_kind_lists_the_valid_ones():
 
 
 def test_kind_without_data_says_which_kinds_fit():
-    with pytest.raises(IsochronError, match=r"needs isochron-barrier skew.*kinds that fit: latency"):
+    with pytest.raises(IsochronError, match=r"needs isochron-barrier skew.*fit: latency"):
         plot(_ds("bench-max.jsonl"), "skew")
 
 

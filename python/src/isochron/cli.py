@@ -48,6 +48,8 @@ def cmd_show(args):
 
 def cmd_compare(args):
     threshold = parse_threshold(args.threshold)
+    if not 0 < args.alpha < 1:
+        raise IsochronError(f"--alpha {args.alpha:g}: give a significance level between 0 and 1")
     da, db = read(args.a), read(args.b)
     _warn(da)
     _warn(db)
@@ -137,7 +139,8 @@ def build_parser():
     pl = sub.add_parser("plot", help="one plot as PNG, SVG or PDF",
                         description="Write one plot. Kinds: " + "; ".join(
                             f"{k}: {v[2]}" for k, v in KINDS.items()) + ".", epilog=EPILOG)
-    pl.add_argument("files", nargs="*", metavar="FILE")
+    pl.add_argument("files", nargs="*", metavar="FILE",
+                    help="result files; several are drawn in one plot (e.g. runs of two schemes)")
     pl.add_argument("--kind", help="plot kind (default: the first that fits the data);"
                     " --kind help lists them")
     pl.add_argument("--list-kinds", action="store_true", help="list the plot kinds and exit")

@@ -31,7 +31,8 @@ def parse_threshold(text):
     except ValueError:
         value = -1.0
     if not 0 <= value < 1:
-        raise IsochronError(f"--threshold {text}: give a percentage like 5% or a fraction like 0.05")
+        raise IsochronError(f"--threshold {text}: give a percentage like 5% or a fraction"
+                            " like 0.05")
     return value
 
 

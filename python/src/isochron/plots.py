@@ -121,11 +121,11 @@ def _median_ci(values, level):
 
 def _center_and_ci(p, stat, level):
     if stat == "median":
-        valid = [t for t, v in zip(p["raw_time_s"], p.get("raw_valid") or [1] * len(p["raw_time_s"]))
-                 if v]
-        return _median_ci(valid, level)
-    lo, hi = p.get("ci_lo_s"), p.get("ci_hi_s")
-    return p["mean_s"], (p["mean_s"] if is_missing(lo) else lo), (p["mean_s"] if is_missing(hi) else hi)
+        times = p["raw_time_s"]
+        flags = p.get("raw_valid") or [1] * len(times)
+        return _median_ci([t for t, ok in zip(times, flags) if ok], level)
+    mean, lo, hi = p["mean_s"], p.get("ci_lo_s"), p.get("ci_hi_s")
+    return mean, (mean if is_missing(lo) else lo), (mean if is_missing(hi) else hi)
 
 
 def plot_latency(ds, stat=None, **_):
@@ -307,7 +307,8 @@ def plot_skew(ds, **_):
 def _pick_point(pts, op=None, size=None):
     raw = [p for p in pts if isinstance(p.get("raw_start_s"), list) and p["raw_start_s"]]
     if not raw:
-        raise IsochronError("plot kind 'gantt' needs raw repetitions: run isochron-bench with --raw")
+        raise IsochronError("plot kind 'gantt' needs raw repetitions: run isochron-bench"
+                            " with --raw")
     if op is not None:
         ops = sorted({p["op"] for p in raw})
         raw = [p for p in raw if p["op"] == op]
@@ -395,8 +396,8 @@ def plot_shift(ds, **_):
     ax.set_xlabel("synchronization before the ring shift")
     thr = rows[0].get("threshold")
     ax.set_title("Ring shift after each barrier: share of trials within "
-                 f"(1 + {thr:g}) x the concurrent reference\n{_run_title(ds, rows)}; message size written on each bar",
-                 fontsize=10)
+                 f"(1 + {thr:g}) x the concurrent reference\n{_run_title(ds, rows)};"
+                 " message size written on each bar", fontsize=10)
     ax.grid(True, axis="y", alpha=0.3)
     return fig
 
@@ -456,11 +457,13 @@ def plot_payoff(ds, **_):
 
 KINDS = {
     "latency": (plot_latency, "point",
-                "latency vs message size, log-log, mean with CI bars, a line per op x scheme x method"),
+                "latency vs message size, log-log, median (or mean) with CI bars,"
+                " a line per op x scheme x method"),
     "gantt": (plot_gantt, "point",
               "per-rank start/end of raw repetitions on the global clock (--op, --size, --reps)"),
     "offset": (plot_offset, "accuracy", "clock offset to rank 0 vs time after sync, per rank"),
-    "sync": (plot_sync, "summary", "sync duration vs max clock offset, a point per run, a panel per wait"),
+    "sync": (plot_sync, "summary",
+             "sync duration vs max clock offset, a point per run, a panel per wait"),
     "skew": (plot_skew, "skew", "barrier exit-skew distribution per algorithm (violin + box)"),
     "shift": (plot_shift, "shift", "ring-shift success rate after each barrier, per size"),
     "payoff": (plot_payoff, "payoff", "shift time with and without synchronizing first, vs size"),

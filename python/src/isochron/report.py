@@ -99,7 +99,10 @@ def build_html(ds):
         parts.append("<h2>Comparisons</h2>" + "".join(table_html(t) for t in cmps))
     parts.append("<h2>Plots</h2>")
     for kind in available(ds):
-        figs = _gantt_figures(ds) if kind == "gantt" else [(plot(ds, kind), f"{kind}: {KINDS[kind][2]}")]
+        if kind == "gantt":
+            figs = _gantt_figures(ds)
+        else:
+            figs = [(plot(ds, kind), f"{kind}: {KINDS[kind][2]}")]
         parts += [figure_html(fig, cap) for fig, cap in figs]
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>isochron report</title>"
             f"<style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n")

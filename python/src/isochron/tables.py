@@ -56,8 +56,8 @@ def describe_run(ctx):
     if isinstance(cs, dict):
         kind = "true" if not is_missing(cs.get("max_abs_true_offset_s")) else "measured"
         acc = fmt_time(cs.get(f"max_abs_{kind}_offset_s"), digits=2)
-        parts.append(f"clock {short_spec(cs.get('spec'))} ({fmt_time(cs.get('duration_s'), 's', 2)} s,"
-                     f" max offset {acc} µs {kind})")
+        took = fmt_time(cs.get("duration_s"), "s", 2)
+        parts.append(f"clock {short_spec(cs.get('spec'))} ({took} s, max offset {acc} µs {kind})")
     elif ctx.get("sync_spec"):
         parts.append(f"clock {short_spec(ctx['sync_spec'])}")
         skew = ctx.get("skew")
@@ -147,7 +147,8 @@ def barrier_tables(ds):
     out = []
     rds = ds.records.get("rds_constants", [])
     if rds:
-        out.append(Table("rds constants (measured)", ["run", "b_s [µs]", "s [µs]", "samples", "pair"],
+        out.append(Table("rds constants (measured)",
+                         ["run", "b_s [µs]", "s [µs]", "samples", "pair"],
                          [[r["run"] + 1, fmt_time(r.get("b_s_s")), fmt_time(r.get("s_s")),
                            r.get("samples"), r.get("pair")] for r in rds], right={0, 1, 2, 3}))
     skew = ds.records.get("skew", [])
@@ -157,7 +158,8 @@ def barrier_tables(ds):
             e, c = s.get("exit_skew_s") or {}, s.get("cost_s") or {}
             rows.append([s.get("barrier"), f"{s.get('valid')}/{s.get('calls')}",
                          fmt_time(e.get("median")), fmt_time(e.get("p95")), fmt_time(e.get("max")),
-                         fmt_time(e.get("mean")), fmt_time(c.get("median")), fmt_time(c.get("p95"))])
+                         fmt_time(e.get("mean")), fmt_time(c.get("median")),
+                         fmt_time(c.get("p95"))])
         out.append(Table("barrier exit skew (last minus first exit, global clock)",
                          ["barrier", "valid/calls", "skew median [µs]", "p95 [µs]", "max [µs]",
                           "mean [µs]", "cost median [µs]", "cost p95 [µs]"],
@@ -169,9 +171,12 @@ def barrier_tables(ds):
                                 " method)", cost, ["barrier"], set()))
     shift = ds.records.get("shift", [])
     if shift:
-        rows = [[s.get("barrier"), fmt_bytes(s.get("bytes")), s.get("trials"), s.get("successes"),
-                 fmt_pct(s.get("success_rate")), fmt_time((s.get("shift_cost_s") or {}).get("median")),
-                 fmt_time((s.get("shift_cost_s") or {}).get("p95"))] for s in shift]
+        rows = []
+        for s in shift:
+            cost = s.get("shift_cost_s") or {}
+            rows.append([s.get("barrier"), fmt_bytes(s.get("bytes")), s.get("trials"),
+                         s.get("successes"), fmt_pct(s.get("success_rate")),
+                         fmt_time(cost.get("median")), fmt_time(cost.get("p95"))])
         out.append(Table("ring shift after each barrier: concurrent starts",
                          ["barrier", "size", "trials", "successes", "success rate",
                           "shift median [µs]", "p95 [µs]"], rows, right=set(range(1, 7))))
