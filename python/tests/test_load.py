@@ -87,6 +87,13 @@ def test_truncated_file_loads_what_is_complete_and_says_so():
     assert df.attrs["warnings"] == msgs
 
 
+def test_file_cut_inside_its_first_record(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_text(open(fx("clock-hca3.jsonl")).read()[:150])
+    with pytest.raises(IsochronError, match="only line is cut mid-record.*nothing to load"):
+        isochron.read(str(path))
+
+
 def test_missing_end_record_is_reported():
     with pytest.warns(IsochronWarning, match="no 'end' record"):
         df = isochron.load(fx("bench-noend.jsonl"))

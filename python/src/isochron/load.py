@@ -101,6 +101,10 @@ def _parse_lines(path, text):
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
+            if i == 0 and i == last and line.lstrip().startswith('{"schema"'):
+                raise IsochronError(f"{path}: its only line is cut mid-record (the run was"
+                                    " interrupted before its first record was complete):"
+                                    " nothing to load") from None
             if i == 0:
                 hint = ""
                 if line.startswith("#") or ("," in line and "{" not in line):
