@@ -268,7 +268,8 @@ def plot_sync(ds, **_):
         _end_labels(ax, labels)
     axes[0][0].set_ylabel(f"max |offset| to rank 0 [µs] ({'true' if use_true else 'measured'})")
     nruns = len({r["run"] for r in rows})
-    fig.suptitle(f"Sync duration vs accuracy: one point per run ({nruns} runs), bar = mean;"
+    fig.suptitle(f"Sync duration vs accuracy: one point per run ({nruns} run{'s' * (nruns != 1)}),"
+                 " bar = mean;"
                  f" lower left is better\n{_run_title(ds, rows)}", fontsize=10)
     return fig
 
