@@ -39,7 +39,7 @@
 #include "common.h"
 
 #define PROG "isochron-barrier"
-enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_WAIT, O_RDSBS, O_RDSS,
+enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_TOL, O_WAIT, O_RDSBS, O_RDSS,
        O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_TIMER, O_SKEW, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
        O_HELP, O_VERSION, NOPT };
 
@@ -54,6 +54,7 @@ static const app_option_t opts[NOPT] = {
     [O_PSIZES] = {"payoff-sizes", "LIST", "payoff: message sizes", "0,256,1K,4K,16K,64K,256K"},
     [O_PTRIALS] = {"payoff-trials", "N", "payoff: trials per size and variant", "100"},
     [O_SLACK] = {"slack", "SECONDS", "common start = now + SLACK on rank 0's global clock", "1ms"},
+    [O_TOL] = {"late-tolerance", "SECONDS", "a trial is invalid when a rank enters later than this after its start (descheduled while waiting)", "10us"},
     [O_WAIT] = {"wait", "MODE", "how barriers wait for messages: auto (yield when oversubscribed), spin, yield", "auto"},
     [O_RDSBS] = {"rds-bs", "SECONDS", "RDS: use this b_s instead of measuring it (with --rds-s)", NULL},
     [O_RDSS] = {"rds-s", "SECONDS", "RDS: use this s instead of measuring it (with --rds-bs)", NULL},
@@ -87,6 +88,7 @@ typedef struct {
     FILE *jf, *out;     /* JSON Lines file, table stream (rank 0; may be NULL) */
     isochron_barrier_trial_t *trial;
     double slack, spread;
+    double tolerance;   /* a rank entering later than this after its target makes the trial invalid */
     uint64_t seed;
     int quiet;
 } run_t;
@@ -160,7 +162,9 @@ typedef struct {
 /* n trials of every configuration, interleaved (trial i of each configuration
  * in turn), so slow drifts of the machine's load hit every configuration
  * alike. Trials where a rank was late for its start are invalid and dropped
- * (Round-Time's rule). */
+ * (Round-Time's rule), and so are trials where a rank entered more than
+ * --late-tolerance after its start: it was descheduled while waiting, so
+ * the calls did not start together. */
 static int interleaved(run_t *r, cfg_t *cf, int nc, int n, int warm, int nv, const int *what)
 {
     isochron_barrier_stamp_t *st = r->rank == 0 ? malloc(sizeof *st * (size_t)r->size) : NULL;
@@ -177,7 +181,7 @@ static int interleaved(run_t *r, cfg_t *cf, int nc, int n, int warm, int nv, con
             for (int k = 0; k < r->size; k++) {
                 fe = fmin(fe, st[k].entry); fx = fmin(fx, st[k].exit);
                 lx = fmax(lx, st[k].exit); ls = fmax(ls, st[k].shift_end);
-                late |= st[k].late > 0;
+                late |= st[k].late > 0 || st[k].entry - st[k].target > r->tolerance;
             }
             if (late) continue;
             for (int j = 0; j < nv; j++)
@@ -226,7 +230,7 @@ static void skew_record(run_t *r, const char *name, int calls, int nvalid, const
         double q[1] = {0.95};
         isochron_summarize(skew, nvalid, 0.95, q, 1, &sk);
         if (nvalid == 0)
-            fprintf(r->out, "%-14s %6d %6d  no valid calls (a rank was late for every common start)\n", name, calls, 0);
+            fprintf(r->out, "%-14s %6d %6d  no valid calls (in every one a rank was late for the common start, or entered after --late-tolerance)\n", name, calls, 0);
         else
             fprintf(r->out, "%-14s %6d %6d %12s %12s %12s %12s\n", name, calls, nvalid, isochron_fmt_time(sk.median, a, sizeof a),
                     isochron_fmt_time(sk.qv[0], b, sizeof b), isochron_fmt_time(sk.max, c, sizeof c), isochron_fmt_time(median_of((double *)cost, nvalid), d, sizeof d));
@@ -464,13 +468,14 @@ int main(int argc, char **argv)
     long lv;
     double dv;
     int calls = 500, ntr = 200, ptr = 100;
-    double thr = 0.5, spread = 20e-6, slack = 1e-3, watchdog = 300;
+    double thr = 0.5, spread = 20e-6, slack = 1e-3, watchdog = 300, tol = 10e-6;
     if (v[O_CALLS]) { if (isochron_parse_long(v[O_CALLS], &lv) || lv < 1 || lv > 10000000) FAIL("--calls '%s': expected an integer in [1, 10000000]", v[O_CALLS]); calls = (int)lv; }
     if (v[O_TRIALS]) { if (isochron_parse_long(v[O_TRIALS], &lv) || lv < 1 || lv > 10000000) FAIL("--trials '%s': expected an integer in [1, 10000000]", v[O_TRIALS]); ntr = (int)lv; }
     if (v[O_PTRIALS]) { if (isochron_parse_long(v[O_PTRIALS], &lv) || lv < 1 || lv > 10000000) FAIL("--payoff-trials '%s': expected an integer in [1, 10000000]", v[O_PTRIALS]); ptr = (int)lv; }
     if (v[O_THRESH]) { if (isochron_parse_double(v[O_THRESH], &dv) || !(dv > 0 && dv <= 100)) FAIL("--threshold '%s': expected a number in (0, 100]", v[O_THRESH]); thr = dv; }
     if (v[O_SPREAD]) { if (isochron_parse_duration(v[O_SPREAD], &dv) || dv < 0 || dv > 10) FAIL("--spread '%s': expected seconds in [0, 10] (e.g. 20us)", v[O_SPREAD]); spread = dv; }
     if (v[O_SLACK]) { if (isochron_parse_duration(v[O_SLACK], &dv) || dv <= 0 || dv > 10) FAIL("--slack '%s': expected seconds in (0, 10] (e.g. 1ms)", v[O_SLACK]); slack = dv; }
+    if (v[O_TOL]) { if (isochron_parse_duration(v[O_TOL], &dv) || dv < 0 || dv > 10) FAIL("--late-tolerance '%s': expected seconds in [0, 10] (e.g. 10us)", v[O_TOL]); tol = dv; }
     if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
     if (v[O_SEED] && (isochron_parse_long(v[O_SEED], &lv) || lv < 0)) FAIL("--seed '%s': expected a non-negative integer", v[O_SEED]);
     uint64_t seed = v[O_SEED] ? (uint64_t)atol(v[O_SEED]) : 1;
@@ -511,7 +516,7 @@ int main(int argc, char **argv)
         if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &sp)) FAIL("--sync: %s", isochron_last_error());
         if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &sk)) FAIL("--skew: %s", isochron_last_error());
     }
-    run_t r = {rank, size, NULL, NULL, NULL, slack, spread, 0, v[O_QUIET] != NULL};
+    run_t r = {rank, size, NULL, NULL, NULL, slack, spread, tol, 0, v[O_QUIET] != NULL};
     if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write %s", v[O_JSONL]);
@@ -550,8 +555,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < nb; i++) fprintf(r.jf, "%s\"%s\"", i ? "," : "", names[i]);
         fputs("],\"experiments\":[", r.jf);
         for (int i = 0, k = 0; i < 4; i++) if (exps[i]) fprintf(r.jf, "%s\"%s\"", k++ ? "," : "", exp_names[i]);
-        fprintf(r.jf, "],\"options\":{\"calls\":%d,\"trials\":%d,\"payoff_trials\":%d,\"threshold\":%g,\"spread_s\":%g,\"slack_s\":%g,\"wait\":\"%s\",\"seed\":%llu}}\n",
-                calls, ntr, ptr, thr, spread, slack, v[O_WAIT] ? v[O_WAIT] : "auto", (unsigned long long)seed);
+        fprintf(r.jf, "],\"options\":{\"calls\":%d,\"trials\":%d,\"payoff_trials\":%d,\"threshold\":%g,\"spread_s\":%g,\"slack_s\":%g,\"late_tolerance_s\":%g,\"wait\":\"%s\",\"seed\":%llu}}\n",
+                calls, ntr, ptr, thr, spread, slack, tol, v[O_WAIT] ? v[O_WAIT] : "auto", (unsigned long long)seed);
         fflush(r.jf);
     }
     free(ctxbuf);

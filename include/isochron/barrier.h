@@ -86,6 +86,7 @@ typedef struct {
     double exit;        /**< left the barrier (= start of the shift) */
     double shift_end;   /**< shift complete (NaN without a shift) */
     double late;        /**< > 0: already this late for t0 + delay at the first check (the trial is invalid, as in Round-Time) */
+    double target;      /**< t0 + this rank's delay: entry - target is how late it actually entered */
 } isochron_barrier_stamp_t;
 
 typedef struct isochron_barrier_trial isochron_barrier_trial_t;

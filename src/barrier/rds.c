@@ -28,7 +28,7 @@
  * traffic, as the paper did: rank 0 times MPI_Send of a null message (s)
  * and the whole send/reply round trip (2 b_s); medians over rds_samples
  * round trips after a warm-up, broadcast to every rank. The busy wait
- * spins on CLOCK_MONOTONIC (no calibrated empty loop is needed today).
+ * spins on MPI_Wtime (no calibrated empty loop is needed today).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -126,8 +126,8 @@ static int rds_run(isochron_barrier_t *b)
     for (int k = top + 1; k < d; k++)
         if (i + (1 << k) < p) TRY(isochron_bar_send(b, i + (1 << k), TAG_RDS + 1));
     /* phase 3: busy wait until the last-informed rank is done */
-    double until = isochron_truth_now() + b->rds.wait;
-    while (isochron_truth_now() < until) isochron_spin_pause();
+    double until = MPI_Wtime() + b->rds.wait; /* MPI_Wtime: simulated time under SimGrid */
+    while (MPI_Wtime() < until) isochron_spin_pause();
     return ISOCHRON_OK;
 }
 

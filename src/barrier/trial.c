@@ -60,10 +60,22 @@ void isochron_barrier_trial_destroy(isochron_barrier_trial_t *t)
     free(t);
 }
 
+/* Complete a protocol request: yield while waiting on an oversubscribed node
+ * (a spinning rank starves the peers it waits for), else block in MPI_Wait.
+ * Not the exponential-backoff polite wait: its naps of up to 1 ms would make
+ * ranks miss a start time a millisecond away. */
+static int finish(isochron_barrier_trial_t *t, MPI_Request *r)
+{
+    if (t->oversubscribed) return isochron_wait_yield(r);
+    return MPI_Wait(r, MPI_STATUS_IGNORE) == MPI_SUCCESS ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "barrier trial: MPI_Wait failed");
+}
+
 int isochron_barrier_trial_start_time(isochron_barrier_trial_t *t, double slack, double *t0)
 {
     double v = t->rank == 0 ? isochron_clock_now(t->clk) + slack : 0;
-    int rc = isochron_bcast_polite(&v, 1, MPI_DOUBLE, 0, t->comm);
+    MPI_Request r;
+    MPI_Ibcast(&v, 1, MPI_DOUBLE, 0, t->comm, &r);
+    int rc = finish(t, &r);
     *t0 = v;
     return rc;
 }
@@ -100,7 +112,7 @@ int isochron_barrier_trial_run(isochron_barrier_trial_t *t, isochron_barrier_t *
         return isochron_set_error(ISOCHRON_EINVAL, "barrier trial: shift of %ld bytes exceeds the %ld allocated", shift_bytes, t->max_bytes);
     if (delay < 0) delay = 0;
     int rc = ISOCHRON_OK;
-    double mine[4];
+    double mine[5];
     double first = isochron_clock_now(t->clk);
     mine[3] = first >= t0 + delay ? first - (t0 + delay) : 0; /* late at the first check, as Round-Time (Alg. 5) */
     wait_until(t, t0 + delay);
@@ -108,6 +120,7 @@ int isochron_barrier_trial_run(isochron_barrier_trial_t *t, isochron_barrier_t *
     if (bar) rc = isochron_barrier_run(bar);
     mine[1] = isochron_clock_now(t->clk);
     mine[2] = NAN;
+    mine[4] = t0 + delay;
     if (!rc && shift_bytes >= 0 && t->size > 1) {
         rc = shift(t, shift_bytes, bar ? isochron_barrier_yields(bar) : t->oversubscribed);
         mine[2] = isochron_clock_now(t->clk);
@@ -116,18 +129,20 @@ int isochron_barrier_trial_run(isochron_barrier_trial_t *t, isochron_barrier_t *
     }
     /* agree on failure before gathering, so no rank waits for a failed one forever */
     int bad = rc != ISOCHRON_OK, anybad = 0;
-    int rc2 = isochron_allreduce_polite(&bad, &anybad, 1, MPI_INT, MPI_MAX, t->comm);
+    MPI_Request ar;
+    MPI_Iallreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, t->comm, &ar);
+    int rc2 = finish(t, &ar);
     if (rc) return rc;
     if (rc2) return rc2;
     if (anybad) return isochron_set_error(ISOCHRON_EMPI, "barrier trial failed on another rank");
-    double *all = t->rank == 0 ? malloc(sizeof(double) * 4 * (size_t)t->size) : NULL;
+    double *all = t->rank == 0 ? malloc(sizeof(double) * 5 * (size_t)t->size) : NULL;
     if (t->rank == 0 && !all) return isochron_set_error(ISOCHRON_ENOMEM, "barrier trial: out of memory");
     MPI_Request req;
-    MPI_Igather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, t->comm, &req);
-    rc = isochron_wait_polite(&req, NULL);
+    MPI_Igather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, t->comm, &req);
+    rc = finish(t, &req);
     if (t->rank == 0 && !rc)
         for (int i = 0; i < t->size; i++)
-            stamps[i] = (isochron_barrier_stamp_t){all[4 * i], all[4 * i + 1], all[4 * i + 2], all[4 * i + 3]};
+            stamps[i] = (isochron_barrier_stamp_t){all[5 * i], all[5 * i + 1], all[5 * i + 2], all[5 * i + 3], all[5 * i + 4]};
     free(all);
     return rc;
 }

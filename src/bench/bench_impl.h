@@ -26,6 +26,8 @@ typedef struct {
     double window, next_start;
     /* roundtime */
     int out_of_time;
+    double start_at;      /* this repetition's agreed start time */
+    double rep_start;     /* this rank's actual start of the repetition (set by the engine before after()) */
     /* methods */
     int root;             /* root of the method (ctx->root for rooted ops, else 0) */
     double correction;    /* root: confirmation time; ack: mean ack time */

@@ -302,6 +302,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         }
         if (b->cache) memset(b->cache, (k + 1) & 0xff, o->cache_bytes);
         int st = 0, inv = late;
+        ps.rep_start = s;
         if (sc->per_rep && (rc = sc->after(b, &ps, k, en, &inv, &st))) break;
         r.start[k] = s; r.end[k] = en; r.loc[k] = l; r.late[k] = (char)inv;
         k++;

@@ -2,7 +2,9 @@
  * The "roundtime" scheme (paper 000, Algorithm 5). Each point gets a time
  * slice (--budget). For every repetition rank 0 sets a start time
  * now + B x (Bcast latency) on the global clock and broadcasts it; a rank
- * that receives it after that time marks the repetition invalid; after the
+ * that receives it after that time marks the repetition invalid, and so does
+ * one that starts more than one Bcast latency after it (descheduled while
+ * waiting: stricter than Alg. 5, which only checks before waiting); after the
  * operation every rank checks whether the slice is used up, and the two flags
  * (invalid, out_of_time) are allreduced so all ranks agree. Statistics never
  * include invalid repetitions, and a point with none says so.
@@ -56,13 +58,18 @@ static int rt_before(isochron_bench_t *b, point_state_t *ps, int rep, int *late)
     if (rc) return isochron_set_error(rc, "roundtime: broadcasting the start time failed");
     *late = isochron_clock_now(b->clk) >= start; /* Alg. 5 line 14: late at the first check */
     if (!*late) isochron_bench_wait_until(b, start);
-    (void)ps;
+    ps->start_at = start;
     return ISOCHRON_OK;
 }
 
 static int rt_after(isochron_bench_t *b, point_state_t *ps, int rep, double t_end, int *invalid, int *stop)
 {
     (void)rep;
+    /* Stricter than Alg. 5: a rank that was on time at its first check but
+     * actually started more than one Bcast latency after the start time (it
+     * was descheduled while waiting, as happens when ranks outnumber cores)
+     * also makes the repetition invalid: its start was not simultaneous. */
+    if (ps->rep_start - ps->start_at > b->bcast_lat) *invalid = 1;
     int in[2] = {*invalid, t_end - ps->t0 >= b->o.budget}, out[2];
     if (isochron_bench_allreduce(b, in, out, 2, MPI_INT, MPI_MAX)) return isochron_set_error(ISOCHRON_EMPI, "roundtime: MPI_Allreduce failed");
     *invalid = out[0];
