@@ -1,6 +1,6 @@
 # Front door for a fresh machine. `make run` installs what is missing, builds, runs the clock
-# synchronization accuracy check and a small benchmark on 4 local ranks, and writes an HTML
-# report of both (its path is printed last); `make test` does the same set-up and runs every
+# synchronization accuracy check, a small benchmark and the barrier experiments on 4 local
+# ranks, and writes an HTML report of the three (its path is printed last); `make test` does the same set-up and runs every
 # test: CTest (C, real mpirun jobs) and pytest (the Python analysis package).
 BUILD ?= build
 NP ?= 4
@@ -34,8 +34,9 @@ build: deps
 run: build pydeps
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-clock --sync $(SPEC) --wait 0,1,10 --jsonl $(BUILD)/clock-run.jsonl
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-bench --ops allreduce,bcast --sizes 8,1K,64K --raw --jsonl $(BUILD)/bench-run.jsonl
+	$(MPIRUN) -np $(NP) $(BUILD)/isochron-barrier --calls 300 --trials 100 --payoff-trials 50 --jsonl $(BUILD)/barrier-run.jsonl
 	@echo "report:"
-	@$(VENV)/bin/isochron report $(BUILD)/clock-run.jsonl $(BUILD)/bench-run.jsonl -o $(BUILD)/report
+	@$(VENV)/bin/isochron report $(BUILD)/clock-run.jsonl $(BUILD)/bench-run.jsonl $(BUILD)/barrier-run.jsonl -o $(BUILD)/report
 
 test: build pydeps
 	cd $(BUILD) && ctest --output-on-failure --timeout 300
@@ -46,6 +47,8 @@ pytest: pydeps
 
 bench: build
 	bash bench/clock_accuracy.sh
+	bash bench/engine_schemes.sh
+	bash bench/barrier_sync.sh
 
 clean:
 	rm -rf $(BUILD)

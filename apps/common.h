@@ -15,6 +15,14 @@ typedef struct {
     const char *def;     /* default value shown in --help, or NULL */
 } app_option_t;
 
+/* Options every measuring driver shares, one definition each. */
+#define APP_OPT_SYNC {"sync", "SPEC", "clock synchronization spec (see isochron-clock --list-sync)", "hca3"}
+#define APP_OPT_TIMER {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", "mpi_wtime"}
+#define APP_OPT_SKEW {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", "none"}
+#define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
+#define APP_OPT_HELP {"help", NULL, "this help", NULL}
+#define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
+
 /* Parse argv against opts. values[i] receives the argument (or "1" for a
  * flag given). Returns 0, or 2 after printing a clear message to stderr (rank 0). */
 int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank);

@@ -63,17 +63,17 @@ static const app_option_t opts[NOPT] = {
     [O_RELCI] = {"rel-ci", "X", "cost: stop when the CI half-width <= X * mean", "0.05"},
     [O_BUDGET] = {"budget", "SECONDS", "cost: time per algorithm (the Round-Time slice)", "1"},
     [O_SEED] = {"seed", "N", "random arrival delays: seed", "1"},
-    [O_SYNC] = {"sync", "SPEC", "clock synchronization spec (see isochron-clock --list-sync)", "hca3"},
-    [O_TIMER] = {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", "mpi_wtime"},
-    [O_SKEW] = {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", "none"},
+    [O_SYNC] = APP_OPT_SYNC,
+    [O_TIMER] = APP_OPT_TIMER,
+    [O_SKEW] = APP_OPT_SKEW,
     [O_FORMAT] = {"format", "FMT", "stdout: table or none", "table"},
     [O_JSONL] = {"jsonl", "FILE", "write JSON Lines to FILE", NULL},
     [O_WATCHDOG] = {"watchdog", "SECONDS", "abort an experiment step that runs longer than this, naming it (0: off)", "300"},
-    [O_QUIET] = {"quiet", NULL, "no progress on stderr", NULL},
+    [O_QUIET] = APP_OPT_QUIET,
     [O_LBAR] = {"list-barriers", NULL, "list the barrier algorithms and exit", NULL},
     [O_LEXP] = {"list-experiments", NULL, "list the experiments and exit", NULL},
-    [O_HELP] = {"help", NULL, "this help", NULL},
-    [O_VERSION] = {"version", NULL, "print the version and exit", NULL},
+    [O_HELP] = APP_OPT_HELP,
+    [O_VERSION] = APP_OPT_VERSION,
 };
 
 static const char *exp_names[4] = {"skew", "cost", "shift", "payoff"};
@@ -101,16 +101,10 @@ static double rnd01(uint64_t *s)
     return (double)(*s >> 11) / 9007199254740992.0;
 }
 
-static void jnum(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.9g", v);
-    else fputs("null", f);
-}
-
 static void jarr(FILE *f, const double *v, int n)
 {
     fputc('[', f);
-    for (int i = 0; i < n; i++) { if (i) fputc(',', f); jnum(f, v[i]); }
+    for (int i = 0; i < n; i++) { if (i) fputc(',', f); json_num(f, v[i]); }
     fputc(']', f);
 }
 
@@ -120,10 +114,10 @@ static void jstats(FILE *f, const double *v, int n, isochron_summary_t *out)
     double q[1] = {0.95};
     isochron_summary_t s;
     isochron_summarize(v, n, 0.95, q, 1, &s);
-    fputs("{\"median\":", f); jnum(f, s.median);
-    fputs(",\"p95\":", f); jnum(f, s.qv[0]);
-    fputs(",\"max\":", f); jnum(f, s.max);
-    fputs(",\"mean\":", f); jnum(f, s.mean);
+    fputs("{\"median\":", f); json_num(f, s.median);
+    fputs(",\"p95\":", f); json_num(f, s.qv[0]);
+    fputs(",\"max\":", f); json_num(f, s.max);
+    fputs(",\"mean\":", f); json_num(f, s.mean);
     fputc('}', f);
     if (out) *out = s;
 }
@@ -293,9 +287,9 @@ static void shift_record(run_t *r, const char *barrier, long bytes, int n, int n
     if (r->jf) {
         fprintf(r->jf, "{\"schema\":%d,\"type\":\"shift\",\"barrier\":\"%s\",\"bytes\":%ld,\"trials\":%d,\"valid\":%d,\"reference_s\":", ISOCHRON_SCHEMA_VERSION,
                 barrier, bytes, n, nvalid);
-        jnum(r->jf, ref);
+        json_num(r->jf, ref);
         fprintf(r->jf, ",\"threshold\":%g,\"spread_s\":%g,\"successes\":%d,\"success_rate\":", thr, r->spread, ok);
-        jnum(r->jf, nvalid ? (double)ok / nvalid : NAN);
+        json_num(r->jf, nvalid ? (double)ok / nvalid : NAN);
         fputs(",\"shift_cost_s\":", r->jf);
         jstats(r->jf, v, nvalid, NULL);
         fputs(",\"samples_s\":", r->jf);
@@ -373,11 +367,11 @@ static int exp_payoff(run_t *r, isochron_barrier_t *rds, const size_t *sizes, in
             if (isfinite(syn[s]) && isfinite(uns[s]) && syn[s] < uns[s]) { measured = (double)sizes[s]; break; }
         if (r->jf) {
             fprintf(r->jf, "{\"schema\":%d,\"type\":\"payoff\",\"barrier\":\"rds\",\"d\":%d,\"a_s_per_byte\":", ISOCHRON_SCHEMA_VERSION, ri.d);
-            jnum(r->jf, a);
-            fputs(",\"b_l_s\":", r->jf); jnum(r->jf, bl);
-            fputs(",\"b_s_s\":", r->jf); jnum(r->jf, ri.b_s);
-            fputs(",\"model_min_bytes\":", r->jf); jnum(r->jf, isfinite(model) ? ceil(model) : NAN);
-            fputs(",\"measured_min_bytes\":", r->jf); jnum(r->jf, measured);
+            json_num(r->jf, a);
+            fputs(",\"b_l_s\":", r->jf); json_num(r->jf, bl);
+            fputs(",\"b_s_s\":", r->jf); json_num(r->jf, ri.b_s);
+            fputs(",\"model_min_bytes\":", r->jf); json_num(r->jf, isfinite(model) ? ceil(model) : NAN);
+            fputs(",\"measured_min_bytes\":", r->jf); json_num(r->jf, measured);
             fprintf(r->jf, ",\"spread_s\":%g,\"trials\":%d,\"sizes\":[", r->spread, n);
             for (int s = 0; s < ns; s++) fprintf(r->jf, "%s%zu", s ? "," : "", sizes[s]);
             fputs("],\"reference_s\":", r->jf); jarr(r->jf, ref, ns);

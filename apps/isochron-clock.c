@@ -30,8 +30,8 @@ static const app_option_t opts[NOPT] = {
     [O_LS] = {"list-sync", NULL, "list the sync algorithms with their defaults, and the spec grammar, and exit", NULL},
     [O_LE] = {"list-estimators", NULL, "list the offset estimators and exit", NULL},
     [O_COST] = {"timer-cost", NULL, "measure the per-call cost and resolution of every timer and exit", NULL},
-    [O_HELP] = {"help", NULL, "this help", NULL},
-    [O_VERSION] = {"version", NULL, "print the version and exit", NULL},
+    [O_HELP] = APP_OPT_HELP,
+    [O_VERSION] = APP_OPT_VERSION,
 };
 
 static int fail(int rank, const char *what)

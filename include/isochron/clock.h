@@ -56,6 +56,10 @@ void isochron_clock_destroy(isochron_clock_t *c);
 
 /** \brief Global time now: the timer read and passed through every layer. */
 double isochron_clock_now(isochron_clock_t *c);
+/** Wait until c reads t. yield != 0 (ranks outnumber cores): sleep while t is
+ *  more than 200 us away, then sched_yield() until it; else spin. A spinning
+ *  wait on an oversubscribed node starves the ranks the waiter depends on. */
+void isochron_clock_wait_until(isochron_clock_t *c, double t, int yield);
 /** \brief Map a reading of the clock's timer to global time. */
 double isochron_clock_apply(const isochron_clock_t *c, double timer_t);
 /** \brief All layers merged into one model (timer -> global). */

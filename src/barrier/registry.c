@@ -85,11 +85,7 @@ int isochron_barrier_create(const char *name, MPI_Comm comm, const isochron_barr
     MPI_Comm_rank(b->comm, &b->rank);
     MPI_Comm_size(b->comm, &b->size);
     if (opts->wait == ISOCHRON_BARRIER_WAIT_AUTO) {
-        MPI_Comm node;
-        MPI_Comm_split_type(b->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-        int over = isochron_node_oversubscribed(node);
-        MPI_Comm_free(&node);
-        MPI_Allreduce(&over, &b->yield, 1, MPI_INT, MPI_MAX, b->comm);
+        b->yield = isochron_comm_oversubscribed(b->comm);
     } else {
         b->yield = opts->wait == ISOCHRON_BARRIER_WAIT_YIELD;
     }

@@ -42,11 +42,7 @@ int isochron_barrier_trial_create(MPI_Comm comm, isochron_clock_t *clk, long max
     MPI_Comm_dup(comm, &t->comm);
     MPI_Comm_rank(t->comm, &t->rank);
     MPI_Comm_size(t->comm, &t->size);
-    MPI_Comm node;
-    MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int over = isochron_node_oversubscribed(node);
-    MPI_Comm_free(&node);
-    MPI_Allreduce(&over, &t->oversubscribed, 1, MPI_INT, MPI_MAX, t->comm);
+    t->oversubscribed = isochron_comm_oversubscribed(t->comm);
     *out = t;
     return ISOCHRON_OK;
 }
@@ -80,16 +76,6 @@ int isochron_barrier_trial_start_time(isochron_barrier_trial_t *t, double slack,
     return rc;
 }
 
-static void wait_until(isochron_barrier_trial_t *t, double when)
-{
-    double left = when - isochron_clock_now(t->clk);
-    if (t->oversubscribed && left > 200e-6) isochron_sleep(left - 150e-6);
-    if (t->oversubscribed)
-        while (isochron_clock_now(t->clk) < when) sched_yield();
-    else
-        while (isochron_clock_now(t->clk) < when) isochron_spin_pause();
-}
-
 static int shift(isochron_barrier_trial_t *t, long bytes, int yield)
 {
     int right = (t->rank + 1) % t->size, left = (t->rank - 1 + t->size) % t->size;
@@ -115,7 +101,7 @@ int isochron_barrier_trial_run(isochron_barrier_trial_t *t, isochron_barrier_t *
     double mine[5];
     double first = isochron_clock_now(t->clk);
     mine[3] = first >= t0 + delay ? first - (t0 + delay) : 0; /* late at the first check, as Round-Time (Alg. 5) */
-    wait_until(t, t0 + delay);
+    isochron_clock_wait_until(t->clk, t0 + delay, t->oversubscribed);
     mine[0] = isochron_clock_now(t->clk);
     if (bar) rc = isochron_barrier_run(bar);
     mine[1] = isochron_clock_now(t->clk);

@@ -41,11 +41,7 @@ int isochron_bench_create(MPI_Comm comm, isochron_clock_t *global, const isochro
     MPI_Comm_dup(comm, &b->ctl);
     MPI_Comm_rank(comm, &b->rank);
     MPI_Comm_size(comm, &b->size);
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int over = isochron_node_oversubscribed(node);
-    MPI_Comm_free(&node);
-    MPI_Allreduce(&over, &b->oversubscribed, 1, MPI_INT, MPI_MAX, comm);
+    b->oversubscribed = isochron_comm_oversubscribed(comm);
 #if defined(__linux__) && !defined(SMPI_ISOCHRON) && defined(PR_SET_TIMERSLACK)
     /* wake from polite sleeps within ~1 µs instead of the default 50 µs slack */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -77,15 +73,7 @@ int isochron_bench_oversubscribed(const isochron_bench_t *b) { return b->oversub
 /* On an oversubscribed node a rank waiting for a start time sleeps while the
  * time is far and yields the CPU while it is near: a plain spin starved the
  * ranks still receiving the start time, and every repetition was late. */
-void isochron_bench_wait_until(isochron_bench_t *b, double t)
-{
-    double left = t - isochron_clock_now(b->clk);
-    if (b->oversubscribed && left > 200e-6) isochron_sleep(left - 150e-6);
-    if (b->oversubscribed)
-        while (isochron_clock_now(b->clk) < t) sched_yield();
-    else
-        while (isochron_clock_now(b->clk) < t) isochron_spin_pause();
-}
+void isochron_bench_wait_until(isochron_bench_t *b, double t) { isochron_clock_wait_until(b->clk, t, b->oversubscribed); }
 
 int isochron_bench_bcast(isochron_bench_t *b, void *buf, int n, MPI_Datatype dt, int root)
 {

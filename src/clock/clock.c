@@ -8,6 +8,7 @@
  * timer is not part of the buffer: the receiver rebuilds the model over its
  * own timer, which is correct only where both read the same time source.
  */
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,16 @@ double isochron_clock_apply(const isochron_clock_t *c, double t)
 }
 
 double isochron_clock_now(isochron_clock_t *c) { return isochron_clock_apply(c, isochron_timer_now(c->timer)); }
+
+void isochron_clock_wait_until(isochron_clock_t *c, double t, int yield)
+{
+    double left = t - isochron_clock_now(c);
+    if (yield && left > 200e-6) isochron_sleep(left - 150e-6);
+    if (yield)
+        while (isochron_clock_now(c) < t) sched_yield();
+    else
+        while (isochron_clock_now(c) < t) isochron_spin_pause();
+}
 
 isochron_lm_t isochron_clock_model(const isochron_clock_t *c)
 {

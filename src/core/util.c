@@ -153,3 +153,13 @@ int isochron_node_oversubscribed(MPI_Comm node)
     return cpus > 0 && n > cpus;
 }
 
+
+int isochron_comm_oversubscribed(MPI_Comm comm)
+{
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int over = isochron_node_oversubscribed(node), any = 0;
+    MPI_Comm_free(&node);
+    MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any;
+}

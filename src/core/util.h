@@ -28,6 +28,8 @@ int isochron_allreduce_polite(const void *sbuf, void *rbuf, int count, MPI_Datat
 
 /* 1 if this node runs more ranks than the CPUs they may use. Collective over node. */
 int isochron_node_oversubscribed(MPI_Comm node);
+/* 1 on every rank of comm if any of its nodes is oversubscribed. Collective over comm. */
+int isochron_comm_oversubscribed(MPI_Comm comm);
 
 /* Complete a request testing and yielding the CPU between tests: for waits
  * that must end within microseconds on an oversubscribed node (a sleep would
