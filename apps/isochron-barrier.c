@@ -55,7 +55,7 @@ static const app_option_t opts[NOPT] = {
     [O_PTRIALS] = {"payoff-trials", "N", "payoff: trials per size and variant", "100"},
     [O_SLACK] = {"slack", "SECONDS", "common start = now + SLACK on rank 0's global clock", "1ms"},
     [O_TOL] = {"late-tolerance", "SECONDS", "a trial is invalid when a rank enters later than this after its start (descheduled while waiting)", "10us"},
-    [O_WAIT] = {"wait", "MODE", "how barriers wait for messages: auto (yield when oversubscribed), spin, yield", "auto"},
+    [O_WAIT] = {"wait", "MODE", "how barriers wait for messages: spin (MPI_Recv), yield (MPI_Test + sched_yield), auto (yield when oversubscribed)", "spin"},
     [O_RDSBS] = {"rds-bs", "SECONDS", "RDS: use this b_s instead of measuring it (with --rds-s)", NULL},
     [O_RDSS] = {"rds-s", "SECONDS", "RDS: use this s instead of measuring it (with --rds-bs)", NULL},
     [O_MINR] = {"min-reps", "N", "cost: minimum valid repetitions", "10"},
@@ -479,7 +479,7 @@ int main(int argc, char **argv)
         if (!strcmp(v[O_WAIT], "auto")) bopt.wait = ISOCHRON_BARRIER_WAIT_AUTO;
         else if (!strcmp(v[O_WAIT], "spin")) bopt.wait = ISOCHRON_BARRIER_WAIT_SPIN;
         else if (!strcmp(v[O_WAIT], "yield")) bopt.wait = ISOCHRON_BARRIER_WAIT_YIELD;
-        else FAIL("--wait '%s': valid: auto, spin, yield", v[O_WAIT]);
+        else FAIL("--wait '%s': valid: spin, yield, auto", v[O_WAIT]);
     }
     if (!v[O_RDSBS] != !v[O_RDSS]) FAIL("--rds-bs and --rds-s go together (give both, or neither to measure them)");
     if (v[O_RDSBS]) {
@@ -535,7 +535,7 @@ int main(int argc, char **argv)
     if (isochron_barrier_trial_create(MPI_COMM_WORLD, ck.global, maxb, &r.trial)) FAIL("%s", isochron_last_error());
     isochron_bench_t *bench = NULL;
     if (exps[1] && isochron_bench_create(MPI_COMM_WORLD, ck.global, &bo, &bench)) FAIL("%s", isochron_last_error());
-    int yields = nb ? isochron_barrier_yields(bars[0]) : 0;
+    int yields = nb ? isochron_barrier_yields(bars[0]) : 0, over = isochron_comm_oversubscribed(MPI_COMM_WORLD);
 
     /* ---- context */
     char *ctxbuf = NULL;
@@ -544,19 +544,19 @@ int main(int argc, char **argv)
     app_context_fields(mf, MPI_COMM_WORLD, argc, argv);
     if (mf) fclose(mf);
     if (rank == 0 && r.jf) {
-        fprintf(r.jf, "{\"schema\":%d,\"type\":\"context\",\"tool\":\"" PROG "\",\"run\":{%s},\"nprocs\":%d,\"nodes\":%d,\"oversubscribed\":%s,\"timer\":\"%s\",\"clock_sync\":%s,\"barriers\":[",
-                ISOCHRON_SCHEMA_VERSION, ctxbuf, size, ck.rep.nodes, yields ? "true" : "false", isochron_timer_name(ck.timer), ck.json);
+        fprintf(r.jf, "{\"schema\":%d,\"type\":\"context\",\"tool\":\"" PROG "\",\"run\":{%s},\"nprocs\":%d,\"nodes\":%d,\"oversubscribed\":%s,\"barriers_yield\":%s,\"timer\":\"%s\",\"clock_sync\":%s,\"barriers\":[",
+                ISOCHRON_SCHEMA_VERSION, ctxbuf, size, ck.rep.nodes, over ? "true" : "false", yields ? "true" : "false", isochron_timer_name(ck.timer), ck.json);
         for (int i = 0; i < nb; i++) fprintf(r.jf, "%s\"%s\"", i ? "," : "", names[i]);
         fputs("],\"experiments\":[", r.jf);
         for (int i = 0, k = 0; i < 4; i++) if (exps[i]) fprintf(r.jf, "%s\"%s\"", k++ ? "," : "", exp_names[i]);
         fprintf(r.jf, "],\"options\":{\"calls\":%d,\"trials\":%d,\"payoff_trials\":%d,\"threshold\":%g,\"spread_s\":%g,\"slack_s\":%g,\"late_tolerance_s\":%g,\"wait\":\"%s\",\"seed\":%llu}}\n",
-                calls, ntr, ptr, thr, spread, slack, tol, v[O_WAIT] ? v[O_WAIT] : "auto", (unsigned long long)seed);
+                calls, ntr, ptr, thr, spread, slack, tol, v[O_WAIT] ? v[O_WAIT] : "spin", (unsigned long long)seed);
         fflush(r.jf);
     }
     free(ctxbuf);
     if (r.out) {
-        fprintf(r.out, "# " PROG " %s: %d ranks, %d node(s)%s; clocks: %s, synchronized in %.2f s\n", ISOCHRON_VERSION_STRING, size, ck.rep.nodes,
-                yields ? ", barriers yield while waiting (oversubscribed or --wait yield)" : "", ck.spec_text, ck.rep.duration);
+        fprintf(r.out, "# " PROG " %s: %d ranks, %d node(s)%s%s; clocks: %s, synchronized in %.2f s\n", ISOCHRON_VERSION_STRING, size, ck.rep.nodes,
+                over ? ", oversubscribed" : "", yields ? ", barriers yield while waiting (--wait)" : "", ck.spec_text, ck.rep.duration);
     }
     if (rds) {
         isochron_rds_info_t ri;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Barrier benchmark (issue: barrier algorithms and synchronization precision).
 # Runs isochron-barrier (all 8 algorithms, all 4 experiments) three ways:
-#   NP ranks with the default wait (yield when the node is oversubscribed),
-#   NP ranks with every barrier spinning in MPI_Recv (--wait spin),
+#   NP ranks with the default wait (spinning in MPI_Recv),
+#   NP ranks with every barrier yielding while it waits (--wait yield),
 #   as many ranks as cores (no oversubscription),
 # and prints one table per run: each algorithm's median cost (engine,
 # Round-Time), exit-skew median/p95 (calls from a common start on the global
@@ -22,9 +22,9 @@ mkdir -p "$out"
 run() { local tag=$1 np=$2; shift 2
   tools/mpirun-local -np "$np" "$BUILD/isochron-barrier" --calls "$CALLS" --trials "$TRIALS" --quiet --format none --jsonl "$out/$tag.jsonl" "$@"; }
 echo "isochron barrier benchmark: $(nproc) cores, $(mpirun --version 2>/dev/null | head -1), $CALLS skew calls, $TRIALS shift trials per size"
-run "np${NP}-auto" "$NP"
-run "np${NP}-spin" "$NP" --wait spin
-[ "$CORES" -ge 2 ] && [ "$CORES" -ne "$NP" ] && run "np${CORES}-auto" "$CORES"
+run "np${NP}-spin" "$NP"
+run "np${NP}-yield" "$NP" --wait yield
+[ "$CORES" -ge 2 ] && [ "$CORES" -ne "$NP" ] && run "np${CORES}-spin" "$CORES"
 python3 - "$out" <<'PY'
 import glob, json, os, sys
 def us(x): return "-" if x is None else f"{x*1e6:.2f}"
@@ -33,8 +33,8 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.jsonl"))):
     ctx = recs[0]
     by = lambda t: [r for r in recs if r["type"] == t]
     wait = ctx["options"]["wait"]
-    print(f"\n== {ctx['nprocs']} ranks, {'oversubscribed' if ctx['run']['ranks'] > os.cpu_count() else 'one core each'}, "
-          f"--wait {wait}{' (barriers yield)' if ctx['oversubscribed'] else ' (barriers spin)'}; clock {ctx['clock_sync']['spec'].split(',')[0]}, "
+    print(f"\n== {ctx['nprocs']} ranks, {'oversubscribed' if ctx['oversubscribed'] else 'one core each'}, "
+          f"--wait {wait}{' (barriers yield)' if ctx['barriers_yield'] else ' (barriers spin)'}; clock {ctx['clock_sync']['spec'].split(',')[0]}, "
           f"offset after sync {us(ctx['clock_sync']['max_abs_measured_offset_s'])} us ==")
     rc = by("rds_constants")[0]
     print(f"RDS constants (ranks 0-1, {rc['samples']} round trips): b_s = {us(rc['b_s_s'])} us, s = {us(rc['s_s'])} us, d = {rc['d']}, "

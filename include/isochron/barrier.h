@@ -38,12 +38,12 @@ const char *isochron_barrier_names(void);
 /** How a process waits for a message inside a barrier. */
 enum {
     ISOCHRON_BARRIER_WAIT_AUTO = 0, /**< yield when the node is oversubscribed, else spin */
-    ISOCHRON_BARRIER_WAIT_SPIN,     /**< blocking MPI_Recv / MPI_Sendrecv */
+    ISOCHRON_BARRIER_WAIT_SPIN,     /**< blocking MPI_Recv / MPI_Sendrecv (the default) */
     ISOCHRON_BARRIER_WAIT_YIELD     /**< MPI_Test + sched_yield() (lets a starved peer run) */
 };
 
 typedef struct {
-    int wait;           /**< ISOCHRON_BARRIER_WAIT_* */
+    int wait;           /**< ISOCHRON_BARRIER_WAIT_* (default SPIN) */
     double rds_b_s;     /**< RDS: one-way latency of a null message (s); <= 0: measure */
     double rds_s;       /**< RDS: time for the sender to return from sending it (s); < 0: measure */
     int rds_samples;    /**< RDS calibration round trips (default 1000) */

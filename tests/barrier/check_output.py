@@ -23,7 +23,7 @@ for i, line in enumerate(open(path)):
 if not recs or recs[0].get("type") != "context":
     fail("first record is not the context")
 ctx = recs[0]
-for k in ("schema", "tool", "run", "nprocs", "nodes", "oversubscribed", "timer", "clock_sync", "barriers", "experiments", "options"):
+for k in ("schema", "tool", "run", "nprocs", "nodes", "oversubscribed", "barriers_yield", "timer", "clock_sync", "barriers", "experiments", "options"):
     if k not in ctx: fail(f"context lacks {k}")
 if ctx["tool"] != "isochron-barrier" or ctx["nprocs"] != nprocs: fail(f"context tool/nprocs wrong: {ctx['tool']}, {ctx['nprocs']}")
 bars = ctx["barriers"]
