@@ -269,7 +269,10 @@ static int exp_cost(run_t *r, isochron_barrier_t *bar, isochron_bench_t *bench)
             isochron_report_point_as(rep, &pt, "roundtime", "global", "cost", extra);
             isochron_reporter_destroy(rep);
         }
-        if (r->out) {
+        if (r->out && pt.valid == 0)
+            fprintf(r->out, "%-14s no valid repetitions of %d: a rank started more than one Bcast latency late in each (descheduled?)\n",
+                    isochron_barrier_name(bar), pt.reps);
+        else if (r->out) {
             char a[32], b[32], d[32];
             fprintf(r->out, "%-14s %12s %12s %12s %7d/%-5d\n", isochron_barrier_name(bar), isochron_fmt_time(pt.s.median, a, sizeof a),
                     isochron_fmt_time(pt.s.ci_half, b, sizeof b), isochron_fmt_time(pt.s.min, d, sizeof d), pt.valid, pt.reps);

@@ -41,7 +41,11 @@ for r in sk:
 co = by("cost")
 if sorted(r["barrier"] for r in co) != sorted(bars): fail("one cost record per barrier expected")
 for r in co:
-    if r["op"] != "barrier:" + r["barrier"] or r["valid"] < 1 or not (r["min_s"] <= r["median_s"] <= r["max_s"]): fail(f"cost record inconsistent: {r}")
+    if r["op"] != "barrier:" + r["barrier"] or not (0 <= r["valid"] <= r["reps"]): fail(f"cost record inconsistent: {r}")
+    if r["valid"] == 0:
+        # Round-Time may reject every repetition when ranks outnumber cores (starts ms apart); then no statistics
+        if not ctx["oversubscribed"] or r["median_s"] is not None: fail(f"cost record without valid repetitions: {r}")
+    elif not (r["min_s"] <= r["median_s"] <= r["max_s"]): fail(f"cost record inconsistent: {r}")
 sh = by("shift")
 sizes = sorted({r["bytes"] for r in sh})
 if sizes != [4096, 65536]: fail(f"shift sizes {sizes}, expected the default 4K,64K")

@@ -16,6 +16,9 @@
 
 static int rank, size;
 
+/* Set by measure(): ranks outnumber the node's cores. */
+static int oversubscribed;
+
 static int measure(isochron_clock_t *g, const char *scheme, const char *method, double window, const isochron_op_t *op,
                    size_t bytes, isochron_point_t *pt)
 {
@@ -34,6 +37,7 @@ static int measure(isochron_clock_t *g, const char *scheme, const char *method, 
     isochron_bench_t *b;
     int rc = isochron_bench_create(MPI_COMM_WORLD, g, &o, &b);
     if (rc) return rc;
+    oversubscribed = isochron_bench_oversubscribed(b);
     isochron_op_ctx_t c;
     memset(&c, 0, sizeof c);
     c.bytes = bytes;
@@ -79,7 +83,31 @@ int main(int argc, char **argv)
             int rc = measure(g, schemes[s], methods[m], 0, allreduce, 16, &pt);
             CHECK_RC(rc, ISOCHRON_OK, "allreduce 16 B, %s/%s", schemes[s], methods[m]);
             if (rc) continue;
-            CHECK(pt.reps >= pt.valid && pt.valid >= 1, "%s/%s: %d valid of %d", schemes[s], methods[m], pt.valid, pt.reps);
+            /* Round-Time rejects a repetition in which a rank started more than one
+             * Bcast latency late (descheduled while waiting); when ranks outnumber
+             * cores that can be every repetition (MPICH 4.0 at 3 ranks on 2 cores:
+             * starts up to 12 ms apart), and the point must then say it has none */
+            int may_have_none = oversubscribed && !strcmp(schemes[s], "roundtime");
+            CHECK(pt.reps >= pt.valid && (pt.valid >= 1 || may_have_none), "%s/%s: %d valid of %d", schemes[s], methods[m], pt.valid, pt.reps);
+            if (pt.valid == 0) {
+                CHECK(pt.s.n == 0 && isnan(pt.s.median) && isnan(pt.s.mean), "%s/%s: no valid repetition, so no statistics", schemes[s], methods[m]);
+                isochron_point_free(&pt);
+                continue;
+            }
+            if (!strcmp(schemes[s], "roundtime") && rank == 0) {
+                /* every valid repetition started on every rank within [start, start + Bcast latency] */
+                int ok = 1;
+                for (int i = 0; i < pt.raw_n; i++) {
+                    if (!pt.raw_valid[i]) continue;
+                    double lo = INFINITY, hi = -INFINITY;
+                    for (int p = 0; p < size; p++) {
+                        lo = fmin(lo, pt.raw_start[(size_t)i * size + p]);
+                        hi = fmax(hi, pt.raw_start[(size_t)i * size + p]);
+                    }
+                    if (hi - lo > pt.window + 1e-9) ok = 0;
+                }
+                CHECK(ok, "roundtime/%s: starts of every valid repetition within one Bcast latency (%.3g s)", methods[m], pt.window);
+            }
             CHECK(pt.s.n == pt.valid, "%s/%s: statistics over the valid repetitions (%d)", schemes[s], methods[m], pt.s.n);
             /* root subtracts the confirmation time (pt.correction), so single
              * repetitions of a tiny operation can come out negative (paper 001,
