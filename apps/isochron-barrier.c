@@ -4,7 +4,8 @@
  * sec. 4) and Hunold & Carpen-Amarie (paper 000, sec. V-B, Fig. 8):
  *
  *  skew    every barrier call starts at a common time on the global clock
- *          (Round-Time style); each rank's exit is timestamped; the exit
+ *          (Round-Time style; --skew-spread delays each rank randomly, the
+ *          paper 004 case of a late node); each rank's exit is timestamped; the exit
  *          skew (last exit - first exit) is the imbalance a barrier-based
  *          benchmark inherits. Calls where a rank was late are invalid.
  *  cost    the barrier as an operation of the benchmark engine
@@ -39,7 +40,7 @@
 #include "common.h"
 
 #define PROG "isochron-barrier"
-enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_TOL, O_WAIT, O_RDSBS, O_RDSS,
+enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_SKSPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_TOL, O_WAIT, O_RDSBS, O_RDSS,
        O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_TIMER, O_SKEW, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
        O_HELP, O_VERSION, NOPT };
 
@@ -51,6 +52,7 @@ static const app_option_t opts[NOPT] = {
     [O_TRIALS] = {"trials", "N", "shift: trials per algorithm and size", "200"},
     [O_THRESH] = {"threshold", "X", "shift: success when cost <= (1 + X) x the concurrent reference median", "0.5"},
     [O_SPREAD] = {"spread", "SECONDS", "shift, payoff: each rank arrives after a random delay in [0, SPREAD]", "20us"},
+    [O_SKSPREAD] = {"skew-spread", "SECONDS", "skew: ranks arrive after random delays in [0, S] (paper 004's delayed nodes) instead of together", "0"},
     [O_PSIZES] = {"payoff-sizes", "LIST", "payoff: message sizes", "0,256,1K,4K,16K,64K,256K"},
     [O_PTRIALS] = {"payoff-trials", "N", "payoff: trials per size and variant", "100"},
     [O_SLACK] = {"slack", "SECONDS", "common start = now + SLACK on rank 0's global clock", "1ms"},
@@ -88,6 +90,7 @@ typedef struct {
     FILE *jf, *out;     /* JSON Lines file, table stream (rank 0; may be NULL) */
     isochron_barrier_trial_t *trial;
     double slack, spread;
+    double skew_spread; /* skew: arrivals spread (0: all start together, as paper 000's Fig. 8) */
     double tolerance;   /* a rank entering later than this after its target makes the trial invalid */
     uint64_t seed;
     int quiet;
@@ -208,8 +211,8 @@ static void cfgs_free(cfg_t *cf, int nc)
 static void skew_record(run_t *r, const char *name, int calls, int nvalid, const double *skew, const double *cost)
 {
     if (r->jf) {
-        fprintf(r->jf, "{\"schema\":%d,\"type\":\"skew\",\"barrier\":\"%s\",\"calls\":%d,\"valid\":%d,\"exit_skew_s\":", ISOCHRON_SCHEMA_VERSION,
-                name, calls, nvalid);
+        fprintf(r->jf, "{\"schema\":%d,\"type\":\"skew\",\"barrier\":\"%s\",\"calls\":%d,\"valid\":%d,\"spread_s\":%g,\"exit_skew_s\":", ISOCHRON_SCHEMA_VERSION,
+                name, calls, nvalid, r->skew_spread);
         jstats(r->jf, skew, nvalid, NULL);
         fputs(",\"cost_s\":", r->jf);
         jstats(r->jf, cost, nvalid, NULL);
@@ -235,7 +238,7 @@ static void skew_record(run_t *r, const char *name, int calls, int nvalid, const
 static int exp_skew(run_t *r, isochron_barrier_t **bars, int nb, int calls)
 {
     cfg_t *cf = cfgs_alloc(nb, calls, 2);
-    for (int b = 0; b < nb; b++) { cf[b].bar = bars[b]; cf[b].spread = 0; cf[b].bytes = -1; }
+    for (int b = 0; b < nb; b++) { cf[b].bar = bars[b]; cf[b].spread = r->skew_spread; cf[b].bytes = -1; }
     int what[2] = {V_SKEW, V_COST};
     int rc = interleaved(r, cf, nb, calls, 10, 2, what);
     for (int b = 0; !rc && r->rank == 0 && b < nb; b++) skew_record(r, isochron_barrier_name(bars[b]), calls, cf[b].nvalid, cf[b].vals[0], cf[b].vals[1]);
@@ -465,12 +468,13 @@ int main(int argc, char **argv)
     long lv;
     double dv;
     int calls = 500, ntr = 200, ptr = 100;
-    double thr = 0.5, spread = 20e-6, slack = 1e-3, watchdog = 300, tol = 10e-6;
+    double thr = 0.5, spread = 20e-6, slack = 1e-3, watchdog = 300, tol = 10e-6, skspread = 0;
     if (v[O_CALLS]) { if (isochron_parse_long(v[O_CALLS], &lv) || lv < 1 || lv > 10000000) FAIL("--calls '%s': expected an integer in [1, 10000000]", v[O_CALLS]); calls = (int)lv; }
     if (v[O_TRIALS]) { if (isochron_parse_long(v[O_TRIALS], &lv) || lv < 1 || lv > 10000000) FAIL("--trials '%s': expected an integer in [1, 10000000]", v[O_TRIALS]); ntr = (int)lv; }
     if (v[O_PTRIALS]) { if (isochron_parse_long(v[O_PTRIALS], &lv) || lv < 1 || lv > 10000000) FAIL("--payoff-trials '%s': expected an integer in [1, 10000000]", v[O_PTRIALS]); ptr = (int)lv; }
     if (v[O_THRESH]) { if (isochron_parse_double(v[O_THRESH], &dv) || !(dv > 0 && dv <= 100)) FAIL("--threshold '%s': expected a number in (0, 100]", v[O_THRESH]); thr = dv; }
     if (v[O_SPREAD]) { if (isochron_parse_duration(v[O_SPREAD], &dv) || dv < 0 || dv > 10) FAIL("--spread '%s': expected seconds in [0, 10] (e.g. 20us)", v[O_SPREAD]); spread = dv; }
+    if (v[O_SKSPREAD]) { if (isochron_parse_duration(v[O_SKSPREAD], &dv) || dv < 0 || dv > 10) FAIL("--skew-spread '%s': expected seconds in [0, 10] (e.g. 30us)", v[O_SKSPREAD]); skspread = dv; }
     if (v[O_SLACK]) { if (isochron_parse_duration(v[O_SLACK], &dv) || dv <= 0 || dv > 10) FAIL("--slack '%s': expected seconds in (0, 10] (e.g. 1ms)", v[O_SLACK]); slack = dv; }
     if (v[O_TOL]) { if (isochron_parse_duration(v[O_TOL], &dv) || dv < 0 || dv > 10) FAIL("--late-tolerance '%s': expected seconds in [0, 10] (e.g. 10us)", v[O_TOL]); tol = dv; }
     if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
@@ -513,7 +517,7 @@ int main(int argc, char **argv)
         if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &sp)) FAIL("--sync: %s", isochron_last_error());
         if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &sk)) FAIL("--skew: %s", isochron_last_error());
     }
-    run_t r = {rank, size, NULL, NULL, NULL, slack, spread, tol, 0, v[O_QUIET] != NULL};
+    run_t r = {rank, size, NULL, NULL, NULL, slack, spread, skspread, tol, 0, v[O_QUIET] != NULL};
     if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write %s", v[O_JSONL]);
@@ -552,8 +556,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < nb; i++) fprintf(r.jf, "%s\"%s\"", i ? "," : "", names[i]);
         fputs("],\"experiments\":[", r.jf);
         for (int i = 0, k = 0; i < 4; i++) if (exps[i]) fprintf(r.jf, "%s\"%s\"", k++ ? "," : "", exp_names[i]);
-        fprintf(r.jf, "],\"options\":{\"calls\":%d,\"trials\":%d,\"payoff_trials\":%d,\"threshold\":%g,\"spread_s\":%g,\"slack_s\":%g,\"late_tolerance_s\":%g,\"wait\":\"%s\",\"seed\":%llu}}\n",
-                calls, ntr, ptr, thr, spread, slack, tol, v[O_WAIT] ? v[O_WAIT] : "spin", (unsigned long long)seed);
+        fprintf(r.jf, "],\"options\":{\"calls\":%d,\"trials\":%d,\"payoff_trials\":%d,\"threshold\":%g,\"spread_s\":%g,\"skew_spread_s\":%g,\"slack_s\":%g,\"late_tolerance_s\":%g,\"wait\":\"%s\",\"seed\":%llu}}\n",
+                calls, ntr, ptr, thr, spread, skspread, slack, tol, v[O_WAIT] ? v[O_WAIT] : "spin", (unsigned long long)seed);
         fflush(r.jf);
     }
     free(ctxbuf);
@@ -584,8 +588,8 @@ int main(int argc, char **argv)
 #define STEP(desc, call) do { snprintf(what, sizeof what, "%s", desc); app_watchdog_arm(PROG, watchdog, rank, what, v[O_JSONL]); rc = (call); app_watchdog_disarm(); \
         if (!rc) { steps++; if (!r.quiet && rank == 0) fprintf(stderr, PROG ": %s done (%.1f s)\n", what, isochron_truth_now() - wall0); } } while (0)
     if (exps[0] && !rc) {
-        if (r.out) fprintf(r.out, "\n# exit skew: %d calls from a common start on the global clock; skew = last exit - first exit\n%-14s %6s %6s %12s %12s %12s %12s\n",
-                           calls, "barrier", "calls", "valid", "skew median", "skew p95", "skew max", "cost median");
+        if (r.out) fprintf(r.out, "\n# exit skew: %d calls from a common start on the global clock%s; skew = last exit - first exit\n%-14s %6s %6s %12s %12s %12s %12s\n",
+                           calls, skspread > 0 ? " + random arrival delays (--skew-spread)" : "", "barrier", "calls", "valid", "skew median", "skew p95", "skew max", "cost median");
         STEP("skew", exp_skew(&r, bars, nb, calls));
     }
     if (exps[1] && !rc) {

@@ -24,3 +24,4 @@ isochron_cli_test(bench_barrier_rds 4 TOOL isochron-bench EXPECT zero MATCH "all
                   ARGS --ops allreduce --sizes 8 --scheme barrier --barrier rds --max-reps 30 --quiet)
 isochron_cli_test(bench_list_barriers 1 TOOL isochron-bench EXPECT zero MATCH "double_ring" "rds" ARGS --list-barriers)
 isochron_cli_test(bench_unknown_barrier 2 TOOL isochron-bench EXPECT nonzero MATCH "unknown barrier" "dissemination" ARGS --scheme barrier --barrier nosuch)
+isochron_cli_test(barrier_bad_skew_spread 2 TOOL isochron-barrier EXPECT nonzero MATCH "--skew-spread 'soon'" ARGS --skew-spread soon)
