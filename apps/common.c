@@ -154,14 +154,24 @@ int app_make_timer(const char *prog, const char *name, const isochron_skew_spec_
     return 0;
 }
 
-int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, MPI_Comm comm, int quiet, app_clock_t *c)
+int app_parse_track(const char *prog, const char *v, int rank, int *on)
+{
+    *on = 1;
+    if (!v || !strcmp(v, "on")) return 0;
+    if (!strcmp(v, "off")) { *on = 0; return 0; }
+    if (rank == 0) fprintf(stderr, "%s: --track '%s': valid: on, off\n", prog, v);
+    return 2;
+}
+
+int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, int track, MPI_Comm comm, int quiet,
+                    app_clock_t *c)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     memset(c, 0, sizeof *c);
     isochron_skew_spec_t sk;
-    if (isochron_sync_spec_parse(sync ? sync : "hca3", &c->spec)) {
+    if (isochron_sync_spec_parse(sync ? sync : track ? APP_SYNC_TRACKED : APP_SYNC_UNTRACKED, &c->spec)) {
         if (rank == 0) fprintf(stderr, "%s: --sync: %s\n", prog, isochron_last_error());
         return 2;
     }
@@ -176,6 +186,11 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
     if (rank == 0 && !quiet) fprintf(stderr, "%s: synchronizing clocks (%s) ...\n", prog, c->spec_text);
     if (isochron_sync_run(&c->spec, comm, c->base, &c->global, &c->rep)) {
         if (rank == 0) fprintf(stderr, "%s: synchronization failed: %s\n", prog, isochron_last_error());
+        app_clock_free(c);
+        return 2;
+    }
+    if (track && isochron_track_create(comm, c->global, NULL, &c->track)) {
+        if (rank == 0) fprintf(stderr, "%s: clock tracking failed: %s\n", prog, isochron_last_error());
         app_clock_free(c);
         return 2;
     }
@@ -196,13 +211,15 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
     free(acc);
     char tj[64] = "null";
     if (has_truth) snprintf(tj, sizeof tj, "%.6g", truth);
-    snprintf(c->json, sizeof c->json, "{\"spec\":\"%s\",\"duration_s\":%.6g,\"rounds\":%d,\"max_abs_measured_offset_s\":%.6g,\"max_abs_true_offset_s\":%s}",
-             c->spec_text, c->rep.duration, c->rep.rounds, meas, tj);
+    snprintf(c->json, sizeof c->json, "{\"spec\":\"%s\",\"duration_s\":%.6g,\"rounds\":%d,\"max_abs_measured_offset_s\":%.6g,\"max_abs_true_offset_s\":%s,\"tracking\":%s}",
+             c->spec_text, c->rep.duration, c->rep.rounds, meas, tj, track ? "true" : "false");
     return 0;
 }
 
 void app_clock_free(app_clock_t *c)
 {
+    isochron_track_destroy(c->track);
+    c->track = NULL;
     isochron_clock_destroy(c->global);
     isochron_clock_destroy(c->base);
     isochron_timer_destroy(c->timer);

@@ -16,9 +16,15 @@ typedef struct {
 } app_option_t;
 
 /* Options every measuring driver shares, one definition each. */
+/* With tracking, the default sync is short (the tracker supplies the long
+ * baseline); without it, the long span that a one-off drift fit needs. */
+#define APP_SYNC_TRACKED "hca3"
+#define APP_SYNC_UNTRACKED "hca3/100/skampi/50,span=0.12"
+
 #define APP_OPT_SYNC {"sync", "SPEC", "clock synchronization spec (see isochron-clock --list-sync)", "hca3"}
 #define APP_OPT_TIMER {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", "mpi_wtime"}
 #define APP_OPT_SKEW {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", "none"}
+#define APP_OPT_TRACK {"track", "on|off", "clock tracking: refresh offsets and drift while running (off: sync once, as before; the default --sync is then the long one, " APP_SYNC_UNTRACKED ")", "on"}
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
 #define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
@@ -50,11 +56,16 @@ typedef struct {
     isochron_clock_t *base, *global;
     isochron_sync_spec_t spec;
     isochron_sync_report_t rep;
+    isochron_track_t *track; /* NULL with --track off */
     char spec_text[1024];
     char json[1400];
 } app_clock_t;
-/* Collective. 0, or 2 after printing the reason on rank 0 with prog. */
-int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, MPI_Comm comm, int quiet, app_clock_t *c);
+/* --track on|off into *on; 0, or 2 after printing the reason on rank 0. */
+int app_parse_track(const char *prog, const char *v, int rank, int *on);
+/* Collective. With track, the clock is tracked (c->track, on comm) from
+ * right after the sync. 0, or 2 after printing the reason on rank 0 with prog. */
+int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, int track, MPI_Comm comm, int quiet,
+                    app_clock_t *c);
 void app_clock_free(app_clock_t *c);
 
 /* Parse a comma-separated list of non-negative doubles (durations with units allowed). */

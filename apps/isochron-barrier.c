@@ -41,7 +41,7 @@
 
 #define PROG "isochron-barrier"
 enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_SKSPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_TOL, O_WAIT, O_RDSBS, O_RDSS,
-       O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_TIMER, O_SKEW, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
+       O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_TIMER, O_SKEW, O_TRACK, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
        O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
@@ -68,6 +68,7 @@ static const app_option_t opts[NOPT] = {
     [O_SYNC] = APP_OPT_SYNC,
     [O_TIMER] = APP_OPT_TIMER,
     [O_SKEW] = APP_OPT_SKEW,
+    [O_TRACK] = APP_OPT_TRACK,
     [O_FORMAT] = {"format", "FMT", "stdout: table or none", "table"},
     [O_JSONL] = {"jsonl", "FILE", "write JSON Lines to FILE", NULL},
     [O_WATCHDOG] = {"watchdog", "SECONDS", "abort an experiment step that runs longer than this, naming it (0: off)", "300"},
@@ -528,7 +529,9 @@ int main(int argc, char **argv)
     /* ---- clocks, barriers, trial */
     double wall0 = isochron_truth_now();
     app_clock_t ck;
-    if ((code = app_clock_setup(PROG, v[O_SYNC], v[O_TIMER], v[O_SKEW], MPI_COMM_WORLD, r.quiet, &ck))) goto done;
+    int track = 1;
+    if ((code = app_parse_track(PROG, v[O_TRACK], rank, &track))) goto done;
+    if ((code = app_clock_setup(PROG, v[O_SYNC], v[O_TIMER], v[O_SKEW], track, MPI_COMM_WORLD, r.quiet, &ck))) goto done;
     int rds_idx = -1;
     for (int i = 0; i < nb; i++) {
         if (isochron_barrier_create(names[i], MPI_COMM_WORLD, &bopt, &bars[i])) FAIL("barrier %s: %s", names[i], isochron_last_error());

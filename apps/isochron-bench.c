@@ -24,7 +24,7 @@
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_RELCI, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
        O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_TIMER, O_SKEW,
-       O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
@@ -53,6 +53,7 @@ static const app_option_t opts[NOPT] = {
     [O_SYNC] = APP_OPT_SYNC,
     [O_TIMER] = APP_OPT_TIMER,
     [O_SKEW] = APP_OPT_SKEW,
+    [O_TRACK] = APP_OPT_TRACK,
     [O_RESYNC] = {"resync", "SECONDS", "synchronize clocks again between points after this long (0: never)", "0"},
     [O_FORMAT] = {"format", "FMT", "stdout: table, jsonl, csv or none", "table"},
     [O_JSONL] = {"jsonl", "FILE", "also write JSON Lines to FILE", NULL},
@@ -215,7 +216,11 @@ int main(int argc, char **argv)
     int quiet = v[O_QUIET] != NULL;
     double wall0 = isochron_truth_now();
     app_clock_t ck;
-    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], v[O_TIMER], v[O_SKEW], MPI_COMM_WORLD, quiet, &ck))) goto done;
+    int track = 1;
+    if ((code = app_parse_track("isochron-bench", v[O_TRACK], rank, &track))) goto done;
+    bo.track = track;
+    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], v[O_TIMER], v[O_SKEW], track && nprocs == size, MPI_COMM_WORLD, quiet, &ck)))
+        goto done;
     isochron_clock_t *global = ck.global;
     isochron_sync_report_t srep = ck.rep;
     double last_sync = isochron_truth_now();
@@ -226,6 +231,7 @@ int main(int argc, char **argv)
     int over = 0;
     if (comm != MPI_COMM_NULL) {
         if (isochron_bench_create(comm, global, &bo, &bench)) FAIL("%s", isochron_last_error());
+        if (ck.track) isochron_bench_use_tracker(bench, ck.track); /* else (sub-communicator) the engine tracks on its own */
         over = isochron_bench_oversubscribed(bench);
     }
     MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -277,9 +283,13 @@ int main(int argc, char **argv)
                     if (isochron_sync_run(&ck.spec, MPI_COMM_WORLD, ck.base, &g2, &srep) == ISOCHRON_OK) {
                         isochron_bench_destroy(bench);
                         bench = NULL;
+                        isochron_track_destroy(ck.track);
+                        ck.track = NULL;
                         isochron_clock_destroy(global);
                         global = ck.global = g2;
+                        if (track && nprocs == size && isochron_track_create(MPI_COMM_WORLD, global, NULL, &ck.track)) FAIL("clock tracking: %s", isochron_last_error());
                         if (comm != MPI_COMM_NULL) isochron_bench_create(comm, global, &bo, &bench);
+                        if (bench && ck.track) isochron_bench_use_tracker(bench, ck.track);
                     }
                     last_sync = isochron_truth_now();
                 }

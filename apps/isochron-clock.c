@@ -16,11 +16,12 @@
 #include "core/util.h"
 #include "common.h"
 
-enum { O_SYNC, O_TIMER, O_SKEW, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };
+enum { O_SYNC, O_TIMER, O_SKEW, O_TRACK, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };
 static const app_option_t opts[NOPT] = {
     [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
     [O_TIMER] = {"timer", "NAME", "base timer; see --list-timers", "mpi_wtime"},
     [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank, e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
+    [O_TRACK] = APP_OPT_TRACK,
     [O_WAIT] = {"wait", "LIST", "check times after sync, seconds (comma-separated, ascending, each <= 3600)", "0,1,10"},
     [O_CPP] = {"check-pingpongs", "N", "ping-pongs per offset measurement of the check (1..100000)", "100"},
     [O_JSONL] = {"jsonl", "FILE", "also write JSON Lines to FILE ('-' = stdout)", NULL},
@@ -103,6 +104,7 @@ static void timer_cost(FILE *tab, FILE *js)
 typedef struct {
     double slope, intercept, fslope, fse, r2, resid, span, partner, npoints, nused, kept, kind;
     double inj_offset, inj_drift, inj_ddrift, inj_jitter;
+    double trk_drift, trk_drift_se, trk_ddrift, trk_noise, trk_refreshes, trk_cost;
 } rank_rec_t;
 #define REC_N ((int)(sizeof(rank_rec_t) / sizeof(double)))
 
@@ -161,7 +163,9 @@ int main(int argc, char **argv)
     double waits[32];
     int nwaits = 0;
     long cpp = 100;
-    if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &spec)) { code = fail(rank, "--sync"); goto close; }
+    int track = 1;
+    if ((code = app_parse_track("isochron-clock", v[O_TRACK], rank, &track))) goto close;
+    if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : track ? APP_SYNC_TRACKED : APP_SYNC_UNTRACKED, &spec)) { code = fail(rank, "--sync"); goto close; }
     if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) { code = fail(rank, "--skew"); goto close; }
     if (app_parse_list(v[O_WAIT] ? v[O_WAIT] : "0,1,10", waits, 32, &nwaits)) {
         if (rank == 0) fprintf(stderr, "isochron-clock: --wait '%s': expected up to 32 comma-separated times, e.g. 0,1,10\n", v[O_WAIT]);
@@ -195,17 +199,28 @@ int main(int argc, char **argv)
     isochron_sync_report_t rep;
     rc = isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &rep);
     if (rc) { code = fail(rank, "synchronization failed"); isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
+    isochron_track_t *trk = NULL;
+    if (track && isochron_track_create(MPI_COMM_WORLD, global, NULL, &trk)) {
+        code = fail(rank, "clock tracking failed");
+        isochron_clock_destroy(global); isochron_clock_destroy(base); isochron_timer_destroy(timer);
+        goto close;
+    }
     if (rank == 0 && !quiet && waits[nwaits - 1] > 2)
-        fprintf(stderr, "isochron-clock: synced in %.3f s; checking accuracy at +%s s (takes %.0f s) ...\n", rep.duration, v[O_WAIT] ? v[O_WAIT] : "0,1,10", waits[nwaits - 1]);
+        fprintf(stderr, "isochron-clock: synced in %.3f s; checking accuracy at +%s s (takes %.0f s)%s ...\n", rep.duration, v[O_WAIT] ? v[O_WAIT] : "0,1,10",
+                waits[nwaits - 1], trk ? ", tracking the clock in between as the engine does between points" : ", clock not tracked");
     isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * (size_t)nwaits, sizeof *acc) : NULL;
     int has_truth = 0;
-    rc = isochron_sync_check(MPI_COMM_WORLD, global, waits, nwaits, (int)cpp, acc, &has_truth);
+    rc = isochron_sync_check_tracked(MPI_COMM_WORLD, global, trk, waits, nwaits, (int)cpp, acc, &has_truth);
     if (rc) { code = fail(rank, "accuracy check failed"); goto free_all; }
+    isochron_track_info_t ti;
+    memset(&ti, 0, sizeof ti);
+    if (trk) isochron_track_info(trk, &ti);
 
     /* gather per-rank models */
     rank_rec_t me = {rep.model.slope, rep.model.intercept, rep.fit.slope, rep.fit.slope_se, rep.fit.r2, rep.fit.resid_rms,
                      rep.fit.span, rep.fit.partner, rep.fit.npoints, rep.fit.nused, rep.fit.slope_kept, rep.model.kind,
-                     my_skew.offset, my_skew.drift_ppm, my_skew.ddrift_ppm_s, my_skew.jitter};
+                     my_skew.offset, my_skew.drift_ppm, my_skew.ddrift_ppm_s, my_skew.jitter,
+                     ti.drift, ti.drift_se, ti.ddrift, ti.noise, ti.refreshes, ti.cost};
     rank_rec_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
     MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
@@ -236,7 +251,20 @@ int main(int argc, char **argv)
         fprintf(f, ",\"check_pingpongs\":%ld}\n", cpp);
         fprintf(f, "{\"schema\":%d,\"type\":\"sync\",\"sync_spec\":", ISOCHRON_SCHEMA_VERSION); json_str(f, spec_text);
         fputs(",\"duration_s\":", f); json_num(f, rep.duration);
-        fprintf(f, ",\"rounds\":%d}\n", rep.rounds);
+        fprintf(f, ",\"rounds\":%d,\"tracking\":%s}\n", rep.rounds, trk ? "true" : "false");
+        if (trk) {
+            fprintf(f, "{\"schema\":%d,\"type\":\"track\",\"refreshes\":%d,\"cost_s\":", ISOCHRON_SCHEMA_VERSION, (int)recs[0].trk_refreshes);
+            json_num(f, recs[0].trk_cost);
+            fputs(",\"per_rank\":[", f);
+            for (int i = 0; i < size; i++) {
+                fprintf(f, "%s{\"rank\":%d,\"drift_ppm\":", i ? "," : "", i); json_num(f, recs[i].trk_drift * 1e6);
+                fputs(",\"drift_se_ppm\":", f); json_num(f, recs[i].trk_drift_se * 1e6);
+                fputs(",\"ddrift_ppm_s\":", f); json_num(f, recs[i].trk_ddrift * 1e6);
+                fputs(",\"noise_s\":", f); json_num(f, recs[i].trk_noise);
+                fputs("}", f);
+            }
+            fputs("]}\n", f);
+        }
         for (int i = 0; i < size; i++) {
             rank_rec_t *q = &recs[i];
             fprintf(f, "{\"schema\":%d,\"type\":\"model\",\"rank\":%d,\"slope\":", ISOCHRON_SCHEMA_VERSION, i); json_num(f, q->slope);
@@ -253,12 +281,14 @@ int main(int argc, char **argv)
             fputs("}\n", f);
         }
         for (int w = 0; w < nwaits; w++) {
-            double mt = 0, mm = 0;
+            double mt = 0, mm = 0, mb = NAN;
             for (int i = 0; i < size; i++) {
                 isochron_accuracy_t *a = &acc[i * nwaits + w];
+                if (isfinite(a->bound) && !(a->bound <= mb)) mb = a->bound;
                 fprintf(f, "{\"schema\":%d,\"type\":\"accuracy\",\"rank\":%d,\"wait_s\":", ISOCHRON_SCHEMA_VERSION, i); json_num(f, a->wait);
                 fputs(",\"measured_offset_s\":", f); json_num(f, a->measured_offset);
                 fputs(",\"true_offset_s\":", f); json_num(f, a->true_offset);
+                fputs(",\"bound_s\":", f); json_num(f, a->bound);
                 fputs("}\n", f);
                 if (fabs(a->true_offset) > mt) mt = fabs(a->true_offset);
                 if (fabs(a->measured_offset) > mm) mm = fabs(a->measured_offset);
@@ -268,6 +298,7 @@ int main(int argc, char **argv)
             fputs(",\"duration_s\":", f); json_num(f, rep.duration);
             fputs(",\"max_abs_measured_offset_s\":", f); json_num(f, mm);
             fputs(",\"max_abs_true_offset_s\":", f); json_num(f, has_truth ? mt : NAN);
+            fputs(",\"max_bound_s\":", f); json_num(f, mb);
             fputs("}\n", f);
         }
         fflush(f);
@@ -280,6 +311,11 @@ int main(int argc, char **argv)
                 isochron_skew_spec_active(&skew) ? v[O_SKEW] : "");
         fprintf(tab, "  ranks   %d on %d node(s)%s\n", size, rep.nodes, rep.oversubscribed ? ", oversubscribed (more ranks than cores): pairs took turns" : "");
         fprintf(tab, "  sync    %.3f s, %d rounds\n", rep.duration, rep.rounds);
+        if (trk)
+            fprintf(tab, "  track   on: %d refreshes, %.1f ms in all (%.2f ms each), between the checks as the engine does between points\n",
+                    (int)recs[0].trk_refreshes, recs[0].trk_cost * 1e3, recs[0].trk_cost * 1e3 / fmax(recs[0].trk_refreshes, 1));
+        else
+            fprintf(tab, "  track   off: the clock is synchronized once\n");
         fprintf(tab, "  truth   %s\n\n", has_truth ? "host-wide CLOCK_MONOTONIC (all ranks on one host)" : "none (ranks span hosts): only Alg. 6 measured offsets");
         fprintf(tab, "%4s %4s %13s %9s %5s %9s %9s", "rank", "ref", "slope[ppm]", "±se", "kept", "resid[ns]", "pts");
         for (int k = 0; k < 2; k++)
@@ -307,15 +343,31 @@ int main(int argc, char **argv)
                 if (fabs(acc[i * nwaits + w].true_offset) > mt) mt = fabs(acc[i * nwaits + w].true_offset);
                 if (fabs(acc[i * nwaits + w].measured_offset) > mm) mm = fabs(acc[i * nwaits + w].measured_offset);
             }
+            double mb = 0;
+            for (int i = 0; i < size; i++) if (acc[i * nwaits + w].bound > mb) mb = acc[i * nwaits + w].bound;
             if (has_truth) fprintf(tab, "   @%gs: true %.3f, measured %.3f", waits[w], mt * 1e6, mm * 1e6);
             else fprintf(tab, "   @%gs: measured %.3f", waits[w], mm * 1e6);
+            if (trk) fprintf(tab, ", bound %.3f", mb * 1e6);
         }
         fputc('\n', tab);
+        if (trk) {
+            int sk = isochron_skew_spec_active(&skew);
+            fprintf(tab, "\ntracked (Kalman filter on the refreshes): drift left after sync, estimated%s\n%4s %14s %10s %14s %10s%s\n",
+                    sk ? ", and the injected truth" : "", "rank", "drift[ppm]", "±se", "ddrift[ppm/s]", "noise[ns]", sk ? "   injected drift - model slope [ppm]" : "");
+            for (int i = 1; i < size; i++) {
+                rank_rec_t *q = &recs[i];
+                fprintf(tab, "%4d %14.4f %10.4f %14.5f %10.1f", i, q->trk_drift * 1e6, q->trk_drift_se * 1e6, q->trk_ddrift * 1e6, q->trk_noise * 1e9);
+                /* the inner clock reads b(1+d_i) and maps through slope s_i; the reference (rank 0) reads b(1+d_0) */
+                if (sk) fprintf(tab, "   %14.4f", ((1 + recs[0].inj_drift * 1e-6) / ((1 + q->inj_drift * 1e-6) * (1 + q->slope)) - 1) * 1e6);
+                fputc('\n', tab);
+            }
+        }
     }
     free(recs);
     free(ctxbuf);
 free_all:
     free(acc);
+    isochron_track_destroy(trk);
     isochron_clock_destroy(global);
     isochron_clock_destroy(base);
     isochron_timer_destroy(timer);

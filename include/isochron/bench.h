@@ -24,6 +24,7 @@
 #include "isochron/clock.h"
 #include "isochron/ops.h"
 #include "isochron/stats.h"
+#include "isochron/sync.h"
 
 /* ------------------------------------------------------------------------ */
 /* Registries: schemes, timing methods                                       */
@@ -60,6 +61,9 @@ typedef struct {
     size_t cache_bytes;   /**< > 0: touch this many bytes between repetitions (clears caches) */
     int nq;               /**< quantiles to report */
     double q[ISOCHRON_STATS_MAXQ];
+    int track;            /**< 1 (default): keep the clock true with clock tracking (isochron/sync.h): a refresh
+                               when due before each point and between batches of repetitions, never inside one;
+                               the engine's own tracker unless isochron_bench_use_tracker gave one. 0: off */
 } isochron_bench_opts_t;
 
 /** \brief Defaults: roundtime/global, 10..1000 reps, 5 % at 95 %, 1 s per point, validate first+last. */
@@ -92,6 +96,9 @@ typedef struct {
     int raw_n;
     double *raw_start, *raw_end, *raw_time;
     char *raw_valid;
+    /* the clock at the end of the point (NaN without tracking / truth) */
+    double clock_bound;   /**< tracker's estimated error bound, largest over the ranks (s) */
+    double clock_true;    /**< true largest |offset| to rank 0 when all ranks share a host (s) */
 } isochron_point_t;
 
 void isochron_point_free(isochron_point_t *p);
@@ -108,6 +115,14 @@ typedef struct isochron_bench isochron_bench_t;
  */
 int isochron_bench_create(MPI_Comm comm, isochron_clock_t *global, const isochron_bench_opts_t *opts, isochron_bench_t **out);
 void isochron_bench_destroy(isochron_bench_t *b);
+/**
+ * \brief Track the clock with \p track (created by the caller on the
+ * engine's communicator, e.g. to share it with other work) instead of the
+ * engine's own. The engine does not destroy it. Local.
+ */
+void isochron_bench_use_tracker(isochron_bench_t *b, isochron_track_t *track);
+/** \brief The tracker in use (NULL before the first point or with tracking off). */
+isochron_track_t *isochron_bench_tracker(const isochron_bench_t *b);
 /** \brief 1 if some node runs more ranks than it has CPUs (waiting is then polite). */
 int isochron_bench_oversubscribed(const isochron_bench_t *b);
 

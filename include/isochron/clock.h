@@ -49,6 +49,14 @@ typedef struct isochron_clock isochron_clock_t;
 int isochron_clock_create(isochron_timer_t *timer, isochron_clock_t **out);
 /** \brief A new clock: \p parent with one more layer \p m on top. */
 int isochron_clock_nest(const isochron_clock_t *parent, isochron_lm_t m, isochron_clock_t **out);
+/**
+ * \brief Add layer \p m on top of \p c in place; *index receives its position.
+ * Everyone holding \p c sees the new layer (how clock tracking keeps a clock
+ * true while the engine and drivers use it).
+ */
+int isochron_clock_push_layer(isochron_clock_t *c, isochron_lm_t m, int *index);
+/** \brief Replace layer \p i of \p c in place (0 <= i < depth). */
+int isochron_clock_set_layer(isochron_clock_t *c, int i, isochron_lm_t m);
 /** \brief Deep copy. */
 int isochron_clock_copy(const isochron_clock_t *c, isochron_clock_t **out);
 /** \brief Destroy (NULL is fine). */

@@ -148,6 +148,71 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
                       isochron_clock_t **global, isochron_sync_report_t *report);
 
 /* ------------------------------------------------------------------------ */
+/* Tracking: keeping a synchronized clock true for the whole run            */
+
+/** Options of a tracker (isochron_track_opts_default gives the defaults shown). */
+typedef struct {
+    double growth;            /**< refresh before the predicted error grows by more than this (s); 100e-9 */
+    double min_interval;      /**< never refresh more often than this (s); 0.01 */
+    double max_interval;      /**< refresh at least this often (s); 5 */
+    int npingpongs;           /**< SKaMPI-Offset exchanges per measurement (3 per pair per refresh, the tightest kept); 15 */
+    double drift_prior_ppm;   /**< prior standard deviation of a rank's residual drift after sync (ppm); 10 */
+    double ddrift_prior_ppm_s;/**< prior standard deviation of the drift's rate of change (ppm/s); 0.5 */
+    double noise_ppm;         /**< random walk of the drift per sqrt(s) (ppm), the model's process noise; 0.001 */
+} isochron_track_opts_t;
+
+void isochron_track_opts_default(isochron_track_opts_t *o);
+/** \brief Check ranges; EINVAL with the valid ranges. */
+int isochron_track_opts_check(const isochron_track_opts_t *o);
+
+/** What a tracker knows about this rank (see isochron_track_info). */
+typedef struct {
+    int refreshes;        /**< refresh passes so far (including the one at creation) */
+    double cost;          /**< seconds spent in refresh passes (wall time on this rank) */
+    double next_due;      /**< global time of the next planned refresh (same on all ranks) */
+    double interval;      /**< this rank's planned interval after its last update (s) */
+    double drift;         /**< estimated residual drift of the synchronized clock (s/s; 0 on rank 0) */
+    double drift_se;      /**< its standard deviation */
+    double ddrift;        /**< estimated change of the drift (1/s) */
+    double offset_se;     /**< standard deviation of the offset right after the last update (s) */
+    double noise;         /**< estimated measurement noise of one refresh (s) */
+    double bound;         /**< this rank's error bound now (s): 3 sigma, its reference's included */
+} isochron_track_info_t;
+
+/** Opaque tracker. */
+typedef struct isochron_track isochron_track_t;
+
+/**
+ * \brief Track \p global (a clock from isochron_sync_run on \p comm):
+ * collective. Adds one model layer on top of \p global, updated in place by
+ * every refresh, and runs the first refresh. The tracker must be destroyed
+ * before \p global; the layer stays with its last estimate. Internal traffic
+ * uses a duplicate of \p comm. \p opts NULL: defaults.
+ * Each refresh: one SKaMPI-Offset measurement per pair of HCA3's tree
+ * (O(log p) rounds, about a millisecond at 4 ranks), then a Kalman filter
+ * per rank on offset, drift and drift change (see src/sync/track.c).
+ */
+int isochron_track_create(MPI_Comm comm, isochron_clock_t *global, const isochron_track_opts_t *opts, isochron_track_t **out);
+void isochron_track_destroy(isochron_track_t *t);
+/** \brief Refresh now. Collective. Call it outside measured regions only. */
+int isochron_track_refresh(isochron_track_t *t);
+/** \brief Refresh if due (rank 0 decides for all). Collective; cheap when not due (one small allreduce). */
+int isochron_track_poll(isochron_track_t *t, int *refreshed);
+/** \brief Global time of the next planned refresh (same on all ranks). */
+double isochron_track_next_due(const isochron_track_t *t);
+/** \brief This rank's estimated error bound now (s). Local. */
+double isochron_track_bound(const isochron_track_t *t);
+/**
+ * \brief The error now, on all ranks: \p bound the largest estimated bound
+ * over the ranks; \p true_err the largest true |offset| to rank 0 when all
+ * ranks share a host (CLOCK_MONOTONIC, exact against injected skew), NaN
+ * otherwise. Collective (two barriers and a gather).
+ */
+int isochron_track_error(isochron_track_t *t, double *bound, double *true_err);
+/** \brief This rank's estimates and the tracker's cost. Local. */
+void isochron_track_info(const isochron_track_t *t, isochron_track_info_t *info);
+
+/* ------------------------------------------------------------------------ */
 /* Accuracy check                                                             */
 
 /** One accuracy sample of one rank at one wait time. */
@@ -155,6 +220,7 @@ typedef struct {
     double wait;           /**< nominal seconds after the end of synchronization */
     double measured_offset;/**< Alg. 6: offset of this rank's global clock to rank 0's, measured by ping-pong (s) */
     double true_offset;    /**< ground truth: global(this) - global(rank 0) at one instant (s); NaN if no truth */
+    double bound;          /**< the tracker's estimated error bound of this rank then (s); NaN without tracking */
 } isochron_accuracy_t;
 
 /**
@@ -168,5 +234,13 @@ typedef struct {
  */
 int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *waits, int nwaits,
                         int npingpongs, isochron_accuracy_t *out, int *has_truth);
+/**
+ * \brief The same check on a tracked clock: between the wait times the
+ * tracker \p track (on the same ranks as \p comm) refreshes whenever it is
+ * due, as the engine does between points, and each sample records the
+ * tracker's bound. \p track NULL: as isochron_sync_check.
+ */
+int isochron_sync_check_tracked(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const double *waits,
+                                int nwaits, int npingpongs, isochron_accuracy_t *out, int *has_truth);
 
 #endif

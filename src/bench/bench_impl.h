@@ -15,6 +15,8 @@ struct isochron_bench {
     double bcast_lat;     /* roundtime: Bcast latency estimate (s), measured once */
     char *cache;          /* cache clearing buffer */
     isochron_barrier_t *bar; /* the barrier scheme's barrier (created with the engine) */
+    isochron_track_t *track; /* clock tracking (own_track: created by the engine at the first point) */
+    int own_track;
 };
 
 /* Per-point state of a scheme/method. */

@@ -64,11 +64,35 @@ void isochron_bench_destroy(isochron_bench_t *b)
     if (!b) return;
     MPI_Comm_free(&b->ctl);
     isochron_barrier_destroy(b->bar);
+    if (b->own_track) isochron_track_destroy(b->track);
     free(b->cache);
     free(b);
 }
 
 int isochron_bench_oversubscribed(const isochron_bench_t *b) { return b->oversubscribed; }
+
+void isochron_bench_use_tracker(isochron_bench_t *b, isochron_track_t *track)
+{
+    if (b->own_track) isochron_track_destroy(b->track);
+    b->track = track;
+    b->own_track = 0;
+}
+
+isochron_track_t *isochron_bench_tracker(const isochron_bench_t *b) { return b->track; }
+
+/* Clock tracking at a point boundary or between batches (outside any timed
+ * region): the engine's own tracker is made at the first point. */
+static int track_poll(isochron_bench_t *b)
+{
+    if (!b->o.track) return ISOCHRON_OK;
+    if (!b->track) {
+        int rc = isochron_track_create(b->comm, b->clk, NULL, &b->track);
+        if (rc) return rc;
+        b->own_track = 1;
+        return ISOCHRON_OK;
+    }
+    return isochron_track_poll(b->track, NULL);
+}
 
 /* On an oversubscribed node a rank waiting for a start time sleeps while the
  * time is far and yields the CPU while it is near: a plain spin starved the
@@ -225,9 +249,12 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     res->in_place = ctx->in_place;
     res->nprocs = b->size;
     res->s.n = 0;
+    res->clock_bound = res->clock_true = NAN;
     ctx->comm = b->comm;
     if ((op->flags & ISOCHRON_OP_MIN2) && b->size < 2) return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes", op->name);
-    int rc = agree(b, isochron_op_setup(op, ctx));
+    int rc = track_poll(b);
+    if (rc) return rc;
+    rc = agree(b, isochron_op_setup(op, ctx));
     if (rc) return rc;
     dtype_name(ctx->dtype, res->dtype, sizeof res->dtype);
     if (op->flags & ISOCHRON_OP_REDUCTION) op_name(ctx->op, res->redop, sizeof res->redop);
@@ -315,6 +342,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
             if (any_err) decision = -1;
             MPI_Bcast(&decision, 1, MPI_INT, 0, b->ctl);
             if (decision) { stop = 1; res->stop = decision > 0 ? decision : 0; }
+            else if ((rc = track_poll(b))) break;
             int grow = k / 4 > 5 ? k / 4 : 5;
             next_check = k + grow;
         }
@@ -335,6 +363,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
             free(v);
             free(sp);
         }
+        if (b->track && (rc = isochron_track_error(b->track, &res->clock_bound, &res->clock_true))) goto out;
         res->correction = ps.correction;
         res->window = ps.window;
         res->overlap = NAN;
@@ -353,6 +382,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         res->raw_start = rs; res->raw_end = re; res->raw_time = rt; res->raw_valid = rv;
         if (b->rank != 0) res->raw_n = 0;
     }
+out:
     if (me->finish) me->finish(b, &ps);
     reps_free(&r);
     isochron_op_teardown(op, ctx);

@@ -60,6 +60,7 @@ void isochron_bench_opts_default(isochron_bench_opts_t *o)
     o->budget = 1.0;
     o->slack = 4.0;
     o->validate = 1;
+    o->track = 1;
 }
 
 static void names(char *buf, size_t len, int method)

@@ -66,6 +66,22 @@ int isochron_clock_nest(const isochron_clock_t *parent, isochron_lm_t m, isochro
     return ISOCHRON_OK;
 }
 
+int isochron_clock_push_layer(isochron_clock_t *c, isochron_lm_t m, int *index)
+{
+    if (c->depth >= ISOCHRON_CLOCK_MAX_LAYERS)
+        return isochron_set_error(ISOCHRON_EINVAL, "clock: at most %d nested models", ISOCHRON_CLOCK_MAX_LAYERS);
+    if (index) *index = c->depth;
+    c->layer[c->depth++] = m;
+    return ISOCHRON_OK;
+}
+
+int isochron_clock_set_layer(isochron_clock_t *c, int i, isochron_lm_t m)
+{
+    if (i < 0 || i >= c->depth) return isochron_set_error(ISOCHRON_EINVAL, "clock: no layer %d (depth %d)", i, c->depth);
+    c->layer[i] = m;
+    return ISOCHRON_OK;
+}
+
 void isochron_clock_destroy(isochron_clock_t *c) { free(c); }
 
 double isochron_clock_apply(const isochron_clock_t *c, double t)

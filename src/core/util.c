@@ -71,7 +71,7 @@ int isochron_wait_polite(MPI_Request *req, MPI_Status *st)
         if (done) return ISOCHRON_OK;
         if (spins < 50) continue; /* short spin first: the answer is often immediate */
         isochron_sleep(nap);
-        if (nap < 1e-3) nap *= 2;
+        if (nap < 1e-4) nap *= 2;
     }
 }
 

@@ -104,10 +104,10 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
             } else fprintf(f, "%s%-14s %s\n", pre, kv[i].key, v);
         }
         if (r->fmt == FMT_CSV)
-            fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated\n", f);
+            fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated,clock_bound_s,clock_true_s\n", f);
         else
-            fprintf(f, "\n%-22s %9s %6s %11s %11s %11s %11s %11s %9s  %s\n", "operation", "size", "root", "valid/reps", "median",
-                    "mean", "±CI", "min", "spread", "stop");
+            fprintf(f, "\n%-22s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s\n", "operation", "size", "root", "valid/reps", "median",
+                    "mean", "±CI", "min", "spread", "clock±", "stop");
     }
     fflush(f);
     return ISOCHRON_OK;
@@ -148,6 +148,8 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         fputs(",\"correction_s\":", f); jnum(f, p->correction);
         fputs(",\"scheme_param_s\":", f); jnum(f, p->window);
         fprintf(f, ",\"validated\":%d", p->validated);
+        fputs(",\"clock_bound_s\":", f); jnum(f, p->clock_bound);
+        fputs(",\"clock_true_s\":", f); jnum(f, p->clock_true);
         if (isfinite(p->overlap)) {
             fputs(",\"overlap\":", f); jnum(f, p->overlap);
             fputs(",\"t_comm_s\":", f); jnum(f, p->t_comm);
@@ -180,7 +182,10 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
                 p->nprocs, scheme, method, p->reps, p->valid, stop_name(p->stop));
         double v[] = {s->mean, s->median, s->min, s->max, s->stddev, s->ci_level, s->ci_lo, s->ci_hi, p->start_spread, p->correction};
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) { if (isfinite(v[i])) fprintf(f, ",%.9g", v[i]); else fputs(",", f); }
-        fprintf(f, ",%d\n", p->validated);
+        fprintf(f, ",%d", p->validated);
+        double ck[] = {p->clock_bound, p->clock_true};
+        for (int i = 0; i < 2; i++) { if (isfinite(ck[i])) fprintf(f, ",%.4g", ck[i]); else fputs(",", f); }
+        fputc('\n', f);
     } else {
         char sz[32], a[32], bb[32], c[32], d[32], e[32], vr[32];
         snprintf(vr, sizeof vr, "%d/%d", p->valid, p->reps);
@@ -190,9 +195,13 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         if (p->valid == 0)
             fprintf(f, "%-22s %9s %6s %11s  no valid repetitions (%d invalid): no statistics\n", p->op, sz, root, vr, p->reps);
         else {
-            fprintf(f, "%-22s %9s %6s %11s %11s %11s %11s %11s %9s  %s", p->op, sz, root, vr, isochron_fmt_time(s->median, a, sizeof a),
+            char ck[32];
+            fprintf(f, "%-22s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s", p->op, sz, root, vr, isochron_fmt_time(s->median, a, sizeof a),
                     isochron_fmt_time(s->mean, bb, sizeof bb), isochron_fmt_time(s->ci_half, c, sizeof c), isochron_fmt_time(s->min, d, sizeof d),
-                    isochron_fmt_time(p->start_spread, e, sizeof e), stop_name(p->stop));
+                    isochron_fmt_time(p->start_spread, e, sizeof e), isochron_fmt_time(p->clock_bound, ck, sizeof ck), stop_name(p->stop));
+            /* a clock error that is not small next to the result makes the result doubtful: say so */
+            if (isfinite(p->clock_bound) && p->clock_bound > 0.05 * fabs(s->median))
+                fprintf(f, "  ! clock bound %.0f%% of the median", 100 * p->clock_bound / fabs(s->median));
             if (isfinite(p->overlap)) fprintf(f, "  overlap %.0f%% (comm %s alone)", 100 * p->overlap, isochron_fmt_time(p->t_comm, a, sizeof a));
             fputc('\n', f);
         }

@@ -23,7 +23,7 @@
 #include "sync/sync_impl.h"
 
 /* (m, base, G) with m bracketing the base read as tightly as possible */
-static void truth_sample(isochron_clock_t *g, double *m, double *b, double *gv)
+void isochron_truth_sample(isochron_clock_t *g, double *m, double *b, double *gv)
 {
     isochron_timer_t *t = isochron_clock_timer(g);
     double best = INFINITY;
@@ -38,13 +38,27 @@ static void truth_sample(isochron_clock_t *g, double *m, double *b, double *gv)
     *gv = isochron_clock_apply(g, isochron_timer_skew_apply(t, *b));
 }
 
-static double g_of_base(isochron_clock_t *g, double b)
+double isochron_truth_global(isochron_clock_t *g, double b)
 {
     return isochron_clock_apply(g, isochron_timer_skew_apply(isochron_clock_timer(g), b));
 }
 
 int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *waits, int nwaits, int npp,
                         isochron_accuracy_t *out, int *has_truth)
+{
+    return isochron_sync_check_tracked(comm, global, NULL, waits, nwaits, npp, out, has_truth);
+}
+
+/* Sleep until shortly before global time t, then spin to it. */
+static void wait_global(isochron_clock_t *global, double t)
+{
+    double left = t - isochron_clock_now(global);
+    if (left > 2e-3) isochron_sleep(left - 1e-3);
+    while (isochron_clock_now(global) < t) isochron_spin_pause();
+}
+
+int isochron_sync_check_tracked(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const double *waits,
+                                int nwaits, int npp, isochron_accuracy_t *out, int *has_truth)
 {
     int me, p, rc = ISOCHRON_OK;
     if (nwaits < 1 || npp < 1) return isochron_set_error(ISOCHRON_EINVAL, "check: need at least one wait time and one ping-pong");
@@ -73,29 +87,36 @@ int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *w
     ctx.serialize = any_over; /* pins the measuring pair to two CPUs when oversubscribed */
     double m_first = 0, b_first = 0, g_dummy, anchor = isochron_clock_now(global);
     MPI_Bcast(&anchor, 1, MPI_DOUBLE, 0, work);
-    truth_sample(global, &m_first, &b_first, &g_dummy);
-    double *samples = me == 0 ? malloc(sizeof(double) * 2 * (size_t)p) : NULL;
+    isochron_truth_sample(global, &m_first, &b_first, &g_dummy);
+    double *samples = me == 0 ? malloc(sizeof(double) * 3 * (size_t)p) : NULL;
     if (me == 0 && !samples) rc = isochron_set_error(ISOCHRON_ENOMEM, "check: out of memory");
     rc = isochron_agree(work, rc);
 
     for (int w = 0; w < nwaits && !rc; w++) {
-        double target = anchor + waits[w], left = target - isochron_clock_now(global);
-        if (left > 2e-3) isochron_sleep(left - 1e-3);
-        while (isochron_clock_now(global) < target) isochron_spin_pause();
+        double target = anchor + waits[w];
+        /* tracking between checks: refresh at every due time before the target (same decision on all ranks) */
+        while (track && !rc && isochron_track_next_due(track) < target) {
+            wait_global(global, isochron_track_next_due(track));
+            rc = isochron_track_refresh(track);
+        }
+        if (rc) break;
+        wait_global(global, target);
         /* ground truth */
         double mine[2], ma, ba, ga, mb, bb, gb;
-        truth_sample(global, &mine[0], &ba, &mine[1]);
+        isochron_truth_sample(global, &mine[0], &ba, &mine[1]);
         ma = mine[0];
         ga = mine[1];
-        MPI_Gather(mine, 2, MPI_DOUBLE, samples, 2, MPI_DOUBLE, 0, work);
+        double mine3[3] = {mine[0], mine[1], track ? isochron_track_bound(track) : NAN};
+        MPI_Gather(mine3, 3, MPI_DOUBLE, samples, 3, MPI_DOUBLE, 0, work);
         if (me == 0) {
-            truth_sample(global, &mb, &bb, &gb);
+            isochron_truth_sample(global, &mb, &bb, &gb);
             double rate = mb - m_first > 0.5 ? (bb - b_first) / (mb - m_first) : (mb > ma ? (bb - ba) / (mb - ma) : 1.0);
             for (int i = 0; i < p; i++) {
                 isochron_accuracy_t *a = &out[i * nwaits + w];
                 a->wait = waits[w];
                 a->true_offset = NAN;
-                if (truth && i > 0) a->true_offset = samples[2 * i + 1] - g_of_base(global, ba + rate * (samples[2 * i] - ma));
+                if (truth && i > 0) a->true_offset = samples[3 * i + 1] - isochron_truth_global(global, ba + rate * (samples[3 * i] - ma));
+                a->bound = samples[3 * i + 2];
                 if (truth && i == 0) a->true_offset = 0.0;
                 a->measured_offset = 0.0;
             }

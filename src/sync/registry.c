@@ -14,10 +14,10 @@
 static const isochron_sync_alg_t algs[] = {
     {"none", "no synchronization: global = local timer (baseline)", 0, 0, "skampi", 0, 0, 0, isochron_alg_none},
     {"skampi", "SKaMPI: offsets only, rank 0 with each rank in turn, O(p)", 1, 1, "skampi", 100, 0, 0, isochron_alg_skampi},
-    {"jk", "Jones-Koenig: linear drift model, rank 0 with each rank in turn, O(p)", 1, 100, "skampi", 50, 0.12, 0, isochron_alg_jk},
-    {"hca", "HCA: models merged up a binomial tree, scattered, intercepts re-measured (O(p) last pass)", 1, 100, "skampi", 50, 0.12, 0, isochron_alg_hca},
-    {"hca2", "HCA2: models merged up a binomial tree and scattered, O(log p)", 1, 100, "skampi", 50, 0.12, 0, isochron_alg_hca2},
-    {"hca3", "HCA3 (Alg. 1): reference time pushed down a binomial tree, O(log p)", 1, 100, "skampi", 50, 0.12, 0, isochron_alg_hca3},
+    {"jk", "Jones-Koenig: linear drift model, rank 0 with each rank in turn, O(p)", 1, 40, "skampi", 30, 0.02, 0, isochron_alg_jk},
+    {"hca", "HCA: models merged up a binomial tree, scattered, intercepts re-measured (O(p) last pass)", 1, 40, "skampi", 30, 0.02, 0, isochron_alg_hca},
+    {"hca2", "HCA2: models merged up a binomial tree and scattered, O(log p)", 1, 40, "skampi", 30, 0.02, 0, isochron_alg_hca2},
+    {"hca3", "HCA3 (Alg. 1): reference time pushed down a binomial tree, O(log p)", 1, 40, "skampi", 30, 0.02, 0, isochron_alg_hca3},
     {"prop", "ClockPropSync (Alg. 3): copy rank 0's model; only where all ranks share one time source", 0, 0, "skampi", 0, 0, 0, isochron_alg_prop},
 };
 #define NALG ((int)(sizeof algs / sizeof algs[0]))

@@ -5,7 +5,7 @@
 #include "isochron/sync.h"
 
 /* Tags of the library's internal traffic (always on a duplicated communicator). */
-enum { TAG_PING = 7101, TAG_PONG, TAG_GO, TAG_TOKEN, TAG_MODELS, TAG_MODELS_N, TAG_CHECK };
+enum { TAG_PING = 7101, TAG_PONG, TAG_GO, TAG_TOKEN, TAG_MODELS, TAG_MODELS_N, TAG_CHECK, TAG_TRACK };
 
 struct isochron_sync_ctx {
     const isochron_sync_level_t *lv;
@@ -50,6 +50,19 @@ int isochron_alg_hca(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochr
 int isochron_alg_hca2(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
 int isochron_alg_hca3(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
 int isochron_alg_prop(isochron_sync_ctx_t *, MPI_Comm, isochron_clock_t *, isochron_clock_t **, isochron_fit_info_t *);
+
+/* HCA3's tree walk (Alg. 1): fn is called for every pair this rank is in,
+ * round by round from the top (a reference may be called several times, a
+ * client once), then for Step 2. Adds the rounds to ctx->rounds. */
+typedef int (*isochron_tree_pair_fn)(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int ref, int client,
+                                     int prev_ref, int next_ref, void *arg);
+int isochron_hca3_tree(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_tree_pair_fn fn, void *arg);
+
+/* Ground truth where all ranks share a host: CLOCK_MONOTONIC m read around a
+ * jitter-free reading of the global clock g (base timer through the injected
+ * skew without its noise, then through every model layer). */
+void isochron_truth_sample(isochron_clock_t *g, double *m, double *b, double *gv);
+double isochron_truth_global(isochron_clock_t *g, double base_reading);
 
 /* Make a rank's clock agree with every other rank's return code: allreduce MIN of rc. */
 int isochron_agree(MPI_Comm comm, int rc);

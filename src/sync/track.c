@@ -1,0 +1,391 @@
+/*
+ * Clock tracking: keeping a synchronized global clock true for a whole run.
+ *
+ * Paper 000 synchronizes once and trusts the linear model afterwards; its
+ * Fig. 4 shows the error growing with time, and a pair's fit points span only
+ * a fraction of a second, so a drift below a few ppm cannot be told from
+ * noise at sync time. Real nodes drift apart by 0.1-5 ppm, i.e. 1-50 µs after
+ * 10 s. The tracker therefore keeps measuring, cheaply and outside every
+ * measured region, and adds one linear layer on top of the synchronized
+ * clock that it updates in place (everyone holding the clock sees it).
+ *
+ * Refresh: HCA3's tree (Alg. 1, isochron_hca3_tree) with one SKaMPI-Offset
+ * measurement (Alg. 7) per pair instead of a model fit: the reference reads
+ * its tracked clock (refreshed earlier in the same pass), the client its
+ * synchronized clock without the tracking layer (the "inner" clock).
+ * O(log p) rounds; pairs take turns on an oversubscribed node as in sync.
+ *
+ * Estimator, per client rank: a Kalman filter on the state
+ *     e(tau) = x + v (tau - tau_k) + a (tau - tau_k)^2 / 2
+ * where e is the reference time minus the inner clock at inner time tau, x
+ * the offset, v the residual drift and a its rate of change (the skew
+ * injection's ddrift; temperature on real machines). Process noise: white
+ * frequency noise on x, a random walk of v and of a (small; a deterministic
+ * drift and drift change need none). Why a Kalman filter rather than a fit
+ * per refresh: every refresh folds the whole history in at O(1) cost, the
+ * drift's uncertainty shrinks as the baseline T grows (as 1/T and faster),
+ * intervals between refreshes may be irregular, and the filter's own
+ * covariance gives the error bound the results record. A real drift is never
+ * dropped (there is no significance test: the estimate is simply used), and
+ * where there is no drift the estimate of v is noise of order sigma/T, so a
+ * refresh interval chosen from the covariance keeps the added error below
+ * `growth`, which offset-only refreshes at the same times could not beat by
+ * more than that.
+ * Measurement noise: SKaMPI's interval half-width w bounds the offset (hard
+ * bounds without read jitter), but its midpoint is far better than w on
+ * symmetric paths; R starts at (w/4)^2 and then follows the innovations
+ * (exponentially weighted, clamped to [(2 ns)^2, w^2]). An innovation beyond
+ * 5 sigma is a change the model did not expect (a drift step, a prior too
+ * tight): the covariance is inflated to cover it instead of the measurement
+ * being discarded.
+ * The layer: after an update at tau, the tracked clock is
+ *     G = I + x + (v + a D/2) (I - tau)
+ * a line through the current offset whose slope is the mean drift over the
+ * next planned interval D, so a drift change costs a D^2/8 at most.
+ * Schedule: after every refresh each rank computes how long until its
+ * predicted error has grown by `growth` (3 sigma of the covariance growth
+ * plus the linearization error), within [min_interval, max_interval]; the
+ * ranks agree on the earliest (one allreduce) and isochron_track_poll
+ * refreshes once that time is reached, rank 0 deciding for all. Right after
+ * a short sync the drift is poorly known, so refreshes come every few
+ * milliseconds and space out geometrically as the baseline grows.
+ * Error bound: 3 sigma of this rank's predicted offset plus its reference's
+ * (sent by the reference in the refresh), i.e. the chain of the tree.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "sync/sync_impl.h"
+
+#define NSIG 3.0
+#define NSUB 3
+#define NWARM 10
+#define R_FLOOR 2e-9
+#define INNOV_GATE 5.0
+
+struct isochron_track {
+    MPI_Comm comm;                   /* duplicate of the caller's */
+    int rank, size, truth;
+    isochron_track_opts_t o;
+    isochron_clock_t *global;        /* the caller's clock (tracked in place) */
+    isochron_clock_t *inner;         /* copy of it without the tracking layer */
+    int layer;                       /* index of the tracking layer in global */
+    isochron_sync_ctx_t ctx;
+    isochron_sync_level_t lv;
+    /* filter (clients only) */
+    int n;                           /* updates so far */
+    double tk;                       /* inner time of the last update */
+    double s[3], P[3][3];
+    double R;                        /* measurement variance */
+    double chain_var;                /* reference's offset variance at the last refresh */
+    double plan;                     /* planned interval used for the layer's slope */
+    /* schedule and cost (all ranks) */
+    double next_due;                 /* global time, same on all ranks */
+    int refreshes;
+    double cost;                     /* seconds spent refreshing (rank 0's wall time) */
+    double last_hw, last_innov;
+    double m_first, g_first;         /* rank 0: first truth sample (rate of its clock over a long span) */
+};
+
+void isochron_track_opts_default(isochron_track_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->growth = 100e-9;
+    o->min_interval = 0.01;
+    o->max_interval = 5.0;
+    o->npingpongs = 15;
+    o->drift_prior_ppm = 10.0;
+    o->ddrift_prior_ppm_s = 0.02;
+    o->noise_ppm = 0.001;
+}
+
+int isochron_track_opts_check(const isochron_track_opts_t *o)
+{
+    if (!(o->growth > 0 && o->growth < 1) || !(o->min_interval > 0) || !(o->max_interval >= o->min_interval) ||
+        o->max_interval > 3600 || o->npingpongs < 1 || o->npingpongs > 100000 || !(o->drift_prior_ppm > 0) ||
+        !(o->drift_prior_ppm <= 1e5) || !(o->ddrift_prior_ppm_s >= 0) || !(o->noise_ppm >= 0))
+        return isochron_set_error(ISOCHRON_EINVAL, "track: options out of range (0 < growth < 1 s, 0 < min_interval <= max_interval <= 3600 s, "
+                                                   "1 <= pingpongs <= 100000, 0 < drift prior <= 1e5 ppm, ddrift prior and noise >= 0)");
+    return ISOCHRON_OK;
+}
+
+/* ---- the filter ------------------------------------------------------- */
+
+/* Predict state and covariance d seconds ahead (into s2, P2). */
+static void predict(const isochron_track_t *t, double d, double s2[3], double P2[3][3])
+{
+    double F[3][3] = {{1, d, 0.5 * d * d}, {0, 1, d}, {0, 0, 1}}, FP[3][3];
+    for (int i = 0; i < 3; i++) s2[i] = F[i][0] * t->s[0] + F[i][1] * t->s[1] + F[i][2] * t->s[2];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) FP[i][j] = F[i][0] * t->P[0][j] + F[i][1] * t->P[1][j] + F[i][2] * t->P[2][j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) P2[i][j] = FP[i][0] * F[j][0] + FP[i][1] * F[j][1] + FP[i][2] * F[j][2];
+    double ad = fabs(d), qx = 1e-18, qv = t->o.noise_ppm * 1e-6 * t->o.noise_ppm * 1e-6, qa = qv * 1e-2;
+    double d2 = ad * ad, d3 = d2 * ad, d4 = d3 * ad, d5 = d4 * ad;
+    P2[0][0] += qx * ad + qv * d3 / 3 + qa * d5 / 20;
+    P2[0][1] += qv * d2 / 2 + qa * d4 / 8;
+    P2[1][0] += qv * d2 / 2 + qa * d4 / 8;
+    P2[1][1] += qv * ad + qa * d3 / 3;
+    P2[0][2] += qa * d3 / 6;
+    P2[2][0] += qa * d3 / 6;
+    P2[1][2] += qa * d2 / 2;
+    P2[2][1] += qa * d2 / 2;
+    P2[2][2] += qa * ad;
+}
+
+/* How much the error grows d seconds after the last update: NSIG sigma of
+ * the covariance growth plus the linear layer's distance from the quadratic. */
+static double growth_at(const isochron_track_t *t, double d)
+{
+    double s2[3], P2[3][3];
+    predict(t, d, s2, P2);
+    double g = P2[0][0] - t->P[0][0];
+    return NSIG * sqrt(g > 0 ? g : 0) + fabs(t->s[2]) * d * d / 8;
+}
+
+/* Longest interval in [min, max] whose growth stays within o.growth. */
+static double plan_interval(const isochron_track_t *t)
+{
+    double lo = t->o.min_interval, hi = t->o.max_interval;
+    if (growth_at(t, hi) <= t->o.growth) return hi;
+    if (growth_at(t, lo) >= t->o.growth) return lo;
+    for (int i = 0; i < 40; i++) {
+        double mid = sqrt(lo * hi);
+        if (growth_at(t, mid) <= t->o.growth) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+static void set_layer(isochron_track_t *t)
+{
+    double v = t->s[1] + 0.5 * t->s[2] * t->plan;
+    isochron_lm_t m = {v, t->s[0] - v * t->tk, ISOCHRON_LM_LINEAR};
+    isochron_clock_set_layer(t->global, t->layer, m);
+}
+
+/* One measurement z (reference minus inner clock at inner time tau), half-width hw. */
+static void update(isochron_track_t *t, double tau, double z, double hw)
+{
+    double w = fmax(hw, R_FLOOR);
+    t->last_hw = hw;
+    if (t->n == 0) {
+        double sv = t->o.drift_prior_ppm * 1e-6, sa = t->o.ddrift_prior_ppm_s * 1e-6;
+        memset(t->P, 0, sizeof t->P);
+        t->R = 0.0625 * w * w;
+        t->s[0] = z; t->s[1] = 0; t->s[2] = 0;
+        t->P[0][0] = t->R;
+        t->P[1][1] = sv * sv;
+        t->P[2][2] = sa * sa;
+        t->tk = tau;
+        t->n = 1;
+        t->last_innov = 0;
+        return;
+    }
+    double s2[3], P2[3][3];
+    predict(t, tau - t->tk, s2, P2);
+    double y = z - s2[0], S = P2[0][0] + t->R;
+    t->last_innov = y;
+    if (y * y > INNOV_GATE * INNOV_GATE * S) { /* unexpected change: widen what the model knows */
+        double f = y * y / (INNOV_GATE * INNOV_GATE * S);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) P2[i][j] *= f;
+        S = P2[0][0] + t->R;
+    }
+    double K[3] = {P2[0][0] / S, P2[1][0] / S, P2[2][0] / S};
+    for (int i = 0; i < 3; i++) t->s[i] = s2[i] + K[i] * y;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) t->P[i][j] = P2[i][j] - K[i] * P2[0][j];
+    for (int i = 0; i < 3; i++) /* keep it symmetric */
+        for (int j = 0; j < i; j++) t->P[i][j] = t->P[j][i] = 0.5 * (t->P[i][j] + t->P[j][i]);
+    /* measurement noise from the innovations (y^2 estimates P2[0][0] + R) */
+    if (t->n >= 3) {
+        double r = y * y - P2[0][0];
+        r = fmin(fmax(r, R_FLOOR * R_FLOOR), w * w);
+        t->R = 0.9 * t->R + 0.1 * r;
+    }
+    t->tk = tau;
+    t->n++;
+}
+
+/* ---- the refresh pass ------------------------------------------------- */
+
+static double own_var(const isochron_track_t *t, double at_inner)
+{
+    if (t->rank == 0 || t->n == 0) return 0;
+    double s2[3], P2[3][3];
+    predict(t, at_inner - t->tk, s2, P2);
+    return P2[0][0] + t->chain_var;
+}
+
+static int refresh_pair(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int ref, int client, int prev, int next, void *arg)
+{
+    isochron_track_t *t = arg;
+    isochron_offset_t o = {0, 0, 0}, warm;
+    int rc = isochron_pair_begin(ctx, comm, is_ref, is_ref ? client : ref, prev);
+    if (rc) return rc;
+    isochron_clock_t *clk = is_ref ? t->global : t->inner;
+    /* exchanges to wake the pair up, then NSUB measurements of which the
+     * tightest interval is kept (minimum-delay filtering, as the sync's fit) */
+    rc = isochron_offset_skampi(comm, clk, ref, client, NWARM, &warm);
+    o.uncertainty = INFINITY;
+    for (int k = 0; k < NSUB && !rc; k++) {
+        isochron_offset_t ok;
+        rc = isochron_offset_skampi(comm, clk, ref, client, t->o.npingpongs, &ok);
+        if (!rc && !is_ref && ok.uncertainty < o.uncertainty) o = ok;
+    }
+    double var = 0;
+    if (!rc && is_ref) {
+        var = own_var(t, isochron_clock_now(t->inner));
+        if (MPI_Send(&var, 1, MPI_DOUBLE, client, TAG_TRACK, comm) != MPI_SUCCESS)
+            rc = isochron_set_error(ISOCHRON_EMPI, "track: sending to rank %d failed", client);
+    } else if (!rc) {
+        rc = isochron_recv_polite(&var, 1, MPI_DOUBLE, ref, TAG_TRACK, comm);
+    }
+    int rc2 = isochron_pair_end(ctx, comm, is_ref, next);
+    if (rc || (rc = rc2)) return rc;
+    if (!is_ref) {
+        t->chain_var = var;
+        update(t, o.timestamp, o.offset, o.uncertainty);
+        t->plan = plan_interval(t);
+        if (getenv("ISOCHRON_TRACK_DEBUG"))
+            fprintf(stderr, "track r%d n=%d tau=%.6f z=%.1fns hw=%.1fns innov=%.1fns R=%.1fns v=%.4fppm sv=%.4f a=%.5f plan=%.4f\n", t->rank, t->n, o.timestamp,
+                    o.offset * 1e9, o.uncertainty * 1e9, t->last_innov * 1e9, sqrt(t->R) * 1e9, t->s[1] * 1e6, sqrt(t->P[1][1]) * 1e6, t->s[2] * 1e6, t->plan);
+        set_layer(t);
+    }
+    return ISOCHRON_OK;
+}
+
+int isochron_track_refresh(isochron_track_t *t)
+{
+    double w0 = isochron_truth_now();
+    t->ctx.rounds = 0;
+    int rc = isochron_hca3_tree(&t->ctx, t->comm, refresh_pair, t);
+    /* one reduction agrees on success (error codes are negative) and on the
+     * next refresh: the earliest any rank needs */
+    double now = isochron_clock_now(t->global);
+    double in[2] = {rc, now + (t->rank == 0 || t->n == 0 ? t->o.max_interval : t->plan)}, all[2];
+    if (isochron_allreduce_polite(in, all, 2, MPI_DOUBLE, MPI_MIN, t->comm)) return ISOCHRON_EMPI;
+    if (all[0] < 0) return rc ? rc : isochron_set_error((int)all[0], "track: the refresh failed on another rank");
+    t->next_due = all[1];
+    t->refreshes++;
+    t->cost += isochron_truth_now() - w0;
+    return ISOCHRON_OK;
+}
+
+/* ---- public ----------------------------------------------------------- */
+
+int isochron_track_create(MPI_Comm comm, isochron_clock_t *global, const isochron_track_opts_t *opts, isochron_track_t **out)
+{
+    *out = NULL;
+    isochron_track_opts_t def;
+    if (!opts) { isochron_track_opts_default(&def); opts = &def; }
+    int rc = isochron_track_opts_check(opts);
+    if (rc) return rc;
+    isochron_track_t *t = calloc(1, sizeof *t);
+    if (!t) return isochron_set_error(ISOCHRON_ENOMEM, "track: out of memory");
+    t->o = *opts;
+    t->global = global;
+    if (MPI_Comm_dup(comm, &t->comm) != MPI_SUCCESS) { free(t); return isochron_set_error(ISOCHRON_EMPI, "track: MPI_Comm_dup failed"); }
+    MPI_Comm_rank(t->comm, &t->rank);
+    MPI_Comm_size(t->comm, &t->size);
+    MPI_Comm node;
+    MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int nsize, one;
+    MPI_Comm_size(node, &nsize);
+    t->ctx.serialize = isochron_node_oversubscribed(node);
+    MPI_Comm_free(&node);
+    one = nsize == t->size;
+    MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_MIN, t->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &t->ctx.serialize, 1, MPI_INT, MPI_MAX, t->comm);
+    t->truth = one;
+    if (t->rank == 0) { double b0; isochron_truth_sample(global, &t->m_first, &b0, &t->g_first); }
+    t->ctx.lv = &t->lv;
+    t->lv.npingpongs = opts->npingpongs;
+    rc = isochron_clock_copy(global, &t->inner);
+    if (!rc) rc = isochron_clock_push_layer(global, isochron_lm_identity(), &t->layer);
+    rc = isochron_agree(t->comm, rc);
+    if (!rc) rc = isochron_track_refresh(t);
+    if (rc) { isochron_track_destroy(t); return rc; }
+    *out = t;
+    return ISOCHRON_OK;
+}
+
+void isochron_track_destroy(isochron_track_t *t)
+{
+    if (!t) return;
+    isochron_clock_destroy(t->inner);
+    MPI_Comm_free(&t->comm);
+    free(t);
+}
+
+int isochron_track_poll(isochron_track_t *t, int *refreshed)
+{
+    int due = t->rank == 0 && isochron_clock_now(t->global) >= t->next_due, all = 0;
+    if (refreshed) *refreshed = 0;
+    int rc = isochron_allreduce_polite(&due, &all, 1, MPI_INT, MPI_MAX, t->comm);
+    if (rc || !all) return rc;
+    if (refreshed) *refreshed = 1;
+    return isochron_track_refresh(t);
+}
+
+double isochron_track_next_due(const isochron_track_t *t) { return t->next_due; }
+
+double isochron_track_bound(const isochron_track_t *t)
+{
+    return NSIG * sqrt(own_var(t, isochron_clock_now(t->inner)));
+}
+
+int isochron_track_error(isochron_track_t *t, double *bound, double *true_err)
+{
+    double b = isochron_track_bound(t), bmax = 0;
+    int rc = isochron_allreduce_polite(&b, &bmax, 1, MPI_DOUBLE, MPI_MAX, t->comm);
+    if (rc) return rc;
+    if (bound) *bound = bmax;
+    if (true_err) *true_err = NAN;
+    if (!t->truth) return ISOCHRON_OK;
+    /* rank 0 brackets everyone's samples with two of its own, so its global
+     * clock at any rank's monotonic reading is a linear interpolation */
+    double ma = 0, ba, ga = 0, mb = 0, bb, gb = 0, mine[2], *all = NULL;
+    if (t->rank == 0) {
+        isochron_truth_sample(t->global, &ma, &ba, &ga);
+        all = malloc(sizeof(double) * 2 * (size_t)t->size);
+    }
+    if ((rc = isochron_barrier_polite(t->comm))) { free(all); return rc; }
+    isochron_truth_sample(t->global, &mine[0], &ba, &mine[1]);
+    if ((rc = isochron_barrier_polite(t->comm))) { free(all); return rc; }
+    if (t->rank == 0) isochron_truth_sample(t->global, &mb, &bb, &gb);
+    double worst = 0;
+    int ok = t->rank != 0 || all != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, t->comm);
+    if (!ok) { free(all); return isochron_set_error(ISOCHRON_ENOMEM, "track: out of memory"); }
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, t->comm);
+    if (t->rank == 0) {
+        double rate = mb - t->m_first > 0.5 ? (gb - t->g_first) / (mb - t->m_first) : mb > ma ? (gb - ga) / (mb - ma) : 1.0;
+        for (int i = 1; i < t->size; i++) {
+            double e = fabs(all[2 * i + 1] - (ga + rate * (all[2 * i] - ma)));
+            if (e > worst) worst = e;
+        }
+    }
+    free(all);
+    MPI_Bcast(&worst, 1, MPI_DOUBLE, 0, t->comm);
+    if (true_err) *true_err = worst;
+    return ISOCHRON_OK;
+}
+
+void isochron_track_info(const isochron_track_t *t, isochron_track_info_t *info)
+{
+    memset(info, 0, sizeof *info);
+    info->refreshes = t->refreshes;
+    info->cost = t->cost;
+    info->next_due = t->next_due;
+    info->interval = t->plan;
+    info->drift = t->s[1];
+    info->drift_se = t->n ? sqrt(fmax(t->P[1][1], 0)) : NAN;
+    info->ddrift = t->s[2];
+    info->offset_se = t->n ? sqrt(fmax(t->P[0][0], 0)) : 0;
+    info->noise = sqrt(t->R);
+    info->bound = isochron_track_bound(t);
+}
