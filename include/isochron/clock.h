@@ -55,6 +55,9 @@ int isochron_clock_nest(const isochron_clock_t *parent, isochron_lm_t m, isochro
  * true while the engine and drivers use it).
  */
 int isochron_clock_push_layer(isochron_clock_t *c, isochron_lm_t m, int *index);
+/** \brief Merge the top layer into the one below it in place (exact up to
+ *  rounding; the clock reads the same). Nothing happens at depth < 2. */
+void isochron_clock_fold_top(isochron_clock_t *c);
 /** \brief Replace layer \p i of \p c in place (0 <= i < depth). */
 int isochron_clock_set_layer(isochron_clock_t *c, int i, isochron_lm_t m);
 /** \brief Deep copy. */

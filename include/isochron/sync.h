@@ -186,7 +186,8 @@ typedef struct isochron_track isochron_track_t;
  * \brief Track \p global (a clock from isochron_sync_run on \p comm):
  * collective. Adds one model layer on top of \p global, updated in place by
  * every refresh, and runs the first refresh. The tracker must be destroyed
- * before \p global; the layer stays with its last estimate. Internal traffic
+ * before \p global; the clock keeps its last estimate (the layer is folded
+ * into the one below, so trackers made one after another do not stack up). Internal traffic
  * uses a duplicate of \p comm. \p opts NULL: defaults.
  * Each refresh: one SKaMPI-Offset measurement per pair of HCA3's tree
  * (O(log p) rounds, about a millisecond at 4 ranks), then a Kalman filter
@@ -234,6 +235,14 @@ typedef struct {
  */
 int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *waits, int nwaits,
                         int npingpongs, isochron_accuracy_t *out, int *has_truth);
+/**
+ * \brief The true largest |offset| of \p global to rank 0's over the ranks of
+ * \p comm now, on all ranks, when they all share a host (CLOCK_MONOTONIC; exact
+ * against injected skew); NaN otherwise. No network measurement is involved.
+ * Collective (two barriers and a gather).
+ */
+int isochron_sync_true_error(MPI_Comm comm, isochron_clock_t *global, double *max_abs);
+
 /**
  * \brief The same check on a tracked clock: between the wait times the
  * tracker \p track (on the same ranks as \p comm) refreshes whenever it is

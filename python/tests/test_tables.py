@@ -106,3 +106,41 @@ def test_show_truncated_warns_on_stderr_and_shows_the_rest(cli):
     assert "isochron: warning:" in err and "cut mid-record" in err
     assert "operation bcast_linear" in out            # 8 of 9 points: the last op is there
     assert len(_section(out, "operation bcast_linear")) == 2 + 2
+
+
+def test_show_bench_reports_each_points_clock_error_and_flags_doubtful_points(cli):
+    rc, out, err = cli("show", fx("bench-track.jsonl"))
+    assert rc == 0 and err == ""
+    pts = [p for p in map(__import__("json").loads, open(fx("bench-track.jsonl"))) if p["type"] == "point"]
+    rows = _section(out, "operation allreduce")
+    assert "clock ± [µs]" in rows[1] and "clock true [µs]" in rows[1]
+    for p in (q for q in pts if q["op"] == "allreduce"):
+        row = next(r for r in rows[2:] if r.split()[2:4] == fmt_bytes(p["bytes"]).split())
+        assert fmt_time(p["clock_bound_s"]) in row and fmt_time(p["clock_true_s"]) in row
+        doubtful = p["clock_bound_s"] > 0.05 * p["median_s"]
+        assert (fmt_time(p["clock_bound_s"]) + " !" in row) == doubtful
+    assert "tracked" in out.splitlines()[0]
+    assert "! = bound above 5 % of the median" in out
+
+
+def test_show_bench_without_clock_fields_has_no_clock_columns(cli):
+    rc, out, _ = cli("show", fx("bench-noraw.jsonl"))
+    assert rc == 0 and "clock ±" not in out
+
+
+def test_show_clock_tracked_has_bound_and_tracking_cost(cli):
+    rc, out, err = cli("show", fx("clock-track.jsonl"))
+    assert rc == 0 and err == ""
+    rows = _section(out, "clock synchronization")
+    assert rows[1].split()[-2:] == ["bound", "[µs]"]
+    summ = [r for r in map(__import__("json").loads, open(fx("clock-track.jsonl"))) if r["type"] == "summary"]
+    for s, row in zip(summ, rows[2:]):
+        assert row.split()[-1] == fmt_time(s["max_bound_s"])
+    track = next(r for r in map(__import__("json").loads, open(fx("clock-track.jsonl"))) if r["type"] == "track")
+    assert f"{track['refreshes']} refreshes" in out
+
+
+def test_load_bench_points_carry_clock_error():
+    df = isochron.load(fx("bench-track.jsonl"))
+    assert {"clock_bound_s", "clock_true_s"} <= set(df.columns)
+    assert (df["clock_bound_s"] > 0).all() and (df["clock_true_s"] >= 0).all()

@@ -75,6 +75,13 @@ int isochron_clock_push_layer(isochron_clock_t *c, isochron_lm_t m, int *index)
     return ISOCHRON_OK;
 }
 
+void isochron_clock_fold_top(isochron_clock_t *c)
+{
+    if (c->depth < 2) return;
+    c->layer[c->depth - 2] = isochron_lm_merge(c->layer[c->depth - 1], c->layer[c->depth - 2]);
+    c->depth--;
+}
+
 int isochron_clock_set_layer(isochron_clock_t *c, int i, isochron_lm_t m)
 {
     if (i < 0 || i >= c->depth) return isochron_set_error(ISOCHRON_EINVAL, "clock: no layer %d (depth %d)", i, c->depth);

@@ -43,6 +43,47 @@ double isochron_truth_global(isochron_clock_t *g, double b)
     return isochron_clock_apply(g, isochron_timer_skew_apply(isochron_clock_timer(g), b));
 }
 
+int isochron_sync_true_error(MPI_Comm comm, isochron_clock_t *global, double *max_abs)
+{
+    int me, p, nsize, one, rc;
+    MPI_Comm node;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    *max_abs = NAN;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_free(&node);
+    one = nsize == p;
+    MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_MIN, comm);
+    if (!one) return ISOCHRON_OK;
+    /* rank 0 brackets everyone's samples with two of its own, so its global
+     * clock at any rank's monotonic reading is a linear interpolation */
+    double ma = 0, b, ga = 0, mb = 0, gb = 0, mine[2], *all = NULL, worst = 0;
+    if (me == 0) {
+        isochron_truth_sample(global, &ma, &b, &ga);
+        all = malloc(sizeof(double) * 2 * (size_t)p);
+    }
+    one = me != 0 || all;
+    MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_MIN, comm);
+    if (!one) { free(all); return isochron_set_error(ISOCHRON_ENOMEM, "true error: out of memory"); }
+    if ((rc = isochron_barrier_polite(comm))) { free(all); return rc; }
+    isochron_truth_sample(global, &mine[0], &b, &mine[1]);
+    if ((rc = isochron_barrier_polite(comm))) { free(all); return rc; }
+    if (me == 0) isochron_truth_sample(global, &mb, &b, &gb);
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, comm);
+    if (me == 0) {
+        double rate = mb > ma ? (gb - ga) / (mb - ma) : 1.0;
+        for (int i = 1; i < p; i++) {
+            double e = fabs(all[2 * i + 1] - (ga + rate * (all[2 * i] - ma)));
+            if (e > worst) worst = e;
+        }
+    }
+    free(all);
+    MPI_Bcast(&worst, 1, MPI_DOUBLE, 0, comm);
+    *max_abs = worst;
+    return ISOCHRON_OK;
+}
+
 int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *waits, int nwaits, int npp,
                         isochron_accuracy_t *out, int *has_truth)
 {

@@ -61,6 +61,9 @@
 #include "sync/sync_impl.h"
 
 #define NSIG 3.0
+#define HW_OUTLIER 2.5
+#define C2_MIN 1e-3
+#define C2_START 0.0625
 #define NSUB 3
 #define NWARM 10
 #define R_FLOOR 2e-9
@@ -79,7 +82,10 @@ struct isochron_track {
     int n;                           /* updates so far */
     double tk;                       /* inner time of the last update */
     double s[3], P[3][3];
-    double R;                        /* measurement variance */
+    double R;                        /* variance of the last measurement */
+    double c2;                       /* measurement variance per squared interval half-width */
+    double hw_typ;                   /* typical half-width of accepted measurements */
+    int skipped, skipped_run;        /* measurements set aside as disturbed (in all, in a row) */
     double chain_var;                /* reference's offset variance at the last refresh */
     double plan;                     /* planned interval used for the layer's slope */
     /* schedule and cost (all ranks) */
@@ -87,7 +93,6 @@ struct isochron_track {
     int refreshes;
     double cost;                     /* seconds spent refreshing (rank 0's wall time) */
     double last_hw, last_innov;
-    double m_first, g_first;         /* rank 0: first truth sample (rate of its clock over a long span) */
 };
 
 void isochron_track_opts_default(isochron_track_opts_t *o)
@@ -171,10 +176,21 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
 {
     double w = fmax(hw, R_FLOOR);
     t->last_hw = hw;
+    /* a measurement whose tightest interval is much wider than usual comes
+     * from disturbed exchanges (descheduled, migrated): its midpoint can be
+     * off by most of the width. Set it aside, unless wide has become usual. */
+    if (t->n >= 3 && w > HW_OUTLIER * t->hw_typ && t->skipped_run < 3) {
+        t->skipped++;
+        t->skipped_run++;
+        t->last_innov = NAN;
+        return;
+    }
+    t->skipped_run = 0;
+    t->hw_typ = t->n == 0 ? w : 0.8 * t->hw_typ + 0.2 * w;
+    t->R = t->c2 * w * w + R_FLOOR * R_FLOOR;
     if (t->n == 0) {
         double sv = t->o.drift_prior_ppm * 1e-6, sa = t->o.ddrift_prior_ppm_s * 1e-6;
         memset(t->P, 0, sizeof t->P);
-        t->R = 0.0625 * w * w;
         t->s[0] = z; t->s[1] = 0; t->s[2] = 0;
         t->P[0][0] = t->R;
         t->P[1][1] = sv * sv;
@@ -200,11 +216,10 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
         for (int j = 0; j < 3; j++) t->P[i][j] = P2[i][j] - K[i] * P2[0][j];
     for (int i = 0; i < 3; i++) /* keep it symmetric */
         for (int j = 0; j < i; j++) t->P[i][j] = t->P[j][i] = 0.5 * (t->P[i][j] + t->P[j][i]);
-    /* measurement noise from the innovations (y^2 estimates P2[0][0] + R) */
+    /* measurement noise from the innovations: y^2 estimates P2[0][0] + c2 w^2 */
     if (t->n >= 3) {
-        double r = y * y - P2[0][0];
-        r = fmin(fmax(r, R_FLOOR * R_FLOOR), w * w);
-        t->R = 0.9 * t->R + 0.1 * r;
+        double c2 = (y * y - P2[0][0]) / (w * w);
+        t->c2 = 0.9 * t->c2 + 0.1 * fmin(fmax(c2, C2_MIN), 1.0);
     }
     t->tk = tau;
     t->n++;
@@ -301,8 +316,8 @@ int isochron_track_create(MPI_Comm comm, isochron_clock_t *global, const isochro
     MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_MIN, t->comm);
     MPI_Allreduce(MPI_IN_PLACE, &t->ctx.serialize, 1, MPI_INT, MPI_MAX, t->comm);
     t->truth = one;
-    if (t->rank == 0) { double b0; isochron_truth_sample(global, &t->m_first, &b0, &t->g_first); }
     t->ctx.lv = &t->lv;
+    t->c2 = C2_START;
     t->lv.npingpongs = opts->npingpongs;
     rc = isochron_clock_copy(global, &t->inner);
     if (!rc) rc = isochron_clock_push_layer(global, isochron_lm_identity(), &t->layer);
@@ -316,6 +331,9 @@ int isochron_track_create(MPI_Comm comm, isochron_clock_t *global, const isochro
 void isochron_track_destroy(isochron_track_t *t)
 {
     if (!t) return;
+    /* the clock keeps the last estimate; folded into the layer below, so
+     * that trackers made one after another on one clock do not stack up */
+    if (t->layer == isochron_clock_depth(t->global) - 1) isochron_clock_fold_top(t->global);
     isochron_clock_destroy(t->inner);
     MPI_Comm_free(&t->comm);
     free(t);
@@ -346,33 +364,10 @@ int isochron_track_error(isochron_track_t *t, double *bound, double *true_err)
     if (bound) *bound = bmax;
     if (true_err) *true_err = NAN;
     if (!t->truth) return ISOCHRON_OK;
-    /* rank 0 brackets everyone's samples with two of its own, so its global
-     * clock at any rank's monotonic reading is a linear interpolation */
-    double ma = 0, ba, ga = 0, mb = 0, bb, gb = 0, mine[2], *all = NULL;
-    if (t->rank == 0) {
-        isochron_truth_sample(t->global, &ma, &ba, &ga);
-        all = malloc(sizeof(double) * 2 * (size_t)t->size);
-    }
-    if ((rc = isochron_barrier_polite(t->comm))) { free(all); return rc; }
-    isochron_truth_sample(t->global, &mine[0], &ba, &mine[1]);
-    if ((rc = isochron_barrier_polite(t->comm))) { free(all); return rc; }
-    if (t->rank == 0) isochron_truth_sample(t->global, &mb, &bb, &gb);
-    double worst = 0;
-    int ok = t->rank != 0 || all != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, t->comm);
-    if (!ok) { free(all); return isochron_set_error(ISOCHRON_ENOMEM, "track: out of memory"); }
-    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, t->comm);
-    if (t->rank == 0) {
-        double rate = mb - t->m_first > 0.5 ? (gb - t->g_first) / (mb - t->m_first) : mb > ma ? (gb - ga) / (mb - ma) : 1.0;
-        for (int i = 1; i < t->size; i++) {
-            double e = fabs(all[2 * i + 1] - (ga + rate * (all[2 * i] - ma)));
-            if (e > worst) worst = e;
-        }
-    }
-    free(all);
-    MPI_Bcast(&worst, 1, MPI_DOUBLE, 0, t->comm);
-    if (true_err) *true_err = worst;
-    return ISOCHRON_OK;
+    double e = NAN;
+    rc = isochron_sync_true_error(t->comm, t->global, &e);
+    if (true_err) *true_err = e;
+    return rc;
 }
 
 void isochron_track_info(const isochron_track_t *t, isochron_track_info_t *info)

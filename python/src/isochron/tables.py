@@ -57,7 +57,8 @@ def describe_run(ctx):
         kind = "true" if not is_missing(cs.get("max_abs_true_offset_s")) else "measured"
         acc = fmt_time(cs.get(f"max_abs_{kind}_offset_s"), digits=2)
         took = fmt_time(cs.get("duration_s"), "s", 2)
-        parts.append(f"clock {short_spec(cs.get('spec'))} ({took} s, max offset {acc} µs {kind})")
+        tracked = {True: ", tracked", False: ", not tracked"}.get(cs.get("tracking"), "")
+        parts.append(f"clock {short_spec(cs.get('spec'))} ({took} s, max offset {acc} µs {kind}{tracked})")
     elif ctx.get("sync_spec"):
         parts.append(f"clock {short_spec(ctx['sync_spec'])}")
         skew = ctx.get("skew")
@@ -92,19 +93,41 @@ def _ci_note(points):
     return f"CI: {level} confidence interval of the mean (Student's t), over valid repetitions"
 
 
+CLOCK_WARN = 0.05   # a clock error bound above this share of the median makes a point doubtful
+
+
+def _clock_cells(p, with_true):
+    """The clock's error at the end of the point: estimated bound (flagged when it is more than
+    5 % of the median), and the true error when all ranks shared a host."""
+    b, med = p.get("clock_bound_s"), p.get("median_s")
+    cell = fmt_time(b)
+    if not is_missing(b) and not is_missing(med) and med and b > CLOCK_WARN * abs(med):
+        cell += " !"
+    return [cell] + ([fmt_time(p.get("clock_true_s"))] if with_true else [])
+
+
 def _point_table(title, group, lead, right_from):
     """Rows of points: the ``lead`` columns, then columns that vary, size and statistics."""
     optional = [k for k in ("run", "nprocs", "root", "dtype", "redop", "in_place")
                 if _varies(group, k)]
-    cols = lead + optional + ["size"] + _STAT_COLS + ["stop"]
+    with_clock = any(not is_missing(p.get("clock_bound_s")) for p in group)
+    with_true = with_clock and any(not is_missing(p.get("clock_true_s")) for p in group)
+    clock_cols = (["clock ± [µs]"] + (["clock true [µs]"] if with_true else [])) if with_clock else []
+    cols = lead + optional + ["size"] + _STAT_COLS + clock_cols + ["stop"]
     rows = []
     for p in group:
         extra = [p["run"] + 1 if k == "run" else p.get(k) for k in optional]
         rows.append([p.get(k) for k in lead] + extra + [fmt_bytes(p.get("bytes"))]
-                    + _stat_cells(p) + [p.get("stop", "")])
+                    + _stat_cells(p) + (_clock_cells(p, with_true) if with_clock else [])
+                    + [p.get("stop", "")])
     first = len(lead) + len(optional)
-    return Table(title, cols, rows, right=set(range(first, first + 7)) | right_from,
-                 notes=[_ci_note(group)])
+    notes = [_ci_note(group)]
+    if with_clock:
+        notes.append("clock ±: the tracked clock's estimated error bound at the end of the point"
+                     + ("; true: against the host-wide clock or the injected skew" if with_true else "")
+                     + f"; ! = bound above {100 * CLOCK_WARN:g} % of the median")
+    return Table(title, cols, rows, right=set(range(first, first + 7 + len(clock_cols))) | right_from,
+                 notes=notes)
 
 
 def point_tables(points):
@@ -128,19 +151,31 @@ def clock_table(ds):
     if not summ:
         return []
     syncs = {s["run"]: s for s in ds.records.get("sync", [])}
+    tracks = {t["run"]: t for t in ds.records.get("track", [])}
+    with_bound = any(not is_missing(s.get("max_bound_s")) for s in summ)
     cols = ["run", "sync spec", "sync [s]", "rounds", "wait [s]",
-            "max |measured| [µs]", "max |true| [µs]"]
+            "max |measured| [µs]", "max |true| [µs]"] + (["bound [µs]"] if with_bound else [])
     rows = [[s["run"] + 1, short_spec(s.get("sync_spec")), fmt_time(s.get("duration_s"), "s", 3),
              syncs.get(s["run"], {}).get("rounds", MISSING), f"{s.get('wait_s'):g}",
              fmt_time(s.get("max_abs_measured_offset_s")), fmt_time(s.get("max_abs_true_offset_s"))]
+            + ([fmt_time(s.get("max_bound_s"))] if with_bound else [])
             for s in summ]
-    right = {0, 2, 3, 4, 5, 6}
+    right = set(range(len(cols))) - {1}
     if len(syncs) <= 1:                      # one run: the run column says nothing
-        cols, rows, right = cols[1:], [r[1:] for r in rows], {1, 2, 3, 4, 5}
+        cols, rows, right = cols[1:], [r[1:] for r in rows], {i - 1 for i in right if i}
+    notes = ["measured: ping-pong (Algorithm 6); true: against the host-wide clock"
+             " or the injected skew (– when ranks span hosts)"]
+    for run, s in syncs.items():
+        t = tracks.get(run)
+        if s.get("tracking") is False:
+            notes.append(f"run {run + 1}: clock synchronized once, not tracked")
+        elif t:
+            each = t["cost_s"] / t["refreshes"] if t.get("refreshes") else None
+            notes.append(f"run {run + 1}: clock tracked between the checks: {t.get('refreshes')} refreshes,"
+                         f" {fmt_time(t.get('cost_s'), 's', 3)} s in all ({fmt_time(each, 's', 4)} s each);"
+                         " bound: the tracker's estimate (3 sigma)")
     return [Table("clock synchronization: largest offset of any rank to rank 0, after each wait",
-                  cols, rows, right=right,
-                  notes=["measured: ping-pong (Algorithm 6); true: against the host-wide clock"
-                         " or the injected skew (– when ranks span hosts)"])]
+                  cols, rows, right=right, notes=notes)]
 
 
 def barrier_tables(ds):
