@@ -25,6 +25,50 @@ double isochron_clock_gettime(int which)
 }
 
 static double now_wtime(isochron_timer_t *t) { (void)t; return MPI_Wtime(); }
+
+/* MPI_Wtime read without the library call: Open MPI's and MPICH's MPI_Wtime
+ * on Linux are CLOCK_MONOTONIC minus an origin (per process in Open MPI),
+ * but the call costs 39-41 ns against 23-30 ns for clock_gettime here. So
+ * at creation the two are compared: the offset MPI_Wtime - CLOCK_MONOTONIC,
+ * taken from the tightest of 20 bracketed readings, must agree within 100 ns
+ * twice, 20 ms apart (the same rate within 5 ppm, no steps), and MPI_Wtick
+ * must be 1 µs or finer. Then the timer reads CLOCK_MONOTONIC + offset: the
+ * same clock as MPI_Wtime, read directly. Otherwise (another MPI, SimGrid's
+ * simulated time, ISOCHRON_WTIME_DIRECT=0) every read calls MPI_Wtime. */
+static double now_wtime_direct(isochron_timer_t *t)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ((double)ts.tv_sec + t->wtime_off) + 1e-9 * (double)ts.tv_nsec;
+}
+
+#ifndef SMPI_ISOCHRON
+static int wtime_offset(double *off)
+{
+    double best = INFINITY;
+    for (int i = 0; i < 20; i++) {
+        struct timespec a, c;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        double w = MPI_Wtime();
+        clock_gettime(CLOCK_MONOTONIC, &c);
+        double ma = (double)a.tv_sec + 1e-9 * (double)a.tv_nsec, mc = (double)c.tv_sec + 1e-9 * (double)c.tv_nsec;
+        if (mc - ma < best) { best = mc - ma; *off = w - 0.5 * (ma + mc); }
+    }
+    return best < 5e-6 ? 0 : -1;
+}
+
+static int wtime_is_monotonic(double *off)
+{
+    const char *env = getenv("ISOCHRON_WTIME_DIRECT");
+    if ((env && !strcmp(env, "0")) || MPI_Wtick() > 1e-6) return 0;
+    double o1, o2;
+    if (wtime_offset(&o1)) return 0;
+    isochron_sleep(0.02);
+    if (wtime_offset(&o2) || fabs(o1 - o2) > 100e-9) return 0;
+    *off = 0.5 * (o1 + o2);
+    return 1;
+}
+#endif
 static double now_mono(isochron_timer_t *t) { (void)t; return isochron_clock_gettime(CLOCK_MONOTONIC); }
 static double now_mono_raw(isochron_timer_t *t) { (void)t; return isochron_clock_gettime(CLOCK_MONOTONIC_RAW); }
 /* CLOCK_REALTIME counted from 2026-01-01T00:00:00Z rather than 1970: as a
@@ -41,7 +85,7 @@ static double now_real(isochron_timer_t *t)
 static double now_tsc(isochron_timer_t *t) { return (double)isochron_tsc_read() * t->tsc_inv; }
 
 static const isochron_timer_info_t registry[] = {
-    {"mpi_wtime", "MPI_Wtime() of the MPI library (origin may differ per process)"},
+    {"mpi_wtime", "MPI_Wtime() of the MPI library (origin may differ per process); read as CLOCK_MONOTONIC + offset when measured to be that clock"},
     {"monotonic", "clock_gettime(CLOCK_MONOTONIC): one clock for all processes of a host, NTP-slewed rate"},
     {"monotonic_raw", "clock_gettime(CLOCK_MONOTONIC_RAW): host-wide, raw oscillator rate"},
     {"realtime", "clock_gettime(CLOCK_REALTIME) in seconds since 2026-01-01 UTC: wall clock, may jump when set"},
@@ -70,6 +114,9 @@ int isochron_timer_create(const char *name, isochron_timer_t **out)
         MPI_Initialized(&init);
         if (!init) { free(t); return isochron_set_error(ISOCHRON_EUNSUPPORTED, "timer mpi_wtime needs MPI to be initialized"); }
         t->now = now_wtime;
+#ifndef SMPI_ISOCHRON
+        if (wtime_is_monotonic(&t->wtime_off)) t->now = now_wtime_direct;
+#endif
     } else if (!strcmp(name, "monotonic")) t->now = now_mono;
     else if (!strcmp(name, "monotonic_raw")) t->now = now_mono_raw;
     else if (!strcmp(name, "realtime")) t->now = now_real;

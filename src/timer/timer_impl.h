@@ -10,6 +10,8 @@ struct isochron_timer {
     /* tsc */
     double tsc_hz;
     double tsc_inv;
+    /* mpi_wtime read directly: MPI_Wtime - CLOCK_MONOTONIC (s) */
+    double wtime_off;
     /* skew decorator */
     isochron_timer_t *base;
     int skewed;
