@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
-#include "core/util.h"
 #include "common.h"
 
 void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_t *opts, int nopts)

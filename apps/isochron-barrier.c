@@ -36,7 +36,6 @@
 #include "isochron/bench.h"
 #include "isochron/report.h"
 #include "isochron/stats.h"
-#include "core/util.h"
 #include "common.h"
 
 #define PROG "isochron-barrier"
@@ -542,7 +541,7 @@ int main(int argc, char **argv)
     if (isochron_barrier_trial_create(MPI_COMM_WORLD, ck.global, maxb, &r.trial)) FAIL("%s", isochron_last_error());
     isochron_bench_t *bench = NULL;
     if (exps[1] && isochron_bench_create(MPI_COMM_WORLD, ck.global, &bo, &bench)) FAIL("%s", isochron_last_error());
-    int yields = nb ? isochron_barrier_yields(bars[0]) : 0, over = isochron_comm_oversubscribed(MPI_COMM_WORLD);
+    int yields = nb ? isochron_barrier_yields(bars[0]) : 0, over = isochron_barrier_trial_oversubscribed(r.trial);
 
     /* ---- context */
     char *ctxbuf = NULL;

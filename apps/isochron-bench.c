@@ -19,7 +19,6 @@
 #include "isochron/sync.h"
 #include "isochron/bench.h"
 #include "isochron/report.h"
-#include "core/util.h"
 #include "common.h"
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_RELCI, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,

@@ -13,7 +13,6 @@
 #include <string.h>
 #include "isochron.h"
 #include "isochron/sync.h"
-#include "core/util.h"
 #include "common.h"
 
 enum { O_SYNC, O_TIMER, O_SKEW, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };

@@ -93,6 +93,8 @@ typedef struct isochron_barrier_trial isochron_barrier_trial_t;
 /** Collective. clk: the global clock; max_shift_bytes: largest shift (buffers). */
 int isochron_barrier_trial_create(MPI_Comm comm, isochron_clock_t *clk, long max_shift_bytes, isochron_barrier_trial_t **out);
 void isochron_barrier_trial_destroy(isochron_barrier_trial_t *t);
+/** 1 on every rank if some node of the trial's communicator runs more ranks than CPUs. */
+int isochron_barrier_trial_oversubscribed(const isochron_barrier_trial_t *t);
 /** A common start time, slack seconds from now, agreed from rank 0's global clock. */
 int isochron_barrier_trial_start_time(isochron_barrier_trial_t *t, double slack, double *t0);
 /** Run one trial; stamps (p entries, rank order) are filled on rank 0 only. */

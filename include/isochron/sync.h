@@ -60,6 +60,37 @@ const isochron_estimator_t *isochron_estimator_get(int i);
 int isochron_estimator_find(const char *name, const isochron_estimator_t **out);
 
 /* ------------------------------------------------------------------------ */
+/* Fitting a clock model (FIT_LINEAR_MODEL of Alg. 2)                        */
+
+/** A line fitted to fit points: offset(x) = slope * x + intercept. */
+typedef struct {
+    double slope, intercept; /**< the model, after the slope policy (slope 0 when dropped) */
+    double fitted_slope;     /**< the slope the weighted regression found */
+    double slope_se;         /**< its standard error, inflated for autocorrelated residuals */
+    double r2, resid_rms, span;
+    double resid_rho;        /**< lag-1 autocorrelation of the residuals */
+    int bounds_flat;         /**< 1 if one constant offset lies in every hard bound (slope dropped for it) */
+    int constrained;         /**< 1 if the hard bounds constrained the fit */
+    double widening;         /**< how far the bounds had to be widened to be consistent (s) */
+    int npoints, nused, slope_kept;
+} isochron_fit_t;
+
+/**
+ * \brief Fit offsets y (reference minus client) against client times x.
+ * \p u (may be NULL) is each point's uncertainty: it weights the points
+ * (1/u^2), drives minimum-RTT filtering, and with \p hard_bounds nonzero
+ * every interval [y-u, y+u] must contain the true offset (SKaMPI-Offset), so
+ * the line is constrained to pass through all of them (widened as little as
+ * needed when they are inconsistent). \p policy: ISOCHRON_SLOPE_AUTO keeps
+ * the slope only when it exceeds 3 standard errors and no constant offset
+ * fits all hard bounds; ALWAYS keeps it; NEVER fits an offset only.
+ * \p outliers: reject points beyond 4 robust standard deviations.
+ * \return ISOCHRON_OK, EINVAL for n < 1, ENOMEM.
+ */
+int isochron_fit_line(const double *x, const double *y, const double *u, int n, int policy, int outliers,
+                      int hard_bounds, isochron_fit_t *out);
+
+/* ------------------------------------------------------------------------ */
 /* Specs                                                                      */
 
 typedef enum { ISOCHRON_SLOPE_AUTO = 0, ISOCHRON_SLOPE_ALWAYS = 1, ISOCHRON_SLOPE_NEVER = 2 } isochron_slope_policy_t;

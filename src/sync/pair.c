@@ -24,7 +24,6 @@
 #include <unistd.h>
 #include "isochron.h"
 #include "core/util.h"
-#include "clock/fit.h"
 #include "sync/sync_impl.h"
 
 /* Polite on purpose: ranks that finished their pairs wait here while others
