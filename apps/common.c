@@ -58,27 +58,7 @@ int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const 
     return 0;
 }
 
-void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c == '\n') fputs("\\n", f);
-        else if (c == '\t') fputs("\\t", f);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-void json_num(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.10g", v);
-    else fputs("null", f);
-}
-
-void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv)
+void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv)
 {
     int rank, size, len;
     MPI_Comm_rank(comm, &rank);
@@ -87,32 +67,45 @@ void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv)
     MPI_Get_processor_name(name, &len);
     char *all = rank == 0 ? calloc((size_t)size, MPI_MAX_PROCESSOR_NAME) : NULL;
     MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
-    if (rank != 0) return;
+    if (rank != 0 || !j) { free(all); return; }
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(lib, &len);
     for (int i = 0; i < len; i++) if (lib[i] == '\n') { lib[i] = 0; break; }
     int ver, sub;
     MPI_Get_version(&ver, &sub);
-    fprintf(f, "\"isochron\":\"%s\",\"host\":", ISOCHRON_VERSION_STRING);
-    json_str(f, name);
-    fputs(",\"hosts\":[", f);
-    int nh = 0;
+    isochron_json_kstring(j, "isochron", ISOCHRON_VERSION_STRING);
+    isochron_json_kstring(j, "host", name);
+    isochron_json_key(j, "hosts");
+    isochron_json_array_begin(j);
     for (int i = 0; i < size; i++) {
         int dup = 0;
-        for (int j = 0; j < i; j++) if (!strcmp(all + (size_t)i * MPI_MAX_PROCESSOR_NAME, all + (size_t)j * MPI_MAX_PROCESSOR_NAME)) dup = 1;
-        if (dup) continue;
-        if (nh++) fputc(',', f);
-        json_str(f, all + (size_t)i * MPI_MAX_PROCESSOR_NAME);
+        for (int k = 0; k < i; k++) if (!strcmp(all + (size_t)i * MPI_MAX_PROCESSOR_NAME, all + (size_t)k * MPI_MAX_PROCESSOR_NAME)) dup = 1;
+        if (!dup) isochron_json_string(j, all + (size_t)i * MPI_MAX_PROCESSOR_NAME);
     }
-    fprintf(f, "],\"mpi_library\":");
-    json_str(f, lib);
-    fprintf(f, ",\"mpi_version\":\"%d.%d\",\"ranks\":%d,\"command\":", ver, sub, size);
+    isochron_json_array_end(j);
+    isochron_json_kstring(j, "mpi_library", lib);
+    char mv[32];
+    snprintf(mv, sizeof mv, "%d.%d", ver, sub);
+    isochron_json_kstring(j, "mpi_version", mv);
+    isochron_json_kint(j, "ranks", size);
     char cmd[2048] = "";
     size_t used = 0;
     for (int i = 0; i < argc && used < sizeof cmd - 2; i++)
         used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s", i ? " " : "", argv[i]);
-    json_str(f, cmd);
+    isochron_json_kstring(j, "command", cmd);
     free(all);
+}
+
+char *app_context_json(MPI_Comm comm, int argc, char **argv)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    isochron_json_t j;
+    if (rank != 0 || isochron_json_open_string(&j)) { app_context_fields(NULL, comm, argc, argv); return NULL; }
+    isochron_json_object_begin(&j);
+    app_context_fields(&j, comm, argc, argv);
+    isochron_json_object_end(&j);
+    return isochron_json_close_string(&j);
 }
 
 int app_parse_list(const char *s, double *out, int max, int *n)
@@ -193,10 +186,19 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         if (fabs(acc[i].true_offset) > truth) truth = fabs(acc[i].true_offset);
     }
     free(acc);
-    char tj[64] = "null";
-    if (has_truth) snprintf(tj, sizeof tj, "%.6g", truth);
-    snprintf(c->json, sizeof c->json, "{\"spec\":\"%s\",\"duration_s\":%.6g,\"rounds\":%d,\"max_abs_measured_offset_s\":%.6g,\"max_abs_true_offset_s\":%s}",
-             c->spec_text, c->rep.duration, c->rep.rounds, meas, tj);
+    isochron_json_t j;
+    if (rank == 0 && isochron_json_open_string(&j) == ISOCHRON_OK) {
+        isochron_json_object_begin(&j);
+        isochron_json_kstring(&j, "spec", c->spec_text);
+        isochron_json_knumber(&j, "duration_s", c->rep.duration);
+        isochron_json_kint(&j, "rounds", c->rep.rounds);
+        isochron_json_knumber(&j, "max_abs_measured_offset_s", meas);
+        isochron_json_knumber(&j, "max_abs_true_offset_s", has_truth ? truth : NAN);
+        isochron_json_object_end(&j);
+        char *t = isochron_json_close_string(&j);
+        snprintf(c->json, sizeof c->json, "%s", t);
+        free(t);
+    }
     return 0;
 }
 

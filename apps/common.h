@@ -6,6 +6,7 @@
 #include "isochron/timer.h"
 #include "isochron/clock.h"
 #include "isochron/sync.h"
+#include "isochron/report.h"
 
 /* One command-line option: drives both parsing and --help (Caliper style). */
 typedef struct {
@@ -28,12 +29,12 @@ typedef struct {
 int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank);
 void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_t *opts, int nopts);
 
-/* JSON helpers */
-void json_str(FILE *f, const char *s);
-void json_num(FILE *f, double v); /* null for NaN/inf */
-
-/* Writes the "context" record's common fields (no braces): host(s), MPI, ranks, command. */
-void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv);
+/* The context's common fields (keys of the open object of j): isochron
+ * version, host(s), MPI library and version, ranks, command. Collective (the
+ * host names are gathered); j is used on rank 0 only and may be NULL. */
+void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv);
+/* The same fields as one JSON object's text (rank 0; NULL elsewhere; free it). Collective. */
+char *app_context_json(MPI_Comm comm, int argc, char **argv);
 
 /* The base timer \p name on every rank, decorated with this rank's skew from
  * \p skew when it injects anything (*my_skew receives it, zeros otherwise).

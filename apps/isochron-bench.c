@@ -236,29 +236,41 @@ int main(int argc, char **argv)
         if (jf) isochron_reporter_create("jsonl", jf, &reps[1]);
         if (cf) isochron_reporter_create("csv", cf, &reps[2]);
     }
-    char *ctxbuf = NULL;
-    size_t ctxlen = 0;
-    FILE *mf = rank == 0 ? open_memstream(&ctxbuf, &ctxlen) : NULL;
-    app_context_fields(mf, MPI_COMM_WORLD, argc, argv);
-    if (mf) fclose(mf);
+    char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
     if (rank == 0) {
-        /* split "k":v,"k":v... of app_context_fields into kv pairs by re-serializing simple fields */
-        char opts_json[1024];
-        snprintf(opts_json, sizeof opts_json, "{\"min_reps\":%d,\"max_reps\":%d,\"rel_ci\":%g,\"ci_level\":%g,\"budget_s\":%g,\"warmup\":%d,\"barrier\":\"%s\",\"barrier_twice\":%s,\"slack\":%g,\"window_s\":%g,\"validate\":%d,\"cache_clear_bytes\":%zu}",
-                 bo.min_reps, bo.max_reps, bo.rel_ci, bo.ci_level, bo.budget, bo.warmup, bo.barrier, bo.barrier_twice ? "true" : "false",
-                 bo.slack, bo.window, bo.validate, bo.cache_bytes);
-        char scheme_j[40], method_j[40], timer_j[80], over_j[8], nodes_j[16], np_j[16], ctx_j[4096];
-        snprintf(scheme_j, sizeof scheme_j, "\"%s\"", bo.scheme);
-        snprintf(method_j, sizeof method_j, "\"%s\"", bo.method);
-        snprintf(timer_j, sizeof timer_j, "\"%s\"", isochron_timer_name(ck.timer));
+        /* the context's values as JSON text, each made by the one JSON writer */
+        char *opts_json = NULL, *vals[5] = {NULL, NULL, NULL, NULL, NULL};
+        isochron_json_t j;
+        if (isochron_json_open_string(&j) == ISOCHRON_OK) {
+            isochron_json_object_begin(&j);
+            isochron_json_kint(&j, "min_reps", bo.min_reps);
+            isochron_json_kint(&j, "max_reps", bo.max_reps);
+            isochron_json_knumber(&j, "rel_ci", bo.rel_ci);
+            isochron_json_knumber(&j, "ci_level", bo.ci_level);
+            isochron_json_knumber(&j, "budget_s", bo.budget);
+            isochron_json_kint(&j, "warmup", bo.warmup);
+            isochron_json_kstring(&j, "barrier", bo.barrier);
+            isochron_json_kbool(&j, "barrier_twice", bo.barrier_twice);
+            isochron_json_knumber(&j, "slack", bo.slack);
+            isochron_json_knumber(&j, "window_s", bo.window);
+            isochron_json_kint(&j, "validate", bo.validate);
+            isochron_json_kint(&j, "cache_clear_bytes", (long long)bo.cache_bytes);
+            isochron_json_object_end(&j);
+            opts_json = isochron_json_close_string(&j);
+        }
+        const char *strs[3] = {bo.scheme, bo.method, isochron_timer_name(ck.timer)};
+        for (int i = 0; i < 3; i++)
+            if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, strs[i]); vals[i] = isochron_json_close_string(&j); }
+        char over_j[8], nodes_j[16], np_j[16];
         snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
         snprintf(nodes_j, sizeof nodes_j, "%d", srep.nodes);
         snprintf(np_j, sizeof np_j, "%d", nprocs);
-        snprintf(ctx_j, sizeof ctx_j, "{%s}", ctxbuf);
-        isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctx_j}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
-                              {"timer", timer_j}, {"clock_sync", ck.json}, {"scheme", scheme_j}, {"method", method_j}, {"options", opts_json}};
+        isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
+                              {"timer", vals[2]}, {"clock_sync", ck.json}, {"scheme", vals[0]}, {"method", vals[1]}, {"options", opts_json}};
         int nkv = (int)(sizeof kv / sizeof kv[0]);
         for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
+        free(opts_json);
+        for (int i = 0; i < 3; i++) free(vals[i]);
     }
 
     /* ---- the sweep */
