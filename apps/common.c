@@ -146,6 +146,21 @@ int app_make_timer(const char *prog, const char *name, const isochron_skew_spec_
     return 0;
 }
 
+int app_parse_node_size(const char *prog, const char *v, int rank, int *out)
+{
+    long n = 0;
+    *out = 0;
+    if (v && (isochron_parse_long(v, &n) || n < 0 || n > 1000000)) {
+        if (rank == 0) fprintf(stderr, "%s: --node-size '%s': expected an integer in [0, 1000000] (0: shared-memory nodes)\n", prog, v);
+        return 2;
+    }
+    *out = (int)n;
+    return 0;
+}
+
+static int clock_node_size;
+void app_clock_node_size(int n) { clock_node_size = n; }
+
 int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, MPI_Comm comm, int quiet, app_clock_t *c)
 {
     int rank, size;
@@ -157,6 +172,7 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         if (rank == 0) fprintf(stderr, "%s: --sync: %s\n", prog, isochron_last_error());
         return 2;
     }
+    c->spec.node_size = clock_node_size;
     if (isochron_skew_spec_parse(skew ? skew : "none", &sk)) {
         if (rank == 0) fprintf(stderr, "%s: --skew: %s\n", prog, isochron_last_error());
         return 2;
@@ -192,6 +208,8 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         isochron_json_kstring(&j, "spec", c->spec_text);
         isochron_json_knumber(&j, "duration_s", c->rep.duration);
         isochron_json_kint(&j, "rounds", c->rep.rounds);
+        isochron_json_kint(&j, "nodes", c->rep.nodes);
+        isochron_json_kint(&j, "node_size", c->spec.node_size);
         isochron_json_knumber(&j, "max_abs_measured_offset_s", meas);
         isochron_json_knumber(&j, "max_abs_true_offset_s", has_truth ? truth : NAN);
         isochron_json_object_end(&j);

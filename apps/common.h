@@ -20,6 +20,7 @@ typedef struct {
 #define APP_OPT_SYNC {"sync", "SPEC", "clock synchronization spec (see isochron-clock --list-sync)", "hca3"}
 #define APP_OPT_TIMER {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", "mpi_wtime"}
 #define APP_OPT_SKEW {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", "none"}
+#define APP_OPT_NODE_SIZE {"node-size", "N", "hierarchical sync: every block of N consecutive ranks is a node, even on one host (0: shared-memory nodes)", "0"}
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
 #define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
@@ -54,6 +55,11 @@ typedef struct {
     char spec_text[1024];
     char json[1400];
 } app_clock_t;
+/* --node-size: an integer in [0, 1000000] into *out (0 when v is NULL).
+ * 0, or 2 after printing the reason on rank 0 with prog. */
+int app_parse_node_size(const char *prog, const char *v, int rank, int *out);
+/* The node size the next app_clock_setup gives its spec (isochron_sync_spec_t.node_size). */
+void app_clock_node_size(int n);
 /* Collective. 0, or 2 after printing the reason on rank 0 with prog. */
 int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, MPI_Comm comm, int quiet, app_clock_t *c);
 void app_clock_free(app_clock_t *c);

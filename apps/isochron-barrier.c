@@ -42,7 +42,7 @@
 
 #define PROG "isochron-barrier"
 enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_SKSPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_TOL, O_WAIT, O_RDSBS, O_RDSS,
-       O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_TIMER, O_SKEW, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
+       O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
        O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
@@ -67,6 +67,7 @@ static const app_option_t opts[NOPT] = {
     [O_BUDGET] = {"budget", "SECONDS", "cost: time per algorithm (the Round-Time slice)", "1"},
     [O_SEED] = {"seed", "N", "random arrival delays: seed", "1"},
     [O_SYNC] = APP_OPT_SYNC,
+    [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = APP_OPT_TIMER,
     [O_SKEW] = APP_OPT_SKEW,
     [O_FORMAT] = {"format", "FMT", "stdout: table or none", "table"},
@@ -390,6 +391,9 @@ int main(int argc, char **argv)
         isochron_sync_spec_t sp;
         isochron_skew_spec_t sk;
         if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &sp)) FAIL("--sync: %s", isochron_last_error());
+        int nsz;
+        if ((code = app_parse_node_size(PROG, v[O_NODESZ], rank, &nsz))) goto done;
+        app_clock_node_size(nsz);
         if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &sk)) FAIL("--skew: %s", isochron_last_error());
     }
     run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};

@@ -22,7 +22,7 @@
 #include "common.h"
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_RELCI, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
-       O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_TIMER, O_SKEW,
+       O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
        O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
@@ -50,6 +50,7 @@ static const app_option_t opts[NOPT] = {
     [O_RAW] = {"raw", NULL, "write every repetition's run time and per-rank start/end (jsonl)", NULL},
     [O_VALIDATE] = {"validate", "0|1|2", "check received data: never, repetitions 0,1,2,4,8,..., every repetition", "1"},
     [O_SYNC] = APP_OPT_SYNC,
+    [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = APP_OPT_TIMER,
     [O_SKEW] = APP_OPT_SKEW,
     [O_RESYNC] = {"resync", "SECONDS", "synchronize clocks again between points after this long (0: never)", "0"},
@@ -204,6 +205,9 @@ int main(int argc, char **argv)
         isochron_sync_spec_t sp;
         isochron_skew_spec_t sk;
         if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &sp)) FAIL("--sync: %s", isochron_last_error());
+        int nsz;
+        if ((code = app_parse_node_size("isochron-bench", v[O_NODESZ], rank, &nsz))) goto done;
+        app_clock_node_size(nsz);
         if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &sk)) FAIL("--skew: %s", isochron_last_error());
     }
     FILE *jf = NULL, *cf = NULL;

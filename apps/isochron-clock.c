@@ -15,9 +15,10 @@
 #include "isochron/sync.h"
 #include "common.h"
 
-enum { O_SYNC, O_TIMER, O_SKEW, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };
+enum { O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };
 static const app_option_t opts[NOPT] = {
     [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
+    [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = {"timer", "NAME", "base timer; see --list-timers", "mpi_wtime"},
     [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank, e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
     [O_WAIT] = {"wait", "LIST", "check times after sync, seconds (comma-separated, ascending, each <= 3600)", "0,1,10"},
@@ -172,6 +173,7 @@ int main(int argc, char **argv)
     int nwaits = 0;
     long cpp = 100;
     if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &spec)) { code = fail(rank, "--sync"); goto close; }
+    if ((code = app_parse_node_size("isochron-clock", v[O_NODESZ], rank, &spec.node_size))) goto close;
     if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) { code = fail(rank, "--skew"); goto close; }
     if (app_parse_list(v[O_WAIT] ? v[O_WAIT] : "0,1,10", waits, 32, &nwaits)) {
         if (rank == 0) fprintf(stderr, "isochron-clock: --wait '%s': expected up to 32 comma-separated times, e.g. 0,1,10\n", v[O_WAIT]);
@@ -233,6 +235,7 @@ int main(int argc, char **argv)
         isochron_json_kstring(&j, "timer", isochron_timer_base_name(timer));
         isochron_json_kstring(&j, "sync_spec", spec_text);
         isochron_json_kint(&j, "nodes", rep.nodes);
+        isochron_json_kint(&j, "node_size", spec.node_size);
         isochron_json_kbool(&j, "oversubscribed", rep.oversubscribed);
         isochron_json_kbool(&j, "sockets_split", rep.sockets_split);
         if (has_truth) isochron_json_kstring(&j, "truth", "host_clock_monotonic");
@@ -314,7 +317,7 @@ int main(int argc, char **argv)
         fprintf(tab, "  spec    %s\n", spec_text);
         fprintf(tab, "  timer   %s%s%s\n", isochron_timer_base_name(timer), isochron_skew_spec_active(&skew) ? ", skew injected: " : "",
                 isochron_skew_spec_active(&skew) ? v[O_SKEW] : "");
-        fprintf(tab, "  ranks   %d on %d node(s)%s\n", size, rep.nodes, rep.oversubscribed ? ", oversubscribed (more ranks than cores): pairs took turns" : "");
+        fprintf(tab, "  ranks   %d on %d node(s)%s%s\n", size, rep.nodes, spec.node_size > 0 ? " (blocks of --node-size ranks)" : "", rep.oversubscribed ? ", oversubscribed (more ranks than cores): pairs took turns" : "");
         fprintf(tab, "  sync    %.3f s, %d rounds\n", rep.duration, rep.rounds);
         fprintf(tab, "  truth   %s\n\n", has_truth ? "host-wide CLOCK_MONOTONIC (all ranks on one host)" : "none (ranks span hosts): only Alg. 6 measured offsets");
         fprintf(tab, "%4s %4s %13s %9s %5s %9s %9s", "rank", "ref", "slope[ppm]", "±se", "kept", "resid[ns]", "pts");
