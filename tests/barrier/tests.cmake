@@ -25,3 +25,6 @@ isochron_cli_test(bench_barrier_rds 4 TOOL isochron-bench EXPECT zero MATCH "all
 isochron_cli_test(bench_list_barriers 1 TOOL isochron-bench EXPECT zero MATCH "double_ring" "rds" ARGS --list-barriers)
 isochron_cli_test(bench_unknown_barrier 2 TOOL isochron-bench EXPECT nonzero MATCH "unknown barrier" "dissemination" ARGS --scheme barrier --barrier nosuch)
 isochron_cli_test(barrier_bad_skew_spread 2 TOOL isochron-barrier EXPECT nonzero MATCH "--skew-spread 'soon'" ARGS --skew-spread soon)
+isochron_cli_test(barrier_node_size 4 TOOL isochron-barrier EXPECT zero MATCH "4 ranks, 2 node[(]s[)]" "exit skew"
+                  ARGS --experiments skew --calls 20 --sync hca3+hca3 --node-size 2 --quiet)
+isochron_cli_test(barrier_bad_node_size 1 TOOL isochron-barrier EXPECT nonzero MATCH "--node-size '1.5'" ARGS --experiments skew --node-size 1.5)
