@@ -161,6 +161,55 @@ int app_parse_node_size(const char *prog, const char *v, int rank, int *out)
 static int clock_node_size;
 void app_clock_node_size(int n) { clock_node_size = n; }
 
+int app_engine_options(const char *prog, const char *min_reps, const char *max_reps, const char *rel_ci, const char *budget, int rank,
+                       isochron_bench_opts_t *bo)
+{
+    long lv;
+    double dv;
+    const char *bad = NULL, *want = NULL;
+    if (min_reps && (isochron_parse_long(min_reps, &lv) || lv < 1 || lv > 10000000)) bad = "min-reps", want = min_reps;
+    else if (min_reps) bo->min_reps = (int)lv;
+    if (!bad && max_reps && (isochron_parse_long(max_reps, &lv) || lv < 1 || lv > 10000000)) bad = "max-reps", want = max_reps;
+    else if (!bad && max_reps) bo->max_reps = (int)lv;
+    if (bad) {
+        if (rank == 0) fprintf(stderr, "%s: --%s '%s': expected an integer in [1, 10000000]\n", prog, bad, want);
+        return 2;
+    }
+    if (rel_ci && isochron_parse_double(rel_ci, &dv)) {
+        if (rank == 0) fprintf(stderr, "%s: --rel-ci '%s': expected a number\n", prog, rel_ci);
+        return 2;
+    } else if (rel_ci) bo->rel_ci = dv;
+    if (budget && isochron_parse_duration(budget, &dv)) {
+        if (rank == 0) fprintf(stderr, "%s: --budget '%s': expected seconds\n", prog, budget);
+        return 2;
+    } else if (budget) bo->budget = dv;
+    return 0;
+}
+
+int app_clock_options(const char *prog, const char *sync, const char *skew, const char *node_size, int rank)
+{
+    isochron_sync_spec_t sp;
+    isochron_skew_spec_t sk;
+    int n;
+    if (isochron_sync_spec_parse(sync ? sync : "hca3", &sp)) {
+        if (rank == 0) fprintf(stderr, "%s: --sync: %s\n", prog, isochron_last_error());
+        return 2;
+    }
+    if (app_parse_node_size(prog, node_size, rank, &n)) return 2;
+    if (isochron_skew_spec_parse(skew ? skew : "none", &sk)) {
+        if (rank == 0) fprintf(stderr, "%s: --skew: %s\n", prog, isochron_last_error());
+        return 2;
+    }
+    app_clock_node_size(n);
+    return 0;
+}
+
+void app_list_barriers(int rank)
+{
+    if (rank == 0)
+        for (int i = 0; i < isochron_barrier_count(); i++) printf("%-14s %s\n", isochron_barrier_info(i)->name, isochron_barrier_info(i)->description);
+}
+
 int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, MPI_Comm comm, int quiet, app_clock_t *c)
 {
     int rank, size;

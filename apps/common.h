@@ -21,6 +21,7 @@ typedef struct {
 #define APP_OPT_TIMER {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", "mpi_wtime"}
 #define APP_OPT_SKEW {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", "none"}
 #define APP_OPT_NODE_SIZE {"node-size", "N", "hierarchical sync: every block of N consecutive ranks is a node, even on one host (0: shared-memory nodes)", "0"}
+#define APP_OPT_LIST_BARRIERS {"list-barriers", NULL, "list the barrier algorithms and exit", NULL}
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
 #define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
@@ -55,6 +56,17 @@ typedef struct {
     char spec_text[1024];
     char json[1400];
 } app_clock_t;
+/* The engine options both measuring drivers take: --min-reps, --max-reps,
+ * --rel-ci, --budget (each may be NULL: left at its default in *bo).
+ * 0, or 2 after printing the reason on rank 0 with prog. */
+int app_engine_options(const char *prog, const char *min_reps, const char *max_reps, const char *rel_ci, const char *budget, int rank,
+                       isochron_bench_opts_t *bo);
+/* --sync, --skew and --node-size checked before anything runs (the node size
+ * is kept for app_clock_setup). 0, or 2 after printing the reason on rank 0. */
+int app_clock_options(const char *prog, const char *sync, const char *skew, const char *node_size, int rank);
+/* --list-barriers (rank 0 prints). */
+void app_list_barriers(int rank);
+
 /* --node-size: an integer in [0, 1000000] into *out (0 when v is NULL).
  * 0, or 2 after printing the reason on rank 0 with prog. */
 int app_parse_node_size(const char *prog, const char *v, int rank, int *out);

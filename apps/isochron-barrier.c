@@ -74,7 +74,7 @@ static const app_option_t opts[NOPT] = {
     [O_JSONL] = {"jsonl", "FILE", "write JSON Lines to FILE", NULL},
     [O_WATCHDOG] = {"watchdog", "SECONDS", "abort an experiment step that runs longer than this, naming it (0: off)", "300"},
     [O_QUIET] = APP_OPT_QUIET,
-    [O_LBAR] = {"list-barriers", NULL, "list the barrier algorithms and exit", NULL},
+    [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_LEXP] = {"list-experiments", NULL, "list the experiments and exit", NULL},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
     }
     if (v[O_VERSION]) { if (rank == 0) printf(PROG " %s\n", ISOCHRON_VERSION_STRING); goto done; }
     if (v[O_LBAR]) {
-        if (rank == 0) for (int i = 0; i < isochron_barrier_count(); i++) printf("%-14s %s\n", isochron_barrier_info(i)->name, isochron_barrier_info(i)->description);
+        app_list_barriers(rank);
         goto done;
     }
     if (v[O_LEXP]) {
@@ -380,22 +380,11 @@ int main(int argc, char **argv)
     if ((exps[2] || exps[3]) && size < 2) FAIL("the shift and payoff experiments need at least 2 processes (running on %d)", size);
     isochron_bench_opts_t bo;
     isochron_bench_opts_default(&bo);
-    if (v[O_MINR]) { if (isochron_parse_long(v[O_MINR], &lv) || lv < 1 || lv > 10000000) FAIL("--min-reps '%s': expected an integer in [1, 10000000]", v[O_MINR]); bo.min_reps = (int)lv; }
-    if (v[O_MAXR]) { if (isochron_parse_long(v[O_MAXR], &lv) || lv < 1 || lv > 10000000) FAIL("--max-reps '%s': expected an integer in [1, 10000000]", v[O_MAXR]); bo.max_reps = (int)lv; }
-    if (v[O_RELCI]) { if (isochron_parse_double(v[O_RELCI], &dv)) FAIL("--rel-ci '%s': expected a number", v[O_RELCI]); bo.rel_ci = dv; }
-    if (v[O_BUDGET]) { if (isochron_parse_duration(v[O_BUDGET], &dv)) FAIL("--budget '%s': expected seconds", v[O_BUDGET]); bo.budget = dv; }
+    if ((code = app_engine_options(PROG, v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
     const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
     if (strcmp(fmt, "table") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, none", fmt);
-    {
-        isochron_sync_spec_t sp;
-        isochron_skew_spec_t sk;
-        if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &sp)) FAIL("--sync: %s", isochron_last_error());
-        int nsz;
-        if ((code = app_parse_node_size(PROG, v[O_NODESZ], rank, &nsz))) goto done;
-        app_clock_node_size(nsz);
-        if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &sk)) FAIL("--skew: %s", isochron_last_error());
-    }
+    if ((code = app_clock_options(PROG, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};
     isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed};
     if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
