@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
-#include "core/util.h"
 #include "common.h"
 
 void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_t *opts, int nopts)
@@ -59,27 +58,7 @@ int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const 
     return 0;
 }
 
-void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c == '\n') fputs("\\n", f);
-        else if (c == '\t') fputs("\\t", f);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-void json_num(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.10g", v);
-    else fputs("null", f);
-}
-
-void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv)
+void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv)
 {
     int rank, size, len;
     MPI_Comm_rank(comm, &rank);
@@ -88,32 +67,45 @@ void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv)
     MPI_Get_processor_name(name, &len);
     char *all = rank == 0 ? calloc((size_t)size, MPI_MAX_PROCESSOR_NAME) : NULL;
     MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
-    if (rank != 0) return;
+    if (rank != 0 || !j) { free(all); return; }
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(lib, &len);
     for (int i = 0; i < len; i++) if (lib[i] == '\n') { lib[i] = 0; break; }
     int ver, sub;
     MPI_Get_version(&ver, &sub);
-    fprintf(f, "\"isochron\":\"%s\",\"host\":", ISOCHRON_VERSION_STRING);
-    json_str(f, name);
-    fputs(",\"hosts\":[", f);
-    int nh = 0;
+    isochron_json_kstring(j, "isochron", ISOCHRON_VERSION_STRING);
+    isochron_json_kstring(j, "host", name);
+    isochron_json_key(j, "hosts");
+    isochron_json_array_begin(j);
     for (int i = 0; i < size; i++) {
         int dup = 0;
-        for (int j = 0; j < i; j++) if (!strcmp(all + (size_t)i * MPI_MAX_PROCESSOR_NAME, all + (size_t)j * MPI_MAX_PROCESSOR_NAME)) dup = 1;
-        if (dup) continue;
-        if (nh++) fputc(',', f);
-        json_str(f, all + (size_t)i * MPI_MAX_PROCESSOR_NAME);
+        for (int k = 0; k < i; k++) if (!strcmp(all + (size_t)i * MPI_MAX_PROCESSOR_NAME, all + (size_t)k * MPI_MAX_PROCESSOR_NAME)) dup = 1;
+        if (!dup) isochron_json_string(j, all + (size_t)i * MPI_MAX_PROCESSOR_NAME);
     }
-    fprintf(f, "],\"mpi_library\":");
-    json_str(f, lib);
-    fprintf(f, ",\"mpi_version\":\"%d.%d\",\"ranks\":%d,\"command\":", ver, sub, size);
+    isochron_json_array_end(j);
+    isochron_json_kstring(j, "mpi_library", lib);
+    char mv[32];
+    snprintf(mv, sizeof mv, "%d.%d", ver, sub);
+    isochron_json_kstring(j, "mpi_version", mv);
+    isochron_json_kint(j, "ranks", size);
     char cmd[2048] = "";
     size_t used = 0;
     for (int i = 0; i < argc && used < sizeof cmd - 2; i++)
         used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s", i ? " " : "", argv[i]);
-    json_str(f, cmd);
+    isochron_json_kstring(j, "command", cmd);
     free(all);
+}
+
+char *app_context_json(MPI_Comm comm, int argc, char **argv)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    isochron_json_t j;
+    if (rank != 0 || isochron_json_open_string(&j)) { app_context_fields(NULL, comm, argc, argv); return NULL; }
+    isochron_json_object_begin(&j);
+    app_context_fields(&j, comm, argc, argv);
+    isochron_json_object_end(&j);
+    return isochron_json_close_string(&j);
 }
 
 int app_parse_list(const char *s, double *out, int max, int *n)
@@ -163,6 +155,70 @@ int app_parse_track(const char *prog, const char *v, int rank, int *on)
     return 2;
 }
 
+int app_parse_node_size(const char *prog, const char *v, int rank, int *out)
+{
+    long n = 0;
+    *out = 0;
+    if (v && (isochron_parse_long(v, &n) || n < 0 || n > 1000000)) {
+        if (rank == 0) fprintf(stderr, "%s: --node-size '%s': expected an integer in [0, 1000000] (0: shared-memory nodes)\n", prog, v);
+        return 2;
+    }
+    *out = (int)n;
+    return 0;
+}
+
+static int clock_node_size;
+void app_clock_node_size(int n) { clock_node_size = n; }
+
+int app_engine_options(const char *prog, const char *min_reps, const char *max_reps, const char *rel_ci, const char *budget, int rank,
+                       isochron_bench_opts_t *bo)
+{
+    long lv;
+    double dv;
+    const char *bad = NULL, *want = NULL;
+    if (min_reps && (isochron_parse_long(min_reps, &lv) || lv < 1 || lv > 10000000)) bad = "min-reps", want = min_reps;
+    else if (min_reps) bo->min_reps = (int)lv;
+    if (!bad && max_reps && (isochron_parse_long(max_reps, &lv) || lv < 1 || lv > 10000000)) bad = "max-reps", want = max_reps;
+    else if (!bad && max_reps) bo->max_reps = (int)lv;
+    if (bad) {
+        if (rank == 0) fprintf(stderr, "%s: --%s '%s': expected an integer in [1, 10000000]\n", prog, bad, want);
+        return 2;
+    }
+    if (rel_ci && isochron_parse_double(rel_ci, &dv)) {
+        if (rank == 0) fprintf(stderr, "%s: --rel-ci '%s': expected a number\n", prog, rel_ci);
+        return 2;
+    } else if (rel_ci) bo->rel_ci = dv;
+    if (budget && isochron_parse_duration(budget, &dv)) {
+        if (rank == 0) fprintf(stderr, "%s: --budget '%s': expected seconds\n", prog, budget);
+        return 2;
+    } else if (budget) bo->budget = dv;
+    return 0;
+}
+
+int app_clock_options(const char *prog, const char *sync, const char *skew, const char *node_size, int rank)
+{
+    isochron_sync_spec_t sp;
+    isochron_skew_spec_t sk;
+    int n;
+    if (isochron_sync_spec_parse(sync ? sync : "hca3", &sp)) {
+        if (rank == 0) fprintf(stderr, "%s: --sync: %s\n", prog, isochron_last_error());
+        return 2;
+    }
+    if (app_parse_node_size(prog, node_size, rank, &n)) return 2;
+    if (isochron_skew_spec_parse(skew ? skew : "none", &sk)) {
+        if (rank == 0) fprintf(stderr, "%s: --skew: %s\n", prog, isochron_last_error());
+        return 2;
+    }
+    app_clock_node_size(n);
+    return 0;
+}
+
+void app_list_barriers(int rank)
+{
+    if (rank == 0)
+        for (int i = 0; i < isochron_barrier_count(); i++) printf("%-14s %s\n", isochron_barrier_info(i)->name, isochron_barrier_info(i)->description);
+}
+
 int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, int track, MPI_Comm comm, int quiet,
                     app_clock_t *c)
 {
@@ -175,6 +231,7 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         if (rank == 0) fprintf(stderr, "%s: --sync: %s\n", prog, isochron_last_error());
         return 2;
     }
+    c->spec.node_size = clock_node_size;
     if (isochron_skew_spec_parse(skew ? skew : "none", &sk)) {
         if (rank == 0) fprintf(stderr, "%s: --skew: %s\n", prog, isochron_last_error());
         return 2;
@@ -209,10 +266,22 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         if (fabs(acc[i].true_offset) > truth) truth = fabs(acc[i].true_offset);
     }
     free(acc);
-    char tj[64] = "null";
-    if (has_truth) snprintf(tj, sizeof tj, "%.6g", truth);
-    snprintf(c->json, sizeof c->json, "{\"spec\":\"%s\",\"duration_s\":%.6g,\"rounds\":%d,\"max_abs_measured_offset_s\":%.6g,\"max_abs_true_offset_s\":%s,\"tracking\":%s}",
-             c->spec_text, c->rep.duration, c->rep.rounds, meas, tj, track ? "true" : "false");
+    isochron_json_t j;
+    if (rank == 0 && isochron_json_open_string(&j) == ISOCHRON_OK) {
+        isochron_json_object_begin(&j);
+        isochron_json_kstring(&j, "spec", c->spec_text);
+        isochron_json_knumber(&j, "duration_s", c->rep.duration);
+        isochron_json_kint(&j, "rounds", c->rep.rounds);
+        isochron_json_kint(&j, "nodes", c->rep.nodes);
+        isochron_json_kint(&j, "node_size", c->spec.node_size);
+        isochron_json_knumber(&j, "max_abs_measured_offset_s", meas);
+        isochron_json_knumber(&j, "max_abs_true_offset_s", has_truth ? truth : NAN);
+        isochron_json_kbool(&j, "tracking", track);
+        isochron_json_object_end(&j);
+        char *t = isochron_json_close_string(&j);
+        snprintf(c->json, sizeof c->json, "%s", t);
+        free(t);
+    }
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "isochron/timer.h"
 #include "isochron/clock.h"
 #include "isochron/sync.h"
+#include "isochron/report.h"
 
 /* One command-line option: drives both parsing and --help (Caliper style). */
 typedef struct {
@@ -25,6 +26,8 @@ typedef struct {
 #define APP_OPT_TIMER {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", "mpi_wtime"}
 #define APP_OPT_SKEW {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", "none"}
 #define APP_OPT_TRACK {"track", "on|off", "clock tracking: refresh offsets and drift while running (off: sync once, as before; the default --sync is then the long one, " APP_SYNC_UNTRACKED ")", "on"}
+#define APP_OPT_NODE_SIZE {"node-size", "N", "hierarchical sync: every block of N consecutive ranks is a node, even on one host (0: shared-memory nodes)", "0"}
+#define APP_OPT_LIST_BARRIERS {"list-barriers", NULL, "list the barrier algorithms and exit", NULL}
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
 #define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
@@ -34,12 +37,12 @@ typedef struct {
 int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank);
 void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_t *opts, int nopts);
 
-/* JSON helpers */
-void json_str(FILE *f, const char *s);
-void json_num(FILE *f, double v); /* null for NaN/inf */
-
-/* Writes the "context" record's common fields (no braces): host(s), MPI, ranks, command. */
-void app_context_fields(FILE *f, MPI_Comm comm, int argc, char **argv);
+/* The context's common fields (keys of the open object of j): isochron
+ * version, host(s), MPI library and version, ranks, command. Collective (the
+ * host names are gathered); j is used on rank 0 only and may be NULL. */
+void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv);
+/* The same fields as one JSON object's text (rank 0; NULL elsewhere; free it). Collective. */
+char *app_context_json(MPI_Comm comm, int argc, char **argv);
 
 /* The base timer \p name on every rank, decorated with this rank's skew from
  * \p skew when it injects anything (*my_skew receives it, zeros otherwise).
@@ -60,6 +63,23 @@ typedef struct {
     char spec_text[1024];
     char json[1400];
 } app_clock_t;
+/* The engine options both measuring drivers take: --min-reps, --max-reps,
+ * --rel-ci, --budget (each may be NULL: left at its default in *bo).
+ * 0, or 2 after printing the reason on rank 0 with prog. */
+int app_engine_options(const char *prog, const char *min_reps, const char *max_reps, const char *rel_ci, const char *budget, int rank,
+                       isochron_bench_opts_t *bo);
+/* --sync, --skew and --node-size checked before anything runs (the node size
+ * is kept for app_clock_setup). 0, or 2 after printing the reason on rank 0. */
+int app_clock_options(const char *prog, const char *sync, const char *skew, const char *node_size, int rank);
+/* --list-barriers (rank 0 prints). */
+void app_list_barriers(int rank);
+
+/* --node-size: an integer in [0, 1000000] into *out (0 when v is NULL).
+ * 0, or 2 after printing the reason on rank 0 with prog. */
+int app_parse_node_size(const char *prog, const char *v, int rank, int *out);
+/* The node size the next app_clock_setup gives its spec (isochron_sync_spec_t.node_size). */
+void app_clock_node_size(int n);
+/* Collective. 0, or 2 after printing the reason on rank 0 with prog. */
 /* --track on|off into *on; 0, or 2 after printing the reason on rank 0. */
 int app_parse_track(const char *prog, const char *v, int rank, int *on);
 /* Collective. With track, the clock is tracked (c->track, on comm) from

@@ -23,8 +23,10 @@
  *          m >= (2 d b_s - b_l/2) / a (sec. 4.3) with a and b_l fitted to
  *          the concurrent reference and b_s measured by RDS.
  *
- * Thin by design: the barriers and the trial live in libisochron
- * (src/barrier); this file parses, orchestrates and writes results.
+ * Thin by design: the barriers, the trial and the experiments (with the
+ * payoff fit) live in libisochron (src/barrier, include/isochron/barrier.h);
+ * this file parses options, runs the experiments in turn and writes their
+ * results (table, and JSON Lines through the report module's JSON writer).
  */
 #include <math.h>
 #include <stdint.h>
@@ -36,12 +38,11 @@
 #include "isochron/bench.h"
 #include "isochron/report.h"
 #include "isochron/stats.h"
-#include "core/util.h"
 #include "common.h"
 
 #define PROG "isochron-barrier"
 enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_SKSPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_TOL, O_WAIT, O_RDSBS, O_RDSS,
-       O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_TIMER, O_SKEW, O_TRACK, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
+       O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
        O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
@@ -66,6 +67,7 @@ static const app_option_t opts[NOPT] = {
     [O_BUDGET] = {"budget", "SECONDS", "cost: time per algorithm (the Round-Time slice)", "1"},
     [O_SEED] = {"seed", "N", "random arrival delays: seed", "1"},
     [O_SYNC] = APP_OPT_SYNC,
+    [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = APP_OPT_TIMER,
     [O_SKEW] = APP_OPT_SKEW,
     [O_TRACK] = APP_OPT_TRACK,
@@ -73,7 +75,7 @@ static const app_option_t opts[NOPT] = {
     [O_JSONL] = {"jsonl", "FILE", "write JSON Lines to FILE", NULL},
     [O_WATCHDOG] = {"watchdog", "SECONDS", "abort an experiment step that runs longer than this, naming it (0: off)", "300"},
     [O_QUIET] = APP_OPT_QUIET,
-    [O_LBAR] = {"list-barriers", NULL, "list the barrier algorithms and exit", NULL},
+    [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_LEXP] = {"list-experiments", NULL, "list the experiments and exit", NULL},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
@@ -89,189 +91,122 @@ static const char *exp_desc[4] = {
 typedef struct {
     int rank, size;
     FILE *jf, *out;     /* JSON Lines file, table stream (rank 0; may be NULL) */
-    isochron_barrier_trial_t *trial;
-    double slack, spread;
-    double skew_spread; /* skew: arrivals spread (0: all start together, as paper 000's Fig. 8) */
-    double tolerance;   /* a rank entering later than this after its target makes the trial invalid */
-    uint64_t seed;
+    isochron_barrier_exp_t *exp;
+    double spread, skew_spread, threshold;
     int quiet;
 } run_t;
 
-/* ---- small helpers ---- */
+/* ---- writing results (the experiments themselves are in src/barrier/experiment.c) ---- */
 
-static double rnd01(uint64_t *s)
-{
-    *s ^= *s << 13; *s ^= *s >> 7; *s ^= *s << 17; /* xorshift64 */
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
-
-static void jarr(FILE *f, const double *v, int n)
-{
-    fputc('[', f);
-    for (int i = 0; i < n; i++) { if (i) fputc(',', f); json_num(f, v[i]); }
-    fputc(']', f);
-}
-
-/* {"median":..,"p95":..,"max":..,"mean":..} of v[0..n-1] */
-static void jstats(FILE *f, const double *v, int n, isochron_summary_t *out)
+static isochron_summary_t summary(const double *v, int n)
 {
     double q[1] = {0.95};
     isochron_summary_t s;
     isochron_summarize(v, n, 0.95, q, 1, &s);
-    fputs("{\"median\":", f); json_num(f, s.median);
-    fputs(",\"p95\":", f); json_num(f, s.qv[0]);
-    fputs(",\"max\":", f); json_num(f, s.max);
-    fputs(",\"mean\":", f); json_num(f, s.mean);
-    fputc('}', f);
-    if (out) *out = s;
+    return s;
 }
 
-static double p95(const double *v, int n)
+/* {"median":..,"p95":..,"max":..,"mean":..} */
+static void jstats(isochron_json_t *j, const char *key, const double *v, int n)
 {
-    double q[1] = {0.95};
-    isochron_summary_t s;
-    isochron_summarize(v, n, 0.95, q, 1, &s);
-    return s.qv[0];
+    isochron_summary_t s = summary(v, n);
+    isochron_json_key(j, key);
+    isochron_json_object_begin(j);
+    isochron_json_knumber(j, "median", s.median);
+    isochron_json_knumber(j, "p95", s.qv[0]);
+    isochron_json_knumber(j, "max", s.max);
+    isochron_json_knumber(j, "mean", s.mean);
+    isochron_json_object_end(j);
 }
 
-static double median_of(const double *v, int n)
+/* One record per configuration, for the skew ("skew") and shift ("shift")
+ * experiments alike: counts, the experiment's own fields, statistics of the
+ * values, and every sample. */
+static void samples_record(run_t *r, const char *type, const isochron_barrier_samples_t *sm)
 {
-    isochron_summary_t s;
-    isochron_summarize(v, n, 0.95, NULL, 0, &s);
-    return s.median;
-}
-
-/* What a trial yields (rank 0, global clock): exit skew (last exit - first
- * exit), shift cost (first exit -> last shift end), total (first entry ->
- * last shift end), barrier cost (common start -> last exit). */
-enum { V_SKEW, V_SHIFT, V_TOTAL, V_COST };
-
-/* One configuration of an experiment: a barrier (NULL: none), the spread of
- * the arrivals and the shift size (-1: no shift); vals[j] receives what[j]
- * of each valid trial. */
-typedef struct {
-    isochron_barrier_t *bar;
-    double spread;
-    long bytes;
-    double *vals[2];
-    int nvalid;
-} cfg_t;
-
-/* n trials of every configuration, interleaved (trial i of each configuration
- * in turn), so slow drifts of the machine's load hit every configuration
- * alike. Trials where a rank was late for its start are invalid and dropped
- * (Round-Time's rule), and so are trials where a rank entered more than
- * --late-tolerance after its start: it was descheduled while waiting, so
- * the calls did not start together. */
-static int interleaved(run_t *r, cfg_t *cf, int nc, int n, int warm, int nv, const int *what)
-{
-    isochron_barrier_stamp_t *st = r->rank == 0 ? malloc(sizeof *st * (size_t)r->size) : NULL;
-    for (int c = 0; c < nc; c++) cf[c].nvalid = 0;
-    for (int i = -warm; i < n; i++)
-        for (int c = 0; c < nc; c++) {
-            double t0, delay = cf[c].spread > 0 ? cf[c].spread * rnd01(&r->seed) : 0;
-            int rc = isochron_barrier_trial_start_time(r->trial, r->slack, &t0);
-            if (!rc) rc = isochron_barrier_trial_run(r->trial, cf[c].bar, t0, delay, cf[c].bytes, st);
-            if (rc) { free(st); return rc; }
-            if (r->rank != 0 || i < 0) continue;
-            double fe = INFINITY, fx = INFINITY, lx = -INFINITY, ls = -INFINITY;
-            int late = 0;
-            for (int k = 0; k < r->size; k++) {
-                fe = fmin(fe, st[k].entry); fx = fmin(fx, st[k].exit);
-                lx = fmax(lx, st[k].exit); ls = fmax(ls, st[k].shift_end);
-                late |= st[k].late > 0 || st[k].entry - st[k].target > r->tolerance;
-            }
-            if (late) continue;
-            for (int j = 0; j < nv; j++)
-                cf[c].vals[j][cf[c].nvalid] = what[j] == V_SKEW ? lx - fx : what[j] == V_SHIFT ? ls - fx : what[j] == V_TOTAL ? ls - fe : lx - t0;
-            cf[c].nvalid++;
-        }
-    free(st);
-    for (int c = 0; c < nc; c++) MPI_Bcast(&cf[c].nvalid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return ISOCHRON_OK;
-}
-
-static double *alloc_vals(int n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(double)); }
-
-static cfg_t *cfgs_alloc(int nc, int n, int nv)
-{
-    cfg_t *cf = calloc((size_t)nc, sizeof *cf);
-    for (int c = 0; c < nc; c++)
-        for (int j = 0; j < nv; j++) cf[c].vals[j] = alloc_vals(n);
-    return cf;
-}
-
-static void cfgs_free(cfg_t *cf, int nc)
-{
-    for (int c = 0; c < nc; c++) { free(cf[c].vals[0]); free(cf[c].vals[1]); }
-    free(cf);
-}
-
-/* ---- the experiments ---- */
-
-static void skew_record(run_t *r, const char *name, int calls, int nvalid, const double *skew, const double *cost)
-{
-    if (r->jf) {
-        fprintf(r->jf, "{\"schema\":%d,\"type\":\"skew\",\"barrier\":\"%s\",\"calls\":%d,\"valid\":%d,\"spread_s\":%g,\"exit_skew_s\":", ISOCHRON_SCHEMA_VERSION,
-                name, calls, nvalid, r->skew_spread);
-        jstats(r->jf, skew, nvalid, NULL);
-        fputs(",\"cost_s\":", r->jf);
-        jstats(r->jf, cost, nvalid, NULL);
-        fputs(",\"samples_s\":", r->jf);
-        jarr(r->jf, skew, nvalid);
-        fputs("}\n", r->jf);
-        fflush(r->jf);
+    if (!r->jf) return;
+    int shift = !strcmp(type, "shift");
+    isochron_json_t j;
+    isochron_json_init(&j, r->jf);
+    isochron_json_record_begin(&j, type);
+    isochron_json_kstring(&j, "barrier", sm->name);
+    if (shift) isochron_json_kint(&j, "bytes", sm->bytes);
+    isochron_json_kint(&j, shift ? "trials" : "calls", sm->trials);
+    isochron_json_kint(&j, "valid", sm->valid);
+    if (shift) {
+        isochron_json_knumber(&j, "reference_s", sm->reference);
+        isochron_json_knumber(&j, "threshold", r->threshold);
+        isochron_json_knumber(&j, "spread_s", r->spread);
+        isochron_json_kint(&j, "successes", sm->successes);
+        isochron_json_knumber(&j, "success_rate", sm->valid ? (double)sm->successes / sm->valid : NAN);
+        jstats(&j, "shift_cost_s", sm->value, sm->valid);
+    } else {
+        isochron_json_knumber(&j, "spread_s", r->skew_spread);
+        jstats(&j, "exit_skew_s", sm->value, sm->valid);
+        jstats(&j, "cost_s", sm->cost, sm->valid);
     }
-    if (r->out) {
-        char a[32], b[32], c[32], d[32];
-        isochron_summary_t sk;
-        double q[1] = {0.95};
-        isochron_summarize(skew, nvalid, 0.95, q, 1, &sk);
-        if (nvalid == 0)
-            fprintf(r->out, "%-14s %6d %6d  no valid calls (in every one a rank was late for the common start, or entered after --late-tolerance)\n", name, calls, 0);
-        else
-            fprintf(r->out, "%-14s %6d %6d %12s %12s %12s %12s\n", name, calls, nvalid, isochron_fmt_time(sk.median, a, sizeof a),
-                    isochron_fmt_time(sk.qv[0], b, sizeof b), isochron_fmt_time(sk.max, c, sizeof c), isochron_fmt_time(median_of((double *)cost, nvalid), d, sizeof d));
-        fflush(r->out);
-    }
+    isochron_json_key(&j, "samples_s");
+    isochron_json_numbers(&j, sm->value, sm->valid);
+    isochron_json_record_end(&j);
+}
+
+static void skew_table(run_t *r, const isochron_barrier_samples_t *sm)
+{
+    if (!r->out) return;
+    char a[32], b[32], c[32], d[32];
+    isochron_summary_t sk = summary(sm->value, sm->valid), co = summary(sm->cost, sm->valid);
+    if (sm->valid == 0)
+        fprintf(r->out, "%-14s %6d %6d  no valid calls (in every one a rank was late for the common start, or entered after --late-tolerance)\n", sm->name, sm->trials, 0);
+    else
+        fprintf(r->out, "%-14s %6d %6d %12s %12s %12s %12s\n", sm->name, sm->trials, sm->valid, isochron_fmt_time(sk.median, a, sizeof a),
+                isochron_fmt_time(sk.qv[0], b, sizeof b), isochron_fmt_time(sk.max, c, sizeof c), isochron_fmt_time(co.median, d, sizeof d));
+    fflush(r->out);
+}
+
+static void shift_table(run_t *r, const isochron_barrier_samples_t *sm)
+{
+    if (!r->out) return;
+    char sz[32], a[32], b[32], c[32];
+    isochron_summary_t s = summary(sm->value, sm->valid);
+    if (sm->valid == 0)
+        fprintf(r->out, "%-14s %9s  no valid trials\n", sm->name, isochron_fmt_bytes((size_t)sm->bytes, sz, sizeof sz));
+    else
+        fprintf(r->out, "%-14s %9s %12s %7.1f%% %12s %12s %7d\n", sm->name, isochron_fmt_bytes((size_t)sm->bytes, sz, sizeof sz),
+                isochron_fmt_time(sm->reference, c, sizeof c), 100.0 * sm->successes / sm->valid, isochron_fmt_time(s.median, a, sizeof a),
+                isochron_fmt_time(s.qv[0], b, sizeof b), sm->valid);
+    fflush(r->out);
 }
 
 static int exp_skew(run_t *r, isochron_barrier_t **bars, int nb, int calls)
 {
-    cfg_t *cf = cfgs_alloc(nb, calls, 2);
-    for (int b = 0; b < nb; b++) { cf[b].bar = bars[b]; cf[b].spread = r->skew_spread; cf[b].bytes = -1; }
-    int what[2] = {V_SKEW, V_COST};
-    int rc = interleaved(r, cf, nb, calls, 10, 2, what);
-    for (int b = 0; !rc && r->rank == 0 && b < nb; b++) skew_record(r, isochron_barrier_name(bars[b]), calls, cf[b].nvalid, cf[b].vals[0], cf[b].vals[1]);
-    cfgs_free(cf, nb);
+    isochron_barrier_samples_t *sm = calloc((size_t)nb, sizeof *sm);
+    int rc = sm ? isochron_barrier_exp_skew(r->exp, bars, nb, calls, sm) : ISOCHRON_ENOMEM;
+    for (int b = 0; !rc && r->rank == 0 && b < nb; b++) { samples_record(r, "skew", &sm[b]); skew_table(r, &sm[b]); }
+    isochron_barrier_samples_free(sm, nb);
+    free(sm);
     return rc;
 }
 
-/* The barrier as an engine operation: its handle is the driver's current one. */
-static isochron_barrier_t *current_barrier;
-static int bar_op_setup(isochron_op_ctx_t *c) { c->state = current_barrier; return ISOCHRON_OK; }
-static int bar_op_run(isochron_op_ctx_t *c) { return isochron_barrier_run(c->state); }
-
 static int exp_cost(run_t *r, isochron_barrier_t *bar, isochron_bench_t *bench)
 {
-    char name[40];
-    snprintf(name, sizeof name, "barrier:%s", isochron_barrier_name(bar));
-    isochron_op_t op = {name, "barrier", "a barrier algorithm of isochron/barrier.h", ISOCHRON_OP_USER | ISOCHRON_OP_NODATA, bar_op_setup, NULL,
-                        bar_op_run, NULL, NULL, NULL, NULL, NULL};
+    isochron_op_t op;
+    isochron_barrier_as_op(bar, &op);
     isochron_op_ctx_t c;
     memset(&c, 0, sizeof c);
     isochron_point_t pt;
     memset(&pt, 0, sizeof pt);
-    current_barrier = bar;
     int rc = isochron_bench_measure(bench, &op, &c, &pt);
     if (!rc && r->rank == 0) {
-        char extra[64];
-        snprintf(extra, sizeof extra, "\"barrier\":\"%s\"", isochron_barrier_name(bar));
         if (r->jf) {
+            isochron_json_t j;
+            char *name = NULL;
+            if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, isochron_barrier_name(bar)); name = isochron_json_close_string(&j); }
+            isochron_kv_t extra[1] = {{"barrier", name}};
             isochron_reporter_t *rep;
             isochron_reporter_create("jsonl", r->jf, &rep);
-            isochron_report_point_as(rep, &pt, "roundtime", "global", "cost", extra);
+            isochron_report_point_as(rep, &pt, "roundtime", "global", "cost", extra, 1);
             isochron_reporter_destroy(rep);
+            free(name);
         }
         if (r->out && pt.valid == 0)
             fprintf(r->out, "%-14s no valid repetitions of %d: a rank started more than one Bcast latency late in each (descheduled?)\n",
@@ -287,123 +222,64 @@ static int exp_cost(run_t *r, isochron_barrier_t *bar, isochron_bench_t *bench)
     return rc;
 }
 
-static void shift_record(run_t *r, const char *barrier, long bytes, int n, int nvalid, double ref, double thr, double *v)
+static int exp_shift(run_t *r, isochron_barrier_t **bars, int nb, const size_t *sizes, int ns, int n)
 {
-    int ok = 0;
-    for (int i = 0; i < nvalid; i++) ok += v[i] <= (1 + thr) * ref;
-    if (r->jf) {
-        fprintf(r->jf, "{\"schema\":%d,\"type\":\"shift\",\"barrier\":\"%s\",\"bytes\":%ld,\"trials\":%d,\"valid\":%d,\"reference_s\":", ISOCHRON_SCHEMA_VERSION,
-                barrier, bytes, n, nvalid);
-        json_num(r->jf, ref);
-        fprintf(r->jf, ",\"threshold\":%g,\"spread_s\":%g,\"successes\":%d,\"success_rate\":", thr, r->spread, ok);
-        json_num(r->jf, nvalid ? (double)ok / nvalid : NAN);
-        fputs(",\"shift_cost_s\":", r->jf);
-        jstats(r->jf, v, nvalid, NULL);
-        fputs(",\"samples_s\":", r->jf);
-        jarr(r->jf, v, nvalid);
-        fputs("}\n", r->jf);
-        fflush(r->jf);
-    }
-    if (r->out) {
-        char sz[32], a[32], b[32], c[32];
-        if (nvalid == 0)
-            fprintf(r->out, "%-14s %9s  no valid trials\n", barrier, isochron_fmt_bytes((size_t)bytes, sz, sizeof sz));
-        else
-            fprintf(r->out, "%-14s %9s %12s %7.1f%% %12s %12s %7d\n", barrier, isochron_fmt_bytes((size_t)bytes, sz, sizeof sz),
-                    isochron_fmt_time(ref, c, sizeof c), 100.0 * ok / nvalid, isochron_fmt_time(median_of(v, nvalid), a, sizeof a),
-                    isochron_fmt_time(p95(v, nvalid), b, sizeof b), nvalid);
-        fflush(r->out);
-    }
-}
-
-static int exp_shift(run_t *r, isochron_barrier_t **bars, int nb, const size_t *sizes, int ns, int n, double thr)
-{
-    /* configurations: "clock" (all start at one instant of the global clock: the
-     * concurrent reference), "none" (spread arrivals, no barrier), then each barrier */
-    int nc = nb + 2, what[1] = {V_SHIFT}, rc = ISOCHRON_OK;
-    cfg_t *cf = cfgs_alloc(nc, n, 1);
+    int nc = nb + 2, rc = ISOCHRON_OK;
+    isochron_barrier_samples_t *sm = calloc((size_t)nc, sizeof *sm);
+    if (!sm) return ISOCHRON_ENOMEM;
     for (int s = 0; s < ns && !rc; s++) {
-        long bytes = (long)sizes[s];
-        for (int c = 0; c < nc; c++) {
-            cf[c].bar = c < 2 ? NULL : bars[c - 2];
-            cf[c].spread = c == 0 ? 0 : r->spread;
-            cf[c].bytes = bytes;
-        }
-        if ((rc = interleaved(r, cf, nc, n, 3, 1, what))) break;
-        if (r->rank == 0) {
-            double ref = cf[0].nvalid ? median_of(cf[0].vals[0], cf[0].nvalid) : NAN;
-            for (int c = 0; c < nc; c++)
-                shift_record(r, c == 0 ? "clock" : c == 1 ? "none" : isochron_barrier_name(cf[c].bar), bytes, n, cf[c].nvalid, ref, thr, cf[c].vals[0]);
-        }
-        if (!r->quiet && r->rank == 0) fprintf(stderr, PROG ": shift %ld B done\n", bytes);
+        rc = isochron_barrier_exp_shift(r->exp, bars, nb, (long)sizes[s], n, r->threshold, sm);
+        for (int c = 0; !rc && r->rank == 0 && c < nc; c++) { samples_record(r, "shift", &sm[c]); shift_table(r, &sm[c]); }
+        isochron_barrier_samples_free(sm, nc);
+        if (!rc && !r->quiet && r->rank == 0) fprintf(stderr, PROG ": shift %zu B done\n", sizes[s]);
     }
-    cfgs_free(cf, nc);
+    free(sm);
     return rc;
 }
 
 static int exp_payoff(run_t *r, isochron_barrier_t *rds, const size_t *sizes, int ns, int n)
 {
-    /* per size, interleaved: the concurrent shift (global-clock start), RDS then
-     * the shift, the shift alone; both of the latter from spread arrivals */
-    double *ref = alloc_vals(ns), *syn = alloc_vals(ns), *uns = alloc_vals(ns);
-    int what[1] = {V_TOTAL}, rc = ISOCHRON_OK;
-    cfg_t *cf = cfgs_alloc(3, n, 1);
-    for (int s = 0; s < ns && !rc; s++) {
-        for (int c = 0; c < 3; c++) {
-            cf[c].bar = c == 1 ? rds : NULL;
-            cf[c].spread = c == 0 ? 0 : r->spread;
-            cf[c].bytes = (long)sizes[s];
-        }
-        if ((rc = interleaved(r, cf, 3, n, 2, 1, what))) break;
-        double *m[3] = {&ref[s], &syn[s], &uns[s]};
-        for (int c = 0; c < 3; c++) *m[c] = r->rank == 0 && cf[c].nvalid ? median_of(cf[c].vals[0], cf[c].nvalid) : NAN;
+    isochron_barrier_payoff_t po;
+    int rc = isochron_barrier_exp_payoff(r->exp, rds, sizes, ns, n, &po);
+    if (rc || r->rank != 0) { isochron_barrier_payoff_free(&po); return rc; }
+    if (r->jf) {
+        isochron_json_t j;
+        isochron_json_init(&j, r->jf);
+        isochron_json_record_begin(&j, "payoff");
+        isochron_json_kstring(&j, "barrier", "rds");
+        isochron_json_kint(&j, "d", po.d);
+        isochron_json_knumber(&j, "a_s_per_byte", po.a);
+        isochron_json_knumber(&j, "b_l_s", po.b_l);
+        isochron_json_knumber(&j, "b_s_s", po.b_s);
+        isochron_json_knumber(&j, "model_min_bytes", po.model_min_bytes);
+        isochron_json_knumber(&j, "measured_min_bytes", po.measured_min_bytes);
+        isochron_json_knumber(&j, "spread_s", r->spread);
+        isochron_json_kint(&j, "trials", po.trials);
+        isochron_json_key(&j, "sizes");
+        isochron_json_array_begin(&j);
+        for (int s = 0; s < ns; s++) isochron_json_int(&j, (long long)po.sizes[s]);
+        isochron_json_array_end(&j);
+        isochron_json_key(&j, "reference_s"); isochron_json_numbers(&j, po.reference, ns);
+        isochron_json_key(&j, "synced_s"); isochron_json_numbers(&j, po.synced, ns);
+        isochron_json_key(&j, "unsynced_s"); isochron_json_numbers(&j, po.unsynced, ns);
+        isochron_json_record_end(&j);
     }
-    cfgs_free(cf, 3);
-    if (!rc && r->rank == 0) {
-        /* least-squares line ref = a m + b_l over the sizes */
-        double sx = 0, sy = 0, sxx = 0, sxy = 0;
-        int k = 0;
+    if (r->out) {
+        char sz[32], x[32], y[32], z[32];
         for (int s = 0; s < ns; s++)
-            if (isfinite(ref[s])) { double x = (double)sizes[s]; sx += x; sy += ref[s]; sxx += x * x; sxy += x * ref[s]; k++; }
-        double den = k * sxx - sx * sx, a = k > 1 && den > 0 ? (k * sxy - sx * sy) / den : NAN, bl = k ? (sy - (isfinite(a) ? a : 0) * sx) / k : NAN;
-        isochron_rds_info_t ri;
-        isochron_barrier_rds_info(rds, &ri);
-        double model = a > 0 ? fmax(0, (2 * ri.d * ri.b_s - bl / 2) / a) : NAN;
-        double measured = NAN;
-        for (int s = 0; s < ns; s++)
-            if (isfinite(syn[s]) && isfinite(uns[s]) && syn[s] < uns[s]) { measured = (double)sizes[s]; break; }
-        if (r->jf) {
-            fprintf(r->jf, "{\"schema\":%d,\"type\":\"payoff\",\"barrier\":\"rds\",\"d\":%d,\"a_s_per_byte\":", ISOCHRON_SCHEMA_VERSION, ri.d);
-            json_num(r->jf, a);
-            fputs(",\"b_l_s\":", r->jf); json_num(r->jf, bl);
-            fputs(",\"b_s_s\":", r->jf); json_num(r->jf, ri.b_s);
-            fputs(",\"model_min_bytes\":", r->jf); json_num(r->jf, isfinite(model) ? ceil(model) : NAN);
-            fputs(",\"measured_min_bytes\":", r->jf); json_num(r->jf, measured);
-            fprintf(r->jf, ",\"spread_s\":%g,\"trials\":%d,\"sizes\":[", r->spread, n);
-            for (int s = 0; s < ns; s++) fprintf(r->jf, "%s%zu", s ? "," : "", sizes[s]);
-            fputs("],\"reference_s\":", r->jf); jarr(r->jf, ref, ns);
-            fputs(",\"synced_s\":", r->jf); jarr(r->jf, syn, ns);
-            fputs(",\"unsynced_s\":", r->jf); jarr(r->jf, uns, ns);
-            fputs("}\n", r->jf);
-            fflush(r->jf);
-        }
-        if (r->out) {
-            char sz[32], x[32], y[32], z[32];
-            for (int s = 0; s < ns; s++)
-                fprintf(r->out, "%9s %14s %14s %14s  %s\n", isochron_fmt_bytes(sizes[s], sz, sizeof sz), isochron_fmt_time(ref[s], x, sizeof x),
-                        isochron_fmt_time(syn[s], y, sizeof y), isochron_fmt_time(uns[s], z, sizeof z),
-                        syn[s] < uns[s] ? "sync pays off" : "");
-            fprintf(r->out, "fit of the concurrent shift: a = %.4g ns/B, b_l = %s; d = %d, b_s = %s\n", a * 1e9, isochron_fmt_time(bl, x, sizeof x),
-                    ri.d, isochron_fmt_time(ri.b_s, y, sizeof y));
-            if (isfinite(model)) fprintf(r->out, "model (paper 004, sec. 4.3): synchronize from m >= (2 d b_s - b_l/2) / a = %.0f B\n", ceil(model));
-            else fprintf(r->out, "model (paper 004, sec. 4.3): no prediction (the fitted per-byte cost a is not positive)\n");
-            if (isfinite(measured)) fprintf(r->out, "measured: synchronizing first is cheaper from %.0f B (smallest size measured where it is)\n", measured);
-            else fprintf(r->out, "measured: synchronizing first was not cheaper at any size measured\n");
-            fflush(r->out);
-        }
+            fprintf(r->out, "%9s %14s %14s %14s  %s\n", isochron_fmt_bytes(sizes[s], sz, sizeof sz), isochron_fmt_time(po.reference[s], x, sizeof x),
+                    isochron_fmt_time(po.synced[s], y, sizeof y), isochron_fmt_time(po.unsynced[s], z, sizeof z),
+                    po.synced[s] < po.unsynced[s] ? "sync pays off" : "");
+        fprintf(r->out, "fit of the concurrent shift: a = %.4g ns/B, b_l = %s; d = %d, b_s = %s\n", po.a * 1e9, isochron_fmt_time(po.b_l, x, sizeof x),
+                po.d, isochron_fmt_time(po.b_s, y, sizeof y));
+        if (isfinite(po.model_min_bytes)) fprintf(r->out, "model (paper 004, sec. 4.3): synchronize from m >= (2 d b_s - b_l/2) / a = %.0f B\n", po.model_min_bytes);
+        else fprintf(r->out, "model (paper 004, sec. 4.3): no prediction (the fitted per-byte cost a is not positive)\n");
+        if (isfinite(po.measured_min_bytes)) fprintf(r->out, "measured: synchronizing first is cheaper from %.0f B (smallest size measured where it is)\n", po.measured_min_bytes);
+        else fprintf(r->out, "measured: synchronizing first was not cheaper at any size measured\n");
+        fflush(r->out);
     }
-    free(ref); free(syn); free(uns);
-    return rc;
+    isochron_barrier_payoff_free(&po);
+    return ISOCHRON_OK;
 }
 
 /* ---- main ---- */
@@ -428,7 +304,7 @@ int main(int argc, char **argv)
     }
     if (v[O_VERSION]) { if (rank == 0) printf(PROG " %s\n", ISOCHRON_VERSION_STRING); goto done; }
     if (v[O_LBAR]) {
-        if (rank == 0) for (int i = 0; i < isochron_barrier_count(); i++) printf("%-14s %s\n", isochron_barrier_info(i)->name, isochron_barrier_info(i)->description);
+        app_list_barriers(rank);
         goto done;
     }
     if (v[O_LEXP]) {
@@ -505,26 +381,17 @@ int main(int argc, char **argv)
     if ((exps[2] || exps[3]) && size < 2) FAIL("the shift and payoff experiments need at least 2 processes (running on %d)", size);
     isochron_bench_opts_t bo;
     isochron_bench_opts_default(&bo);
-    if (v[O_MINR]) { if (isochron_parse_long(v[O_MINR], &lv) || lv < 1 || lv > 10000000) FAIL("--min-reps '%s': expected an integer in [1, 10000000]", v[O_MINR]); bo.min_reps = (int)lv; }
-    if (v[O_MAXR]) { if (isochron_parse_long(v[O_MAXR], &lv) || lv < 1 || lv > 10000000) FAIL("--max-reps '%s': expected an integer in [1, 10000000]", v[O_MAXR]); bo.max_reps = (int)lv; }
-    if (v[O_RELCI]) { if (isochron_parse_double(v[O_RELCI], &dv)) FAIL("--rel-ci '%s': expected a number", v[O_RELCI]); bo.rel_ci = dv; }
-    if (v[O_BUDGET]) { if (isochron_parse_duration(v[O_BUDGET], &dv)) FAIL("--budget '%s': expected seconds", v[O_BUDGET]); bo.budget = dv; }
+    if ((code = app_engine_options(PROG, v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
     const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
     if (strcmp(fmt, "table") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, none", fmt);
-    {
-        isochron_sync_spec_t sp;
-        isochron_skew_spec_t sk;
-        if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &sp)) FAIL("--sync: %s", isochron_last_error());
-        if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &sk)) FAIL("--skew: %s", isochron_last_error());
-    }
-    run_t r = {rank, size, NULL, NULL, NULL, slack, spread, skspread, tol, 0, v[O_QUIET] != NULL};
+    if ((code = app_clock_options(PROG, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
+    run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};
+    isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed};
     if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write %s", v[O_JSONL]);
     if (rank == 0 && !strcmp(fmt, "table")) r.out = stdout;
-    r.seed = (seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(rank + 1) * 0xBF58476D1CE4E5B9ull;
-    if (!r.seed) r.seed = 1;
 
     /* ---- clocks, barriers, trial */
     double wall0 = isochron_truth_now();
@@ -542,26 +409,49 @@ int main(int argc, char **argv)
         if (isochron_barrier_create("rds", MPI_COMM_WORLD, &bopt, &rds_extra)) FAIL("barrier rds: %s", isochron_last_error());
         rds = rds_extra;
     }
-    if (isochron_barrier_trial_create(MPI_COMM_WORLD, ck.global, maxb, &r.trial)) FAIL("%s", isochron_last_error());
+    if (isochron_barrier_exp_create(MPI_COMM_WORLD, ck.global, maxb, &eo, &r.exp)) FAIL("%s", isochron_last_error());
     isochron_bench_t *bench = NULL;
     if (exps[1] && isochron_bench_create(MPI_COMM_WORLD, ck.global, &bo, &bench)) FAIL("%s", isochron_last_error());
-    int yields = nb ? isochron_barrier_yields(bars[0]) : 0, over = isochron_comm_oversubscribed(MPI_COMM_WORLD);
+    int yields = nb ? isochron_barrier_yields(bars[0]) : 0, over = isochron_barrier_exp_oversubscribed(r.exp);
 
     /* ---- context */
-    char *ctxbuf = NULL;
-    size_t ctxlen = 0;
-    FILE *mf = rank == 0 ? open_memstream(&ctxbuf, &ctxlen) : NULL;
-    app_context_fields(mf, MPI_COMM_WORLD, argc, argv);
-    if (mf) fclose(mf);
+    char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
     if (rank == 0 && r.jf) {
-        fprintf(r.jf, "{\"schema\":%d,\"type\":\"context\",\"tool\":\"" PROG "\",\"run\":{%s},\"nprocs\":%d,\"nodes\":%d,\"oversubscribed\":%s,\"barriers_yield\":%s,\"timer\":\"%s\",\"clock_sync\":%s,\"barriers\":[",
-                ISOCHRON_SCHEMA_VERSION, ctxbuf, size, ck.rep.nodes, over ? "true" : "false", yields ? "true" : "false", isochron_timer_name(ck.timer), ck.json);
-        for (int i = 0; i < nb; i++) fprintf(r.jf, "%s\"%s\"", i ? "," : "", names[i]);
-        fputs("],\"experiments\":[", r.jf);
-        for (int i = 0, k = 0; i < 4; i++) if (exps[i]) fprintf(r.jf, "%s\"%s\"", k++ ? "," : "", exp_names[i]);
-        fprintf(r.jf, "],\"options\":{\"calls\":%d,\"trials\":%d,\"payoff_trials\":%d,\"threshold\":%g,\"spread_s\":%g,\"skew_spread_s\":%g,\"slack_s\":%g,\"late_tolerance_s\":%g,\"wait\":\"%s\",\"seed\":%llu}}\n",
-                calls, ntr, ptr, thr, spread, skspread, slack, tol, v[O_WAIT] ? v[O_WAIT] : "spin", (unsigned long long)seed);
-        fflush(r.jf);
+        isochron_json_t j;
+        isochron_json_init(&j, r.jf);
+        isochron_json_record_begin(&j, "context");
+        isochron_json_kstring(&j, "tool", PROG);
+        isochron_json_key(&j, "run");
+        isochron_json_raw(&j, ctxbuf);
+        isochron_json_kint(&j, "nprocs", size);
+        isochron_json_kint(&j, "nodes", ck.rep.nodes);
+        isochron_json_kbool(&j, "oversubscribed", over);
+        isochron_json_kbool(&j, "barriers_yield", yields);
+        isochron_json_kstring(&j, "timer", isochron_timer_name(ck.timer));
+        isochron_json_key(&j, "clock_sync");
+        isochron_json_raw(&j, ck.json);
+        isochron_json_key(&j, "barriers");
+        isochron_json_array_begin(&j);
+        for (int i = 0; i < nb; i++) isochron_json_string(&j, names[i]);
+        isochron_json_array_end(&j);
+        isochron_json_key(&j, "experiments");
+        isochron_json_array_begin(&j);
+        for (int i = 0; i < 4; i++) if (exps[i]) isochron_json_string(&j, exp_names[i]);
+        isochron_json_array_end(&j);
+        isochron_json_key(&j, "options");
+        isochron_json_object_begin(&j);
+        isochron_json_kint(&j, "calls", calls);
+        isochron_json_kint(&j, "trials", ntr);
+        isochron_json_kint(&j, "payoff_trials", ptr);
+        isochron_json_knumber(&j, "threshold", thr);
+        isochron_json_knumber(&j, "spread_s", spread);
+        isochron_json_knumber(&j, "skew_spread_s", skspread);
+        isochron_json_knumber(&j, "slack_s", slack);
+        isochron_json_knumber(&j, "late_tolerance_s", tol);
+        isochron_json_kstring(&j, "wait", v[O_WAIT] ? v[O_WAIT] : "spin");
+        isochron_json_kint(&j, "seed", (long long)seed);
+        isochron_json_object_end(&j);
+        isochron_json_record_end(&j);
     }
     free(ctxbuf);
     if (r.out) {
@@ -572,9 +462,20 @@ int main(int argc, char **argv)
         isochron_rds_info_t ri;
         isochron_barrier_rds_info(rds, &ri);
         if (rank == 0 && r.jf) {
-            fprintf(r.jf, "{\"schema\":%d,\"type\":\"rds_constants\",\"b_s_s\":%.9g,\"s_s\":%.9g,\"samples\":%d,\"pair\":[0,1],\"d\":%d,\"max_wait_s\":%.9g}\n",
-                    ISOCHRON_SCHEMA_VERSION, ri.b_s, ri.s, ri.samples, ri.d, ri.max_wait);
-            fflush(r.jf);
+            isochron_json_t j;
+            isochron_json_init(&j, r.jf);
+            isochron_json_record_begin(&j, "rds_constants");
+            isochron_json_knumber(&j, "b_s_s", ri.b_s);
+            isochron_json_knumber(&j, "s_s", ri.s);
+            isochron_json_kint(&j, "samples", ri.samples);
+            isochron_json_key(&j, "pair");
+            isochron_json_array_begin(&j);
+            isochron_json_int(&j, 0);
+            isochron_json_int(&j, 1);
+            isochron_json_array_end(&j);
+            isochron_json_kint(&j, "d", ri.d);
+            isochron_json_knumber(&j, "max_wait_s", ri.max_wait);
+            isochron_json_record_end(&j);
         }
         if (r.out) {
             char a[32], b[32], c[32];
@@ -604,7 +505,7 @@ int main(int argc, char **argv)
         if (r.out) fprintf(r.out, "\n# ring shift after each barrier: arrivals spread over %s; success = cost <= %.2f x the concurrent reference\n%-14s %9s %12s %8s %12s %12s %7s\n",
                            (snprintf(what, sizeof what, "%g us", spread * 1e6), what), 1 + thr, "barrier", "size", "reference", "success",
                            "cost median", "cost p95", "valid");
-        STEP("shift", exp_shift(&r, bars, nb, shift_sizes, nss, ntr, thr));
+        STEP("shift", exp_shift(&r, bars, nb, shift_sizes, nss, ntr));
     }
     if (exps[3] && !rc) {
         if (r.out) fprintf(r.out, "\n# when synchronizing pays off: rds + shift vs shift alone, both from the first arrival (medians of %d trials)\n%9s %14s %14s %14s\n",
@@ -612,11 +513,17 @@ int main(int argc, char **argv)
         STEP("payoff", exp_payoff(&r, rds, pay_sizes, nps, ptr));
     }
     if (rc) { if (rank == 0) fprintf(stderr, PROG ": %s failed: %s\n", what, isochron_last_error()); code = 1; }
-    if (rank == 0 && r.jf)
-        fprintf(r.jf, "{\"schema\":%d,\"type\":\"end\",\"steps\":%d,\"wall_s\":%.6g,\"complete\":%s}\n", ISOCHRON_SCHEMA_VERSION, steps,
-                isochron_truth_now() - wall0, rc ? "false" : "true");
+    if (rank == 0 && r.jf) {
+        isochron_json_t j;
+        isochron_json_init(&j, r.jf);
+        isochron_json_record_begin(&j, "end");
+        isochron_json_kint(&j, "steps", steps);
+        isochron_json_knumber(&j, "wall_s", isochron_truth_now() - wall0);
+        isochron_json_kbool(&j, "complete", !rc);
+        isochron_json_record_end(&j);
+    }
     isochron_bench_destroy(bench);
-    isochron_barrier_trial_destroy(r.trial);
+    isochron_barrier_exp_destroy(r.exp);
     isochron_barrier_destroy(rds_extra);
     app_clock_free(&ck);
     if (r.jf) fclose(r.jf);

@@ -19,11 +19,10 @@
 #include "isochron/sync.h"
 #include "isochron/bench.h"
 #include "isochron/report.h"
-#include "core/util.h"
 #include "common.h"
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_RELCI, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
-       O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_TIMER, O_SKEW,
+       O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
        O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
@@ -51,6 +50,7 @@ static const app_option_t opts[NOPT] = {
     [O_RAW] = {"raw", NULL, "write every repetition's run time and per-rank start/end (jsonl)", NULL},
     [O_VALIDATE] = {"validate", "0|1|2", "check received data: never, repetitions 0,1,2,4,8,..., every repetition", "1"},
     [O_SYNC] = APP_OPT_SYNC,
+    [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = APP_OPT_TIMER,
     [O_SKEW] = APP_OPT_SKEW,
     [O_TRACK] = APP_OPT_TRACK,
@@ -63,7 +63,7 @@ static const app_option_t opts[NOPT] = {
     [O_LOPS] = {"list-ops", NULL, "list the operations and exit", NULL},
     [O_LSCH] = {"list-schemes", NULL, "list the synchronization schemes and exit", NULL},
     [O_LMET] = {"list-methods", NULL, "list the timing methods and exit", NULL},
-    [O_LBAR] = {"list-barriers", NULL, "list the barrier algorithms and exit", NULL},
+    [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         goto done;
     }
     if (v[O_LBAR]) {
-        if (rank == 0) for (int i = 0; i < isochron_barrier_count(); i++) printf("%-14s %s\n", isochron_barrier_info(i)->name, isochron_barrier_info(i)->description);
+        app_list_barriers(rank);
         goto done;
     }
 
@@ -130,13 +130,10 @@ int main(int argc, char **argv)
     if (v[O_BARRIER]) snprintf(bo.barrier, sizeof bo.barrier, "%s", v[O_BARRIER]);
     bo.barrier_twice = v[O_BARRIER2] != NULL;
     bo.raw = v[O_RAW] != NULL;
-    if (v[O_MINR]) { if (isochron_parse_long(v[O_MINR], &lv) || lv < 1 || lv > 10000000) FAIL("--min-reps '%s': expected an integer in [1, 10000000]", v[O_MINR]); bo.min_reps = (int)lv; }
-    if (v[O_MAXR]) { if (isochron_parse_long(v[O_MAXR], &lv) || lv < 1 || lv > 10000000) FAIL("--max-reps '%s': expected an integer in [1, 10000000]", v[O_MAXR]); bo.max_reps = (int)lv; }
+    if ((code = app_engine_options("isochron-bench", v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
     if (v[O_WARMUP]) { if (isochron_parse_long(v[O_WARMUP], &lv) || lv < 0 || lv > 1000000) FAIL("--warmup '%s': expected an integer in [0, 1000000]", v[O_WARMUP]); bo.warmup = (int)lv; }
     if (v[O_VALIDATE]) { if (isochron_parse_long(v[O_VALIDATE], &lv) || lv < 0 || lv > 2) FAIL("--validate '%s': expected 0, 1 or 2", v[O_VALIDATE]); bo.validate = (int)lv; }
-    if (v[O_RELCI]) { if (isochron_parse_double(v[O_RELCI], &dv)) FAIL("--rel-ci '%s': expected a number", v[O_RELCI]); bo.rel_ci = dv; }
     if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
-    if (v[O_BUDGET]) { if (isochron_parse_duration(v[O_BUDGET], &dv)) FAIL("--budget '%s': expected seconds", v[O_BUDGET]); bo.budget = dv; }
     if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
     if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
@@ -202,12 +199,7 @@ int main(int argc, char **argv)
     }
 
     /* ---- clocks (specs checked before any output file is created) */
-    {
-        isochron_sync_spec_t sp;
-        isochron_skew_spec_t sk;
-        if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : "hca3", &sp)) FAIL("--sync: %s", isochron_last_error());
-        if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &sk)) FAIL("--skew: %s", isochron_last_error());
-    }
+    if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     FILE *jf = NULL, *cf = NULL;
     if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
     if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
@@ -243,29 +235,41 @@ int main(int argc, char **argv)
         if (jf) isochron_reporter_create("jsonl", jf, &reps[1]);
         if (cf) isochron_reporter_create("csv", cf, &reps[2]);
     }
-    char *ctxbuf = NULL;
-    size_t ctxlen = 0;
-    FILE *mf = rank == 0 ? open_memstream(&ctxbuf, &ctxlen) : NULL;
-    app_context_fields(mf, MPI_COMM_WORLD, argc, argv);
-    if (mf) fclose(mf);
+    char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
     if (rank == 0) {
-        /* split "k":v,"k":v... of app_context_fields into kv pairs by re-serializing simple fields */
-        char opts_json[1024];
-        snprintf(opts_json, sizeof opts_json, "{\"min_reps\":%d,\"max_reps\":%d,\"rel_ci\":%g,\"ci_level\":%g,\"budget_s\":%g,\"warmup\":%d,\"barrier\":\"%s\",\"barrier_twice\":%s,\"slack\":%g,\"window_s\":%g,\"validate\":%d,\"cache_clear_bytes\":%zu}",
-                 bo.min_reps, bo.max_reps, bo.rel_ci, bo.ci_level, bo.budget, bo.warmup, bo.barrier, bo.barrier_twice ? "true" : "false",
-                 bo.slack, bo.window, bo.validate, bo.cache_bytes);
-        char scheme_j[40], method_j[40], timer_j[80], over_j[8], nodes_j[16], np_j[16], ctx_j[4096];
-        snprintf(scheme_j, sizeof scheme_j, "\"%s\"", bo.scheme);
-        snprintf(method_j, sizeof method_j, "\"%s\"", bo.method);
-        snprintf(timer_j, sizeof timer_j, "\"%s\"", isochron_timer_name(ck.timer));
+        /* the context's values as JSON text, each made by the one JSON writer */
+        char *opts_json = NULL, *vals[5] = {NULL, NULL, NULL, NULL, NULL};
+        isochron_json_t j;
+        if (isochron_json_open_string(&j) == ISOCHRON_OK) {
+            isochron_json_object_begin(&j);
+            isochron_json_kint(&j, "min_reps", bo.min_reps);
+            isochron_json_kint(&j, "max_reps", bo.max_reps);
+            isochron_json_knumber(&j, "rel_ci", bo.rel_ci);
+            isochron_json_knumber(&j, "ci_level", bo.ci_level);
+            isochron_json_knumber(&j, "budget_s", bo.budget);
+            isochron_json_kint(&j, "warmup", bo.warmup);
+            isochron_json_kstring(&j, "barrier", bo.barrier);
+            isochron_json_kbool(&j, "barrier_twice", bo.barrier_twice);
+            isochron_json_knumber(&j, "slack", bo.slack);
+            isochron_json_knumber(&j, "window_s", bo.window);
+            isochron_json_kint(&j, "validate", bo.validate);
+            isochron_json_kint(&j, "cache_clear_bytes", (long long)bo.cache_bytes);
+            isochron_json_object_end(&j);
+            opts_json = isochron_json_close_string(&j);
+        }
+        const char *strs[3] = {bo.scheme, bo.method, isochron_timer_name(ck.timer)};
+        for (int i = 0; i < 3; i++)
+            if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, strs[i]); vals[i] = isochron_json_close_string(&j); }
+        char over_j[8], nodes_j[16], np_j[16];
         snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
         snprintf(nodes_j, sizeof nodes_j, "%d", srep.nodes);
         snprintf(np_j, sizeof np_j, "%d", nprocs);
-        snprintf(ctx_j, sizeof ctx_j, "{%s}", ctxbuf);
-        isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctx_j}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
-                              {"timer", timer_j}, {"clock_sync", ck.json}, {"scheme", scheme_j}, {"method", method_j}, {"options", opts_json}};
+        isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
+                              {"timer", vals[2]}, {"clock_sync", ck.json}, {"scheme", vals[0]}, {"method", vals[1]}, {"options", opts_json}};
         int nkv = (int)(sizeof kv / sizeof kv[0]);
         for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
+        free(opts_json);
+        for (int i = 0; i < 3; i++) free(vals[i]);
     }
 
     /* ---- the sweep */

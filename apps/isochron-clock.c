@@ -14,12 +14,12 @@
 #include <string.h>
 #include "isochron.h"
 #include "isochron/sync.h"
-#include "core/util.h"
 #include "common.h"
 
-enum { O_SYNC, O_TIMER, O_SKEW, O_TRACK, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };
+enum { O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };
 static const app_option_t opts[NOPT] = {
     [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
+    [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = {"timer", "NAME", "base timer; see --list-timers", "mpi_wtime"},
     [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank, e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
     [O_TRACK] = APP_OPT_TRACK,
@@ -104,7 +104,15 @@ static void timer_cost(FILE *tab, FILE *js)
         isochron_timer_t *t;
         if (isochron_timer_create(info->name, &t)) {
             if (tab) fprintf(tab, "%-14s %12s %14s  %s\n", info->name, "-", "-", isochron_last_error());
-            if (js) { fprintf(js, "{\"schema\":%d,\"type\":\"timer_cost\",\"timer\":", ISOCHRON_SCHEMA_VERSION); json_str(js, info->name); fputs(",\"available\":false,\"reason\":", js); json_str(js, isochron_last_error()); fputs("}\n", js); }
+            if (js) {
+                isochron_json_t j;
+                isochron_json_init(&j, js);
+                isochron_json_record_begin(&j, "timer_cost");
+                isochron_json_kstring(&j, "timer", info->name);
+                isochron_json_kbool(&j, "available", 0);
+                isochron_json_kstring(&j, "reason", isochron_last_error());
+                isochron_json_record_end(&j);
+            }
             continue;
         }
         enum { N = 1000000 };
@@ -125,12 +133,15 @@ static void timer_cost(FILE *tab, FILE *js)
         if (isochron_timer_tsc_hz(t) > 0) snprintf(note, sizeof note, "calibrated at %.6f GHz", isochron_timer_tsc_hz(t) * 1e-9);
         if (tab) fprintf(tab, "%-14s %12.1f %14.1f  %s\n", info->name, best * 1e9, res * 1e9, note);
         if (js) {
-            fprintf(js, "{\"schema\":%d,\"type\":\"timer_cost\",\"timer\":", ISOCHRON_SCHEMA_VERSION);
-            json_str(js, info->name);
-            fputs(",\"available\":true,\"ns_per_call\":", js); json_num(js, best * 1e9);
-            fputs(",\"resolution_ns\":", js); json_num(js, res * 1e9);
-            fputs(",\"tsc_hz\":", js); json_num(js, isochron_timer_tsc_hz(t));
-            fputs("}\n", js);
+            isochron_json_t j;
+            isochron_json_init(&j, js);
+            isochron_json_record_begin(&j, "timer_cost");
+            isochron_json_kstring(&j, "timer", info->name);
+            isochron_json_kbool(&j, "available", 1);
+            isochron_json_knumber(&j, "ns_per_call", best * 1e9);
+            isochron_json_knumber(&j, "resolution_ns", res * 1e9);
+            isochron_json_knumber(&j, "tsc_hz", isochron_timer_tsc_hz(t));
+            isochron_json_record_end(&j);
         }
         isochron_timer_destroy(t);
     }
@@ -202,6 +213,7 @@ int main(int argc, char **argv)
     int track = 1;
     if ((code = app_parse_track("isochron-clock", v[O_TRACK], rank, &track))) goto close;
     if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : track ? APP_SYNC_TRACKED : APP_SYNC_UNTRACKED, &spec)) { code = fail(rank, "--sync"); goto close; }
+    if ((code = app_parse_node_size("isochron-clock", v[O_NODESZ], rank, &spec.node_size))) goto close;
     if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) { code = fail(rank, "--skew"); goto close; }
     if (app_parse_list(v[O_WAIT] ? v[O_WAIT] : "0,1,10", waits, 32, &nwaits)) {
         if (rank == 0) fprintf(stderr, "isochron-clock: --wait '%s': expected up to 32 comma-separated times, e.g. 0,1,10\n", v[O_WAIT]);
@@ -261,81 +273,114 @@ int main(int argc, char **argv)
     MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
     /* JSON Lines */
-    char *ctxbuf = NULL;
-    size_t ctxlen = 0;
-    FILE *mf = rank == 0 ? open_memstream(&ctxbuf, &ctxlen) : NULL;
-    app_context_fields(mf, MPI_COMM_WORLD, argc, argv); /* collective */
-    if (mf) fclose(mf);
+    char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
     FILE *sinks[2] = {js, out2 == js ? NULL : out2};
     for (int s = 0; s < 2 && rank == 0; s++) {
         FILE *f = sinks[s];
         if (!f) continue;
-        fprintf(f, "{\"schema\":%d,\"type\":\"context\",\"tool\":\"isochron-clock\",%s", ISOCHRON_SCHEMA_VERSION, ctxbuf);
-        fputs(",\"timer\":", f); json_str(f, isochron_timer_base_name(timer));
-        fputs(",\"sync_spec\":", f); json_str(f, spec_text);
-        fprintf(f, ",\"nodes\":%d,\"oversubscribed\":%s,\"sockets_split\":%s,\"truth\":%s", rep.nodes, rep.oversubscribed ? "true" : "false",
-                rep.sockets_split ? "true" : "false", has_truth ? "\"host_clock_monotonic\"" : "null");
-        fputs(",\"skew\":", f);
+        isochron_json_t j;
+        isochron_json_init(&j, f);
+        isochron_json_record_begin(&j, "context");
+        isochron_json_kstring(&j, "tool", "isochron-clock");
+        isochron_json_members(&j, ctxbuf);
+        isochron_json_kstring(&j, "timer", isochron_timer_base_name(timer));
+        isochron_json_kstring(&j, "sync_spec", spec_text);
+        isochron_json_kint(&j, "nodes", rep.nodes);
+        isochron_json_kint(&j, "node_size", spec.node_size);
+        isochron_json_kbool(&j, "oversubscribed", rep.oversubscribed);
+        isochron_json_kbool(&j, "sockets_split", rep.sockets_split);
+        if (has_truth) isochron_json_kstring(&j, "truth", "host_clock_monotonic");
+        else { isochron_json_key(&j, "truth"); isochron_json_null(&j); }
+        isochron_json_key(&j, "skew");
         if (isochron_skew_spec_active(&skew)) {
-            fputs("{\"spec\":", f); json_str(f, v[O_SKEW]);
-            fputs(",\"per_rank\":[", f);
-            for (int i = 0; i < size; i++)
-                fprintf(f, "%s{\"rank\":%d,\"offset_s\":%.12g,\"drift_ppm\":%.9g,\"ddrift_ppm_s\":%.9g,\"jitter_s\":%.9g}", i ? "," : "", i,
-                        recs[i].inj_offset, recs[i].inj_drift, recs[i].inj_ddrift, recs[i].inj_jitter);
-            fputs("]}", f);
-        } else fputs("null", f);
-        fprintf(f, ",\"check_pingpongs\":%ld}\n", cpp);
-        fprintf(f, "{\"schema\":%d,\"type\":\"sync\",\"sync_spec\":", ISOCHRON_SCHEMA_VERSION); json_str(f, spec_text);
-        fputs(",\"duration_s\":", f); json_num(f, rep.duration);
-        fprintf(f, ",\"rounds\":%d,\"tracking\":%s}\n", rep.rounds, trk ? "true" : "false");
-        if (trk) {
-            fprintf(f, "{\"schema\":%d,\"type\":\"track\",\"refreshes\":%d,\"cost_s\":", ISOCHRON_SCHEMA_VERSION, (int)recs[0].trk_refreshes);
-            json_num(f, recs[0].trk_cost);
-            fputs(",\"per_rank\":[", f);
+            isochron_json_object_begin(&j);
+            isochron_json_kstring(&j, "spec", v[O_SKEW]);
+            isochron_json_key(&j, "per_rank");
+            isochron_json_array_begin(&j);
             for (int i = 0; i < size; i++) {
-                fprintf(f, "%s{\"rank\":%d,\"drift_ppm\":", i ? "," : "", i); json_num(f, recs[i].trk_drift * 1e6);
-                fputs(",\"drift_se_ppm\":", f); json_num(f, recs[i].trk_drift_se * 1e6);
-                fputs(",\"ddrift_ppm_s\":", f); json_num(f, recs[i].trk_ddrift * 1e6);
-                fputs(",\"noise_s\":", f); json_num(f, recs[i].trk_noise);
-                fputs("}", f);
+                isochron_json_object_begin(&j);
+                isochron_json_kint(&j, "rank", i);
+                isochron_json_knumber(&j, "offset_s", recs[i].inj_offset);
+                isochron_json_knumber(&j, "drift_ppm", recs[i].inj_drift);
+                isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].inj_ddrift);
+                isochron_json_knumber(&j, "jitter_s", recs[i].inj_jitter);
+                isochron_json_object_end(&j);
             }
-            fputs("]}\n", f);
+            isochron_json_array_end(&j);
+            isochron_json_object_end(&j);
+        } else isochron_json_null(&j);
+        isochron_json_kint(&j, "check_pingpongs", cpp);
+        isochron_json_record_end(&j);
+        isochron_json_record_begin(&j, "sync");
+        isochron_json_kstring(&j, "sync_spec", spec_text);
+        isochron_json_knumber(&j, "duration_s", rep.duration);
+        isochron_json_kint(&j, "rounds", rep.rounds);
+        isochron_json_kbool(&j, "tracking", trk != NULL);
+        isochron_json_record_end(&j);
+        if (trk) {
+            isochron_json_record_begin(&j, "track");
+            isochron_json_kint(&j, "refreshes", (int)recs[0].trk_refreshes);
+            isochron_json_knumber(&j, "cost_s", recs[0].trk_cost);
+            isochron_json_key(&j, "per_rank");
+            isochron_json_array_begin(&j);
+            for (int i = 0; i < size; i++) {
+                isochron_json_object_begin(&j);
+                isochron_json_kint(&j, "rank", i);
+                isochron_json_knumber(&j, "drift_ppm", recs[i].trk_drift * 1e6);
+                isochron_json_knumber(&j, "drift_se_ppm", recs[i].trk_drift_se * 1e6);
+                isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].trk_ddrift * 1e6);
+                isochron_json_knumber(&j, "noise_s", recs[i].trk_noise);
+                isochron_json_object_end(&j);
+            }
+            isochron_json_array_end(&j);
+            isochron_json_record_end(&j);
         }
         for (int i = 0; i < size; i++) {
             rank_rec_t *q = &recs[i];
-            fprintf(f, "{\"schema\":%d,\"type\":\"model\",\"rank\":%d,\"slope\":", ISOCHRON_SCHEMA_VERSION, i); json_num(f, q->slope);
-            fputs(",\"intercept_s\":", f); json_num(f, q->intercept);
-            fprintf(f, ",\"kind\":\"%s\",\"fit\":", q->kind == ISOCHRON_LM_LINEAR ? "linear" : "offset");
+            isochron_json_record_begin(&j, "model");
+            isochron_json_kint(&j, "rank", i);
+            isochron_json_knumber(&j, "slope", q->slope);
+            isochron_json_knumber(&j, "intercept_s", q->intercept);
+            isochron_json_kstring(&j, "kind", q->kind == ISOCHRON_LM_LINEAR ? "linear" : "offset");
+            isochron_json_key(&j, "fit");
             if (q->partner >= 0) {
-                fprintf(f, "{\"partner\":%d,\"points\":%d,\"used\":%d,\"slope\":", (int)q->partner, (int)q->npoints, (int)q->nused); json_num(f, q->fslope);
-                fputs(",\"slope_se\":", f); json_num(f, q->fse);
-                fprintf(f, ",\"slope_kept\":%s,\"r2\":", q->kept ? "true" : "false"); json_num(f, q->r2);
-                fputs(",\"resid_rms_s\":", f); json_num(f, q->resid);
-                fputs(",\"span_s\":", f); json_num(f, q->span);
-                fputs("}", f);
-            } else fputs("null", f);
-            fputs("}\n", f);
+                isochron_json_object_begin(&j);
+                isochron_json_kint(&j, "partner", (int)q->partner);
+                isochron_json_kint(&j, "points", (int)q->npoints);
+                isochron_json_kint(&j, "used", (int)q->nused);
+                isochron_json_knumber(&j, "slope", q->fslope);
+                isochron_json_knumber(&j, "slope_se", q->fse);
+                isochron_json_kbool(&j, "slope_kept", q->kept != 0);
+                isochron_json_knumber(&j, "r2", q->r2);
+                isochron_json_knumber(&j, "resid_rms_s", q->resid);
+                isochron_json_knumber(&j, "span_s", q->span);
+                isochron_json_object_end(&j);
+            } else isochron_json_null(&j);
+            isochron_json_record_end(&j);
         }
         for (int w = 0; w < nwaits; w++) {
             double mt = 0, mm = 0, mb = NAN;
             for (int i = 0; i < size; i++) {
                 isochron_accuracy_t *a = &acc[i * nwaits + w];
                 if (isfinite(a->bound) && !(a->bound <= mb)) mb = a->bound;
-                fprintf(f, "{\"schema\":%d,\"type\":\"accuracy\",\"rank\":%d,\"wait_s\":", ISOCHRON_SCHEMA_VERSION, i); json_num(f, a->wait);
-                fputs(",\"measured_offset_s\":", f); json_num(f, a->measured_offset);
-                fputs(",\"true_offset_s\":", f); json_num(f, a->true_offset);
-                fputs(",\"bound_s\":", f); json_num(f, a->bound);
-                fputs("}\n", f);
+                isochron_json_record_begin(&j, "accuracy");
+                isochron_json_kint(&j, "rank", i);
+                isochron_json_knumber(&j, "wait_s", a->wait);
+                isochron_json_knumber(&j, "measured_offset_s", a->measured_offset);
+                isochron_json_knumber(&j, "true_offset_s", a->true_offset);
+                isochron_json_knumber(&j, "bound_s", a->bound);
+                isochron_json_record_end(&j);
                 if (fabs(a->true_offset) > mt) mt = fabs(a->true_offset);
                 if (fabs(a->measured_offset) > mm) mm = fabs(a->measured_offset);
             }
-            fprintf(f, "{\"schema\":%d,\"type\":\"summary\",\"sync_spec\":", ISOCHRON_SCHEMA_VERSION); json_str(f, spec_text);
-            fputs(",\"wait_s\":", f); json_num(f, waits[w]);
-            fputs(",\"duration_s\":", f); json_num(f, rep.duration);
-            fputs(",\"max_abs_measured_offset_s\":", f); json_num(f, mm);
-            fputs(",\"max_abs_true_offset_s\":", f); json_num(f, has_truth ? mt : NAN);
-            fputs(",\"max_bound_s\":", f); json_num(f, mb);
-            fputs("}\n", f);
+            isochron_json_record_begin(&j, "summary");
+            isochron_json_kstring(&j, "sync_spec", spec_text);
+            isochron_json_knumber(&j, "wait_s", waits[w]);
+            isochron_json_knumber(&j, "duration_s", rep.duration);
+            isochron_json_knumber(&j, "max_abs_measured_offset_s", mm);
+            isochron_json_knumber(&j, "max_abs_true_offset_s", has_truth ? mt : NAN);
+            isochron_json_knumber(&j, "max_bound_s", mb);
+            isochron_json_record_end(&j);
         }
         fflush(f);
     }
@@ -345,7 +390,7 @@ int main(int argc, char **argv)
         fprintf(tab, "  spec    %s\n", spec_text);
         fprintf(tab, "  timer   %s%s%s\n", isochron_timer_base_name(timer), isochron_skew_spec_active(&skew) ? ", skew injected: " : "",
                 isochron_skew_spec_active(&skew) ? v[O_SKEW] : "");
-        fprintf(tab, "  ranks   %d on %d node(s)%s\n", size, rep.nodes, rep.oversubscribed ? ", oversubscribed (more ranks than cores): pairs took turns" : "");
+        fprintf(tab, "  ranks   %d on %d node(s)%s%s\n", size, rep.nodes, spec.node_size > 0 ? " (blocks of --node-size ranks)" : "", rep.oversubscribed ? ", oversubscribed (more ranks than cores): pairs took turns" : "");
         fprintf(tab, "  sync    %.3f s, %d rounds\n", rep.duration, rep.rounds);
         if (trk)
             fprintf(tab, "  track   on: %d refreshes, %.1f ms in all (%.2f ms each), between the checks as the engine does between points\n",

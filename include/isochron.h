@@ -1,6 +1,7 @@
 /**
  * \file isochron.h
- * \brief Umbrella header of libisochron: version, error codes and the error rule.
+ * \brief Umbrella header of libisochron: version, error codes, the error rule,
+ *        and the number parsing every spec of the library uses.
  *
  * The rule for errors, kept by every module: a library function returns an int,
  * ISOCHRON_OK (0) on success or a negative ISOCHRON_E* code on failure, and on
@@ -39,5 +40,15 @@ const char *isochron_strerror(int code);
 
 /** \brief Sentence describing the last error raised by this thread ("" if none). */
 const char *isochron_last_error(void);
+
+/* Numbers as the library's specs read them (sync, skew, sizes of the drivers):
+ * the whole string must be the number; 0 on success, -1 otherwise (no error
+ * message is set: the caller knows which option it was). */
+/** \brief A finite double. */
+int isochron_parse_double(const char *s, double *out);
+/** \brief A decimal long. */
+int isochron_parse_long(const char *s, long *out);
+/** \brief A duration in seconds with an optional unit s, ms, us or ns ("20us"). */
+int isochron_parse_duration(const char *s, double *out);
 
 #endif

@@ -11,7 +11,7 @@ for f in src/*/*.c apps/common.c; do
     -c "$f" -o "$out/obj/$(basename "$(dirname "$f")")_$(basename "${f%.c}").o"
 done
 for app in isochron-clock isochron-bench isochron-barrier; do
-  smpicc -std=c11 -O2 -D_GNU_SOURCE -DSMPI_ISOCHRON -Iinclude -Isrc -Iapps -c "apps/$app.c" -o "$out/apps/$app.o"
+  smpicc -std=c11 -O2 -D_GNU_SOURCE -DSMPI_ISOCHRON -Iinclude -Iapps -c "apps/$app.c" -o "$out/apps/$app.o"
   smpicc "$out"/obj/*.o "$out/apps/$app.o" -o "$out/$app" -lm
   echo "built $out/$app"
 done

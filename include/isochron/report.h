@@ -26,13 +26,71 @@ const char *isochron_reporter_names(void);
 int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n);
 /** \brief One measured point (scheme and method named in every record). */
 int isochron_report_point(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method);
-/** The same point as a JSON Lines record of another type ("cost" for the barrier driver) with extra
- *  fields inserted verbatim after the type (e.g. "\"barrier\":\"rds\""); table and CSV ignore both. */
+/** The same point as a JSON Lines record of another type ("cost" for the barrier driver) with \p nextra
+ *  extra fields after the type (e.g. {"barrier", "\"rds\""}); table and CSV ignore both. */
 int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
-                             const char *extra);
+                             const isochron_kv_t *extra, int nextra);
 /** \brief Closing record with the run's wall time and number of points. */
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete);
 void isochron_reporter_destroy(isochron_reporter_t *r);
+
+/* ------------------------------------------------------------------------ */
+/* JSON writer: every JSON Lines record of isochron (library and drivers)    */
+/* goes through it, so all numbers have one format: the shortest decimal      */
+/* that reads back as the same double (%.15g, else %.16g, else %.17g);        */
+/* NaN and infinities are null. Commas are placed by the writer.              */
+
+#define ISOCHRON_JSON_MAX_DEPTH 16
+
+typedef struct {
+    FILE *f;
+    int depth;                                /**< open objects/arrays */
+    unsigned char count[ISOCHRON_JSON_MAX_DEPTH]; /**< values written at each depth (0 or 1 suffices) */
+    int after_key;                            /**< a key was written, its value comes next */
+    char *mem;                                /**< isochron_json_open_string: the text */
+    size_t memlen;
+} isochron_json_t;
+
+/** \brief Write to \p f (not closed by the writer). */
+void isochron_json_init(isochron_json_t *j, FILE *f);
+/** \brief Write to a growing string, taken with isochron_json_close_string. ENOMEM. */
+int isochron_json_open_string(isochron_json_t *j);
+/** \brief The text written since isochron_json_open_string (caller frees). */
+char *isochron_json_close_string(isochron_json_t *j);
+
+void isochron_json_object_begin(isochron_json_t *j);
+void isochron_json_object_end(isochron_json_t *j);
+void isochron_json_array_begin(isochron_json_t *j);
+void isochron_json_array_end(isochron_json_t *j);
+/** \brief The key of the next value in the open object. */
+void isochron_json_key(isochron_json_t *j, const char *key);
+/** \brief A string, escaped (NULL: null). */
+void isochron_json_string(isochron_json_t *j, const char *s);
+/** \brief A number in the one format (NaN, inf: null). */
+void isochron_json_number(isochron_json_t *j, double v);
+void isochron_json_int(isochron_json_t *j, long long v);
+void isochron_json_bool(isochron_json_t *j, int b);
+void isochron_json_null(isochron_json_t *j);
+/** \brief A value that is JSON text already (e.g. one made with isochron_json_open_string). */
+void isochron_json_raw(isochron_json_t *j, const char *json);
+/** \brief The members of an object given as JSON text ("{...}"), written into the open object. */
+void isochron_json_members(isochron_json_t *j, const char *object_json);
+/** \brief An array of n numbers. */
+void isochron_json_numbers(isochron_json_t *j, const double *v, int n);
+
+/* key + value in one call */
+void isochron_json_kstring(isochron_json_t *j, const char *key, const char *s);
+void isochron_json_knumber(isochron_json_t *j, const char *key, double v);
+void isochron_json_kint(isochron_json_t *j, const char *key, long long v);
+void isochron_json_kbool(isochron_json_t *j, const char *key, int b);
+
+/** \brief Open a record: {"schema":ISOCHRON_SCHEMA_VERSION,"type":type */
+void isochron_json_record_begin(isochron_json_t *j, const char *type);
+/** \brief Close the record's object, end the line and flush. */
+void isochron_json_record_end(isochron_json_t *j);
+
+/** \brief The one number format into buf ("null" for NaN/inf). */
+const char *isochron_json_format_number(double v, char *buf, size_t len);
 
 /** \brief Human-readable time ("12.3 us") and size ("64 KiB") into buf. */
 const char *isochron_fmt_time(double s, char *buf, size_t len);

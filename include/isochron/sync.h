@@ -18,6 +18,9 @@
  *
  * e.g. "hca3/1000/skampi/100", "hca/1000/SKaMPI-Offset/100" (the paper's labels),
  * "hca3/200/skampi/20,span=0.1+prop", "jk/100/mean-rtt/20,slope=always".
+ * A "node" is a shared-memory node, or a block of node_size consecutive ranks
+ * when isochron_sync_spec_t.node_size is set (see there). The socket level of
+ * a three-level spec needs every rank bound within one socket (hwloc).
  * Keys: span (seconds over which a pair's fit points are spread),
  * recompute (0|1: recompute_intercept of Alg. 2), slope (auto|always|never:
  * keep a fitted slope only when statistically significant, always, or never),
@@ -60,6 +63,37 @@ const isochron_estimator_t *isochron_estimator_get(int i);
 int isochron_estimator_find(const char *name, const isochron_estimator_t **out);
 
 /* ------------------------------------------------------------------------ */
+/* Fitting a clock model (FIT_LINEAR_MODEL of Alg. 2)                        */
+
+/** A line fitted to fit points: offset(x) = slope * x + intercept. */
+typedef struct {
+    double slope, intercept; /**< the model, after the slope policy (slope 0 when dropped) */
+    double fitted_slope;     /**< the slope the weighted regression found */
+    double slope_se;         /**< its standard error, inflated for autocorrelated residuals */
+    double r2, resid_rms, span;
+    double resid_rho;        /**< lag-1 autocorrelation of the residuals */
+    int bounds_flat;         /**< 1 if one constant offset lies in every hard bound (slope dropped for it) */
+    int constrained;         /**< 1 if the hard bounds constrained the fit */
+    double widening;         /**< how far the bounds had to be widened to be consistent (s) */
+    int npoints, nused, slope_kept;
+} isochron_fit_t;
+
+/**
+ * \brief Fit offsets y (reference minus client) against client times x.
+ * \p u (may be NULL) is each point's uncertainty: it weights the points
+ * (1/u^2), drives minimum-RTT filtering, and with \p hard_bounds nonzero
+ * every interval [y-u, y+u] must contain the true offset (SKaMPI-Offset), so
+ * the line is constrained to pass through all of them (widened as little as
+ * needed when they are inconsistent). \p policy: ISOCHRON_SLOPE_AUTO keeps
+ * the slope only when it exceeds 3 standard errors and no constant offset
+ * fits all hard bounds; ALWAYS keeps it; NEVER fits an offset only.
+ * \p outliers: reject points beyond 4 robust standard deviations.
+ * \return ISOCHRON_OK, EINVAL for n < 1, ENOMEM.
+ */
+int isochron_fit_line(const double *x, const double *y, const double *u, int n, int policy, int outliers,
+                      int hard_bounds, isochron_fit_t *out);
+
+/* ------------------------------------------------------------------------ */
 /* Specs                                                                      */
 
 typedef enum { ISOCHRON_SLOPE_AUTO = 0, ISOCHRON_SLOPE_ALWAYS = 1, ISOCHRON_SLOPE_NEVER = 2 } isochron_slope_policy_t;
@@ -81,6 +115,13 @@ typedef struct {
 typedef struct {
     int nlevels;
     isochron_sync_level_t level[ISOCHRON_SYNC_MAX_LEVELS];
+    /** What a "node" of a hierarchical spec is: 0 (the default, what
+     *  isochron_sync_spec_parse sets) = the processes sharing memory
+     *  (MPI_COMM_TYPE_SHARED); N > 0 = every block of N consecutive ranks of
+     *  the communicator, wherever they run, so that H2HCA/H3HCA have more
+     *  than one node on one host (testing; the drivers' --node-size). Not
+     *  part of the spec text; recorded by the drivers as "node_size". */
+    int node_size;
 } isochron_sync_spec_t;
 
 /** \brief Parse a spec string (see file comment). Errors name the bad part and list valid choices. */
@@ -129,7 +170,7 @@ int isochron_sync_alg_find(const char *name, const isochron_sync_alg_t **out);
 typedef struct {
     double duration;        /**< seconds, measured on rank 0 from entry to exit (includes communicator creation) */
     int rounds;             /**< pairwise rounds on the critical path (sum over levels) */
-    int nodes;              /**< number of shared-memory nodes */
+    int nodes;              /**< number of nodes (shared-memory nodes, or rank blocks of spec->node_size) */
     int sockets_split;      /**< 1 if a socket level was built with hwloc */
     int oversubscribed;     /**< 1 if some node had more ranks than cores */
     isochron_fit_info_t fit;/**< this rank's fit at the lowest level where it was a client */
@@ -142,7 +183,9 @@ typedef struct {
  * approximates the clock of rank 0 of \p comm. Internal traffic uses a
  * duplicate of \p comm.
  * \return ISOCHRON_OK, or an error that is the same on all ranks (e.g.
- *  ISOCHRON_ENOTSHARED when "prop" is used where ranks do not share a time source).
+ *  ISOCHRON_ENOTSHARED when "prop" is used where ranks do not share a time source,
+ *  ISOCHRON_EINVAL for a negative node_size, ISOCHRON_EUNSUPPORTED when a
+ *  three-level spec's socket level meets a rank whose binding spans sockets).
  */
 int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_clock_t *base,
                       isochron_clock_t **global, isochron_sync_report_t *report);

@@ -26,6 +26,8 @@ typedef struct barrier_alg {
 int isochron_bar_send(isochron_barrier_t *b, int dst, int tag);
 int isochron_bar_recv(isochron_barrier_t *b, int src, int tag);
 int isochron_bar_sendrecv(isochron_barrier_t *b, int dst, int src, int tag); /* send to dst while receiving from src */
+/* The trial's own communicator (experiment.c agrees on counts over it). */
+MPI_Comm isochron_bar_trial_comm(const isochron_barrier_trial_t *t);
 /* Largest power of two <= n (n >= 1). */
 int isochron_bar_pow2_floor(int n);
 

@@ -56,6 +56,9 @@ void isochron_barrier_trial_destroy(isochron_barrier_trial_t *t)
     free(t);
 }
 
+int isochron_barrier_trial_oversubscribed(const isochron_barrier_trial_t *t) { return t->oversubscribed; }
+MPI_Comm isochron_bar_trial_comm(const isochron_barrier_trial_t *t) { return t->comm; }
+
 /* Complete a protocol request: yield while waiting on an oversubscribed node
  * (a spinning rank starves the peers it waits for), else block in MPI_Wait.
  * Not the exponential-backoff polite wait: its naps of up to 1 ms would make

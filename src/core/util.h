@@ -1,8 +1,9 @@
 /*
- * Private helpers shared by the modules: error setting, number parsing with
- * units, and polite MPI waiting (test + sleep instead of spinning, so that a
- * process waiting its turn does not starve the ones working on an
- * oversubscribed node).
+ * Private helpers shared by the modules: error setting, and polite MPI
+ * waiting (test + sleep instead of spinning, so that a process waiting its
+ * turn does not starve the ones working on an oversubscribed node). Number
+ * parsing is public (isochron.h). The lowest module: it includes nothing of
+ * libisochron but isochron.h.
  */
 #ifndef ISOCHRON_CORE_UTIL_H
 #define ISOCHRON_CORE_UTIL_H
@@ -11,13 +12,12 @@
 
 int isochron_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Parse a full string as a double / long; 0 on success. */
-int isochron_parse_double(const char *s, double *out);
-int isochron_parse_long(const char *s, long *out);
-/* Parse a duration with optional unit s|ms|us|ns (default seconds). */
-int isochron_parse_duration(const char *s, double *out);
 /* Case-insensitive equality. */
 int isochron_streq_ci(const char *a, const char *b);
+
+/* Sleep for \p seconds (nanosleep, resumed when interrupted); yields the core.
+ * The timer module's public isochron_sleep is this. */
+void isochron_nap(double seconds);
 
 /* Complete a request, sleeping between tests (polite). */
 int isochron_wait_polite(MPI_Request *req, MPI_Status *st);

@@ -4,7 +4,8 @@
  * the schema version; the first is the context block (where, with what, how),
  * the last a "end" record with the wall time and whether the run completed,
  * so a reader can tell a truncated file. A point with no valid repetition is
- * printed as such, never as numbers.
+ * printed as such, never as numbers. JSON goes through the writer of json.c
+ * (one number format for every record of isochron).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -57,21 +58,6 @@ const char *isochron_fmt_bytes(size_t b, char *buf, size_t len)
     return buf;
 }
 
-static void jnum(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.9g", v); else fputs("null", f);
-}
-
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', f);
-        if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s); else fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static const char *stop_name(int s)
 {
     return s == ISOCHRON_STOP_CI ? "ci" : s == ISOCHRON_STOP_MAXREPS ? "max_reps" : s == ISOCHRON_STOP_BUDGET ? "budget" : "error";
@@ -81,9 +67,11 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
 {
     FILE *f = r->f;
     if (r->fmt == FMT_JSONL) {
-        fprintf(f, "{\"schema\":%d,\"type\":\"context\"", ISOCHRON_SCHEMA_VERSION);
-        for (int i = 0; i < n; i++) { fputc(',', f); jstr(f, kv[i].key); fputc(':', f); fputs(kv[i].json, f); }
-        fputs("}\n", f);
+        isochron_json_t j;
+        isochron_json_init(&j, f);
+        isochron_json_record_begin(&j, "context");
+        for (int i = 0; i < n; i++) { isochron_json_key(&j, kv[i].key); isochron_json_raw(&j, kv[i].json); }
+        isochron_json_record_end(&j);
     } else {
         const char *pre = r->fmt == FMT_CSV ? "# " : "";
         for (int i = 0; i < n; i++) {
@@ -115,68 +103,82 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
 
 int isochron_report_point(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method)
 {
-    return isochron_report_point_as(r, p, scheme, method, "point", NULL);
+    return isochron_report_point_as(r, p, scheme, method, "point", NULL, 0);
 }
 
 int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
-                             const char *extra)
+                             const isochron_kv_t *extra, int nextra)
 {
     FILE *f = r->f;
     const isochron_summary_t *s = &p->s;
     if (r->fmt == FMT_JSONL) {
-        fprintf(f, "{\"schema\":%d,\"type\":", ISOCHRON_SCHEMA_VERSION);
-        jstr(f, type ? type : "point");
-        if (extra && *extra) fprintf(f, ",%s", extra);
-        fputs(",\"op\":", f); jstr(f, p->op);
-        fputs(",\"family\":", f); jstr(f, p->family);
-        fprintf(f, ",\"bytes\":%zu,\"dtype\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"in_place\":%s,\"nprocs\":%d,\"scheme\":", p->bytes, p->dtype,
-                p->redop, p->root, p->in_place ? "true" : "false", p->nprocs);
-        jstr(f, scheme);
-        fputs(",\"method\":", f); jstr(f, method);
-        fprintf(f, ",\"reps\":%d,\"valid\":%d,\"invalid\":%d,\"stop\":\"%s\"", p->reps, p->valid, p->reps - p->valid, stop_name(p->stop));
-        fputs(",\"mean_s\":", f); jnum(f, s->mean);
-        fputs(",\"median_s\":", f); jnum(f, s->median);
-        fputs(",\"min_s\":", f); jnum(f, s->min);
-        fputs(",\"max_s\":", f); jnum(f, s->max);
-        fputs(",\"stddev_s\":", f); jnum(f, s->stddev);
-        fputs(",\"ci_level\":", f); jnum(f, s->ci_level);
-        fputs(",\"ci_lo_s\":", f); jnum(f, s->ci_lo);
-        fputs(",\"ci_hi_s\":", f); jnum(f, s->ci_hi);
-        fputs(",\"quantiles\":{", f);
-        for (int i = 0; i < s->nq; i++) { fprintf(f, "%s\"%g\":", i ? "," : "", s->q[i]); jnum(f, s->qv[i]); }
-        fputs("},\"start_spread_s\":", f); jnum(f, p->start_spread);
-        fputs(",\"correction_s\":", f); jnum(f, p->correction);
-        fputs(",\"scheme_param_s\":", f); jnum(f, p->window);
-        fprintf(f, ",\"validated\":%d", p->validated);
-        fputs(",\"clock_bound_s\":", f); jnum(f, p->clock_bound);
-        fputs(",\"clock_true_s\":", f); jnum(f, p->clock_true);
+        isochron_json_t j;
+        isochron_json_init(&j, f);
+        isochron_json_record_begin(&j, type ? type : "point");
+        for (int i = 0; i < nextra; i++) { isochron_json_key(&j, extra[i].key); isochron_json_raw(&j, extra[i].json); }
+        isochron_json_kstring(&j, "op", p->op);
+        isochron_json_kstring(&j, "family", p->family);
+        isochron_json_kint(&j, "bytes", (long long)p->bytes);
+        isochron_json_kstring(&j, "dtype", p->dtype);
+        isochron_json_kstring(&j, "redop", p->redop);
+        isochron_json_kint(&j, "root", p->root);
+        isochron_json_kbool(&j, "in_place", p->in_place);
+        isochron_json_kint(&j, "nprocs", p->nprocs);
+        isochron_json_kstring(&j, "scheme", scheme);
+        isochron_json_kstring(&j, "method", method);
+        isochron_json_kint(&j, "reps", p->reps);
+        isochron_json_kint(&j, "valid", p->valid);
+        isochron_json_kint(&j, "invalid", p->reps - p->valid);
+        isochron_json_kstring(&j, "stop", stop_name(p->stop));
+        isochron_json_knumber(&j, "mean_s", s->mean);
+        isochron_json_knumber(&j, "median_s", s->median);
+        isochron_json_knumber(&j, "min_s", s->min);
+        isochron_json_knumber(&j, "max_s", s->max);
+        isochron_json_knumber(&j, "stddev_s", s->stddev);
+        isochron_json_knumber(&j, "ci_level", s->ci_level);
+        isochron_json_knumber(&j, "ci_lo_s", s->ci_lo);
+        isochron_json_knumber(&j, "ci_hi_s", s->ci_hi);
+        isochron_json_key(&j, "quantiles");
+        isochron_json_object_begin(&j);
+        for (int i = 0; i < s->nq; i++) {
+            char q[32];
+            snprintf(q, sizeof q, "%g", s->q[i]); /* the level as a key: "0.25" */
+            isochron_json_knumber(&j, q, s->qv[i]);
+        }
+        isochron_json_object_end(&j);
+        isochron_json_knumber(&j, "start_spread_s", p->start_spread);
+        isochron_json_knumber(&j, "correction_s", p->correction);
+        isochron_json_knumber(&j, "scheme_param_s", p->window);
+        isochron_json_kint(&j, "validated", p->validated);
+        isochron_json_knumber(&j, "clock_bound_s", p->clock_bound);
+        isochron_json_knumber(&j, "clock_true_s", p->clock_true);
         if (isfinite(p->overlap)) {
-            fputs(",\"overlap\":", f); jnum(f, p->overlap);
-            fputs(",\"t_comm_s\":", f); jnum(f, p->t_comm);
-            fputs(",\"t_comp_s\":", f); jnum(f, p->t_comp);
+            isochron_json_knumber(&j, "overlap", p->overlap);
+            isochron_json_knumber(&j, "t_comm_s", p->t_comm);
+            isochron_json_knumber(&j, "t_comp_s", p->t_comp);
         }
         if (p->raw_n > 0 && p->raw_time) {
-            fputs(",\"raw\":{\"time_s\":[", f);
-            for (int i = 0; i < p->raw_n; i++) { if (i) fputc(',', f); jnum(f, p->raw_time[i]); }
-            fputs("],\"valid\":[", f);
-            for (int i = 0; i < p->raw_n; i++) fprintf(f, "%s%d", i ? "," : "", p->raw_valid[i]);
-            fputs("]", f);
+            isochron_json_key(&j, "raw");
+            isochron_json_object_begin(&j);
+            isochron_json_key(&j, "time_s");
+            isochron_json_numbers(&j, p->raw_time, p->raw_n);
+            isochron_json_key(&j, "valid");
+            isochron_json_array_begin(&j);
+            for (int i = 0; i < p->raw_n; i++) isochron_json_int(&j, p->raw_valid[i]);
+            isochron_json_array_end(&j);
             if (p->raw_start) {
                 const char *names[2] = {"start_s", "end_s"};
                 const double *arr[2] = {p->raw_start, p->raw_end};
                 for (int a = 0; a < 2; a++) {
-                    fprintf(f, ",\"%s\":[", names[a]);
-                    for (int i = 0; i < p->raw_n; i++) {
-                        fputs(i ? ",[" : "[", f);
-                        for (int q = 0; q < p->nprocs; q++) { if (q) fputc(',', f); fprintf(f, "%.12f", arr[a][(size_t)i * p->nprocs + q]); }
-                        fputc(']', f);
-                    }
-                    fputc(']', f);
+                    isochron_json_key(&j, names[a]);
+                    isochron_json_array_begin(&j);
+                    for (int i = 0; i < p->raw_n; i++) isochron_json_numbers(&j, &arr[a][(size_t)i * p->nprocs], p->nprocs);
+                    isochron_json_array_end(&j);
                 }
             }
-            fputc('}', f);
+            isochron_json_object_end(&j);
         }
-        fputs("}\n", f);
+        isochron_json_record_end(&j);
     } else if (r->fmt == FMT_CSV) {
         fprintf(f, "%s,%s,%zu,%s,%s,%d,%d,%d,%s,%s,%d,%d,%s", p->op, p->family, p->bytes, p->dtype, p->redop, p->root, p->in_place,
                 p->nprocs, scheme, method, p->reps, p->valid, stop_name(p->stop));
@@ -212,10 +214,15 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
 
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete)
 {
-    if (r->fmt == FMT_JSONL)
-        fprintf(r->f, "{\"schema\":%d,\"type\":\"end\",\"points\":%d,\"wall_s\":%.6g,\"complete\":%s}\n", ISOCHRON_SCHEMA_VERSION, npoints, wall_s,
-                complete ? "true" : "false");
-    else if (r->fmt == FMT_TABLE)
+    if (r->fmt == FMT_JSONL) {
+        isochron_json_t j;
+        isochron_json_init(&j, r->f);
+        isochron_json_record_begin(&j, "end");
+        isochron_json_kint(&j, "points", npoints);
+        isochron_json_knumber(&j, "wall_s", wall_s);
+        isochron_json_kbool(&j, "complete", complete);
+        isochron_json_record_end(&j);
+    } else if (r->fmt == FMT_TABLE)
         fprintf(r->f, "\n%d points in %.1f s%s\n", npoints, wall_s, complete ? "" : " (incomplete)");
     else
         fprintf(r->f, "# end: %d points, %.3f s, %s\n", npoints, wall_s, complete ? "complete" : "incomplete");

@@ -2,9 +2,12 @@
  * "skampi" and the star pattern it shares with "jk". SKaMPI (Worsch et al.,
  * paper 000 ref. [8]) measures one offset per client against rank 0 with
  * SKaMPI-Offset and keeps no drift: O(p) rounds, accurate right after
- * synchronization, degrading with drift. With nfit > 1 the median of nfit
- * offset measurements is used. JK (Jones & Koenig) is the same star with a
- * linear model learned per client (alg_jk.c).
+ * synchronization, degrading with drift. With nfit > 1 the offset is the
+ * fit's offset-only model (fit.c, slope policy "never"): the mean of the nfit
+ * offset measurements weighted by 1/uncertainty^2, over the points that pass
+ * minimum-RTT filtering and robust rejection, moved into the intersection of
+ * the SKaMPI-Offset bounds when it lies outside. JK (Jones & Koenig) is the
+ * same star with a linear model learned per client (alg_jk.c).
  */
 #include "isochron.h"
 #include "sync/sync_impl.h"

@@ -2,21 +2,29 @@
  * isochron_sync_run: flat and hierarchical synchronization (paper 000,
  * sec. IV, Algorithm 4 H2HCA and its three-level form H3HCA).
  *   1 level : the algorithm runs on the whole communicator.
- *   2 levels: level 1 on one leader per shared-memory node
- *             (MPI_Comm_split_type SHARED), level 2 within each node on top
- *             of the leader's global clock.
+ *   2 levels: level 1 on one leader per node, level 2 within each node on top
+ *             of the leader's global clock. A node is a shared-memory node
+ *             (MPI_Comm_split_type SHARED), or with spec->node_size = N every
+ *             block of N consecutive ranks: on one host that gives the top
+ *             level more than one member, so the hierarchy really runs (on a
+ *             single host H2HCA is otherwise just its lower level).
  *   3 levels: level 1 between nodes, level 2 between one leader per socket of
- *             each node (sockets from hwloc), level 3 within each socket.
+ *             each node, level 3 within each socket. A rank is on socket S
+ *             only if its whole binding (hwloc_get_cpubind) lies in package
+ *             S: the CPU a rank last ran on changes from run to run for an
+ *             unbound rank. When some rank's binding spans packages the level
+ *             is refused on every rank with a message saying how to bind.
  * Without hwloc every node counts as one socket (reported as sockets_split=0).
  * The reference is always rank 0 of the communicator: it is the leader of the
  * first node and of its first socket, because every split keeps rank order.
  * The duration reported includes creating the communicators, as in the paper.
- * Before anything, every node checks whether it is oversubscribed (more ranks
- * than the CPUs its ranks may run on); if any is, the pairs of every round
- * take turns (see pair.c).
+ * Before anything, every shared-memory node checks whether it is
+ * oversubscribed (more ranks than the CPUs its ranks may run on); if any is,
+ * the pairs of every round take turns (see pair.c).
  */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
@@ -26,24 +34,38 @@
 #include <hwloc.h>
 #endif
 
-static int socket_id(void)
+/* The socket (package) this rank is bound within: its logical index when the
+ * binding of the calling thread (the one that measures; helper threads of the
+ * MPI library may run anywhere) lies in one package (always 0 on a
+ * one-package machine), -1 when it spans packages, described in why. */
+static int socket_id(char *why, size_t whylen)
 {
+    why[0] = 0;
 #if ISOCHRON_HAVE_HWLOC
     hwloc_topology_t topo;
     int id = 0;
-    if (hwloc_topology_init(&topo) == 0) {
-        if (hwloc_topology_load(topo) == 0) {
-            hwloc_bitmap_t set = hwloc_bitmap_alloc();
-            if (set && hwloc_get_last_cpu_location(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
-                hwloc_obj_t o = hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, NULL);
-                if (o) id = (int)o->logical_index;
+    if (hwloc_topology_init(&topo) != 0) return 0;
+    if (hwloc_topology_load(topo) == 0 && hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE) > 1) {
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        id = -1;
+        if (set && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
+            hwloc_obj_t pkg = NULL;
+            while ((pkg = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pkg)))
+                if (!hwloc_bitmap_iszero(set) && hwloc_bitmap_isincluded(set, pkg->cpuset)) { id = (int)pkg->logical_index; break; }
+            if (id < 0) {
+                char cpus[128];
+                hwloc_bitmap_list_snprintf(cpus, sizeof cpus, set);
+                snprintf(why, whylen, "bound to CPUs %s, which span %d sockets", cpus,
+                         hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE));
             }
-            hwloc_bitmap_free(set);
-        }
-        hwloc_topology_destroy(topo);
+        } else
+            snprintf(why, whylen, "its CPU binding cannot be read");
+        if (set) hwloc_bitmap_free(set);
     }
+    hwloc_topology_destroy(topo);
     return id;
 #else
+    (void)whylen;
     return 0;
 #endif
 }
@@ -109,16 +131,21 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
     *global = NULL;
     if (!spec || spec->nlevels < 1 || spec->nlevels > ISOCHRON_SYNC_MAX_LEVELS)
         return isochron_set_error(ISOCHRON_EINVAL, "sync: invalid spec (use isochron_sync_spec_parse)");
+    if (spec->node_size < 0)
+        return isochron_set_error(ISOCHRON_EINVAL, "sync: node size %d is negative (0: shared-memory nodes)", spec->node_size);
     double t0 = isochron_truth_now();
-    MPI_Comm work, node, leaders;
+    MPI_Comm work, shm, node, leaders;
     if (MPI_Comm_dup(comm, &work) != MPI_SUCCESS) return isochron_set_error(ISOCHRON_EMPI, "sync: MPI_Comm_dup failed");
     int me;
     MPI_Comm_rank(work, &me);
-    MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shm);
+    if (spec->node_size > 0) MPI_Comm_split(work, me / spec->node_size, me, &node); /* rank blocks as nodes */
+    else MPI_Comm_dup(shm, &node);
     int node_rank;
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_split(work, node_rank == 0 ? 0 : MPI_UNDEFINED, me, &leaders);
-    int is_leader = node_rank == 0, nodes = 0, over = isochron_node_oversubscribed(node), any_over = 0;
+    int is_leader = node_rank == 0, nodes = 0, over = isochron_node_oversubscribed(shm), any_over = 0;
+    MPI_Comm_free(&shm);
     MPI_Allreduce(&is_leader, &nodes, 1, MPI_INT, MPI_SUM, work);
     MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, work);
     rep->nodes = nodes;
@@ -138,7 +165,14 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
         if (spec->nlevels == 2) {
             lv_comm[1] = node;
         } else {
-            int sock = socket_id(), srank;
+            char why[256];
+            int sock = socket_id(why, sizeof why), srank;
+            rc = sock < 0 ? isochron_set_error(ISOCHRON_EUNSUPPORTED,
+                                               "sync: the socket level of '%s+%s+%s' needs every rank bound within one socket, but rank %d is %s; "
+                                               "bind the ranks (e.g. mpirun --bind-to core or --bind-to socket) or use a two-level spec",
+                                               spec->level[0].alg, spec->level[1].alg, spec->level[2].alg, me, why)
+                          : ISOCHRON_OK;
+            if ((rc = agree_with_message(work, rc))) goto out;
             MPI_Comm_split(node, sock, node_rank, &extra[0]);
             MPI_Comm_rank(extra[0], &srank);
             MPI_Comm_split(node, srank == 0 ? 0 : MPI_UNDEFINED, node_rank, &extra[1]);

@@ -164,11 +164,4 @@ void isochron_spin_pause(void)
 
 double isochron_truth_now(void) { return isochron_clock_gettime(CLOCK_MONOTONIC); }
 
-void isochron_sleep(double seconds)
-{
-    if (!(seconds > 0)) return;
-    struct timespec ts;
-    ts.tv_sec = (time_t)seconds;
-    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-    while (nanosleep(&ts, &ts) != 0) {}
-}
+void isochron_sleep(double seconds) { isochron_nap(seconds); }

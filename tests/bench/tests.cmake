@@ -33,3 +33,7 @@ isochron_cli_test(bench_watchdog 2 TOOL isochron-bench EXPECT nonzero MATCH "wat
                   ARGS --ops alltoall --sizes 4M --rel-ci 0 --max-reps 1000000 --budget 600 --watchdog 1 --scheme none --quiet)
 isochron_cli_test(bench_overlap 2 TOOL isochron-bench EXPECT zero MATCH "overlap [0-9]+%"
                   ARGS --ops iallreduce,ialltoall --sizes 8,64K --scheme barrier --method overlap --max-reps 30 --quiet)
+
+isochron_cli_test(bench_node_size 4 TOOL isochron-bench EXPECT zero MATCH "allreduce" "node_size\":2" "\"nodes\":2"
+                  ARGS --ops allreduce --sizes 8 --max-reps 20 --sync hca3+hca3 --node-size 2 --format jsonl --quiet)
+isochron_cli_test(bench_bad_node_size 1 TOOL isochron-bench EXPECT nonzero MATCH "--node-size 'x'" ARGS --node-size x)

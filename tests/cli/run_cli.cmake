@@ -2,13 +2,16 @@
 # CTest's PASS_REGULAR_EXPRESSION ignores the exit code, so a test that must
 # fail *and* say something useful needs this wrapper.
 #
-#   cmake -DEXPECT=zero|nonzero [-DMATCH1=re] [-DMATCH2=re] [-DMATCH3=re]
-#         [-DNOMATCH=re] [-DOUTFILE=path -DFILE_MATCH1=re -DFILE_MATCH2=re]
+#   cmake -DEXPECT=zero|nonzero [-DMATCH1=re -DMATCH2=re ...]
+#         [-DNOMATCH=re] [-DOUTFILE=path -DFILE_MATCH1=re -DFILE_MATCH2=re ...]
 #         -P run_cli.cmake -- <command> <args...>
 #
-# MATCHn are CMake regular expressions that must all match stdout+stderr;
-# NOMATCH must not match; FILE_MATCHn must match the contents of OUTFILE
-# (removed before the run). Prints "run_cli: PASS" on success.
+# MATCH1, MATCH2, ... (numbered from 1 without gaps, any number of them) are
+# CMake regular expressions that must all match stdout+stderr; NOMATCH must
+# not match; FILE_MATCH1, FILE_MATCH2, ... must all match the contents of
+# OUTFILE (removed before the run). A gap in the numbering is an error, so no
+# pattern given by the caller can be skipped. Prints "run_cli: PASS" on
+# success, with the number of patterns checked.
 
 set(cmd "")
 set(seen_dashdash FALSE)
@@ -52,12 +55,30 @@ else()
   message(FATAL_ERROR "run_cli: EXPECT must be zero or nonzero")
 endif()
 
-set(all "${out}${err}")
-foreach(v MATCH1 MATCH2 MATCH3)
-  if(DEFINED ${v})
-    if(NOT all MATCHES "${${v}}")
-      list(APPEND failures "output does not match '${${v}}'")
+# Every defined PREFIX<n>, n = 1, 2, ... until the first undefined one; a
+# defined PREFIX<m> beyond that gap is a caller error, never silently skipped.
+function(_numbered PREFIX OUTVAR)
+  set(names "")
+  set(i 1)
+  while(DEFINED ${PREFIX}${i})
+    list(APPEND names ${PREFIX}${i})
+    math(EXPR i "${i} + 1")
+  endwhile()
+  foreach(j RANGE ${i} 99)
+    if(DEFINED ${PREFIX}${j})
+      message(FATAL_ERROR "run_cli: ${PREFIX}${j} is defined but ${PREFIX}${i} is not (numbering must have no gaps)")
     endif()
+  endforeach()
+  set(${OUTVAR} "${names}" PARENT_SCOPE)
+endfunction()
+
+set(all "${out}${err}")
+set(nchecked 0)
+_numbered(MATCH match_vars)
+foreach(v IN LISTS match_vars)
+  math(EXPR nchecked "${nchecked} + 1")
+  if(NOT all MATCHES "${${v}}")
+    list(APPEND failures "output does not match '${${v}}'")
   endif()
 endforeach()
 if(DEFINED NOMATCH)
@@ -70,11 +91,11 @@ if(DEFINED OUTFILE)
     list(APPEND failures "file ${OUTFILE} was not written")
   else()
     file(READ "${OUTFILE}" content)
-    foreach(v FILE_MATCH1 FILE_MATCH2)
-      if(DEFINED ${v})
-        if(NOT content MATCHES "${${v}}")
-          list(APPEND failures "${OUTFILE} does not match '${${v}}'")
-        endif()
+    _numbered(FILE_MATCH file_vars)
+    foreach(v IN LISTS file_vars)
+      math(EXPR nchecked "${nchecked} + 1")
+      if(NOT content MATCHES "${${v}}")
+        list(APPEND failures "${OUTFILE} does not match '${${v}}'")
       endif()
     endforeach()
   endif()
@@ -86,4 +107,4 @@ if(failures)
   endforeach()
   message(FATAL_ERROR "run_cli: FAILED")
 endif()
-message("run_cli: PASS")
+message("run_cli: PASS (${nchecked} patterns)")

@@ -191,11 +191,66 @@ static void test_bad(void)
     CHECK_FAILS_WITH(isochron_skew_spec_parse(buf, &s), perr_trunc, "65 explicit rank entries");
 }
 
+/* A drift that changes: the injected truth of a skewed timer is
+ * b + offset + d (b - t0) + dd (b - t0)^2 / 2 for base reading b, with t0 the
+ * base reading when the decorator was made (between b_lo and b_hi here). */
+static double truth(const isochron_skew_t *k, double b, double t0)
+{
+    double dt = b - t0;
+    return b + k->offset + k->drift_ppm * 1e-6 * dt + 0.5 * k->ddrift_ppm_s * 1e-6 * dt * dt;
+}
+
+static void test_ddrift(void)
+{
+    const isochron_skew_t cases[3] = {
+        {2e-3, 30, 500, 0, 1},     /* drift and its change the same sign */
+        {-1e-3, 40, -800, 0, 2},   /* the change reverses the drift after 50 ms */
+        {0, 0, 1000, 0, 3},        /* only a changing drift (the largest allowed) */
+    };
+    for (int c = 0; c < 3; c++) {
+        const isochron_skew_t *k = &cases[c];
+        isochron_timer_t *base = NULL, *t = NULL;
+        if (isochron_timer_create("monotonic", &base) != ISOCHRON_OK) { CHECK(0, "monotonic timer: %s", isochron_last_error()); return; }
+        double b_lo = isochron_timer_now(base);
+        CHECK_RC(isochron_timer_skew(base, k, &t), ISOCHRON_OK, "skew offset %g drift %g ddrift %g", k->offset, k->drift_ppm, k->ddrift_ppm_s);
+        double b_hi = isochron_timer_base_now(t);
+        /* the exact truth at base readings up to 100 s later: between the
+         * formula evaluated with t0 = b_lo and t0 = b_hi */
+        int ok = 1;
+        for (int i = 0; i <= 10; i++) {
+            double b = b_hi + 10.0 * i, got = isochron_timer_skew_apply(t, b);
+            double w1 = truth(k, b, b_lo), w2 = truth(k, b, b_hi), lo = fmin(w1, w2) - 1e-12 * fabs(b), hi = fmax(w1, w2) + 1e-12 * fabs(b);
+            if (!(got >= lo && got <= hi)) {
+                ok = 0;
+                printf("  ddrift case %d at +%d s: got %.12f, formula %.12f .. %.12f\n", c, 10 * i, got, lo, hi);
+            }
+        }
+        CHECK(ok, "ddrift case %d: skew_apply follows b + offset + d t + dd t^2/2 over 100 s", c);
+        /* the second difference is dd h^2, whatever t0 is */
+        double h = 10, b0 = b_hi + 20;
+        double f0 = isochron_timer_skew_apply(t, b0) - b0, f1 = isochron_timer_skew_apply(t, b0 + h) - (b0 + h),
+               f2 = isochron_timer_skew_apply(t, b0 + 2 * h) - (b0 + 2 * h);
+        double dd = (f2 - 2 * f1 + f0) / (h * h) * 1e6;
+        CHECK(fabs(dd - k->ddrift_ppm_s) <= 1e-3 * fabs(k->ddrift_ppm_s) + 1e-6, "ddrift case %d: second difference gives %.6f ppm/s (want %g)", c,
+              dd, k->ddrift_ppm_s);
+        /* and the drift at t0 is the drift given */
+        double d0 = (isochron_timer_skew_apply(t, b_hi + 1e-3) - isochron_timer_skew_apply(t, b_hi - 1e-3) - 2e-3) / 2e-3 * 1e6;
+        CHECK(fabs(d0 - k->drift_ppm) <= 0.01 + fabs(k->ddrift_ppm_s) * (b_hi - b_lo + 1e-3), "ddrift case %d: drift at creation %.4f ppm (want %g)",
+              c, d0, k->drift_ppm);
+        /* live readings are the truth of the base reading taken at that moment */
+        double x0 = isochron_timer_base_now(t), v = isochron_timer_now(t), x1 = isochron_timer_base_now(t);
+        CHECK(v >= isochron_timer_skew_apply(t, x0) && v <= isochron_timer_skew_apply(t, x1),
+              "ddrift case %d: a reading lies between the truths of the base readings around it", c);
+        isochron_timer_destroy(t);
+    }
+}
+
 int main(void)
 {
     test_basic();
     test_explicit();
     test_draw();
     test_bad();
+    test_ddrift();
     return check_report("test_skew_spec");
 }

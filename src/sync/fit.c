@@ -34,7 +34,7 @@
 #include <string.h>
 #include "isochron.h"
 #include "core/util.h"
-#include "clock/fit.h"
+#include "sync/sync_impl.h"
 
 #define SLOPE_MAX 0.2 /* |relative drift| searched: 20 %, far beyond any real clock */
 
