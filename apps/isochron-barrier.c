@@ -145,6 +145,8 @@ static void samples_record(run_t *r, const char *type, const isochron_barrier_sa
         jstats(&j, "exit_skew_s", sm->value, sm->valid);
         jstats(&j, "cost_s", sm->cost, sm->valid);
     }
+    isochron_json_knumber(&j, "clock_bound_s", sm->clock_bound);
+    isochron_json_knumber(&j, "clock_true_s", sm->clock_true);
     isochron_json_key(&j, "samples_s");
     isochron_json_numbers(&j, sm->value, sm->valid);
     isochron_json_record_end(&j);
@@ -262,6 +264,8 @@ static int exp_payoff(run_t *r, isochron_barrier_t *rds, const size_t *sizes, in
         isochron_json_key(&j, "reference_s"); isochron_json_numbers(&j, po.reference, ns);
         isochron_json_key(&j, "synced_s"); isochron_json_numbers(&j, po.synced, ns);
         isochron_json_key(&j, "unsynced_s"); isochron_json_numbers(&j, po.unsynced, ns);
+        isochron_json_knumber(&j, "clock_bound_s", po.clock_bound);
+        isochron_json_knumber(&j, "clock_true_s", po.clock_true);
         isochron_json_record_end(&j);
     }
     if (r->out) {
@@ -387,7 +391,7 @@ int main(int argc, char **argv)
     if (strcmp(fmt, "table") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, none", fmt);
     if ((code = app_clock_options(PROG, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};
-    isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed};
+    isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed, NULL};
     if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write %s", v[O_JSONL]);
@@ -409,9 +413,12 @@ int main(int argc, char **argv)
         if (isochron_barrier_create("rds", MPI_COMM_WORLD, &bopt, &rds_extra)) FAIL("barrier rds: %s", isochron_last_error());
         rds = rds_extra;
     }
+    eo.track = ck.track; /* one tracker for all experiments: refreshed between rounds of trials and between points */
+    bo.track = track;
     if (isochron_barrier_exp_create(MPI_COMM_WORLD, ck.global, maxb, &eo, &r.exp)) FAIL("%s", isochron_last_error());
     isochron_bench_t *bench = NULL;
     if (exps[1] && isochron_bench_create(MPI_COMM_WORLD, ck.global, &bo, &bench)) FAIL("%s", isochron_last_error());
+    if (bench && ck.track) isochron_bench_use_tracker(bench, ck.track);
     int yields = nb ? isochron_barrier_yields(bars[0]) : 0, over = isochron_barrier_exp_oversubscribed(r.exp);
 
     /* ---- context */

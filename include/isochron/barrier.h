@@ -26,6 +26,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include "isochron/clock.h"
+#include "isochron/sync.h"
 #include "isochron/ops.h"
 
 /** A barrier algorithm of the registry. */
@@ -123,6 +124,8 @@ typedef struct {
     double skew_spread;  /**< skew: the same for the skew experiment (0: all start together, Fig. 8); default 0 */
     double tolerance;    /**< a trial is invalid when a rank enters later than this after its start (s); default 10 us */
     uint64_t seed;       /**< seed of the arrival delays (combined with the rank); default 1 */
+    isochron_track_t *track; /**< clock tracking: refreshed when due between rounds of trials (never inside
+                                  one), and the clock's error taken after every round; NULL: none */
 } isochron_barrier_exp_opts_t;
 
 void isochron_barrier_exp_opts_default(isochron_barrier_exp_opts_t *o);
@@ -146,6 +149,8 @@ typedef struct {
     double *cost;       /**< skew: barrier cost (common start -> last exit); NULL for shift */
     double reference;   /**< shift: median shift cost of "clock" (the concurrent reference); NaN for skew */
     int successes;      /**< shift: valid trials with value <= (1 + threshold) x reference */
+    double clock_bound; /**< largest estimated clock error bound over the rounds of trials (s); NaN without tracking */
+    double clock_true;  /**< largest true clock error over the rounds when all ranks share a host (s); NaN otherwise */
 } isochron_barrier_samples_t;
 
 void isochron_barrier_samples_free(isochron_barrier_samples_t *s, int n);
@@ -173,6 +178,7 @@ typedef struct {
     double model_min_bytes;    /**< the paper's m >= (2 d b_s - b_l/2) / a, rounded up; NaN unless a > 0 */
     double measured_min_bytes; /**< smallest size where synced < unsynced; NaN if none */
     int trials;
+    double clock_bound, clock_true; /**< as in isochron_barrier_samples_t, over all sizes */
 } isochron_barrier_payoff_t;
 
 /** \brief Per size: the concurrent shift, RDS then the shift, the shift alone

@@ -125,6 +125,7 @@ static int samples_alloc(isochron_barrier_samples_t *s, const char *name, long b
     s->bytes = bytes;
     s->trials = n;
     s->reference = NAN;
+    s->clock_bound = s->clock_true = NAN;
     s->value = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
     s->cost = with_cost ? calloc((size_t)(n > 0 ? n : 1), sizeof(double)) : NULL;
     if (!s->value || (with_cost && !s->cost)) return isochron_set_error(ISOCHRON_ENOMEM, "barrier experiments: out of memory for %d trials", n);
@@ -146,7 +147,19 @@ static int interleaved(isochron_barrier_exp_t *e, cfg_t *cf, int nc, int n, int 
     isochron_barrier_stamp_t *st = e->rank == 0 ? malloc(sizeof *st * (size_t)e->size) : NULL;
     if (e->rank == 0 && !st) return isochron_set_error(ISOCHRON_ENOMEM, "barrier experiments: out of memory");
     for (int c = 0; c < nc; c++) cf[c].out->valid = 0;
-    for (int i = -warm; i < n; i++)
+    for (int i = -warm; i < n; i++) {
+        /* between rounds (outside every trial): keep the clock true, then
+         * take its error, which every trial of the round carries */
+        if (e->o.track) {
+            double b = NAN, tr = NAN;
+            int rc = isochron_track_poll(e->o.track, NULL);
+            if (!rc) rc = isochron_track_error(e->o.track, &b, &tr);
+            if (rc) { free(st); return rc; }
+            for (int c = 0; c < nc && i >= 0; c++) {
+                if (!(cf[c].out->clock_bound >= b)) cf[c].out->clock_bound = b;
+                if (!(cf[c].out->clock_true >= tr)) cf[c].out->clock_true = tr;
+            }
+        }
         for (int c = 0; c < nc; c++) {
             double t0, delay = cf[c].spread > 0 ? cf[c].spread * rnd01(&e->rng) : 0;
             int rc = isochron_barrier_trial_start_time(e->trial, e->o.slack, &t0);
@@ -168,6 +181,7 @@ static int interleaved(isochron_barrier_exp_t *e, cfg_t *cf, int nc, int n, int 
             }
             o->valid++;
         }
+    }
     free(st);
     for (int c = 0; c < nc; c++) MPI_Bcast(&cf[c].out->valid, 1, MPI_INT, 0, isochron_bar_trial_comm(e->trial));
     return ISOCHRON_OK;
@@ -263,6 +277,11 @@ int isochron_barrier_exp_payoff(isochron_barrier_exp_t *e, isochron_barrier_t *r
         }
         if (!rc) rc = interleaved(e, cf, 3, trials, 2, 1, what);
         double *m[3] = {&out->reference[s], &out->synced[s], &out->unsynced[s]};
+        for (int c = 0; c < 3 && !rc; c++) {
+            if (s == 0 && c == 0) out->clock_bound = out->clock_true = NAN;
+            if (!(out->clock_bound >= sm[c].clock_bound)) out->clock_bound = sm[c].clock_bound;
+            if (!(out->clock_true >= sm[c].clock_true)) out->clock_true = sm[c].clock_true;
+        }
         for (int c = 0; c < 3; c++) *m[c] = !rc && e->rank == 0 && sm[c].valid ? median_of(sm[c].value, sm[c].valid) : NAN;
         isochron_barrier_samples_free(sm, 3);
     }
