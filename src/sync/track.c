@@ -61,7 +61,7 @@
 #include "sync/sync_impl.h"
 
 #define NSIG 3.0
-#define HW_OUTLIER 2.5
+#define HW_OUTLIER 2.0
 #define C2_MIN 1e-3
 #define C2_START 0.0625
 #define NSUB 3
@@ -176,17 +176,19 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
 {
     double w = fmax(hw, R_FLOOR);
     t->last_hw = hw;
-    /* a measurement whose tightest interval is much wider than usual comes
-     * from disturbed exchanges (descheduled, migrated): its midpoint can be
-     * off by most of the width. Set it aside, unless wide has become usual. */
-    if (t->n >= 3 && w > HW_OUTLIER * t->hw_typ && t->skipped_run < 3) {
+    /* a measurement whose tightest interval is much wider than the narrow
+     * ones of late comes from disturbed exchanges (descheduled, migrated):
+     * its midpoint can be off by most of the width. Set it aside, unless wide
+     * has become usual. hw_typ follows the lower envelope of the widths (it
+     * drops to a narrower one at once and creeps up 3 % per measurement). */
+    t->hw_typ = t->n == 0 && t->skipped == 0 ? w : fmin(w, t->hw_typ * 1.03);
+    if (t->n >= 3 && w > HW_OUTLIER * t->hw_typ && t->skipped_run < 4) {
         t->skipped++;
         t->skipped_run++;
         t->last_innov = NAN;
         return;
     }
     t->skipped_run = 0;
-    t->hw_typ = t->n == 0 ? w : 0.8 * t->hw_typ + 0.2 * w;
     t->R = t->c2 * w * w + R_FLOOR * R_FLOOR;
     if (t->n == 0) {
         double sv = t->o.drift_prior_ppm * 1e-6, sa = t->o.ddrift_prior_ppm_s * 1e-6;

@@ -7,6 +7,14 @@ add_test(NAME bench_output_formats
          COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 3 $<TARGET_FILE:isochron-bench> --ops allreduce,bcast,barrier,pingpong --sizes 8,1K --max-reps 30 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_out.jsonl --csv ${CMAKE_CURRENT_BINARY_DIR}/bench_out.csv && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_output.py ${CMAKE_CURRENT_BINARY_DIR}/bench_out.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_out.csv 8")
 set_tests_properties(bench_output_formats PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_output: PASS")
 
+# isochron-bench: every point records the tracked clock's error bound and its true error (injected
+# drift of up to ±2 ppm, which one sync cannot hold), and nothing without tracking
+add_test(NAME bench_clock_fields
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 3 $<TARGET_FILE:isochron-bench> --ops allreduce,bcast,alltoall --sizes 8,1K,64K --max-reps 200 --skew offset=1ms,drift=2,seed=21 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_clock_on.jsonl && ${ISOCHRON_MPIRUN_LOCAL} -np 3 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 8 --max-reps 20 --track off --skew offset=1ms,drift=2,seed=21 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_clock_off.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_clock.py ${CMAKE_CURRENT_BINARY_DIR}/bench_clock_on.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_clock_off.jsonl 1e-6")
+set_tests_properties(bench_clock_fields PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_clock: PASS")
+isochron_cli_test(bench_bad_track 1 TOOL isochron-bench EXPECT nonzero MATCH "--track 'maybe'" "on, off" ARGS --track maybe)
+isochron_cli_test(bench_table_clock 2 TOOL isochron-bench EXPECT zero MATCH "clock±" "tracking=true" ARGS --ops allreduce --sizes 8 --max-reps 20 --quiet)
+
 # isochron-bench: every scheme x method runs end to end from the command line
 foreach(scheme roundtime window barrier none)
   isochron_cli_test(bench_${scheme} 4 TOOL isochron-bench EXPECT zero MATCH "allreduce" "8 B" "ci|max_reps|budget"
