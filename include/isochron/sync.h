@@ -242,6 +242,9 @@ void isochron_track_destroy(isochron_track_t *t);
 int isochron_track_refresh(isochron_track_t *t);
 /** \brief Refresh if due (rank 0 decides for all). Collective; cheap when not due (one small allreduce). */
 int isochron_track_poll(isochron_track_t *t, int *refreshed);
+/** \brief 1 if the next planned refresh is due on this rank's clock. Local:
+ *  one rank must decide for all (as isochron_track_poll does with rank 0). */
+int isochron_track_due(const isochron_track_t *t);
 /** \brief Global time of the next planned refresh (same on all ranks). */
 double isochron_track_next_due(const isochron_track_t *t);
 /** \brief This rank's estimated error bound now (s). Local. */

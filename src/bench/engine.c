@@ -326,8 +326,9 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
             if ((rc = reduce_batch(b, me, &r, reduced, k, err, &any_err))) break;
             if (o->raw) gather_raw(b, &r, reduced, k, res);
             reduced = k;
-            int decision = 0;
+            int decision = 0, due = 0;
             if (b->rank == 0) {
+                due = b->track && isochron_track_due(b->track);
                 int nv = 0;
                 double *v = malloc(sizeof(double) * (size_t)k);
                 for (int i = 0; v && i < k; i++) if (r.valid[i]) v[nv++] = r.runtime[i];
@@ -340,9 +341,11 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
                 else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 >= o->budget) decision = ISOCHRON_STOP_BUDGET;
             }
             if (any_err) decision = -1;
-            MPI_Bcast(&decision, 1, MPI_INT, 0, b->ctl);
+            int dd[2] = {decision, due}; /* rank 0 decides for all: stop, or refresh the clock between batches */
+            MPI_Bcast(dd, 2, MPI_INT, 0, b->ctl);
+            decision = dd[0];
             if (decision) { stop = 1; res->stop = decision > 0 ? decision : 0; }
-            else if ((rc = track_poll(b))) break;
+            else if (dd[1] && (rc = isochron_track_refresh(b->track))) break;
             int grow = k / 4 > 5 ? k / 4 : 5;
             next_check = k + grow;
         }

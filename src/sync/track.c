@@ -343,7 +343,7 @@ void isochron_track_destroy(isochron_track_t *t)
 
 int isochron_track_poll(isochron_track_t *t, int *refreshed)
 {
-    int due = t->rank == 0 && isochron_clock_now(t->global) >= t->next_due, all = 0;
+    int due = t->rank == 0 && isochron_track_due(t), all = 0;
     if (refreshed) *refreshed = 0;
     int rc = isochron_allreduce_polite(&due, &all, 1, MPI_INT, MPI_MAX, t->comm);
     if (rc || !all) return rc;
@@ -352,6 +352,8 @@ int isochron_track_poll(isochron_track_t *t, int *refreshed)
 }
 
 double isochron_track_next_due(const isochron_track_t *t) { return t->next_due; }
+
+int isochron_track_due(const isochron_track_t *t) { return isochron_clock_now(t->global) >= t->next_due; }
 
 double isochron_track_bound(const isochron_track_t *t)
 {
