@@ -246,7 +246,10 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         app_clock_free(c);
         return 2;
     }
-    if (track && isochron_track_create(comm, c->global, NULL, &c->track)) {
+    isochron_track_opts_t to;
+    isochron_track_opts_default(&to);
+    to.follow = c->rep.follows; /* ranks that copied a model by prop copy its correction too */
+    if (track && isochron_track_create(comm, c->global, &to, &c->track)) {
         if (rank == 0) fprintf(stderr, "%s: clock tracking failed: %s\n", prog, isochron_last_error());
         app_clock_free(c);
         return 2;

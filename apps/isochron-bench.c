@@ -291,7 +291,10 @@ int main(int argc, char **argv)
                         ck.track = NULL;
                         isochron_clock_destroy(global);
                         global = ck.global = g2;
-                        if (track && nprocs == size && isochron_track_create(MPI_COMM_WORLD, global, NULL, &ck.track)) FAIL("clock tracking: %s", isochron_last_error());
+                        isochron_track_opts_t to;
+                        isochron_track_opts_default(&to);
+                        to.follow = srep.follows;
+                        if (track && nprocs == size && isochron_track_create(MPI_COMM_WORLD, global, &to, &ck.track)) FAIL("clock tracking: %s", isochron_last_error());
                         if (comm != MPI_COMM_NULL) isochron_bench_create(comm, global, &bo, &bench);
                         if (bench && ck.track) isochron_bench_use_tracker(bench, ck.track);
                     }

@@ -248,7 +248,10 @@ int main(int argc, char **argv)
     rc = isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &rep);
     if (rc) { code = fail(rank, "synchronization failed"); isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
     isochron_track_t *trk = NULL;
-    if (track && isochron_track_create(MPI_COMM_WORLD, global, NULL, &trk)) {
+    isochron_track_opts_t to;
+    isochron_track_opts_default(&to);
+    to.follow = rep.follows; /* ranks that copied a model by prop copy its correction too */
+    if (track && isochron_track_create(MPI_COMM_WORLD, global, &to, &trk)) {
         code = fail(rank, "clock tracking failed");
         isochron_clock_destroy(global); isochron_clock_destroy(base); isochron_timer_destroy(timer);
         goto close;

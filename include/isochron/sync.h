@@ -175,6 +175,8 @@ typedef struct {
     int oversubscribed;     /**< 1 if some node had more ranks than cores */
     isochron_fit_info_t fit;/**< this rank's fit at the lowest level where it was a client */
     isochron_lm_t model;    /**< this rank's merged model (timer -> global) */
+    int follows;            /**< rank of the communicator whose model this rank copied at the last level by
+                                 ClockPropSync (prop), -1 if it has its own; see isochron_track_opts_t.follow */
 } isochron_sync_report_t;
 
 /**
@@ -202,6 +204,10 @@ typedef struct {
     double drift_prior_ppm;   /**< prior standard deviation of a rank's residual drift after sync (ppm); 10 */
     double ddrift_prior_ppm_s;/**< prior standard deviation of the drift's rate of change (ppm/s); 0.5 */
     double noise_ppm;         /**< random walk of the drift per sqrt(s) (ppm), the model's process noise; 0.001 */
+    int follow;               /**< this rank copies the correction of rank \p follow of the communicator instead of
+                                   being refreshed (-1, the default: refreshed). For ranks that copied a leader's
+                                   model by ClockPropSync (isochron_sync_report_t.follows): they read the
+                                   leader's clock, so its correction is exactly theirs */
 } isochron_track_opts_t;
 
 void isochron_track_opts_default(isochron_track_opts_t *o);

@@ -128,6 +128,7 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
     if (!rep) rep = &dummy;
     memset(rep, 0, sizeof *rep);
     rep->fit.partner = -1;
+    rep->follows = -1;
     *global = NULL;
     if (!spec || spec->nlevels < 1 || spec->nlevels > ISOCHRON_SYNC_MAX_LEVELS)
         return isochron_set_error(ISOCHRON_EINVAL, "sync: invalid spec (use isochron_sync_spec_parse)");
@@ -192,6 +193,11 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
         MPI_Allreduce(&lr, &maxr, 1, MPI_INT, MPI_MAX, work);
         rounds += maxr;
         if (rc) break;
+        /* prop as the last level: this rank's clock is its level leader's */
+        int lsize = 0, lrank = 0;
+        if (lv_comm[l] != MPI_COMM_NULL) { MPI_Comm_size(lv_comm[l], &lsize); MPI_Comm_rank(lv_comm[l], &lrank); }
+        if (l == spec->nlevels - 1 && !strcmp(spec->level[l].alg, "prop") && lsize > 1 && lrank > 0)
+            rep->follows = world_rank_of(lv_comm[l], 0, work);
         isochron_clock_destroy(cur);
         cur = next;
         next = NULL;

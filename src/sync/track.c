@@ -71,6 +71,10 @@
 
 struct isochron_track {
     MPI_Comm comm;                   /* duplicate of the caller's */
+    MPI_Comm lead;                   /* the ranks tracked by refreshes (all but followers); NULL on followers */
+    MPI_Comm group;                  /* a leader (rank 0) and the ranks that follow it, or MPI_COMM_NULL */
+    int follow;                      /* rank of comm whose correction this rank copies, -1: its own */
+    double fvar[4];                  /* follower: the leader's P00 + chain, P01, P11 and update time */
     int rank, size, truth;
     isochron_track_opts_t o;
     isochron_clock_t *global;        /* the caller's clock (tracked in place) */
@@ -105,6 +109,7 @@ void isochron_track_opts_default(isochron_track_opts_t *o)
     o->drift_prior_ppm = 10.0;
     o->ddrift_prior_ppm_s = 0.02;
     o->noise_ppm = 0.001;
+    o->follow = -1;
 }
 
 int isochron_track_opts_check(const isochron_track_opts_t *o)
@@ -231,6 +236,10 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
 
 static double own_var(const isochron_track_t *t, double at_inner)
 {
+    if (t->follow >= 0) { /* the leader's variance, grown by its drift uncertainty */
+        double d = at_inner - t->fvar[3];
+        return fmax(t->fvar[0] + 2 * d * t->fvar[1] + d * d * t->fvar[2], 0);
+    }
     if (t->rank == 0 || t->n == 0) return 0;
     double s2[3], P2[3][3];
     predict(t, at_inner - t->tk, s2, P2);
@@ -279,11 +288,25 @@ int isochron_track_refresh(isochron_track_t *t)
 {
     double w0 = isochron_truth_now();
     t->ctx.rounds = 0;
-    int rc = isochron_hca3_tree(&t->ctx, t->comm, refresh_pair, t);
+    int rc = ISOCHRON_OK;
+    if (t->lead != MPI_COMM_NULL) rc = isochron_hca3_tree(&t->ctx, t->lead, refresh_pair, t);
+    if (t->group != MPI_COMM_NULL) { /* followers take their leader's correction: they read its clock */
+        isochron_lm_t m = isochron_clock_layer(t->global, t->layer);
+        double now = isochron_clock_now(t->inner);
+        double msg[6] = {m.slope, m.intercept, own_var(t, now), t->n ? t->P[0][1] : 0, t->n ? t->P[1][1] : 0, now};
+        int brc = isochron_bcast_polite(msg, 6, MPI_DOUBLE, 0, t->group);
+        if (!rc) rc = brc;
+        if (!rc && t->follow >= 0) {
+            isochron_lm_t f = {msg[0], msg[1], ISOCHRON_LM_LINEAR};
+            isochron_clock_set_layer(t->global, t->layer, f);
+            memcpy(t->fvar, msg + 2, sizeof t->fvar);
+            t->s[1] = msg[0];
+        }
+    }
     /* one reduction agrees on success (error codes are negative) and on the
      * next refresh: the earliest any rank needs */
     double now = isochron_clock_now(t->global);
-    double in[2] = {rc, now + (t->rank == 0 || t->n == 0 ? t->o.max_interval : t->plan)}, all[2];
+    double in[2] = {rc, now + (t->rank == 0 || t->n == 0 || t->follow >= 0 ? t->o.max_interval : t->plan)}, all[2];
     if (isochron_allreduce_polite(in, all, 2, MPI_DOUBLE, MPI_MIN, t->comm)) return ISOCHRON_EMPI;
     if (all[0] < 0) return rc ? rc : isochron_set_error((int)all[0], "track: the refresh failed on another rank");
     t->next_due = all[1];
@@ -321,6 +344,27 @@ int isochron_track_create(MPI_Comm comm, isochron_clock_t *global, const isochro
     t->ctx.lv = &t->lv;
     t->c2 = C2_START;
     t->lv.npingpongs = opts->npingpongs;
+    /* followers (ranks that copied a leader's model by ClockPropSync) must
+     * follow a leader; rank 0 leads */
+    t->follow = opts->follow >= 0 && opts->follow < t->size && opts->follow != t->rank && t->rank != 0 ? opts->follow : -1;
+    int *fl = malloc(sizeof(int) * (size_t)t->size), bad = opts->follow >= t->size || (t->rank == 0 && opts->follow >= 0);
+    if (!fl) bad = 1;
+    else {
+        MPI_Allgather(&t->follow, 1, MPI_INT, fl, 1, MPI_INT, t->comm);
+        if (t->follow >= 0 && fl[t->follow] >= 0) bad = 1;
+    }
+    int anyfollow = 0;
+    for (int i = 0; fl && i < t->size; i++) anyfollow |= fl[i] >= 0;
+    free(fl);
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, t->comm);
+    if (bad) {
+        MPI_Comm_free(&t->comm);
+        free(t);
+        return isochron_set_error(ISOCHRON_EINVAL, "track: a rank follows a rank that is not a leader (or one outside the communicator)");
+    }
+    MPI_Comm_split(t->comm, t->follow < 0 ? 0 : MPI_UNDEFINED, t->rank, &t->lead);
+    t->group = MPI_COMM_NULL;
+    if (anyfollow) MPI_Comm_split(t->comm, t->follow < 0 ? t->rank : t->follow, t->follow < 0 ? 0 : t->rank + 1, &t->group);
     rc = isochron_clock_copy(global, &t->inner);
     if (!rc) rc = isochron_clock_push_layer(global, isochron_lm_identity(), &t->layer);
     rc = isochron_agree(t->comm, rc);
@@ -337,6 +381,8 @@ void isochron_track_destroy(isochron_track_t *t)
      * that trackers made one after another on one clock do not stack up */
     if (t->layer == isochron_clock_depth(t->global) - 1) isochron_clock_fold_top(t->global);
     isochron_clock_destroy(t->inner);
+    if (t->lead != MPI_COMM_NULL) MPI_Comm_free(&t->lead);
+    if (t->group != MPI_COMM_NULL) MPI_Comm_free(&t->group);
     MPI_Comm_free(&t->comm);
     free(t);
 }

@@ -20,6 +20,7 @@
  * schedule must space out (fewer refreshes in the second half of the run).
  * Events (refreshes at the agreed due time, checks at agreed times) are
  * ordered identically on all ranks, as the engine does between points.
+ * C: followers (ClockPropSync members) copy their leader's correction (see run_follow).
  * Runs at np 2, 3, 4.
  */
 #include <math.h>
@@ -108,6 +109,55 @@ static void run(const char *name, const char *skew_text, double jitter, int cont
     isochron_timer_destroy(timer);
 }
 
+/* C: ranks that copied their leader's model by ClockPropSync (hca3+prop, two
+ * ranks per node by --node-size, one shared CLOCK_MONOTONIC) copy its
+ * tracking correction too: bit for bit the same top layer after a few
+ * seconds of refreshes, and a true error within BOUND. */
+static void run_follow(double seconds)
+{
+    if (size < 2) return;
+    isochron_timer_t *timer = NULL;
+    CHECK_RC(isochron_timer_create("monotonic", &timer), ISOCHRON_OK, "C: monotonic timer");
+    isochron_clock_t *local = NULL, *g = NULL;
+    isochron_clock_create(timer, &local);
+    isochron_sync_spec_t sp;
+    isochron_sync_spec_parse("hca3+prop", &sp);
+    sp.node_size = 2;
+    isochron_sync_report_t rep;
+    CHECK_RC(isochron_sync_run(&sp, MPI_COMM_WORLD, local, &g, &rep), ISOCHRON_OK, "C: sync hca3+prop, node size 2");
+    if (!g) return;
+    CHECK(rep.follows == (rank % 2 ? rank - 1 : -1), "C: rank %d follows %d (its node's leader)", rank, rep.follows);
+    isochron_track_opts_t o;
+    isochron_track_opts_default(&o);
+    o.follow = rep.follows;
+    isochron_track_t *tr = NULL;
+    CHECK_RC(isochron_track_create(MPI_COMM_WORLD, g, &o, &tr), ISOCHRON_OK, "C: tracker with followers");
+    if (!tr) return;
+    double t0 = isochron_clock_now(g), end;
+    MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    end = t0 + seconds;
+    while (isochron_track_next_due(tr) < end) {
+        wait_global(g, isochron_track_next_due(tr));
+        if (isochron_track_refresh(tr) != ISOCHRON_OK) { CHECK(0, "C: refresh: %s", isochron_last_error()); return; }
+    }
+    isochron_lm_t top = isochron_clock_layer(g, isochron_clock_depth(g) - 1);
+    double mine[2] = {top.slope, top.intercept}, *all = rank == 0 ? malloc(sizeof(double) * 2 * (size_t)size) : NULL;
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double truth = NAN, bound = NAN;
+    isochron_track_error(tr, &bound, &truth);
+    if (rank == 0) {
+        int same = 1;
+        for (int r = 1; r < size; r += 2) same &= all[2 * r] == all[2 * (r - 1)] && all[2 * r + 1] == all[2 * (r - 1) + 1];
+        CHECK(same, "C: every follower's tracking layer equals its leader's, bit for bit");
+        CHECK(truth <= BOUND, "C: true error %.3f µs within %.2f µs after %.0f s", truth * 1e6, BOUND * 1e6, seconds);
+    }
+    free(all);
+    isochron_track_destroy(tr);
+    isochron_clock_destroy(g);
+    isochron_clock_destroy(local);
+    isochron_timer_destroy(timer);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -121,6 +171,7 @@ int main(int argc, char **argv)
     run("B large changing drifts",
         "r0:offset=0:drift=0,r1:offset=10ms:drift=50:ddrift=0.1,r2:offset=-7ms:drift=-50:ddrift=-0.05,r3:offset=3ms:drift=30:ddrift=0.1,jitter=20ns",
         20e-9, 0, seconds);
+    run_follow(3);
     int fails = 0;
     MPI_Allreduce(&check_failures, &fails, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0) printf("%s: %d checks, %d failures\n", argv[0], check_count, fails);
