@@ -151,7 +151,7 @@ static void timer_cost(FILE *tab, FILE *js)
 typedef struct {
     double slope, intercept, fslope, fse, r2, resid, span, partner, npoints, nused, kept, kind;
     double inj_offset, inj_drift, inj_ddrift, inj_jitter;
-    double trk_drift, trk_drift_se, trk_ddrift, trk_noise, trk_refreshes, trk_cost;
+    double trk_drift, trk_drift_se, trk_ddrift, trk_noise, trk_refreshes, trk_cost, trk_updates, trk_aside;
 } rank_rec_t;
 #define REC_N ((int)(sizeof(rank_rec_t) / sizeof(double)))
 
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
     rank_rec_t me = {rep.model.slope, rep.model.intercept, rep.fit.slope, rep.fit.slope_se, rep.fit.r2, rep.fit.resid_rms,
                      rep.fit.span, rep.fit.partner, rep.fit.npoints, rep.fit.nused, rep.fit.slope_kept, rep.model.kind,
                      my_skew.offset, my_skew.drift_ppm, my_skew.ddrift_ppm_s, my_skew.jitter,
-                     ti.drift, ti.drift_se, ti.ddrift, ti.noise, ti.refreshes, ti.cost};
+                     ti.drift, ti.drift_se, ti.ddrift, ti.noise, ti.refreshes, ti.cost, ti.updates, ti.set_aside};
     rank_rec_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
     MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
@@ -333,6 +333,8 @@ int main(int argc, char **argv)
                 isochron_json_knumber(&j, "drift_se_ppm", recs[i].trk_drift_se * 1e6);
                 isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].trk_ddrift * 1e6);
                 isochron_json_knumber(&j, "noise_s", recs[i].trk_noise);
+                isochron_json_kint(&j, "updates", (int)recs[i].trk_updates);
+                isochron_json_kint(&j, "set_aside", (int)recs[i].trk_aside);
                 isochron_json_object_end(&j);
             }
             isochron_json_array_end(&j);
@@ -436,11 +438,13 @@ int main(int argc, char **argv)
         fputc('\n', tab);
         if (trk) {
             int sk = isochron_skew_spec_active(&skew);
-            fprintf(tab, "\ntracked (Kalman filter on the refreshes): drift left after sync, estimated%s\n%4s %14s %10s %14s %10s%s\n",
-                    sk ? ", and the injected truth" : "", "rank", "drift[ppm]", "±se", "ddrift[ppm/s]", "noise[ns]", sk ? "   injected drift - model slope [ppm]" : "");
+            fprintf(tab, "\ntracked (Kalman filter on the refreshes): drift left after sync, estimated%s\n%4s %14s %10s %14s %10s %9s%s\n",
+                    sk ? ", and the injected truth" : "", "rank", "drift[ppm]", "±se", "ddrift[ppm/s]", "noise[ns]", "set aside",
+                    sk ? "   injected drift - model slope [ppm]" : "");
             for (int i = 1; i < size; i++) {
                 rank_rec_t *q = &recs[i];
-                fprintf(tab, "%4d %14.4f %10.4f %14.5f %10.1f", i, q->trk_drift * 1e6, q->trk_drift_se * 1e6, q->trk_ddrift * 1e6, q->trk_noise * 1e9);
+                fprintf(tab, "%4d %14.4f %10.4f %14.5f %10.1f %4d/%-4d", i, q->trk_drift * 1e6, q->trk_drift_se * 1e6, q->trk_ddrift * 1e6, q->trk_noise * 1e9,
+                        (int)q->trk_aside, (int)(q->trk_aside + q->trk_updates));
                 /* the inner clock reads b(1+d_i) and maps through slope s_i; the reference (rank 0) reads b(1+d_0) */
                 if (sk) fprintf(tab, "   %14.4f", ((1 + recs[0].inj_drift * 1e-6) / ((1 + q->inj_drift * 1e-6) * (1 + q->slope)) - 1) * 1e6);
                 fputc('\n', tab);

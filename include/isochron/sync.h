@@ -226,6 +226,8 @@ typedef struct {
     double offset_se;     /**< standard deviation of the offset right after the last update (s) */
     double noise;         /**< estimated measurement noise of one refresh (s) */
     double bound;         /**< this rank's error bound now (s): 3 sigma, its reference's included */
+    int updates;          /**< measurements the filter took */
+    int set_aside;        /**< measurements set aside as disturbed (interval over twice the usual width) */
 } isochron_track_info_t;
 
 /** Opaque tracker. */

@@ -31,10 +31,16 @@
  * refresh interval chosen from the covariance keeps the added error below
  * `growth`, which offset-only refreshes at the same times could not beat by
  * more than that.
- * Measurement noise: SKaMPI's interval half-width w bounds the offset (hard
- * bounds without read jitter), but its midpoint is far better than w on
- * symmetric paths; R starts at (w/4)^2 and then follows the innovations
- * (exponentially weighted, clamped to [(2 ns)^2, w^2]). An innovation beyond
+ * Measurement: each pair takes 3 SKaMPI measurements of 15 exchanges after a
+ * warm-up and keeps the tightest interval (minimum-delay filtering, as the
+ * sync's fit does). Its half-width w bounds the offset (hard bounds without
+ * read jitter), but the midpoint is far better than w on symmetric paths, so
+ * R = c2 w^2, c2 starting at 1/16 and then learned from the innovations
+ * (exponentially weighted, within [0.001, 1]). A measurement whose w is over
+ * twice the lower envelope of recent widths came from disturbed exchanges
+ * (descheduled, migrated; its midpoint can be off by most of w) and is set
+ * aside, unless four in a row were (then wide is the new usual). An
+ * innovation beyond
  * 5 sigma is a change the model did not expect (a drift step, a prior too
  * tight): the covariance is inflated to cover it instead of the measurement
  * being discarded.
@@ -51,6 +57,10 @@
  * milliseconds and space out geometrically as the baseline grows.
  * Error bound: 3 sigma of this rank's predicted offset plus its reference's
  * (sent by the reference in the refresh), i.e. the chain of the tree.
+ * Followers: a rank that copied its leader's model by ClockPropSync (Alg. 3)
+ * reads the leader's time source through the same model, so the leader's
+ * correction is exactly its own: it takes no part in the tree and copies the
+ * leader's layer after every refresh.
  */
 #include <math.h>
 #include <stdio.h>
@@ -433,4 +443,6 @@ void isochron_track_info(const isochron_track_t *t, isochron_track_info_t *info)
     info->offset_se = t->n ? sqrt(fmax(t->P[0][0], 0)) : 0;
     info->noise = sqrt(t->R);
     info->bound = isochron_track_bound(t);
+    info->updates = t->n;
+    info->set_aside = t->skipped;
 }
