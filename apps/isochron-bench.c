@@ -333,6 +333,23 @@ int main(int argc, char **argv)
                 isochron_point_free(&pt);
             }
     }
+    /* what keeping the clock true cost (rank 0's tracker; all ranks take part in every refresh) */
+    isochron_track_info_t ti;
+    isochron_track_t *trk = bench ? isochron_bench_tracker(bench) : NULL;
+    if (rank == 0 && trk) {
+        isochron_track_info(trk, &ti);
+        double wall = isochron_truth_now() - wall0;
+        if (!quiet) fprintf(stderr, "isochron-bench: clock tracking: %d refreshes, %.1f ms (%.2f %% of the run)\n", ti.refreshes, ti.cost * 1e3, 100 * ti.cost / wall);
+        if (jf) {
+            isochron_json_t j;
+            isochron_json_init(&j, jf);
+            isochron_json_record_begin(&j, "track");
+            isochron_json_kint(&j, "refreshes", ti.refreshes);
+            isochron_json_knumber(&j, "cost_s", ti.cost);
+            isochron_json_knumber(&j, "wall_s", wall);
+            isochron_json_record_end(&j);
+        }
+    }
     if (rank == 0) {
         for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts - failed, !failed); isochron_reporter_destroy(reps[k]); }
     }
