@@ -21,7 +21,7 @@
 #include "isochron/report.h"
 #include "common.h"
 
-enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_RELCI, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
+enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
        O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
        O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
 
@@ -33,7 +33,8 @@ static const app_option_t opts[NOPT] = {
     [O_BARRIER] = {"barrier", "NAME", "barrier algorithm of the barrier scheme; see --list-barriers", "mpi"},
     [O_BARRIER2] = {"barrier-twice", NULL, "two barriers before each repetition", NULL},
     [O_MINR] = {"min-reps", "N", "minimum valid repetitions per point", "10"},
-    [O_MAXR] = {"max-reps", "N", "maximum repetitions per point", "1000"},
+    [O_MAXR] = {"max-reps", "N", "maximum valid repetitions per point (Alg. 5 counts valid ones)", "1000"},
+    [O_MAXA] = {"max-attempts", "N", "repetitions tried per point at most, valid or not (0: 4 x max-reps); a point it ends says max_attempts", "0"},
     [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width <= X * mean (0: always max-reps)", "0.05"},
     [O_LEVEL] = {"ci-level", "X", "confidence level of the interval (Student's t)", "0.95"},
     [O_BUDGET] = {"budget", "SECONDS", "time per point (roundtime: the time slice of Alg. 5)", "1"},
@@ -131,6 +132,11 @@ int main(int argc, char **argv)
     bo.barrier_twice = v[O_BARRIER2] != NULL;
     bo.raw = v[O_RAW] != NULL;
     if ((code = app_engine_options("isochron-bench", v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
+    if (v[O_MAXA]) {
+        long la;
+        if (isochron_parse_long(v[O_MAXA], &la) || la < 0 || la > 40000000) FAIL("--max-attempts '%s': expected 0 or an integer up to 40000000", v[O_MAXA]);
+        bo.max_attempts = (int)la;
+    }
     if (v[O_WARMUP]) { if (isochron_parse_long(v[O_WARMUP], &lv) || lv < 0 || lv > 1000000) FAIL("--warmup '%s': expected an integer in [0, 1000000]", v[O_WARMUP]); bo.warmup = (int)lv; }
     if (v[O_VALIDATE]) { if (isochron_parse_long(v[O_VALIDATE], &lv) || lv < 0 || lv > 2) FAIL("--validate '%s': expected 0, 1 or 2", v[O_VALIDATE]); bo.validate = (int)lv; }
     if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
@@ -244,6 +250,7 @@ int main(int argc, char **argv)
             isochron_json_object_begin(&j);
             isochron_json_kint(&j, "min_reps", bo.min_reps);
             isochron_json_kint(&j, "max_reps", bo.max_reps);
+            isochron_json_kint(&j, "max_attempts", bo.max_attempts);
             isochron_json_knumber(&j, "rel_ci", bo.rel_ci);
             isochron_json_knumber(&j, "ci_level", bo.ci_level);
             isochron_json_knumber(&j, "budget_s", bo.budget);

@@ -61,6 +61,8 @@ typedef struct {
     size_t cache_bytes;   /**< > 0: touch this many bytes between repetitions (clears caches) */
     int nq;               /**< quantiles to report */
     double q[ISOCHRON_STATS_MAXQ];
+    int max_attempts;     /**< repetitions tried at most, valid or not (0, the default: 4 x max_reps): max_reps counts
+                               valid repetitions (Alg. 5), this cap ends a point where too many are invalid */
     int track;            /**< 1 (default): keep the clock true with clock tracking (isochron/sync.h): a refresh
                                when due before each point and between batches of repetitions, never inside one;
                                the engine's own tracker unless isochron_bench_use_tracker gave one. 0: off */
@@ -74,7 +76,7 @@ int isochron_bench_opts_check(const isochron_bench_opts_t *o);
 /* ------------------------------------------------------------------------ */
 /* Results                                                                    */
 
-enum { ISOCHRON_STOP_CI = 1, ISOCHRON_STOP_MAXREPS = 2, ISOCHRON_STOP_BUDGET = 3 };
+enum { ISOCHRON_STOP_CI = 1, ISOCHRON_STOP_MAXREPS = 2, ISOCHRON_STOP_BUDGET = 3, ISOCHRON_STOP_ATTEMPTS = 4 };
 
 typedef struct {
     char op[40], family[24];
@@ -99,6 +101,8 @@ typedef struct {
     /* the clock at the end of the point (NaN without tracking / truth) */
     double clock_bound;   /**< tracker's estimated error bound, largest over the ranks (s) */
     double clock_true;    /**< true largest |offset| to rank 0 when all ranks share a host (s) */
+    double slack;         /**< roundtime: the slack B the point ended with (NaN for other schemes) */
+    int adapted;          /**< roundtime: times the slack was doubled because a batch had over 10 % invalid repetitions */
 } isochron_point_t;
 
 void isochron_point_free(isochron_point_t *p);

@@ -20,20 +20,25 @@ struct isochron_bench {
 };
 
 /* Per-point state of a scheme/method. */
+struct method_s;
 typedef struct {
     const isochron_op_t *op;
     isochron_op_ctx_t *ctx;
+    const struct method_s *method; /* the point's timing method */
     double t0;            /* point start (global clock, rank 0's value on all) */
     /* window */
     double window, next_start;
     /* roundtime */
     int out_of_time;
     double start_at;      /* this repetition's agreed start time */
+    double slack;         /* roundtime: B of this point (starts at --slack, doubled by adapt) */
+    int adapted;
     double rep_start;     /* this rank's actual start of the repetition (set by the engine before after()) */
     /* methods */
     int root;             /* root of the method (ctx->root for rooted ops, else 0) */
     double correction;    /* root: confirmation time; ack: mean ack time */
     double *ack;          /* ack: per-rank one-way acknowledgement time (on root) */
+    double ack_margin;    /* ack: a task starts this long after the root announces it (s) */
     double t_comm, t_comp;/* overlap: communication alone, computation inserted */
 } point_state_t;
 
@@ -52,17 +57,31 @@ typedef struct {
     int (*point_begin)(isochron_bench_t *b, point_state_t *ps);
     int (*before)(isochron_bench_t *b, point_state_t *ps, int rep, int *late);
     int (*after)(isochron_bench_t *b, point_state_t *ps, int rep, double t_end, int *invalid, int *stop);
+    /* after a batch, on every rank: share of its repetitions that were invalid (NULL: nothing to adapt) */
+    void (*adapt)(isochron_bench_t *b, point_state_t *ps, double invalid_share);
 } scheme_t;
 const scheme_t *isochron_scheme_find_impl(const char *name);
 
+/* One repetition seen from all ranks (after the batch reduction). */
+typedef struct {
+    double first_start, last_start, last_end;
+    double local;         /* the root's own run time (root, ack), -inf if none */
+    double max_local;     /* the largest end - start of any rank */
+} isochron_rep_times_t;
+
 /* Methods: run one repetition (including the operation) and return this
  * rank's start/end on the global clock and, for root/ack, the run time
- * computed on the method's root (others: NaN). */
-typedef struct {
+ * computed on the method's root (others: NaN); combine turns the reduced
+ * timestamps of a repetition into its run time; summarize (optional) adds
+ * the method's own results to a finished point. A new method is one
+ * descriptor: the engine never looks at names. */
+typedef struct method_s {
     const char *name, *description;
     int (*prepare)(isochron_bench_t *b, point_state_t *ps);
     int (*run)(isochron_bench_t *b, point_state_t *ps, double *start, double *end, double *local);
     void (*finish)(isochron_bench_t *b, point_state_t *ps);
+    double (*combine)(const isochron_rep_times_t *t);
+    void (*summarize)(const point_state_t *ps, isochron_point_t *res);
 } method_t;
 const method_t *isochron_method_find_impl(const char *name);
 

@@ -138,10 +138,18 @@ static int agree(isochron_bench_t *b, int rc)
     return isochron_set_error(all, "%s", msg);
 }
 
+/* Repetitions are reduced and gathered in chunks of at most CHUNK, through
+ * buffers allocated with the point: no allocation between the point's
+ * collective steps, where a failure on one rank would leave the others
+ * waiting. */
+#define CHUNK 4096
+
 typedef struct {
     int cap;
     double *start, *end, *loc;
     char *late;
+    double *red;          /* reduction buffer: 2 x (6 CHUNK + 1) */
+    double *mine, *all;   /* raw gather buffers: 2 CHUNK, and 2 CHUNK x ranks on rank 0 */
     /* rank 0 */
     double *runtime, *spread;
     char *valid;
@@ -150,6 +158,7 @@ typedef struct {
 static void reps_free(reps_t *r)
 {
     free(r->start); free(r->end); free(r->loc); free(r->late);
+    free(r->red); free(r->mine); free(r->all);
     free(r->runtime); free(r->spread); free(r->valid);
 }
 
@@ -161,25 +170,25 @@ static int reps_alloc(reps_t *r, int cap, int root)
     r->end = malloc(sizeof(double) * (size_t)cap);
     r->loc = malloc(sizeof(double) * (size_t)cap);
     r->late = calloc((size_t)cap, 1);
+    r->red = malloc(sizeof(double) * 2 * (6 * CHUNK + 1));
     if (root) {
         r->runtime = malloc(sizeof(double) * (size_t)cap);
         r->spread = malloc(sizeof(double) * (size_t)cap);
         r->valid = calloc((size_t)cap, 1);
     }
-    if (!r->start || !r->end || !r->loc || !r->late || (root && (!r->runtime || !r->spread || !r->valid))) {
+    if (!r->start || !r->end || !r->loc || !r->late || !r->red || (root && (!r->runtime || !r->spread || !r->valid))) {
         reps_free(r);
         return isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for %d repetitions", cap);
     }
     return ISOCHRON_OK;
 }
 
-/* Reduce repetitions [from, to) across ranks; rank 0 gets run times and validity. err: this rank's error flag. */
-static int reduce_batch(isochron_bench_t *b, const method_t *m, reps_t *r, int from, int to, int err, int *any_err)
+/* Reduce repetitions [from, to) across ranks; rank 0 gets run times (from the
+ * method's combine hook) and validity. err: this rank's error flag. */
+static int reduce_chunk(isochron_bench_t *b, const method_t *m, reps_t *r, int from, int to, int err, int *any_err)
 {
     int n = to - from, w = 6 * n + 1;
-    double *in = malloc(sizeof(double) * (size_t)w * 2);
-    if (!in) return isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory");
-    double *out = in + w;
+    double *in = r->red, *out = in + w;
     /* everything reduced with MAX: -start gives the first start */
     for (int i = 0; i < n; i++) {
         in[i] = -r->start[from + i];
@@ -193,34 +202,38 @@ static int reduce_batch(isochron_bench_t *b, const method_t *m, reps_t *r, int f
     int rc = isochron_allreduce_polite(in, out, w, MPI_DOUBLE, MPI_MAX, b->ctl);
     if (!rc && b->rank == 0)
         for (int i = 0; i < n; i++) {
-            double first = -out[i], last_start = out[n + i], last = out[2 * n + i], loc = out[3 * n + i], dmax = out[4 * n + i];
-            double t = !strcmp(m->name, "global") ? last - first : (!strcmp(m->name, "max") || !strcmp(m->name, "overlap")) ? dmax : loc;
+            isochron_rep_times_t rt = {-out[i], out[n + i], out[2 * n + i], out[3 * n + i], out[4 * n + i]};
+            double t = m->combine(&rt);
             r->runtime[from + i] = t;
             r->valid[from + i] = out[5 * n + i] == 0 && isfinite(t);
-            r->spread[from + i] = last_start - first;
+            r->spread[from + i] = rt.last_start - rt.first_start;
         }
-    *any_err = out[6 * n] > 0;
-    free(in);
+    *any_err = *any_err || out[6 * n] > 0;
+    return rc;
+}
+
+static int reduce_batch(isochron_bench_t *b, const method_t *m, reps_t *r, int from, int to, int err, int *any_err)
+{
+    int rc = ISOCHRON_OK;
+    *any_err = 0;
+    for (int c = from; c < to && !rc; c += CHUNK) rc = reduce_chunk(b, m, r, c, to - c > CHUNK ? c + CHUNK : to, err, any_err);
     return rc;
 }
 
 /* Gather raw per-rank timestamps of [from,to) into res (rank 0), reps-major. */
 static void gather_raw(isochron_bench_t *b, reps_t *r, int from, int to, isochron_point_t *res)
 {
-    int n = to - from;
-    double *buf = b->rank == 0 ? malloc(sizeof(double) * (size_t)n * (size_t)b->size * 2) : NULL;
-    double *mine = malloc(sizeof(double) * (size_t)n * 2);
-    if (!mine || (b->rank == 0 && !buf)) { free(buf); free(mine); return; }
-    for (int i = 0; i < n; i++) { mine[2 * i] = r->start[from + i]; mine[2 * i + 1] = r->end[from + i]; }
-    MPI_Gather(mine, 2 * n, MPI_DOUBLE, buf, 2 * n, MPI_DOUBLE, 0, b->ctl);
-    if (b->rank == 0)
-        for (int p = 0; p < b->size; p++)
-            for (int i = 0; i < n; i++) {
-                res->raw_start[(size_t)(from + i) * b->size + p] = buf[(size_t)p * 2 * n + 2 * i];
-                res->raw_end[(size_t)(from + i) * b->size + p] = buf[(size_t)p * 2 * n + 2 * i + 1];
-            }
-    free(buf);
-    free(mine);
+    for (int c = from; c < to; c += CHUNK) {
+        int n = to - c > CHUNK ? CHUNK : to - c;
+        for (int i = 0; i < n; i++) { r->mine[2 * i] = r->start[c + i]; r->mine[2 * i + 1] = r->end[c + i]; }
+        MPI_Gather(r->mine, 2 * n, MPI_DOUBLE, r->all, 2 * n, MPI_DOUBLE, 0, b->ctl);
+        if (b->rank == 0)
+            for (int p = 0; p < b->size; p++)
+                for (int i = 0; i < n; i++) {
+                    res->raw_start[(size_t)(c + i) * b->size + p] = r->all[(size_t)p * 2 * n + 2 * i];
+                    res->raw_end[(size_t)(c + i) * b->size + p] = r->all[(size_t)p * 2 * n + 2 * i + 1];
+                }
+    }
 }
 
 static void dtype_name(MPI_Datatype dt, char *buf, size_t len)
@@ -264,15 +277,25 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     memset(&ps, 0, sizeof ps);
     ps.op = op;
     ps.ctx = ctx;
+    ps.method = me;
     reps_t r;
-    int cap = o->max_reps;
+    /* max_reps counts valid repetitions (Alg. 5); attempts caps all of them */
+    int attempts = o->max_attempts > 0 ? o->max_attempts : o->max_reps + (o->max_reps < 333333 ? 3 * o->max_reps : 1000000);
+    int cap = attempts;
+    res->slack = NAN;
     if ((rc = agree(b, reps_alloc(&r, cap, b->rank == 0)))) { isochron_op_teardown(op, ctx); return rc; }
+    if (o->raw && !(r.mine = malloc(sizeof(double) * 2 * CHUNK)))
+        rc = isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the raw data");
     if (o->raw && b->rank == 0) {
+        r.all = malloc(sizeof(double) * 2 * CHUNK * (size_t)b->size);
         res->raw_start = calloc((size_t)cap * (size_t)b->size, sizeof(double));
         res->raw_end = calloc((size_t)cap * (size_t)b->size, sizeof(double));
         res->raw_time = calloc((size_t)cap, sizeof(double));
         res->raw_valid = calloc((size_t)cap, 1);
+        if (!r.all || !res->raw_start || !res->raw_end || !res->raw_time || !res->raw_valid)
+            rc = isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the raw data of %d repetitions x %d ranks", cap, b->size);
     }
+    if ((rc = agree(b, rc))) { reps_free(&r); isochron_point_free(res); isochron_op_teardown(op, ctx); return rc; }
     rc = agree(b, me->prepare(b, &ps));
     /* warm-up: the same path, untimed */
     for (int w = 0; w < o->warmup && !rc; w++) {
@@ -321,33 +344,40 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         if (sc->per_rep && (rc = sc->after(b, &ps, k, en, &inv, &st))) break;
         r.start[k] = s; r.end[k] = en; r.loc[k] = l; r.late[k] = (char)inv;
         k++;
-        int force = k >= o->max_reps || st;
+        int force = k >= attempts || st;
         if (k >= next_check || force) {
             if ((rc = reduce_batch(b, me, &r, reduced, k, err, &any_err))) break;
             if (o->raw) gather_raw(b, &r, reduced, k, res);
-            reduced = k;
-            int decision = 0, due = 0;
+            int decision = 0, due = 0, nv = 0, batch_valid = 0, batch = k - reduced;
             if (b->rank == 0) {
                 due = b->track && isochron_track_due(b->track);
-                int nv = 0;
                 double *v = malloc(sizeof(double) * (size_t)k);
+                if (!v) decision = -1; /* agreed below; the message names it */
                 for (int i = 0; v && i < k; i++) if (r.valid[i]) v[nv++] = r.runtime[i];
+                for (int i = reduced; i < k; i++) batch_valid += r.valid[i];
                 isochron_summary_t sum;
                 isochron_summarize(v, nv, o->ci_level, NULL, 0, &sum);
                 free(v);
-                if (k >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
+                if (decision) isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the statistics of %d repetitions", k);
+                else if (nv >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
+                else if (k >= attempts) decision = ISOCHRON_STOP_ATTEMPTS;
                 else if (st) decision = ISOCHRON_STOP_BUDGET;
                 else if (o->rel_ci > 0 && nv >= o->min_reps && sum.ci_half <= o->rel_ci * fabs(sum.mean)) decision = ISOCHRON_STOP_CI;
                 else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 >= o->budget) decision = ISOCHRON_STOP_BUDGET;
             }
+            reduced = k;
             if (any_err) decision = -1;
-            int dd[2] = {decision, due}; /* rank 0 decides for all: stop, or refresh the clock between batches */
-            MPI_Bcast(dd, 2, MPI_INT, 0, b->ctl);
+            /* rank 0 decides for all: stop, refresh the clock between batches; and says how many are valid */
+            int dd[4] = {decision, due, nv, batch_valid};
+            MPI_Bcast(dd, 4, MPI_INT, 0, b->ctl);
             decision = dd[0];
+            if (decision == -1 && !any_err) { rc = agree(b, b->rank == 0 ? ISOCHRON_ENOMEM : ISOCHRON_OK); break; }
             if (decision) { stop = 1; res->stop = decision > 0 ? decision : 0; }
             else if (dd[1] && (rc = isochron_track_refresh(b->track))) break;
-            int grow = k / 4 > 5 ? k / 4 : 5;
-            next_check = k + grow;
+            if (!decision && sc->adapt && batch > 0) sc->adapt(b, &ps, 1.0 - (double)dd[3] / batch);
+            /* the next check: a quarter more, but no later than max_reps valid ones could be reached */
+            int grow = k / 4 > 5 ? k / 4 : 5, left = o->max_reps - dd[2];
+            next_check = k + (left > 0 && left < grow ? left : grow);
         }
     }
     if (!rc && any_err) rc = agree(b, err);
@@ -368,14 +398,12 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         }
         if (b->track && (rc = isochron_track_error(b->track, &res->clock_bound, &res->clock_true))) goto out;
         res->correction = ps.correction;
+        if (sc->adapt) { res->slack = ps.slack; res->adapted = ps.adapted; }
         res->window = ps.window;
         res->overlap = NAN;
         res->t_comm = ps.t_comm;
         res->t_comp = ps.t_comp;
-        if (!strcmp(me->name, "overlap") && res->valid > 0 && ps.t_comm > 0) {
-            double ov = 1.0 - (res->s.median - ps.t_comp) / ps.t_comm;
-            res->overlap = ov < 0 ? 0 : ov > 1 ? 1 : ov;
-        }
+        if (me->summarize) me->summarize(&ps, res);
         /* every rank gets the summary (raw data stays on rank 0) */
         isochron_point_t copy = *res;
         MPI_Bcast(&copy, (int)sizeof copy, MPI_BYTE, 0, b->ctl);

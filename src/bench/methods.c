@@ -14,8 +14,9 @@
  *            operation + acknowledgement from i alone, corrects by the
  *            one-way acknowledgement time to i (half the minimum 0-byte round
  *            trip), and the run time is the largest corrected task time. One
- *            repetition therefore runs the operation p-1 times, each after a
- *            barrier;
+ *            repetition therefore runs the operation p-1 times, each started
+ *            at a common instant of the global clock that the root announces
+ *            (not after a barrier, whose exit skew would enter small results);
  *  - overlap: for non-blocking operations (the NBCBench idea, paper 000
  *            ref. [9]): t_comm = median post+wait time after a barrier;
  *            then each repetition posts, computes for t_comm (a calibrated
@@ -121,6 +122,10 @@ static int ack_prepare(isochron_bench_t *b, point_state_t *ps)
     double mean = b->size > 1 ? sum / (b->size - 1) : 0;
     MPI_Bcast(&mean, 1, MPI_DOUBLE, ps->root, b->ctl);
     ps->correction = mean;
+    /* tasks start at a common instant this far after the root announces it:
+     * a broadcast of the start time (about log2 p one-way latencies) with a
+     * margin of 4, and at least 50 µs (polite waits on a busy node) */
+    ps->ack_margin = fmax(50e-6, 4 * ceil(log2((double)b->size)) * mean);
     return ISOCHRON_OK;
 }
 
@@ -132,7 +137,11 @@ static int ack_run(isochron_bench_t *b, point_state_t *ps, double *start, double
     *end = -INFINITY;
     for (int i = 0; i < b->size && !rc; i++) {
         if (i == ps->root) continue;
-        MPI_Barrier(b->comm);
+        /* a common instant of the global clock, not a barrier: a barrier's
+         * exit skew would enter the task's time (paper 000, sec. V-B) */
+        double at = b->rank == ps->root ? isochron_clock_now(b->clk) + ps->ack_margin : 0;
+        if ((rc = isochron_bench_bcast(b, &at, 1, MPI_DOUBLE, ps->root))) break;
+        isochron_bench_wait_until(b, at);
         double s = isochron_clock_now(b->clk);
         rc = run_op(ps);
         double e = isochron_clock_now(b->clk);
@@ -193,8 +202,24 @@ static int overlap_run(isochron_bench_t *b, point_state_t *ps, double *start, do
 
 static int no_prepare(isochron_bench_t *b, point_state_t *ps) { (void)b; ps->root = 0; return ISOCHRON_OK; }
 
-const method_t isochron_method_global = {"global", "last end - first start on the global clock", no_prepare, plain_run, NULL};
-const method_t isochron_method_max = {"max", "largest local duration over the ranks", no_prepare, plain_run, NULL};
-const method_t isochron_method_root = {"root", "root's time until all confirmed, minus the confirmation time (MPIBlib)", root_prepare, root_run, NULL};
-const method_t isochron_method_overlap = {"overlap", "non-blocking ops: post, calibrated computation, wait; reports the fraction of communication hidden", overlap_prepare, overlap_run, NULL};
-const method_t isochron_method_ack = {"ack", "de Supinski-Karonis individual tasks root->i with acknowledgement (bcast, scatter)", ack_prepare, ack_run, ack_finish};
+static double span_of(const isochron_rep_times_t *t) { return t->last_end - t->first_start; }
+static double max_local(const isochron_rep_times_t *t) { return t->max_local; }
+static double root_local(const isochron_rep_times_t *t) { return t->local; }
+
+/* overlap = 1 - (t_total - t_comp) / t_comm, within [0, 1] */
+static void overlap_summarize(const point_state_t *ps, isochron_point_t *res)
+{
+    if (res->valid > 0 && ps->t_comm > 0) {
+        double ov = 1.0 - (res->s.median - ps->t_comp) / ps->t_comm;
+        res->overlap = ov < 0 ? 0 : ov > 1 ? 1 : ov;
+    }
+}
+
+const method_t isochron_method_global = {"global", "last end - first start on the global clock", no_prepare, plain_run, NULL, span_of, NULL};
+const method_t isochron_method_max = {"max", "largest local duration over the ranks", no_prepare, plain_run, NULL, max_local, NULL};
+const method_t isochron_method_root = {"root", "root's time until all confirmed, minus the confirmation time (MPIBlib)", root_prepare, root_run, NULL,
+                                       root_local, NULL};
+const method_t isochron_method_overlap = {"overlap", "non-blocking ops: post, calibrated computation, wait; reports the fraction of communication hidden",
+                                          overlap_prepare, overlap_run, NULL, max_local, overlap_summarize};
+const method_t isochron_method_ack = {"ack", "de Supinski-Karonis individual tasks root->i with acknowledgement (bcast, scatter)", ack_prepare, ack_run,
+                                      ack_finish, root_local, NULL};

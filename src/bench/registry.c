@@ -80,6 +80,8 @@ int isochron_bench_opts_check(const isochron_bench_opts_t *o)
     if (rc) return rc;
     if (o->min_reps < 1 || o->max_reps < o->min_reps || o->max_reps > 10000000)
         return isochron_set_error(ISOCHRON_EINVAL, "repetitions: need 1 <= min-reps (%d) <= max-reps (%d) <= 10000000", o->min_reps, o->max_reps);
+    if (o->max_attempts != 0 && (o->max_attempts < o->max_reps || o->max_attempts > 40000000))
+        return isochron_set_error(ISOCHRON_EINVAL, "max-attempts %d: 0 (4 x max-reps) or in [max-reps (%d), 40000000]", o->max_attempts, o->max_reps);
     if (o->warmup < 0 || o->warmup > 1000000) return isochron_set_error(ISOCHRON_EINVAL, "warm-up repetitions %d not in [0, 1000000]", o->warmup);
     if (!(o->rel_ci >= 0 && o->rel_ci < 1)) return isochron_set_error(ISOCHRON_EINVAL, "relative CI target %g not in [0, 1)", o->rel_ci);
     if (!(o->ci_level > 0.5 && o->ci_level < 1)) return isochron_set_error(ISOCHRON_EINVAL, "confidence level %g not in (0.5, 1)", o->ci_level);

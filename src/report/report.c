@@ -60,7 +60,8 @@ const char *isochron_fmt_bytes(size_t b, char *buf, size_t len)
 
 static const char *stop_name(int s)
 {
-    return s == ISOCHRON_STOP_CI ? "ci" : s == ISOCHRON_STOP_MAXREPS ? "max_reps" : s == ISOCHRON_STOP_BUDGET ? "budget" : "error";
+    return s == ISOCHRON_STOP_CI ? "ci" : s == ISOCHRON_STOP_MAXREPS ? "max_reps" : s == ISOCHRON_STOP_BUDGET ? "budget"
+         : s == ISOCHRON_STOP_ATTEMPTS ? "max_attempts" : "error";
 }
 
 int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n)
@@ -150,6 +151,10 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         isochron_json_knumber(&j, "correction_s", p->correction);
         isochron_json_knumber(&j, "scheme_param_s", p->window);
         isochron_json_kint(&j, "validated", p->validated);
+        if (isfinite(p->slack)) {
+            isochron_json_knumber(&j, "slack", p->slack);
+            isochron_json_kint(&j, "slack_adapted", p->adapted);
+        }
         isochron_json_knumber(&j, "clock_bound_s", p->clock_bound);
         isochron_json_knumber(&j, "clock_true_s", p->clock_true);
         if (isfinite(p->overlap)) {

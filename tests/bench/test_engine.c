@@ -121,7 +121,7 @@ int main(int argc, char **argv)
                 CHECK(pt.s.ci_lo <= pt.s.mean && pt.s.mean <= pt.s.ci_hi, "%s/%s: CI [%.3g, %.3g] contains the mean %.3g", schemes[s], methods[m],
                       pt.s.ci_lo, pt.s.ci_hi, pt.s.mean);
             CHECK(pt.validated >= 1, "%s/%s: data validated in %d repetitions", schemes[s], methods[m], pt.validated);
-            CHECK(pt.stop >= ISOCHRON_STOP_CI && pt.stop <= ISOCHRON_STOP_BUDGET, "%s/%s: stop reason %d", schemes[s], methods[m], pt.stop);
+            CHECK(pt.stop >= ISOCHRON_STOP_CI && pt.stop <= ISOCHRON_STOP_ATTEMPTS, "%s/%s: stop reason %d", schemes[s], methods[m], pt.stop);
             if (rank == 0) {
                 CHECK(pt.raw_n == pt.reps, "%s/%s: raw data for every repetition (%d)", schemes[s], methods[m], pt.raw_n);
                 int ok = 1;

@@ -15,6 +15,32 @@ set_tests_properties(bench_clock_fields PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC
 isochron_cli_test(bench_bad_track 1 TOOL isochron-bench EXPECT nonzero MATCH "--track 'maybe'" "on, off" ARGS --track maybe)
 isochron_cli_test(bench_table_clock 2 TOOL isochron-bench EXPECT zero MATCH "clock±" "tracking=true" ARGS --ops allreduce --sizes 8 --max-reps 20 --quiet)
 
+# Round-Time: a rank made late on purpose (test hook ISOCHRON_TEST_LATE=R:K) invalidates exactly
+# those repetitions, max-reps counts valid ones, and max-attempts ends a point where none is valid
+foreach(case "late_every_7;1:7;50" "late_always;1:1;20;30")
+  list(GET case 0 name)
+  list(GET case 1 hook)
+  list(GET case 2 maxr)
+  string(REPLACE ":" ";" hk "${hook}")
+  list(GET hk 1 every)
+  set(extra "")
+  set(attempts "")
+  if(name STREQUAL "late_always")
+    list(GET case 3 attempts)
+    set(extra "--max-attempts ${attempts}")
+  endif()
+  add_test(NAME bench_roundtime_${name}
+           COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 8 --max-reps ${maxr} ${extra} --rel-ci 0 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_${name}.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_${name}.jsonl ${every} ${maxr} ${attempts}")
+  set_tests_properties(bench_roundtime_${name} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=${hook}" TIMEOUT 60 LABELS "cli"
+                       PASS_REGULAR_EXPRESSION "check_late: PASS")
+endforeach()
+# every scheme honours --budget (the window scheme ignored it): a point without a CI target or
+# repetition cap ends when its time slice is used (the watchdog ends the old behaviour quickly)
+foreach(scheme roundtime window barrier none)
+  isochron_cli_test(bench_budget_${scheme} 2 TOOL isochron-bench EXPECT zero MATCH "allreduce" " budget"
+                    ARGS --ops allreduce --sizes 8 --scheme ${scheme} --budget 0.2 --rel-ci 0 --max-reps 10000000 --max-attempts 40000000 --watchdog 20 --quiet)
+endforeach()
+
 # isochron-bench: every scheme x method runs end to end from the command line
 foreach(scheme roundtime window barrier none)
   isochron_cli_test(bench_${scheme} 4 TOOL isochron-bench EXPECT zero MATCH "allreduce" "8 B" "ci|max_reps|budget"

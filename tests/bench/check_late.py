@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""check_late: Round-Time's late-start rule, proven deterministically. The run
+was made with ISOCHRON_TEST_LATE=R:K (rank R starts every K-th repetition late
+on purpose) and --raw:
+  check_late.py FILE K MAX_REPS [ATTEMPTS]
+Without ATTEMPTS: every K-th repetition is invalid, the point has exactly
+MAX_REPS valid repetitions (Alg. 5 counts valid ones) and stopped for max_reps,
+and at least 90 % of the other repetitions are valid. With ATTEMPTS (K = 1,
+every repetition late): no repetition is valid, exactly ATTEMPTS were tried,
+the point stopped for max_attempts and has no statistics.
+Prints "check_late: PASS" or the first problem."""
+import json, sys
+
+def fail(msg):
+    print("check_late: FAIL:", msg)
+    sys.exit(1)
+
+path, k, max_reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+attempts = int(sys.argv[4]) if len(sys.argv) > 4 else None
+pts = [json.loads(line) for line in open(path) if '"type":"point"' in line]
+if len(pts) != 1: fail(f"expected one point, found {len(pts)}")
+p = pts[0]
+valid = p["raw"]["valid"]
+if len(valid) != p["reps"]: fail(f"raw validity for {len(valid)} of {p['reps']} repetitions")
+hooked = [i for i in range(len(valid)) if i % k == 0]
+if any(valid[i] for i in hooked): fail(f"a repetition made late is valid: {[i for i in hooked if valid[i]]}")
+print(f"  {p['reps']} repetitions, {p['valid']} valid, stop {p['stop']}, slack {p.get('slack')} (adapted {p.get('slack_adapted')} times)")
+if attempts is None:
+    if p["valid"] != max_reps or sum(valid) != max_reps: fail(f"{p['valid']} valid repetitions, max-reps {max_reps} counts valid ones")
+    if p["stop"] != "max_reps": fail(f"stop {p['stop']}, expected max_reps")
+    others = [valid[i] for i in range(len(valid)) if i % k]
+    if sum(others) < 0.9 * len(others): fail(f"only {sum(others)} of {len(others)} repetitions not made late are valid")
+else:
+    if p["valid"] != 0 or p["reps"] != attempts: fail(f"{p['valid']} valid of {p['reps']}, expected 0 of {attempts}")
+    if p["stop"] != "max_attempts": fail(f"stop {p['stop']}, expected max_attempts")
+    if p["median_s"] is not None: fail("a point without valid repetitions has statistics")
+print("check_late: PASS")
