@@ -138,7 +138,8 @@ static void samples_record(run_t *r, const char *type, const isochron_barrier_sa
         isochron_json_knumber(&j, "threshold", r->threshold);
         isochron_json_knumber(&j, "spread_s", r->spread);
         isochron_json_kint(&j, "successes", sm->successes);
-        isochron_json_knumber(&j, "success_rate", sm->valid ? (double)sm->successes / sm->valid : NAN);
+        /* no valid concurrent reference (every "clock" trial had a late rank): success cannot be judged */
+        isochron_json_knumber(&j, "success_rate", sm->valid && isfinite(sm->reference) ? (double)sm->successes / sm->valid : NAN);
         jstats(&j, "shift_cost_s", sm->value, sm->valid);
     } else {
         isochron_json_knumber(&j, "spread_s", r->skew_spread);
@@ -172,6 +173,8 @@ static void shift_table(run_t *r, const isochron_barrier_samples_t *sm)
     isochron_summary_t s = summary(sm->value, sm->valid);
     if (sm->valid == 0)
         fprintf(r->out, "%-14s %9s  no valid trials\n", sm->name, isochron_fmt_bytes((size_t)sm->bytes, sz, sizeof sz));
+    else if (!isfinite(sm->reference))
+        fprintf(r->out, "%-14s %9s  no valid concurrent reference trial: success not judged\n", sm->name, isochron_fmt_bytes((size_t)sm->bytes, sz, sizeof sz));
     else
         fprintf(r->out, "%-14s %9s %12s %7.1f%% %12s %12s %7d\n", sm->name, isochron_fmt_bytes((size_t)sm->bytes, sz, sizeof sz),
                 isochron_fmt_time(sm->reference, c, sizeof c), 100.0 * sm->successes / sm->valid, isochron_fmt_time(s.median, a, sizeof a),
