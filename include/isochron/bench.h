@@ -102,7 +102,8 @@ typedef struct {
     double clock_bound;   /**< tracker's estimated error bound, largest over the ranks (s) */
     double clock_true;    /**< true largest |offset| to rank 0 when all ranks share a host (s) */
     double slack;         /**< roundtime: the slack B the point ended with (NaN for other schemes) */
-    int adapted;          /**< roundtime: times the slack was doubled because a batch had over 10 % invalid repetitions */
+    double late_tolerance;/**< roundtime: how late a rank could start and the repetition stay valid (s) */
+    int adapted;          /**< roundtime: times the slack or the tolerance was widened (a batch with over 10 % invalid) */
 } isochron_point_t;
 
 void isochron_point_free(isochron_point_t *p);

@@ -32,7 +32,9 @@ typedef struct {
     int out_of_time;
     double start_at;      /* this repetition's agreed start time */
     double slack;         /* roundtime: B of this point (starts at --slack, doubled by adapt) */
+    double tolerance;     /* roundtime: how late a rank may start (Bcast latency, widened by adapt) */
     int adapted;
+    int n_reps, n_late_first, n_late_start, seen; /* roundtime: repetitions, invalid by each rule; counted up to the last adapt */
     double rep_start;     /* this rank's actual start of the repetition (set by the engine before after()) */
     /* methods */
     int root;             /* root of the method (ctx->root for rooted ops, else 0) */
@@ -57,8 +59,8 @@ typedef struct {
     int (*point_begin)(isochron_bench_t *b, point_state_t *ps);
     int (*before)(isochron_bench_t *b, point_state_t *ps, int rep, int *late);
     int (*after)(isochron_bench_t *b, point_state_t *ps, int rep, double t_end, int *invalid, int *stop);
-    /* after a batch, on every rank: share of its repetitions that were invalid (NULL: nothing to adapt) */
-    void (*adapt)(isochron_bench_t *b, point_state_t *ps, double invalid_share);
+    /* after a batch, on every rank, with the median run time of all repetitions so far (valid or not) */
+    void (*adapt)(isochron_bench_t *b, point_state_t *ps, double median);
 } scheme_t;
 const scheme_t *isochron_scheme_find_impl(const char *name);
 

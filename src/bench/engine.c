@@ -282,7 +282,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     /* max_reps counts valid repetitions (Alg. 5); attempts caps all of them */
     int attempts = o->max_attempts > 0 ? o->max_attempts : o->max_reps + (o->max_reps < 333333 ? 3 * o->max_reps : 1000000);
     int cap = attempts;
-    res->slack = NAN;
+    res->slack = res->late_tolerance = NAN;
     if ((rc = agree(b, reps_alloc(&r, cap, b->rank == 0)))) { isochron_op_teardown(op, ctx); return rc; }
     if (o->raw && !(r.mine = malloc(sizeof(double) * 2 * CHUNK)))
         rc = isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the raw data");
@@ -348,15 +348,19 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         if (k >= next_check || force) {
             if ((rc = reduce_batch(b, me, &r, reduced, k, err, &any_err))) break;
             if (o->raw) gather_raw(b, &r, reduced, k, res);
-            int decision = 0, due = 0, nv = 0, batch_valid = 0, batch = k - reduced;
+            int decision = 0, due = 0, nv = 0;
+            double median = NAN;
             if (b->rank == 0) {
                 due = b->track && isochron_track_due(b->track);
                 double *v = malloc(sizeof(double) * (size_t)k);
                 if (!v) decision = -1; /* agreed below; the message names it */
                 for (int i = 0; v && i < k; i++) if (r.valid[i]) v[nv++] = r.runtime[i];
-                for (int i = reduced; i < k; i++) batch_valid += r.valid[i];
                 isochron_summary_t sum;
                 isochron_summarize(v, nv, o->ci_level, NULL, 0, &sum);
+                /* the scheme adapts to the operation's duration: the median run
+                 * time of all repetitions so far, valid or not */
+                for (int i = 0; v && i < k; i++) v[i] = r.runtime[i];
+                median = v && k ? isochron_median(v, k) : NAN;
                 free(v);
                 if (decision) isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the statistics of %d repetitions", k);
                 else if (nv >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
@@ -368,15 +372,15 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
             reduced = k;
             if (any_err) decision = -1;
             /* rank 0 decides for all: stop, refresh the clock between batches; and says how many are valid */
-            int dd[4] = {decision, due, nv, batch_valid};
-            MPI_Bcast(dd, 4, MPI_INT, 0, b->ctl);
-            decision = dd[0];
+            double dd[4] = {decision, due, nv, median};
+            MPI_Bcast(dd, 4, MPI_DOUBLE, 0, b->ctl);
+            decision = (int)dd[0];
             if (decision == -1 && !any_err) { rc = agree(b, b->rank == 0 ? ISOCHRON_ENOMEM : ISOCHRON_OK); break; }
             if (decision) { stop = 1; res->stop = decision > 0 ? decision : 0; }
             else if (dd[1] && (rc = isochron_track_refresh(b->track))) break;
-            if (!decision && sc->adapt && batch > 0) sc->adapt(b, &ps, 1.0 - (double)dd[3] / batch);
+            if (!decision && sc->adapt) sc->adapt(b, &ps, dd[3]);
             /* the next check: a quarter more, but no later than max_reps valid ones could be reached */
-            int grow = k / 4 > 5 ? k / 4 : 5, left = o->max_reps - dd[2];
+            int grow = k / 4 > 5 ? k / 4 : 5, left = o->max_reps - (int)dd[2];
             next_check = k + (left > 0 && left < grow ? left : grow);
         }
     }
@@ -398,7 +402,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         }
         if (b->track && (rc = isochron_track_error(b->track, &res->clock_bound, &res->clock_true))) goto out;
         res->correction = ps.correction;
-        if (sc->adapt) { res->slack = ps.slack; res->adapted = ps.adapted; }
+        if (sc->adapt) { res->slack = ps.slack; res->late_tolerance = ps.tolerance; res->adapted = ps.adapted; }
         res->window = ps.window;
         res->overlap = NAN;
         res->t_comm = ps.t_comm;

@@ -153,7 +153,8 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         isochron_json_kint(&j, "validated", p->validated);
         if (isfinite(p->slack)) {
             isochron_json_knumber(&j, "slack", p->slack);
-            isochron_json_kint(&j, "slack_adapted", p->adapted);
+            isochron_json_knumber(&j, "late_tolerance_s", p->late_tolerance);
+            isochron_json_kint(&j, "adapted", p->adapted);
         }
         isochron_json_knumber(&j, "clock_bound_s", p->clock_bound);
         isochron_json_knumber(&j, "clock_true_s", p->clock_true);

@@ -24,7 +24,7 @@ valid = p["raw"]["valid"]
 if len(valid) != p["reps"]: fail(f"raw validity for {len(valid)} of {p['reps']} repetitions")
 hooked = [i for i in range(len(valid)) if i % k == 0]
 if any(valid[i] for i in hooked): fail(f"a repetition made late is valid: {[i for i in hooked if valid[i]]}")
-print(f"  {p['reps']} repetitions, {p['valid']} valid, stop {p['stop']}, slack {p.get('slack')} (adapted {p.get('slack_adapted')} times)")
+print(f"  {p['reps']} repetitions, {p['valid']} valid, stop {p['stop']}, slack {p.get('slack')}, tolerance {p.get('late_tolerance_s')} (adapted {p.get('adapted')} times)")
 if attempts is None:
     if p["valid"] != max_reps or sum(valid) != max_reps: fail(f"{p['valid']} valid repetitions, max-reps {max_reps} counts valid ones")
     if p["stop"] != "max_reps": fail(f"stop {p['stop']}, expected max_reps")
