@@ -21,7 +21,7 @@
 #include "isochron/report.h"
 #include "common.h"
 
-enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
+enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
        O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
        O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
 
@@ -35,8 +35,9 @@ static const app_option_t opts[NOPT] = {
     [O_MINR] = {"min-reps", "N", "minimum valid repetitions per point", "10"},
     [O_MAXR] = {"max-reps", "N", "maximum valid repetitions per point (Alg. 5 counts valid ones)", "1000"},
     [O_MAXA] = {"max-attempts", "N", "repetitions tried per point at most, valid or not (0: 4 x max-reps); a point it ends says max_attempts", "0"},
-    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width <= X * mean (0: always max-reps)", "0.05"},
-    [O_LEVEL] = {"ci-level", "X", "confidence level of the interval (Student's t)", "0.95"},
+    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width <= X * its statistic (0: always max-reps)", "0.05"},
+    [O_CIOF] = {"ci-of", "median|mean", "the CI of the stop rule: the median's (distribution-free) or the mean's (Student's t)", "median"},
+    [O_LEVEL] = {"ci-level", "X", "confidence level of the interval", "0.95"},
     [O_BUDGET] = {"budget", "SECONDS", "time per point (roundtime: the time slice of Alg. 5)", "1"},
     [O_WARMUP] = {"warmup", "N", "untimed repetitions before each point", "2"},
     [O_WINDOW] = {"window", "SECONDS", "window scheme: window length (0: derived from a measured estimate)", "0"},
@@ -139,6 +140,10 @@ int main(int argc, char **argv)
     }
     if (v[O_WARMUP]) { if (isochron_parse_long(v[O_WARMUP], &lv) || lv < 0 || lv > 1000000) FAIL("--warmup '%s': expected an integer in [0, 1000000]", v[O_WARMUP]); bo.warmup = (int)lv; }
     if (v[O_VALIDATE]) { if (isochron_parse_long(v[O_VALIDATE], &lv) || lv < 0 || lv > 2) FAIL("--validate '%s': expected 0, 1 or 2", v[O_VALIDATE]); bo.validate = (int)lv; }
+    if (v[O_CIOF]) {
+        if (!strcmp(v[O_CIOF], "mean")) bo.ci_mean = 1;
+        else if (strcmp(v[O_CIOF], "median")) FAIL("--ci-of '%s': valid: median, mean", v[O_CIOF]);
+    }
     if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
     if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
     if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
@@ -252,6 +257,7 @@ int main(int argc, char **argv)
             isochron_json_kint(&j, "max_reps", bo.max_reps);
             isochron_json_kint(&j, "max_attempts", bo.max_attempts);
             isochron_json_knumber(&j, "rel_ci", bo.rel_ci);
+            isochron_json_kstring(&j, "ci_of", bo.ci_mean ? "mean" : "median");
             isochron_json_knumber(&j, "ci_level", bo.ci_level);
             isochron_json_knumber(&j, "budget_s", bo.budget);
             isochron_json_kint(&j, "warmup", bo.warmup);

@@ -51,7 +51,9 @@ typedef struct {
     int barrier_twice;    /**< two barriers before each repetition */
     int warmup;           /**< untimed repetitions first */
     int min_reps, max_reps;
-    double rel_ci;        /**< stop when CI half-width <= rel_ci * mean (0: run max_reps) */
+    double rel_ci;        /**< stop when the CI's half-width <= rel_ci x its statistic (0: run max_reps) */
+    int ci_mean;          /**< 0 (default): the CI of the stop rule is the median's (distribution-free, order
+                               statistics), robust to the heavy tails of a busy machine; 1: the mean's (Student's t) */
     double ci_level;      /**< confidence level, e.g. 0.95 */
     double budget;        /**< seconds per point (0: none); roundtime: the time slice */
     double window;        /**< window scheme: window length (0: derived from a measured estimate) */

@@ -20,6 +20,8 @@ typedef struct {
     double ci_level;         /**< e.g. 0.95 */
     double ci_lo, ci_hi;     /**< Student's t interval of the mean */
     double ci_half;          /**< (ci_hi - ci_lo) / 2 */
+    double med_lo, med_hi;   /**< distribution-free interval of the median at ci_level: order statistics
+                                  j, k around n/2 with the binomial's normal approximation (NaN below 6 values) */
     int nq;
     double q[ISOCHRON_STATS_MAXQ];  /**< requested quantile levels in [0,1] */
     double qv[ISOCHRON_STATS_MAXQ]; /**< their values */

@@ -366,7 +366,9 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
                 else if (nv >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
                 else if (k >= attempts) decision = ISOCHRON_STOP_ATTEMPTS;
                 else if (st) decision = ISOCHRON_STOP_BUDGET;
-                else if (o->rel_ci > 0 && nv >= o->min_reps && sum.ci_half <= o->rel_ci * fabs(sum.mean)) decision = ISOCHRON_STOP_CI;
+                else if (o->rel_ci > 0 && nv >= o->min_reps &&
+                         (o->ci_mean ? sum.ci_half <= o->rel_ci * fabs(sum.mean)
+                                     : 0.5 * (sum.med_hi - sum.med_lo) <= o->rel_ci * fabs(sum.median))) decision = ISOCHRON_STOP_CI;
                 else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 >= o->budget) decision = ISOCHRON_STOP_BUDGET;
             }
             reduced = k;

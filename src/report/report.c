@@ -139,6 +139,8 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         isochron_json_knumber(&j, "ci_level", s->ci_level);
         isochron_json_knumber(&j, "ci_lo_s", s->ci_lo);
         isochron_json_knumber(&j, "ci_hi_s", s->ci_hi);
+        isochron_json_knumber(&j, "median_ci_lo_s", s->med_lo);
+        isochron_json_knumber(&j, "median_ci_hi_s", s->med_hi);
         isochron_json_key(&j, "quantiles");
         isochron_json_object_begin(&j);
         for (int i = 0; i < s->nq; i++) {

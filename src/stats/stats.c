@@ -88,7 +88,7 @@ int isochron_summarize(const double *x, int n, double level, const double *q, in
         o->q[i] = q[i];
         o->qv[i] = NAN;
     }
-    o->mean = o->median = o->min = o->max = o->stddev = o->ci_lo = o->ci_hi = o->ci_half = NAN;
+    o->mean = o->median = o->min = o->max = o->stddev = o->ci_lo = o->ci_hi = o->ci_half = o->med_lo = o->med_hi = NAN;
     if (n <= 0) return ISOCHRON_OK;
     double *s = malloc(sizeof(double) * (size_t)n);
     if (!s) return isochron_set_error(ISOCHRON_ENOMEM, "stats: out of memory for %d values", n);
@@ -108,6 +108,16 @@ int isochron_summarize(const double *x, int n, double level, const double *q, in
         o->ci_half = isochron_t_critical(level, n - 1) * o->stddev / sqrt((double)n);
         o->ci_lo = o->mean - o->ci_half;
         o->ci_hi = o->mean + o->ci_half;
+    }
+    if (n >= 6) {
+        /* P(X_(j) <= median <= X_(k)) >= level for j, k (1-based) the ranks
+         * n/2 -/+ z sqrt(n)/2 (binomial(n, 1/2), normal approximation) */
+        double z = isochron_t_critical(level, 1000000), h = 0.5 * z * sqrt((double)n);
+        int j = (int)floor(0.5 * n - h), k = (int)ceil(0.5 * n + h) + 1;
+        if (j < 1) j = 1;
+        if (k > n) k = n;
+        o->med_lo = s[j - 1];
+        o->med_hi = s[k - 1];
     }
     free(s);
     return ISOCHRON_OK;
