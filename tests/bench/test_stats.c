@@ -33,5 +33,22 @@ int main(void)
     double badq = 2;
     CHECK(isochron_summarize(x, 5, 0.95, &badq, 1, &s) == ISOCHRON_EINVAL, "quantile 2 refused");
     printf("test_stats: %d checks, %d failed\n", check_count, check_failures);
+    /* the median's distribution-free interval: 1..100 shuffled, 95 %: order
+     * statistics 40 and 61 (n/2 -/+ 1.96 sqrt(n)/2, then +1), whatever the order;
+     * a heavy tail (1e6 in place of 1) widens the mean's interval, and moves the
+     * median's by one rank only */
+    {
+        double y[100];
+        for (int i = 0; i < 100; i++) y[i] = (double)((i * 37) % 100 + 1);
+        isochron_summary_t m;
+        CHECK_RC(isochron_summarize(y, 100, 0.95, NULL, 0, &m), ISOCHRON_OK, "summarize 1..100");
+        CHECK(m.med_lo == 40 && m.med_hi == 61, "median interval [%g, %g] = [40, 61]", m.med_lo, m.med_hi);
+        y[0] = 1e6;
+        CHECK_RC(isochron_summarize(y, 100, 0.95, NULL, 0, &m), ISOCHRON_OK, "summarize with an outlier");
+        CHECK(m.med_lo == 41 && m.med_hi == 62 && m.ci_half > 1e4, "an outlier (for the value 1) widens the mean's interval (±%g), not the median's [%g, %g]",
+              m.ci_half, m.med_lo, m.med_hi);
+        CHECK_RC(isochron_summarize(y, 5, 0.95, NULL, 0, &m), ISOCHRON_OK, "summarize 5 values");
+        CHECK(isnan(m.med_lo) && isnan(m.med_hi), "no median interval below 6 values");
+    }
     return check_failures ? 1 : 0;
 }
