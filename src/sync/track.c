@@ -32,7 +32,7 @@
  * `growth`, which offset-only refreshes at the same times could not beat by
  * more than that.
  * Measurement: each pair takes 3 SKaMPI measurements of 15 exchanges after a
- * warm-up and keeps the tightest interval (minimum-delay filtering, as the
+ * warm-up (9 at the first refresh) and keeps the tightest interval (minimum-delay filtering, as the
  * sync's fit does). Its half-width w bounds the offset (hard bounds without
  * read jitter), but the midpoint is far better than w on symmetric paths, so
  * R = c2 w^2, c2 starting at 1/16 and then learned from the innovations
@@ -267,7 +267,10 @@ static int refresh_pair(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int
      * tightest interval is kept (minimum-delay filtering, as the sync's fit) */
     rc = isochron_offset_skampi(comm, clk, ref, client, NWARM, &warm);
     o.uncertainty = INFINITY;
-    for (int k = 0; k < NSUB && !rc; k++) {
+    /* the first refresh has nothing to compare a disturbed measurement with:
+     * it takes three times as many and keeps the tightest */
+    int nsub = t->refreshes == 0 ? 3 * NSUB : NSUB;
+    for (int k = 0; k < nsub && !rc; k++) {
         isochron_offset_t ok;
         rc = isochron_offset_skampi(comm, clk, ref, client, t->o.npingpongs, &ok);
         if (!rc && !is_ref && ok.uncertainty < o.uncertainty) o = ok;
