@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The default sweep (16 blocking collectives, 8 B..1 MiB, 4 ranks): wall time,
+# how many points met the CI target, and the share of valid repetitions.
+#   bash bench/sweep_speed.sh            # 3 runs
+#   RUNS=1 ARGS="--ci-of mean" bash bench/sweep_speed.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NP=${NP:-4}
+BUILD=${BUILD:-build}
+RUNS=${RUNS:-3}
+ARGS=${ARGS:-}
+OUT=${OUT:-$BUILD/sweep_speed}
+mkdir -p "$OUT"
+for i in $(seq 1 "$RUNS"); do
+  tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --quiet --format none $ARGS --jsonl "$OUT/run-$i.jsonl"
+done
+python3 - "$OUT" "$RUNS" "$ARGS" <<'EOF'
+import json, statistics, sys
+out, runs, args = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+print(f"Default sweep, {runs} runs{', ' + args if args else ''}:")
+print("| run | wall | points | stop ci | no statistics | valid share min | median | points < 90 % valid | refreshes (cost) |")
+print("|---|---|---|---|---|---|---|---|---|")
+for i in range(1, runs + 1):
+    pts, wall, trk = [], None, None
+    for line in open(f"{out}/run-{i}.jsonl"):
+        x = json.loads(line)
+        if x["type"] == "point": pts.append(x)
+        if x["type"] == "end": wall = x["wall_s"]
+        if x["type"] == "track": trk = x
+    share = [p["valid"] / p["reps"] if p["reps"] else 0 for p in pts]
+    ci = sum(p["stop"] == "ci" for p in pts)
+    none = sum(p["valid"] == 0 for p in pts)
+    low = [f"{p['op']} {p['bytes']}" for p, s in zip(pts, share) if s < 0.9]
+    tc = f"{trk['refreshes']} ({trk['cost_s'] * 1e3:.0f} ms)" if trk else "-"
+    print(f"| {i} | {wall:.1f} s | {len(pts)} | {ci} | {none} | {100 * min(share):.0f} % | {100 * statistics.median(share):.0f} % | {len(low)} | {tc} |")
+    if low: print(f"  below 90 % valid: {', '.join(low[:12])}{' ...' if len(low) > 12 else ''}")
+EOF
