@@ -4,7 +4,7 @@
  * oscillator for all ranks, so only injected skew shows drift).
  *
  * Two skews, each over a run of ISOCHRON_TEST_TRACK_S seconds (default 30):
- *  A "small": offsets of ±1 ms and per-rank drifts of 0.1, -1 and 5 ppm
+ *  A "small": offsets of ±1 ms and per-rank drifts of 1, -0.1 and 5 ppm
  *    against rank 0 (the real-cluster case). The same timer carries two
  *    clocks: one synchronized with the default (short) spec and tracked, one
  *    synchronized once with the long untracked spec. Every second the true
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
     double seconds = 30;
     const char *env = getenv("ISOCHRON_TEST_TRACK_S");
     if (env && atof(env) >= 2) seconds = atof(env);
-    run("A small drifts", "r0:offset=0:drift=0,r1:offset=1ms:drift=0.1,r2:offset=-1ms:drift=-1,r3:offset=0.5ms:drift=5", 0, 1, seconds);
+    run("A small drifts", "r0:offset=0:drift=0,r1:offset=1ms:drift=1,r2:offset=-1ms:drift=-0.1,r3:offset=0.5ms:drift=5", 0, 1, seconds);
     run("B large changing drifts",
         "r0:offset=0:drift=0,r1:offset=10ms:drift=50:ddrift=0.1,r2:offset=-7ms:drift=-50:ddrift=-0.05,r3:offset=3ms:drift=30:ddrift=0.1,jitter=20ns",
         20e-9, 0, seconds);
