@@ -10,7 +10,7 @@
  *    synchronized once with the long untracked spec. Every second the true
  *    error (CLOCK_MONOTONIC against the injected truth) of the tracked clock
  *    must stay within BOUND, at the end the untracked one must not (the
- *    negative control: one sync cannot hold a 0.1 ppm drift for 30 s).
+ *    negative control: one sync cannot hold a 1 ppm drift for 10 s).
  *  B "large, changing": drifts of ±50 and 30 ppm that change by 0.05-0.1 ppm/s
  *    (ddrift) and 20 ns of Gaussian read jitter; the tracked clock must stay
  *    within BOUND + 10 x jitter the whole run.
