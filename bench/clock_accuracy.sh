@@ -5,12 +5,15 @@
 # (a) on plain mpi_wtime, (b) with injected offsets of ±10 ms and drifts of
 # ±50 ppm. Each cell is the median of RUNS runs (separate mpiruns), with the
 # worst run in brackets. This is a benchmark, not a test: it prints a table.
-#   usage: bench/clock_accuracy.sh [RUNS] ; env NP, WAIT, ALGS, BUILD, MPIRUN
+#   usage: bench/clock_accuracy.sh [RUNS] ; env NP, WAIT, ALGS, BUILD, MPIRUN, TRACK (on|off, default off:
+#   the algorithms alone; note that their registry defaults are the short span made for tracking,
+#   ALGS="hca3/100/skampi/50,span=0.12 ..." gives the long one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-3}
 NP=${NP:-4}
 WAIT=${WAIT:-10}
+TRACK=${TRACK:-off}
 BUILD=${BUILD:-build}
 ALGS=${ALGS:-"skampi jk hca hca2 hca3 hca3+hca3"}
 out=$(mktemp -d)
@@ -21,7 +24,7 @@ for alg in $ALGS; do
     for r in $(seq 1 "$RUNS"); do
       skew=()
       [ "$case" = skew ] && skew=(--skew "offset=10ms,drift=50,seed=$r")
-      tools/mpirun-local -np "$NP" "$BUILD/isochron-clock" --sync "$alg" --wait "0,$WAIT" "${skew[@]}" \
+      tools/mpirun-local -np "$NP" "$BUILD/isochron-clock" --sync "$alg" --track "$TRACK" --wait "0,$WAIT" "${skew[@]}" \
         --format none --quiet --jsonl "$out/$alg.$case.$r.jsonl" >/dev/null 2>"$out/err" || { echo "run failed: $alg $case"; cat "$out/err"; }
       echo -n "." >&2
     done
