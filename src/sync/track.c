@@ -117,7 +117,7 @@ void isochron_track_opts_default(isochron_track_opts_t *o)
     o->max_interval = 5.0;
     o->npingpongs = 15;
     o->drift_prior_ppm = 10.0;
-    o->ddrift_prior_ppm_s = 0.02;
+    o->ddrift_prior_ppm_s = 0.2;
     o->noise_ppm = 0.001;
     o->follow = -1;
 }
