@@ -5,7 +5,11 @@ on purpose) and --raw:
   check_late.py FILE K MAX_REPS [ATTEMPTS]
 Without ATTEMPTS: every K-th repetition is invalid, the point has exactly
 MAX_REPS valid repetitions (Alg. 5 counts valid ones) and stopped for max_reps,
-and at least 90 % of the other repetitions are valid. With ATTEMPTS (K = 1,
+and the lateness does not spill over: at most half of the repetitions right
+after a late one are invalid (a spill-over makes all of them invalid; how many
+of the others a busy machine invalidates is the machine's, not the rule's: a
+fresh-clone CI run saw 7 of 57, in bursts of 2-3 while a rank was
+descheduled, so a validity quota is a benchmark target, not a test). With ATTEMPTS (K = 1,
 every repetition late): no repetition is valid, exactly ATTEMPTS were tried,
 the point stopped for max_attempts and has no statistics.
 Prints "check_late: PASS" or the first problem."""
@@ -28,8 +32,13 @@ print(f"  {p['reps']} repetitions, {p['valid']} valid, stop {p['stop']}, slack {
 if attempts is None:
     if p["valid"] != max_reps or sum(valid) != max_reps: fail(f"{p['valid']} valid repetitions, max-reps {max_reps} counts valid ones")
     if p["stop"] != "max_reps": fail(f"stop {p['stop']}, expected max_reps")
-    others = [valid[i] for i in range(len(valid)) if i % k]
-    if sum(others) < 0.9 * len(others): fail(f"only {sum(others)} of {len(others)} repetitions not made late are valid")
+    after = [i for i in range(len(valid)) if i % k == 1]
+    bad = [i for i in after if not valid[i]]
+    others = [i for i in range(len(valid)) if i % k > 1 and not valid[i]]
+    print(f"  invalid right after a late one: {bad} of {len(after)}; invalid elsewhere: {others}")
+    if k < 3: fail("K must be at least 3 to tell a spill-over from the late repetitions")
+    if len(after) < 4: fail(f"only {len(after)} repetitions follow a late one: too few to judge")
+    if 2 * len(bad) > len(after): fail(f"the lateness spills over: {len(bad)} of the {len(after)} repetitions right after a late one are invalid")
 else:
     if p["valid"] != 0 or p["reps"] != attempts: fail(f"{p['valid']} valid of {p['reps']}, expected 0 of {attempts}")
     if p["stop"] != "max_attempts": fail(f"stop {p['stop']}, expected max_attempts")
