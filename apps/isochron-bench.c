@@ -23,7 +23,7 @@
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
        O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
@@ -67,6 +67,7 @@ static const app_option_t opts[NOPT] = {
     [O_LSCH] = {"list-schemes", NULL, "list the synchronization schemes and exit", NULL},
     [O_LMET] = {"list-methods", NULL, "list the timing methods and exit", NULL},
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
+    [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
     const isochron_op_t *list[512];
     int nops = 0;
     {
+        if (app_list_ok(v[O_OPS] ? v[O_OPS] : "collectives", err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
         char *copy = strdup(v[O_OPS] ? v[O_OPS] : "collectives"), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             if (!strcmp(t, "collectives")) {
@@ -213,12 +215,22 @@ int main(int argc, char **argv)
 
     /* ---- clocks (specs checked before any output file is created) */
     if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
+    if ((code = app_parse_sync_limit("isochron-bench", v[O_SYNCLIM], rank))) goto done;
     FILE *jf = NULL, *cf = NULL;
     if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
     if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write the output file(s)");
     int quiet = v[O_QUIET] != NULL;
+    /* say what the ranks outside a pairwise pattern do (points record active_ranks too) */
+    for (int i = 0; i < nops && rank == 0 && nprocs > 2; i++)
+        if (list[i]->flags & ISOCHRON_OP_PAIR)
+        {
+            char who[64];
+            if (nprocs == 3) snprintf(who, sizeof who, "rank 2 sends nothing and only joins");
+            else snprintf(who, sizeof who, "ranks 2..%d send nothing and only join", nprocs - 1);
+            fprintf(stderr, "isochron-bench: note: %s: only ranks 0 and 1 take part; %s the synchronization between repetitions\n", list[i]->name, who);
+        }
     double wall0 = isochron_truth_now();
     app_clock_t ck;
     int track = 1;

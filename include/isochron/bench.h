@@ -99,6 +99,7 @@ typedef struct {
     double t_comm;        /**< overlap method: median post+wait time without computation (s) */
     double t_comp;        /**< overlap method: busy computation inserted between post and wait (s) */
     double elapsed;       /**< wall time the point took on rank 0, set-up to summary (s) */
+    int active_ranks;     /**< ranks that take part in the operation (2 for ISOCHRON_OP_PAIR operations, else nprocs) */
     /* raw data when opts.raw (rank 0): reps x nprocs start/end, per-rep time and validity */
     int raw_n;
     double *raw_start, *raw_end, *raw_time;

@@ -151,6 +151,7 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         isochron_json_object_end(&j);
         isochron_json_knumber(&j, "start_spread_s", p->start_spread);
         isochron_json_knumber(&j, "elapsed_s", p->elapsed);
+        isochron_json_kint(&j, "active_ranks", p->active_ranks);
         isochron_json_knumber(&j, "correction_s", p->correction);
         isochron_json_knumber(&j, "scheme_param_s", p->window);
         isochron_json_kint(&j, "validated", p->validated);
