@@ -8,6 +8,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,57 @@ void app_clock_free(app_clock_t *c)
     c->global = c->base = NULL;
     c->timer = NULL;
 }
+
+/* ---- interruption: an end record written with write(2) from the handler */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define ISOCHRON_SCHEMA_TEXT STR(ISOCHRON_SCHEMA_VERSION)
+static int intr_fd = -1, intr_count;
+static char intr_unit[16] = "points";
+static struct timespec intr_t0;
+static void put(char *buf, size_t *u, const char *s) { while (*s && *u < 255) buf[(*u)++] = *s++; }
+static void put_uint(char *buf, size_t *u, unsigned long long v)
+{
+    char d[24];
+    int n = 0;
+    do { d[n++] = (char)('0' + v % 10); v /= 10; } while (v && n < 24);
+    while (n && *u < 255) buf[(*u)++] = d[--n];
+}
+static void on_interrupt(int sig)
+{
+    if (intr_fd >= 0) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long long ms = (long long)(t.tv_sec - intr_t0.tv_sec) * 1000 + (t.tv_nsec - intr_t0.tv_nsec) / 1000000;
+        if (ms < 0) ms = 0;
+        char buf[256];
+        size_t u = 0;
+        put(buf, &u, "\n{\"schema\":" ISOCHRON_SCHEMA_TEXT ",\"type\":\"end\",\"");
+        put(buf, &u, intr_unit);
+        put(buf, &u, "\":");
+        put_uint(buf, &u, (unsigned long long)intr_count);
+        put(buf, &u, ",\"wall_s\":");
+        put_uint(buf, &u, (unsigned long long)(ms / 1000));
+        put(buf, &u, ".");
+        char frac[4] = {(char)('0' + ms % 1000 / 100), (char)('0' + ms % 100 / 10), (char)('0' + ms % 10), 0};
+        put(buf, &u, frac);
+        put(buf, &u, ",\"complete\":false,\"interrupted\":\"");
+        put(buf, &u, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
+        put(buf, &u, "\"}\n");
+        ssize_t w = write(intr_fd, buf, u);
+        (void)w;
+    }
+    _exit(128 + sig);
+}
+void app_interrupt_install(FILE *jsonl, int rank, const char *unit)
+{
+    clock_gettime(CLOCK_MONOTONIC, &intr_t0);
+    intr_fd = rank == 0 && jsonl ? fileno(jsonl) : -1;
+    snprintf(intr_unit, sizeof intr_unit, "%s", unit);
+    signal(SIGINT, on_interrupt);
+    signal(SIGTERM, on_interrupt);
+}
+void app_interrupt_count(int n) { intr_count = n; }
 
 /* ---- watchdog: SIGALRM, async-signal-safe write, then exit (the launcher ends the job) */
 static char wd_msg[512];

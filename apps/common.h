@@ -113,6 +113,16 @@ int app_parse_list(const char *s, double *out, int max, int *n);
 int app_parse_size(const char *s, size_t *out);
 int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, size_t errlen);
 
+/* Interruption (Ctrl-C, scancel, mpirun forwarding SIGINT/SIGTERM): the
+ * process ends with exit status 128 + signal after rank 0 appended an "end"
+ * record to the JSON Lines file, {"type":"end",<unit>:N,"wall_s":T,
+ * "complete":false,"interrupted":"SIGTERM"}, so the file holds every record
+ * finished before and says why it stops there. N is what app_interrupt_count
+ * last set (points, steps, checks). The handler only calls clock_gettime and
+ * write (async-signal-safe); records are flushed as they complete. */
+void app_interrupt_install(FILE *jsonl, int rank, const char *unit);
+void app_interrupt_count(int n);
+
 /* Watchdog: SIGALRM after secs ends the process with a message naming what
  * hung and where the completed results are (out may be NULL). 0: off. */
 void app_watchdog_arm(const char *prog, double secs, int rank, const char *what, const char *out);

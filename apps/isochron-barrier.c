@@ -402,6 +402,7 @@ int main(int argc, char **argv)
     run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};
     isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed, NULL};
     if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
+    app_interrupt_install(r.jf, rank, "steps");
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write %s", v[O_JSONL]);
     if (rank == 0 && !strcmp(fmt, "table")) r.out = stdout;
@@ -506,7 +507,7 @@ int main(int argc, char **argv)
     int rc = ISOCHRON_OK, steps = 0;
     char what[96];
 #define STEP(desc, call) do { snprintf(what, sizeof what, "%s", desc); app_watchdog_arm(PROG, watchdog, rank, what, v[O_JSONL]); rc = (call); app_watchdog_disarm(); \
-        if (!rc) { steps++; if (!r.quiet && rank == 0) fprintf(stderr, PROG ": %s done (%.1f s)\n", what, isochron_truth_now() - wall0); } } while (0)
+        if (!rc) { steps++; app_interrupt_count(steps); if (!r.quiet && rank == 0) fprintf(stderr, PROG ": %s done (%.1f s)\n", what, isochron_truth_now() - wall0); } } while (0)
     if (exps[0] && !rc) {
         if (r.out) fprintf(r.out, "\n# exit skew: %d calls from a common start on the global clock%s; skew = last exit - first exit\n%-14s %6s %6s %12s %12s %12s %12s\n",
                            calls, skspread > 0 ? " + random arrival delays (--skew-spread)" : "", "barrier", "calls", "valid", "skew median", "skew p95", "skew max", "cost median");

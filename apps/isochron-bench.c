@@ -222,6 +222,7 @@ int main(int argc, char **argv)
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write the output file(s)");
     int quiet = v[O_QUIET] != NULL;
+    app_interrupt_install(jf, rank, "points");
     /* say what the ranks outside a pairwise pattern do (points record active_ranks too) */
     for (int i = 0; i < nops && rank == 0 && nprocs > 2; i++)
         if (list[i]->flags & ISOCHRON_OP_PAIR)
@@ -351,6 +352,7 @@ int main(int argc, char **argv)
                     code = 1;
                 } else if (rank == 0) {
                     for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], &pt, bo.scheme, bo.method);
+                    app_interrupt_count(done_pts - failed);
                     if (!quiet) {
                         double el = isochron_truth_now() - wall0, eta = el / done_pts * (total - done_pts);
                         char tb[32];

@@ -23,3 +23,15 @@ isochron_cli_test(sync_estimate_refused 2 EXPECT nonzero MATCH "estimated to tak
 isochron_cli_test(bench_sync_estimate_refused 2 TOOL isochron-bench EXPECT nonzero MATCH "estimated to take" "--sync-limit"
                   ARGS --sync jk/1000000/skampi/1000)
 isochron_cli_test(bad_sync_limit 1 EXPECT nonzero MATCH "--sync-limit 'abc'" ARGS --sync-limit abc)
+
+# Interrupted runs keep what they measured and say so (SIGTERM as mpirun forwards Ctrl-C)
+foreach(case "bench;isochron-bench;--sizes;8..1M" "barrier;isochron-barrier;--calls;200")
+  list(GET case 0 name)
+  list(GET case 1 tool)
+  list(SUBLIST case 2 -1 args)
+  add_test(NAME ${name}_interrupted
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_interrupted.sh ${ISOCHRON_MPIRUN_LOCAL} 2 ${PROJECT_SOURCE_DIR}
+                   ${CMAKE_CURRENT_BINARY_DIR}/interrupted_${name}.jsonl $<TARGET_FILE:${tool}> ${args})
+  set_tests_properties(${name}_interrupted PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src"
+                       TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
+endforeach()
