@@ -124,6 +124,7 @@ int main(int argc, char **argv)
     isochron_bench_opts_default(&bo);
     bo.min_reps = so.min_reps; bo.max_reps = so.max_reps; bo.rel_ci = so.rel_ci; bo.budget = so.budget;
     if ((code = app_engine_options(prog, v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
+    if (!v[O_MINR] && bo.max_reps < bo.min_reps) bo.min_reps = bo.max_reps; /* --max-reps alone lowers the default minimum */
     if (bo.max_reps < bo.min_reps) FAIL("--max-reps %d is below --min-reps %d", bo.max_reps, bo.min_reps);
     if (!(bo.rel_ci >= 0)) FAIL("--rel-ci must be >= 0");
     if (!(bo.budget >= 0)) FAIL("--budget must be >= 0 seconds");

@@ -274,6 +274,8 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
         shm_barrier(&c);
         rc = shm_agree(&c, rc);
         if (rc) break;
+        const char *corrupt = getenv("ISOCHRON_TEST_CORRUPT"); /* test hook: prove validation can fail */
+        if (corrupt && !strcmp(corrupt, op->name) && c.dst) c.dst[0] ^= 0x5a;
         if (o->validate && op->validate) {
             rc = shm_agree(&c, op->validate(&c));
             if (rc) break;
