@@ -311,7 +311,7 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
         if (!strcmp(op->family, "nbi") && strstr(op->name, "overlap")) {
             res->t_comm = cmax[1];
             res->t_comp = cmax[2];
-            res->overlap = cmax[1] > 0 ? fmin(1.0, fmax(0.0, 1.0 - res->s.mean / cmax[1])) : NAN;
+            res->overlap = cmax[1] > 0 ? fmin(1.0, fmax(0.0, 1.0 - res->s.median / cmax[1])) : NAN; /* median: robust to descheduled repetitions */
         }
     }
     if (op->teardown) op->teardown(&c);
