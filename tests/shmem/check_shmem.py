@@ -7,7 +7,7 @@ repetitions and a finite mean; the data of every measurement that moves data
 validated in every repetition; times positive wherever nothing is subtracted;
 the four broadcast methods positive and, as paper 002 sec. 4.4 explains, the
 barrier-synchronized one (Alg. 1) not above the clock-synchronized one
-(Alg. 2) by more than half; a measurement may be missing only if stderr says
+(Alg. 2) by more than half when no PE shares a core; a measurement may be missing only if stderr says
 its validation failed (the library delivered wrong data). Exits nonzero with
 the reason on the first problem.
 
@@ -60,7 +60,9 @@ bm = {n: pts[n] for n in ("bcast_barrier", "bcast_sync", "bcast_rounds", "bcast_
 for n, ps in bm.items():
     for p in ps:
         if not p["median_s"] > 0: fail(f"{n} {p['bytes']} B: median {p['median_s']} not positive")
-for a, b in zip(bm["bcast_barrier"], bm["bcast_sync"]):
+# the ordering needs every PE on its own core: oversubscribed, the scheduler decides (measured here at
+# 4 PEs on 2 cores: either method up to 2x above the other from one launch to the next)
+for a, b in zip(bm["bcast_barrier"], bm["bcast_sync"]) if not ctx.get("oversubscribed") else []:
     if a["median_s"] > 1.5 * b["median_s"]:
         fail(f"{a['bytes']} B: barrier-synchronized broadcast {a['median_s']:.3g} s is above 1.5 x the clock-synchronized {b['median_s']:.3g} s")
 print(f"check_shmem: PASS ({sum(len(v) for v in pts.values())} points, {len(ops)} measurements, {missing_ok} refused by validation)")
