@@ -90,6 +90,11 @@ int main(int argc, char **argv)
     const char *prog = "isochron-shmem";
 #define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-shmem: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = 2; goto done; } while (0)
     if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
+    {
+        int same = shmem_my_pe() == rank && shmem_n_pes() == size;
+        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!same) FAIL("MPI ranks and OpenSHMEM PEs differ (%d ranks, %d PEs); isochron-shmem needs one PE per rank, numbered alike", size, shmem_n_pes());
+    }
     if (v[O_HELP]) {
         if (rank == 0) {
             app_help(stdout, prog, "[options]   (run under oshrun or tools/mpirun-local)", opts, NOPT);
