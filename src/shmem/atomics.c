@@ -11,6 +11,7 @@
  * iterations x PEs for inc), so a lost or torn update fails validation.
  */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
@@ -131,6 +132,7 @@ static int run_lock(isochron_shmem_ctx_t *c, double *t, int *act)
     const isochron_shmem_op_t *op = c->op;
     c->sig[LOCK + 1] = 0;
     c->sig[LOCK + 2] = 0;
+    c->sig[LOCK + 3] = 0;
     int rc = shm_barrier(c);
     if (rc) return rc;
     long *lk = &c->sig[LOCK];
@@ -144,6 +146,22 @@ static int run_lock(isochron_shmem_ctx_t *c, double *t, int *act)
             shmem_quiet();
             shmem_clear_lock(lk);
         });
+        return ISOCHRON_OK;
+    }
+    if (!strcmp(op->name, "lock_roundrobin")) { /* PEs take the lock in turn 0, 1, ..., n-1, n rounds per iteration */
+        *act = 1;
+        long *turn = &c->sig[LOCK + 3];
+        double t0 = shm_now(c);
+        for (long i = 0; i < c->iters; i++) {
+            long mine = i * c->npes + ME;
+            while (shmem_long_atomic_fetch(turn, 0) != mine)
+                if (c->oversubscribed) sched_yield(); /* a spinning waiter would take the core of the PE whose turn it is */
+            shmem_set_lock(lk);
+            shmem_long_atomic_inc(turn, 0);
+            shmem_quiet();
+            shmem_clear_lock(lk);
+        }
+        *t = (shm_now(c) - t0) / ((double)c->iters * c->npes);
         return ISOCHRON_OK;
     }
     if (ME != 0) return ISOCHRON_OK;
@@ -164,6 +182,8 @@ static int validate_lock(isochron_shmem_ctx_t *c)
     if (!strcmp(op->name, "lock_contended") && ME == 0 && c->sig[LOCK + 1] != (long)c->iters * c->npes)
         return isochron_set_error(ISOCHRON_EVALIDATE, "lock_contended: the counter guarded by the lock is %ld, expected %ld (%d iterations x %d PEs): mutual exclusion broken",
                                   c->sig[LOCK + 1], (long)c->iters * c->npes, c->iters, c->npes);
+    if (!strcmp(op->name, "lock_roundrobin") && ME == 0 && c->sig[LOCK + 3] != (long)c->iters * c->npes)
+        return isochron_set_error(ISOCHRON_EVALIDATE, "lock_roundrobin: %ld turns taken, expected %ld", c->sig[LOCK + 3], (long)c->iters * c->npes);
     if (!strcmp(op->name, "test_lock") && ME == 0 && c->sig[LOCK + 2])
         return isochron_set_error(ISOCHRON_EVALIDATE, "test_lock: %ld of %d tests found a free lock taken", c->sig[LOCK + 2], c->iters);
     return ISOCHRON_OK;
@@ -187,6 +207,7 @@ const isochron_shmem_op_t isochron_shmem_amo_ops[] = {
     AMO("add", "shmem_long_atomic_add + quiet, minus an empty quiet", 0),
     {"lock", "lock", "shmem_set_lock + shmem_clear_lock, uncontended (PE 0)", L, setup_amo, run_lock, validate_lock, teardown_amo},
     {"lock_contended", "lock", "set_lock + a guarded get/put increment + clear_lock, every PE at once; largest over PEs", L, setup_amo, run_lock, validate_lock, teardown_amo},
+    {"lock_roundrobin", "lock", "PEs take the lock in turn (0, 1, ..., n-1; turn counter on PE 0 polled with atomic fetch); time per turn", 0, setup_amo, run_lock, validate_lock, teardown_amo},
     {"test_lock", "lock", "shmem_test_lock on a free lock + shmem_clear_lock (PE 0)", L, setup_amo, run_lock, validate_lock, teardown_amo},
 };
 const int isochron_shmem_amo_nops = (int)(sizeof isochron_shmem_amo_ops / sizeof isochron_shmem_amo_ops[0]);

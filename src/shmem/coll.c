@@ -49,10 +49,10 @@ static void prep_coll(isochron_shmem_ctx_t *c)
 {
     const isochron_shmem_op_t *op = c->op;
     size_t n = c->bytes;
-    if (!strcmp(op->name, "reduce")) {
+    if (!strncmp(op->name, "reduce", 6)) {
         long *s = (long *)c->src, *d = (long *)c->dst;
         for (size_t k = 0; k < NEL; k++) { s[k] = ME + c->rep + (long)k; d[k] = -1; }
-    } else if (!strcmp(op->name, "alltoall")) {
+    } else if (!strncmp(op->name, "alltoall", 8)) {
         for (int j = 0; j < NP; j++) {
             shm_fill(c->src + (size_t)j * n, n, c->rep, ME * NP + j);
             shm_poison(c->dst + (size_t)j * n, n, c->rep, j * NP + ME);
@@ -78,7 +78,10 @@ static int run_coll(isochron_shmem_ctx_t *c, double *t, int *act)
         SHM_TIME_LOOP(c, *t, shmem_long_sum_to_all((long *)c->dst, (long *)c->src, (int)NEL, 0, 0, NP, c->pwrk, c->psync[i & 1]));
     } else if (!strcmp(n, "collect")) SHM_TIME_LOOP(c, *t, shmem_collect64(c->dst, c->src, NEL, 0, 0, NP, c->psync[i & 1]));
     else if (!strcmp(n, "fcollect")) SHM_TIME_LOOP(c, *t, shmem_fcollect64(c->dst, c->src, NEL, 0, 0, NP, c->psync[i & 1]));
-    else if (!strcmp(n, "alltoall")) SHM_TIME_LOOP(c, *t, shmem_alltoall64(c->dst, c->src, NEL, 0, 0, NP, c->psync[i & 1]));
+    else if (!strcmp(n, "reduce_max")) {
+        SHM_TIME_LOOP(c, *t, shmem_long_max_to_all((long *)c->dst, (long *)c->src, (int)NEL, 0, 0, NP, c->pwrk, c->psync[i & 1]));
+    } else if (!strcmp(n, "alltoall")) SHM_TIME_LOOP(c, *t, shmem_alltoall64(c->dst, c->src, NEL, 0, 0, NP, c->psync[i & 1]));
+    else if (!strcmp(n, "alltoalls")) SHM_TIME_LOOP(c, *t, shmem_alltoalls64(c->dst, c->src, 1, 1, NEL, 0, 0, NP, c->psync[i & 1]));
     else return isochron_set_error(ISOCHRON_EINVAL, "shmem: no collective named '%s'", n);
     return ISOCHRON_OK;
 }
@@ -89,11 +92,12 @@ static int validate_coll(isochron_shmem_ctx_t *c)
     const char *n = op->name;
     size_t nb = c->bytes;
     if (!strcmp(n, "broadcast")) return ME == 0 ? ISOCHRON_OK : shm_check(c->dst, nb, c->rep, 0, "broadcast", ME);
-    if (!strcmp(n, "reduce")) {
+    if (!strncmp(n, "reduce", 6)) {
         const long *d = (const long *)c->dst;
+        int max = !strcmp(n, "reduce_max");
         for (size_t k = 0; k < NEL; k++) {
-            long want = (long)NP * (c->rep + (long)k) + (long)NP * (NP - 1) / 2;
-            if (d[k] != want) return isochron_set_error(ISOCHRON_EVALIDATE, "reduce (sum): PE %d element %zu is %ld, expected %ld", ME, k, d[k], want);
+            long want = max ? NP - 1 + c->rep + (long)k : (long)NP * (c->rep + (long)k) + (long)NP * (NP - 1) / 2;
+            if (d[k] != want) return isochron_set_error(ISOCHRON_EVALIDATE, "%s: PE %d element %zu is %ld, expected %ld", n, ME, k, d[k], want);
         }
         return ISOCHRON_OK;
     }
@@ -104,9 +108,9 @@ static int validate_coll(isochron_shmem_ctx_t *c)
         }
         return ISOCHRON_OK;
     }
-    if (!strcmp(n, "alltoall")) {
+    if (!strncmp(n, "alltoall", 8)) {
         for (int j = 0; j < NP; j++) {
-            int rc = shm_check(c->dst + (size_t)j * nb, nb, c->rep, j * NP + ME, "alltoall", ME);
+            int rc = shm_check(c->dst + (size_t)j * nb, nb, c->rep, j * NP + ME, n, ME);
             if (rc) return rc;
         }
     }
@@ -273,9 +277,11 @@ const isochron_shmem_op_t isochron_shmem_coll_ops[] = {
     {"sync_all", "coll", "shmem_sync_all; largest over PEs", L, setup_coll, run_coll, NULL, teardown_coll},
     {"broadcast", "coll", "shmem_broadcast64 from PE 0, back to back; largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
     {"reduce", "coll", "shmem_long_sum_to_all; largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"reduce_max", "coll", "shmem_long_max_to_all; largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
     {"collect", "coll", "shmem_collect64 (size per PE); largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
     {"fcollect", "coll", "shmem_fcollect64 (size per PE); largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
     {"alltoall", "coll", "shmem_alltoall64 (size per pair); largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"alltoalls", "coll", "shmem_alltoalls64 with unit strides (size per pair); largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
     {"bcast_barrier", "bcast_method", "Alg. 1: broadcast + barrier per iteration minus a barrier's time; largest over PEs", S | E8 | ISOCHRON_SHMEM_MIN2 | L, setup_bmethod, run_bcast_barrier, validate_bcast, teardown_coll},
     {"bcast_sync", "bcast_method", "Alg. 2: each broadcast from a common start on the global clock; last end - start", S | E8 | ISOCHRON_SHMEM_MIN2, setup_bmethod, run_bcast_sync, validate_bcast, teardown_coll},
     {"bcast_rounds", "bcast_method", "Alg. 3: one broadcast per root in turn from a common start; (last end - start) / PEs", S | E8 | ISOCHRON_SHMEM_MIN2, setup_bmethod, run_bcast_rounds, validate_bcast, teardown_coll},

@@ -40,7 +40,7 @@ if recs[-1].get("type") != "end": fail("no end record")
 subtracted = {"put", "p", "put_ring", "put_nbi_quiet", "get_nbi_quiet", "put_nbi_overlap", "get_nbi_overlap", "loop_subtract",
               "amo_set", "amo_set_all", "amo_inc", "amo_inc_all", "amo_add", "amo_add_all"}
 nodata = {"quiet_empty", "malloc", "align", "barrier_all", "sync_all"}
-unsized = {"quiet", "p", "g", "quiet_empty", "wait_until", "test", "barrier_all", "sync_all", "lock", "lock_contended", "test_lock"}
+unsized = {"quiet", "p", "g", "quiet_empty", "wait_until", "test", "barrier_all", "sync_all", "lock", "lock_contended", "lock_roundrobin", "test_lock"}
 missing_ok = 0
 for name, fam in ops.items():
     if fam == "atomic" or name in unsized: want = 1
