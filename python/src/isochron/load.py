@@ -25,9 +25,9 @@ SCHEMA_VERSION = 1
 #: schema version -> function bringing a record of that version to the current shape
 _UPGRADERS = {1: lambda rec: rec}
 #: tools whose runs close with an ``end`` record
-_ENDED_TOOLS = {"isochron-bench", "isochron-barrier"}
+_ENDED_TOOLS = {"isochron-bench", "isochron-barrier", "isochron-shmem"}
 #: the record type ``load()`` returns by default, per tool
-PRIMARY = {"isochron-bench": "point", "isochron-clock": "accuracy", "isochron-barrier": "cost"}
+PRIMARY = {"isochron-bench": "point", "isochron-clock": "accuracy", "isochron-barrier": "cost", "isochron-shmem": "point"}
 
 
 class IsochronError(Exception):
