@@ -112,10 +112,14 @@ def _launch_row(row, pa_list, pb_list, threshold, alpha, default_spread):
         row.update(ratio=None, test="none", p=None, significant=False, verdict="no data",
                    na=len(ma), nb=len(mb))
         return
-    r = _launches.launch_test(ma, mb, alpha, default_spread)
-    src = "from data" if r["source"] == "data" else "default"
-    test = (f"launch t ({r['na']}/{r['nb']})" if r["source"] == "data"
-            else f"launch spread {100 * r['spread']:.0f} % ({src})")
+    pairs = _launches.block_pairs(pa_list, pb_list)
+    if pairs:
+        r = _launches.paired_test(pairs, alpha)
+        test = f"paired launch t ({len(pairs)} blocks)"
+    else:
+        r = _launches.launch_test(ma, mb, alpha, default_spread)
+        test = (f"launch t ({r['na']}/{r['nb']})" if r["source"] == "data"
+                else f"launch spread {100 * r['spread']:.0f} % (default)")
     verdict = ""
     ratio = r["ratio"]
     if r["significant"] and ratio > 1 + threshold:
@@ -221,7 +225,9 @@ def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
                           for r in cmp.rows if r.get("spread_source") == "default"})
         notes.append("launch level: medians are the medians of each side's launch medians;"
                      " launch t = two-sample t-test on the logs of the launch medians with the"
-                     " between-launch spread pooled from the data; beyond = the change that is"
+                     " between-launch spread pooled from the data; paired launch t = t-test on"
+                     " the log ratios of the launches of each block when A and B are two"
+                     " configurations of one interleaved set; beyond = the change that is"
                      f" significant at alpha {alpha:g} given that spread")
         if spreads:
             notes.append(f"one launch per side: no between-launch spread in the data; the default"

@@ -97,8 +97,8 @@ def read_config(path):
     return name, args, largs
 
 
-def _tag(path, launch, config):
-    """Add ``launch`` and ``config`` to every complete record of a launch's file."""
+def _tag(path, launch, config, block):
+    """Add ``launch``, ``config`` and ``block`` to every complete record of a launch's file."""
     if not os.path.exists(path):
         return 0
     with open(path, encoding="utf-8") as fh:
@@ -111,12 +111,23 @@ def _tag(path, launch, config):
             out.append(line)                 # a cut last line stays as it was: load reports it
             continue
         if isinstance(rec, dict):
-            rec["launch"], rec["config"] = launch, config
+            rec["launch"], rec["config"], rec["block"] = launch, config, block
             n += rec.get("type") == "point"
         out.append(json.dumps(rec, separators=(",", ":")))
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(out) + "\n")
     return n
+
+
+def _error_lines(err):
+    """The launch's own message: stderr up to the launcher's boilerplate (a line of dashes)."""
+    out = []
+    for line in (err or "").splitlines():
+        if line.startswith("-----"):
+            break
+        if line.strip():
+            out.append(line.strip()[:300])
+    return out[:3] or ["(no message on stderr)"]
 
 
 def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, timeout=None):
@@ -161,11 +172,12 @@ def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, 
         except subprocess.TimeoutExpired:
             rc, err = 124, f"timed out after {timeout} s"
         wall = time.monotonic() - t0
-        points = _tag(path, i, name)
-        entry = {"launch": i, "config": name, "file": fname, "command": cmd, "rc": rc,
+        block = (i - 1) // len(cfgs) + 1
+        points = _tag(path, i, name, block)
+        entry = {"launch": i, "config": name, "block": block, "file": fname, "command": cmd, "rc": rc,
                  "wall_s": round(wall, 3), "points": points}
         if rc != 0:
-            entry["error"] = (err or "").strip().splitlines()[-3:]
+            entry["error"] = _error_lines(err)
         manifest["launches"].append(entry)
         with open(os.path.join(outdir, MANIFEST), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=1)
@@ -328,6 +340,49 @@ def has_launches(points):
 # ---------------------------------------------------------------------------------------------
 # comparing on the launch level
 # ---------------------------------------------------------------------------------------------
+
+def paired_test(pairs, alpha=0.05):
+    """Paired t-test over blocks: ``pairs`` = [(median A, median B)] of the launches of one
+    block of an interleaved set (the same stretch of machine time), on the log ratios. The
+    drift that hits both launches of a block cancels; that is what the interleaving is for."""
+    d = [math.log(b) - math.log(a) for a, b in pairs]
+    n = len(d)
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    ratio = _median([b for _, b in pairs]) / _median([a for a, _ in pairs])
+    out = {"ratio": ratio, "d": mean, "na": n, "nb": n, "one_launch": False, "spread": sd,
+           "source": "pairs"}
+    if sd == 0:
+        out.update(limit=0.0, p=0.0 if mean != 0 else 1.0, significant=mean != 0)
+        return out
+    from scipy.stats import t
+    se = sd / math.sqrt(n)
+    out.update(limit=_tq(1 - alpha, n - 1) * se, p=float(2 * t.sf(abs(mean / se), n - 1)))
+    out["significant"] = out["p"] < alpha
+    return out
+
+
+def block_pairs(pa, pb):
+    """[(median A, median B)] per block when A and B are two configurations of one interleaved
+    launch set (same directory, one launch per block on each side, at least 3 blocks); else
+    None."""
+    def by_block(pts):
+        out = {}
+        for p in pts:
+            if is_missing(p.get("block")) or is_missing(p.get("median_s")) or p["median_s"] <= 0:
+                return None
+            key = (os.path.dirname(os.path.abspath(p.get("file", ""))), int(p["block"]))
+            if key in out:
+                return None
+            out[key] = p["median_s"]
+        return out
+    a, b = by_block(pa), by_block(pb)
+    if not a or not b or set(a) != set(b) or len(a) < 3:
+        return None
+    if {p.get("config") for p in pa} == {p.get("config") for p in pb}:
+        return None                       # the same configuration on both sides: nothing to pair
+    return [(a[k], b[k]) for k in sorted(a)]
+
 
 def launch_test(med_a, med_b, alpha=0.05, default_spread=DEFAULT_LAUNCH_SPREAD):
     """Test B against A on launch medians. Returns a dict: ``ratio`` (of the medians of launch
