@@ -151,9 +151,9 @@ def test_one_launch_per_side_is_inconclusive_unless_beyond_the_stated_spread(cli
     one_b = os.path.join(AA, "launch-02-a2.jsonl")
     rc, out, _ = cli("compare", one_a, one_b, "--fail-on-regression")
     assert rc == 0 and out.count("inconclusive: one launch per side") == 4
-    assert "default spread 12 %" in out
+    assert "default spread 30 %" in out
     # the rule itself: beyond z * spread * sqrt(2) in log ratio
-    limit = stats.norm.ppf(0.975) * 0.12 * math.sqrt(2)
+    limit = stats.norm.ppf(0.975) * launches.DEFAULT_LAUNCH_SPREAD * math.sqrt(2)
     assert launches.launch_test([1.0], [math.exp(limit * 1.01)])["significant"]
     assert not launches.launch_test([1.0], [math.exp(limit * 0.99)])["significant"]
     # a single launch of one side against a set: the spread comes from the set's launches

@@ -82,7 +82,7 @@ def cmd_compare(args):
     _warn(db)
     match = [k for k in args.match.split(",") if k] if args.match else None
     if args.launch_spread is not None and not 0 < args.launch_spread < 1:
-        raise IsochronError(f"--launch-spread {args.launch_spread:g}: give a fraction like 0.12")
+        raise IsochronError(f"--launch-spread {args.launch_spread:g}: give a fraction like 0.3")
     cmp = compare(_points(da, args.a), _points(db, args.b), threshold=threshold,
                   alpha=args.alpha, match=match, level=args.level,
                   default_spread=args.launch_spread or launches.DEFAULT_LAUNCH_SPREAD)

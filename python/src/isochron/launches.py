@@ -44,8 +44,11 @@ from .units import MISSING, fmt_bytes, fmt_pct, fmt_time, is_missing
 MANIFEST = "manifest.json"
 #: Between-launch spread (standard deviation of log launch medians, ~ CV) assumed when a
 #: comparison has one launch per side and no data to estimate it. Measured here with
-#: bench/reproducibility.sh (see the README section "Reproducible across launches").
-DEFAULT_LAUNCH_SPREAD = 0.12
+#: bench/reproducibility.sh at 2 ranks on the shared 2-core machine: median launch CV 24.6 %
+#: (75th percentile 38 %; issue 12 saw 7-16 % on a quieter machine); comparing single launches
+#: of A/A sets flagged 44 % of points with 0.12, 19 % with 0.20, 10 % with 0.25 and 5.8 % with
+#: 0.30 (bench/results/reproducibility-*): launch medians have heavy tails, so the default is 0.30.
+DEFAULT_LAUNCH_SPREAD = 0.30
 #: the keys that define a point (as compare.MATCH_KEYS) plus the configuration of a launch set
 POINT_KEYS = ["config", "op", "barrier", "bytes", "nprocs", "root", "dtype", "redop", "in_place",
               "scheme", "method"]
