@@ -3,6 +3,7 @@
  * --help; a context block (hosts, MPI library, ranks, command line) opens
  * every JSON Lines file so that a result states where and how it was made.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #ifdef __linux__
@@ -10,6 +11,7 @@
 #endif
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,9 +154,19 @@ char *app_context_json(MPI_Comm comm, int argc, char **argv)
     return isochron_json_close_string(&j);
 }
 
+int app_list_ok(const char *s, char *err, size_t errlen)
+{
+    size_t len = s ? strlen(s) : 0;
+    if (!len) { snprintf(err, errlen, "empty list"); return -1; }
+    if (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,")) { snprintf(err, errlen, "empty element in '%s'", s); return -1; }
+    return 0;
+}
+
 int app_parse_list(const char *s, double *out, int max, int *n)
 {
+    char err[8];
     *n = 0;
+    if (app_list_ok(s, err, sizeof err)) return -1;
     char *copy = strdup(s), *save = NULL;
     if (!copy) return -1;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -168,10 +180,16 @@ int app_parse_list(const char *s, double *out, int max, int *n)
 int app_make_timer(const char *prog, const char *name, const isochron_skew_spec_t *skew, MPI_Comm comm,
                    isochron_timer_t **out, isochron_skew_t *my_skew)
 {
-    int rank, rc, all;
+    int rank, size, rc, all;
     MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
     memset(my_skew, 0, sizeof *my_skew);
     *out = NULL;
+    for (int i = 0; i < skew->nexplicit; i++)
+        if (skew->explicit_rank[i] >= size) {
+            if (rank == 0) fprintf(stderr, "%s: --skew: rank %d given but the job has %d ranks (0..%d)\n", prog, skew->explicit_rank[i], size, size - 1);
+            return 2;
+        }
     isochron_timer_t *t = NULL;
     rc = isochron_timer_create(name, &t);
     if (!rc && isochron_skew_spec_active(skew)) {
@@ -208,6 +226,49 @@ int app_parse_node_size(const char *prog, const char *v, int rank, int *out)
         return 2;
     }
     *out = (int)n;
+    return 0;
+}
+
+static double sync_limit = 600;
+int app_parse_sync_limit(const char *prog, const char *v, int rank)
+{
+    double d;
+    if (!v) return 0;
+    if (isochron_parse_duration(v, &d) || d < 0 || d > 1e7) {
+        if (rank == 0) fprintf(stderr, "%s: --sync-limit '%s': expected seconds in [0, 1e7] (0: no limit)\n", prog, v);
+        return 2;
+    }
+    sync_limit = d;
+    return 0;
+}
+
+int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const char *spec_text, MPI_Comm comm, const char *out)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    /* a round trip between rank 0 and the last rank: the slowest pair is as likely there as anywhere */
+    double rtt = 0;
+    int peer = size - 1, buf = 0;
+    if (size > 1 && (rank == 0 || rank == peer)) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < 20; i++) {
+            if (rank == 0) { MPI_Send(&buf, 1, MPI_INT, peer, 7001, comm); MPI_Recv(&buf, 1, MPI_INT, peer, 7002, comm, MPI_STATUS_IGNORE); }
+            else { MPI_Recv(&buf, 1, MPI_INT, 0, 7001, comm, MPI_STATUS_IGNORE); MPI_Send(&buf, 1, MPI_INT, 0, 7002, comm); }
+        }
+        rtt = (MPI_Wtime() - t0) / 20;
+    }
+    MPI_Bcast(&rtt, 1, MPI_DOUBLE, 0, comm);
+    double est = isochron_sync_estimate(spec, size, rtt);
+    if (sync_limit > 0 && est > sync_limit) {
+        if (rank == 0)
+            fprintf(stderr, "%s: --sync %s: estimated to take %.3g s at %d ranks (round trip %.2g us measured), beyond --sync-limit %.3g s; "
+                            "use fewer fit points or ping-pongs, or raise --sync-limit (0: no limit)\n", prog, spec_text, est, size, rtt * 1e6, sync_limit);
+        return 2;
+    }
+    char what[256];
+    snprintf(what, sizeof what, "clock synchronization (%s, estimated %.2g s)", spec_text, est);
+    app_watchdog_arm(prog, 3 * est + 60, rank, what, out);
     return 0;
 }
 
@@ -284,8 +345,11 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
     if (app_make_timer(prog, timer ? timer : "mpi_wtime", &sk, comm, &c->timer, &my_skew)) return 2;
     isochron_clock_create(c->timer, &c->base);
     isochron_sync_spec_format(&c->spec, c->spec_text, sizeof c->spec_text);
+    if (app_sync_guard(prog, &c->spec, c->spec_text, comm, NULL)) { app_clock_free(c); return 2; }
     if (rank == 0 && !quiet) fprintf(stderr, "%s: synchronizing clocks (%s) ...\n", prog, c->spec_text);
-    if (isochron_sync_run(&c->spec, comm, c->base, &c->global, &c->rep)) {
+    int src = isochron_sync_run(&c->spec, comm, c->base, &c->global, &c->rep);
+    app_watchdog_disarm();
+    if (src) {
         if (rank == 0) fprintf(stderr, "%s: synchronization failed: %s\n", prog, isochron_last_error());
         app_clock_free(c);
         return 2;
@@ -343,6 +407,57 @@ void app_clock_free(app_clock_t *c)
     c->timer = NULL;
 }
 
+/* ---- interruption: an end record written with write(2) from the handler */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define ISOCHRON_SCHEMA_TEXT STR(ISOCHRON_SCHEMA_VERSION)
+static int intr_fd = -1, intr_count;
+static char intr_unit[16] = "points";
+static struct timespec intr_t0;
+static void put(char *buf, size_t *u, const char *s) { while (*s && *u < 255) buf[(*u)++] = *s++; }
+static void put_uint(char *buf, size_t *u, unsigned long long v)
+{
+    char d[24];
+    int n = 0;
+    do { d[n++] = (char)('0' + v % 10); v /= 10; } while (v && n < 24);
+    while (n && *u < 255) buf[(*u)++] = d[--n];
+}
+static void on_interrupt(int sig)
+{
+    if (intr_fd >= 0) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long long ms = (long long)(t.tv_sec - intr_t0.tv_sec) * 1000 + (t.tv_nsec - intr_t0.tv_nsec) / 1000000;
+        if (ms < 0) ms = 0;
+        char buf[256];
+        size_t u = 0;
+        put(buf, &u, "\n{\"schema\":" ISOCHRON_SCHEMA_TEXT ",\"type\":\"end\",\"");
+        put(buf, &u, intr_unit);
+        put(buf, &u, "\":");
+        put_uint(buf, &u, (unsigned long long)intr_count);
+        put(buf, &u, ",\"wall_s\":");
+        put_uint(buf, &u, (unsigned long long)(ms / 1000));
+        put(buf, &u, ".");
+        char frac[4] = {(char)('0' + ms % 1000 / 100), (char)('0' + ms % 100 / 10), (char)('0' + ms % 10), 0};
+        put(buf, &u, frac);
+        put(buf, &u, ",\"complete\":false,\"interrupted\":\"");
+        put(buf, &u, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
+        put(buf, &u, "\"}\n");
+        ssize_t w = write(intr_fd, buf, u);
+        (void)w;
+    }
+    _exit(128 + sig);
+}
+void app_interrupt_install(FILE *jsonl, int rank, const char *unit)
+{
+    clock_gettime(CLOCK_MONOTONIC, &intr_t0);
+    intr_fd = rank == 0 && jsonl ? fileno(jsonl) : -1;
+    snprintf(intr_unit, sizeof intr_unit, "%s", unit);
+    signal(SIGINT, on_interrupt);
+    signal(SIGTERM, on_interrupt);
+}
+void app_interrupt_count(int n) { intr_count = n; }
+
 /* ---- watchdog: SIGALRM, async-signal-safe write, then exit (the launcher ends the job) */
 static char wd_msg[512];
 static void on_alarm(int sig)
@@ -365,16 +480,23 @@ void app_watchdog_disarm(void) { alarm(0); }
 /* ---- sizes: 8,1K,64K | A..B | A..B*F */
 int app_parse_size(const char *s, size_t *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0 || !isfinite(v)) return -1;
+    /* decimal digits with at most one '.' (1.5K is 1536 B), then K/M/G and B:
+     * no sign, hexadecimal or exponent */
+    size_t nd = 0, dots = 0;
+    while (isdigit((unsigned char)s[nd]) || s[nd] == '.') dots += s[nd++] == '.';
+    if (!nd || dots > 1 || !isdigit((unsigned char)s[0])) return -1;
+    char num[64];
+    if (nd >= sizeof num) return -1;
+    memcpy(num, s, nd);
+    num[nd] = 0;
+    double v = strtod(num, NULL);
+    const char *end = s + nd;
     double m = 1;
     if (*end == 'K' || *end == 'k') { m = 1024; end++; }
     else if (*end == 'M' || *end == 'm') { m = 1048576; end++; }
     else if (*end == 'G' || *end == 'g') { m = 1073741824.0; end++; }
     if (*end == 'B' || *end == 'b') end++;
-    if (*end) return -1;
+    if (*end || !isfinite(v)) return -1;
     v *= m;
     if (v > 1e15 || v != floor(v)) return -1;
     *out = (size_t)v;
@@ -384,11 +506,12 @@ int app_parse_size(const char *s, size_t *out)
 int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, size_t errlen)
 {
     *n = 0;
+    if (app_list_ok(spec, err, errlen)) return -1;
     char *copy = strdup(spec), *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *dots = strstr(t, "..");
         if (!dots) {
-            if (*n >= max || app_parse_size(t, &out[*n])) { snprintf(err, errlen, "bad size '%s' (e.g. 8, 1K, 64K, 1M)", t); free(copy); return -1; }
+            if (*n >= max || app_parse_size(t, &out[*n])) { snprintf(err, errlen, "bad size '%s' (decimal bytes with an optional K/M/G suffix, e.g. 8, 1K, 1.5M; no hexadecimal or exponent)", t); free(copy); return -1; }
             (*n)++;
             continue;
         }

@@ -31,6 +31,7 @@ typedef struct {
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
 #define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
+#define APP_OPT_SYNC_LIMIT {"sync-limit", "SECONDS", "refuse a --sync spec estimated to take longer than this (0: no limit)", "600"}
 
 /* Parse argv against opts. values[i] receives the argument (or "1" for a
  * flag given). Returns 0, or 2 after printing a clear message to stderr (rank 0). */
@@ -88,13 +89,39 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
                     app_clock_t *c);
 void app_clock_free(app_clock_t *c);
 
+/* Is s a well-formed comma-separated list: not empty, no empty element
+ * ("a,,b", ",a", "a,")? 0, or -1 with the reason in err. Every list option
+ * is checked with it before its elements are taken apart. */
+int app_list_ok(const char *s, char *err, size_t errlen);
+
+/* --sync-limit: parse it (0, or 2 after the message on rank 0) and keep it for
+ * app_sync_guard. */
+int app_parse_sync_limit(const char *prog, const char *v, int rank);
+/* Before a synchronization: estimate its duration from a measured round trip
+ * (isochron_sync_estimate); beyond the --sync-limit refuse with the estimate
+ * (2), else arm the watchdog for the sync phase (3 x the estimate + 60 s),
+ * naming it. Collective; the caller disarms after the sync. */
+int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const char *spec_text, MPI_Comm comm, const char *out);
+
 /* Parse a comma-separated list of non-negative doubles (durations with units allowed). */
 int app_parse_list(const char *s, double *out, int max, int *n);
 
 /* Message sizes: 8,1K,64K | A..B (x2 steps) | A..B*F; K/M/G = 2^10/2^20/2^30.
+ * A size is a decimal integer with an optional suffix and B (hexadecimal,
+ * exponents and fractions that are not whole bytes are refused).
  * 0, or -1 with a message in err. */
 int app_parse_size(const char *s, size_t *out);
 int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, size_t errlen);
+
+/* Interruption (Ctrl-C, scancel, mpirun forwarding SIGINT/SIGTERM): the
+ * process ends with exit status 128 + signal after rank 0 appended an "end"
+ * record to the JSON Lines file, {"type":"end",<unit>:N,"wall_s":T,
+ * "complete":false,"interrupted":"SIGTERM"}, so the file holds every record
+ * finished before and says why it stops there. N is what app_interrupt_count
+ * last set (points, steps, checks). The handler only calls clock_gettime and
+ * write (async-signal-safe); records are flushed as they complete. */
+void app_interrupt_install(FILE *jsonl, int rank, const char *unit);
+void app_interrupt_count(int n);
 
 /* Watchdog: SIGALRM after secs ends the process with a message naming what
  * hung and where the completed results are (out may be NULL). 0: off. */

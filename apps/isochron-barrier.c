@@ -43,7 +43,7 @@
 #define PROG "isochron-barrier"
 enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_SKSPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_TOL, O_WAIT, O_RDSBS, O_RDSS,
        O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
-       O_HELP, O_VERSION, NOPT };
+       O_SYNCLIM, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_BARRIERS] = {"barriers", "LIST", "barrier algorithms (comma-separated, or 'all'); see --list-barriers", "all"},
@@ -77,6 +77,7 @@ static const app_option_t opts[NOPT] = {
     [O_QUIET] = APP_OPT_QUIET,
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_LEXP] = {"list-experiments", NULL, "list the experiments and exit", NULL},
+    [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -326,6 +327,8 @@ int main(int argc, char **argv)
         if (!strcmp(list, "all")) {
             for (int i = 0; i < isochron_barrier_count() && nb < 16; i++) snprintf(names[nb++], sizeof names[0], "%s", isochron_barrier_info(i)->name);
         } else {
+            char lerr[160];
+            if (app_list_ok(list, lerr, sizeof lerr)) FAIL("--barriers: %s; valid: %s", lerr, isochron_barrier_names());
             char *copy = strdup(list), *save = NULL;
             for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 if (isochron_barrier_check_name(t)) { free(copy); FAIL("--barriers: %s", isochron_last_error()); }
@@ -338,6 +341,8 @@ int main(int argc, char **argv)
     int exps[4] = {0, 0, 0, 0};
     {
         const char *list = v[O_EXPS] ? v[O_EXPS] : "all";
+        char lerr[160];
+        if (app_list_ok(list, lerr, sizeof lerr)) FAIL("--experiments: %s; valid: skew, cost, shift, payoff, all", lerr);
         char *copy = strdup(list), *save = NULL;
         char bad[64] = "";
         for (char *t = strtok_r(copy, ",", &save); t && !bad[0]; t = strtok_r(NULL, ",", &save)) {
@@ -393,9 +398,11 @@ int main(int argc, char **argv)
     const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
     if (strcmp(fmt, "table") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, none", fmt);
     if ((code = app_clock_options(PROG, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
+    if ((code = app_parse_sync_limit(PROG, v[O_SYNCLIM], rank))) goto done;
     run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};
     isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed, NULL};
     if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
+    app_interrupt_install(r.jf, rank, "steps");
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write %s", v[O_JSONL]);
     if (rank == 0 && !strcmp(fmt, "table")) r.out = stdout;
@@ -500,7 +507,7 @@ int main(int argc, char **argv)
     int rc = ISOCHRON_OK, steps = 0;
     char what[96];
 #define STEP(desc, call) do { snprintf(what, sizeof what, "%s", desc); app_watchdog_arm(PROG, watchdog, rank, what, v[O_JSONL]); rc = (call); app_watchdog_disarm(); \
-        if (!rc) { steps++; if (!r.quiet && rank == 0) fprintf(stderr, PROG ": %s done (%.1f s)\n", what, isochron_truth_now() - wall0); } } while (0)
+        if (!rc) { steps++; app_interrupt_count(steps); if (!r.quiet && rank == 0) fprintf(stderr, PROG ": %s done (%.1f s)\n", what, isochron_truth_now() - wall0); } } while (0)
     if (exps[0] && !rc) {
         if (r.out) fprintf(r.out, "\n# exit skew: %d calls from a common start on the global clock%s; skew = last exit - first exit\n%-14s %6s %6s %12s %12s %12s %12s\n",
                            calls, skspread > 0 ? " + random arrival delays (--skew-spread)" : "", "barrier", "calls", "valid", "skew median", "skew p95", "skew max", "cost median");

@@ -22,8 +22,8 @@
 #include "common.h"
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
-       O_SLACK, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_HELP, O_VERSION, NOPT };
+       O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
@@ -41,7 +41,8 @@ static const app_option_t opts[NOPT] = {
     [O_BUDGET] = {"budget", "SECONDS", "time per point (roundtime: the time slice of Alg. 5)", "1"},
     [O_WARMUP] = {"warmup", "N", "untimed repetitions before each point", "2"},
     [O_WINDOW] = {"window", "SECONDS", "window scheme: window length (0: derived from a measured estimate)", "0"},
-    [O_SLACK] = {"slack", "B", "roundtime: start time = now + B x Bcast latency", "4"},
+    [O_SLACK] = {"slack", "B", "roundtime: start time = now + B x Bcast latency (doubles while starts arrive late)", "4"},
+    [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time", "0.5"},
     [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
     [O_REDOP] = {"op", "NAME", "reduction: sum, prod, max, min", "sum"},
     [O_ROOT] = {"root", "N|rotate", "root of rooted operations; 'rotate' measures every root in turn", "0"},
@@ -66,6 +67,7 @@ static const app_option_t opts[NOPT] = {
     [O_LSCH] = {"list-schemes", NULL, "list the synchronization schemes and exit", NULL},
     [O_LMET] = {"list-methods", NULL, "list the timing methods and exit", NULL},
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
+    [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -147,6 +149,7 @@ int main(int argc, char **argv)
     if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
     if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
     if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
+    if (v[O_LATECAP]) { if (isochron_parse_double(v[O_LATECAP], &dv)) FAIL("--late-cap '%s': expected a number", v[O_LATECAP]); bo.late_cap = dv; }
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
     if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
@@ -178,6 +181,7 @@ int main(int argc, char **argv)
     const isochron_op_t *list[512];
     int nops = 0;
     {
+        if (app_list_ok(v[O_OPS] ? v[O_OPS] : "collectives", err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
         char *copy = strdup(v[O_OPS] ? v[O_OPS] : "collectives"), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             if (!strcmp(t, "collectives")) {
@@ -211,12 +215,23 @@ int main(int argc, char **argv)
 
     /* ---- clocks (specs checked before any output file is created) */
     if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
+    if ((code = app_parse_sync_limit("isochron-bench", v[O_SYNCLIM], rank))) goto done;
     FILE *jf = NULL, *cf = NULL;
     if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
     if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) FAIL("cannot write the output file(s)");
     int quiet = v[O_QUIET] != NULL;
+    app_interrupt_install(jf, rank, "points");
+    /* say what the ranks outside a pairwise pattern do (points record active_ranks too) */
+    for (int i = 0; i < nops && rank == 0 && nprocs > 2; i++)
+        if (list[i]->flags & ISOCHRON_OP_PAIR)
+        {
+            char who[64];
+            if (nprocs == 3) snprintf(who, sizeof who, "rank 2 sends nothing and only joins");
+            else snprintf(who, sizeof who, "ranks 2..%d send nothing and only join", nprocs - 1);
+            fprintf(stderr, "isochron-bench: note: %s: only ranks 0 and 1 take part; %s the synchronization between repetitions\n", list[i]->name, who);
+        }
     double wall0 = isochron_truth_now();
     app_clock_t ck;
     int track = 1;
@@ -264,6 +279,7 @@ int main(int argc, char **argv)
             isochron_json_kstring(&j, "barrier", bo.barrier);
             isochron_json_kbool(&j, "barrier_twice", bo.barrier_twice);
             isochron_json_knumber(&j, "slack", bo.slack);
+            isochron_json_knumber(&j, "late_cap", bo.late_cap);
             isochron_json_knumber(&j, "window_s", bo.window);
             isochron_json_kint(&j, "validate", bo.validate);
             isochron_json_kint(&j, "cache_clear_bytes", (long long)bo.cache_bytes);
@@ -336,6 +352,7 @@ int main(int argc, char **argv)
                     code = 1;
                 } else if (rank == 0) {
                     for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], &pt, bo.scheme, bo.method);
+                    app_interrupt_count(done_pts - failed);
                     if (!quiet) {
                         double el = isochron_truth_now() - wall0, eta = el / done_pts * (total - done_pts);
                         char tb[32];

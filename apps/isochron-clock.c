@@ -16,7 +16,7 @@
 #include "isochron/sync.h"
 #include "common.h"
 
-enum { O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_HELP, O_VERSION, NOPT };
+enum { O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_SYNCLIM, O_HELP, O_VERSION, NOPT };
 static const app_option_t opts[NOPT] = {
     [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
     [O_NODESZ] = APP_OPT_NODE_SIZE,
@@ -32,6 +32,7 @@ static const app_option_t opts[NOPT] = {
     [O_LS] = {"list-sync", NULL, "list the sync algorithms with their defaults, and the spec grammar, and exit", NULL},
     [O_LE] = {"list-estimators", NULL, "list the offset estimators and exit", NULL},
     [O_COST] = {"timer-cost", NULL, "measure the per-call cost and resolution of every timer and exit", NULL},
+    [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -214,6 +215,7 @@ int main(int argc, char **argv)
     if ((code = app_parse_track("isochron-clock", v[O_TRACK], rank, &track))) goto close;
     if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : track ? APP_SYNC_TRACKED : APP_SYNC_UNTRACKED, &spec)) { code = fail(rank, "--sync"); goto close; }
     if ((code = app_parse_node_size("isochron-clock", v[O_NODESZ], rank, &spec.node_size))) goto close;
+    if ((code = app_parse_sync_limit("isochron-clock", v[O_SYNCLIM], rank))) goto close;
     if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) { code = fail(rank, "--skew"); goto close; }
     if (app_parse_list(v[O_WAIT] ? v[O_WAIT] : "0,1,10", waits, 32, &nwaits)) {
         if (rank == 0) fprintf(stderr, "isochron-clock: --wait '%s': expected up to 32 comma-separated times, e.g. 0,1,10\n", v[O_WAIT]);
@@ -228,11 +230,6 @@ int main(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "isochron-clock: --check-pingpongs '%s': expected an integer in [1, 100000]\n", v[O_CPP]);
         code = 2; goto close;
     }
-    for (int i = 0; i < skew.nexplicit; i++)
-        if (skew.explicit_rank[i] >= size) {
-            if (rank == 0) fprintf(stderr, "isochron-clock: --skew: rank %d given but the job has %d ranks\n", skew.explicit_rank[i], size);
-            code = 2; goto close;
-        }
     isochron_timer_t *timer = NULL;
     isochron_skew_t my_skew;
     if ((code = app_make_timer("isochron-clock", v[O_TIMER] ? v[O_TIMER] : "mpi_wtime", &skew, MPI_COMM_WORLD, &timer, &my_skew))) goto close;
@@ -243,9 +240,11 @@ int main(int argc, char **argv)
     isochron_sync_spec_format(&spec, spec_text, sizeof spec_text);
 
     int quiet = v[O_QUIET] != NULL;
-    if (rank == 0 && !quiet) fprintf(stderr, "isochron-clock: synchronizing %d ranks with %s ...\n", size, spec_text);
     isochron_sync_report_t rep;
+    if ((code = app_sync_guard("isochron-clock", &spec, spec_text, MPI_COMM_WORLD, NULL))) { isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
+    if (rank == 0 && !quiet) fprintf(stderr, "isochron-clock: synchronizing %d ranks with %s ...\n", size, spec_text);
     rc = isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &rep);
+    app_watchdog_disarm();
     if (rc) { code = fail(rank, "synchronization failed"); isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
     isochron_track_t *trk = NULL;
     isochron_track_opts_t to;

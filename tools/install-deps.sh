@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what isochron needs from Debian's packages, only if something is missing.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev python3 python3-venv python3-pip ${EXTRA_PKGS:-})
+pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev python3 python3-venv python3-pip valgrind ${EXTRA_PKGS:-})
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -58,6 +58,8 @@ typedef struct {
     double budget;        /**< seconds per point (0: none); roundtime: the time slice */
     double window;        /**< window scheme: window length (0: derived from a measured estimate) */
     double slack;         /**< roundtime: B, start time = now + B x Bcast latency */
+    double late_cap;      /**< roundtime: the late-start tolerance widens from measured lateness up to
+                               late_cap x the median run time, never further (default 0.5) */
     int validate;         /**< 0 none, 1 first and last repetition, 2 every repetition */
     int raw;              /**< keep per-repetition, per-rank timestamps */
     size_t cache_bytes;   /**< > 0: touch this many bytes between repetitions (clears caches) */
@@ -96,6 +98,8 @@ typedef struct {
     double overlap;       /**< overlap method: fraction of the communication hidden behind computation, NaN otherwise */
     double t_comm;        /**< overlap method: median post+wait time without computation (s) */
     double t_comp;        /**< overlap method: busy computation inserted between post and wait (s) */
+    double elapsed;       /**< wall time the point took on rank 0, set-up to summary (s) */
+    int active_ranks;     /**< ranks that take part in the operation (2 for ISOCHRON_OP_PAIR operations, else nprocs) */
     /* raw data when opts.raw (rank 0): reps x nprocs start/end, per-rep time and validity */
     int raw_n;
     double *raw_start, *raw_end, *raw_time;
@@ -104,8 +108,8 @@ typedef struct {
     double clock_bound;   /**< tracker's estimated error bound, largest over the ranks (s) */
     double clock_true;    /**< true largest |offset| to rank 0 when all ranks share a host (s) */
     double slack;         /**< roundtime: the slack B the point ended with (NaN for other schemes) */
-    double late_tolerance;/**< roundtime: how late a rank could start and the repetition stay valid (s) */
-    int adapted;          /**< roundtime: times the slack or the tolerance was widened (a batch with over 10 % invalid) */
+    double late_tolerance;/**< roundtime: the widest tolerance of the point: how late a rank could start and the repetition stay valid (s) */
+    int adapted;          /**< roundtime: times the slack or the tolerance was widened (over 10 % of the last 32 repetitions invalid by that rule) */
 } isochron_point_t;
 
 void isochron_point_free(isochron_point_t *p);

@@ -57,7 +57,8 @@ enum {
     ISOCHRON_OP_RMA = 1u << 5,         /**< one-sided */
     ISOCHRON_OP_USER = 1u << 6,        /**< registered by the application */
     ISOCHRON_OP_MIN2 = 1u << 7,        /**< needs at least 2 processes */
-    ISOCHRON_OP_NODATA = 1u << 8       /**< moves no data (barrier): size, datatype and op are ignored */
+    ISOCHRON_OP_NODATA = 1u << 8,      /**< moves no data (barrier): size, datatype and op are ignored */
+    ISOCHRON_OP_PAIR = 1u << 9         /**< only ranks 0 and 1 take part; the others return from run at once */
 };
 
 /** Per-point state handed to an operation. Filled by isochron_op_setup(). */

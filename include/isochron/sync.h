@@ -162,6 +162,16 @@ typedef struct {
                 isochron_clock_t **out, isochron_fit_info_t *fit);
 } isochron_sync_alg_t;
 
+/**
+ * \brief How long \p spec would take on \p nprocs processes, roughly, from a
+ * round-trip time \p rtt (s): for every level, the pairwise rounds on the
+ * critical path (O(p) for skampi and jk, O(log p) for hca2/hca3, both for
+ * hca) times what one pair does (nfit fit points of npingpongs round trips,
+ * spread over at least span seconds). An upper bound for hierarchical specs
+ * (each level is counted at nprocs). For refusing absurd specs up front.
+ */
+double isochron_sync_estimate(const isochron_sync_spec_t *spec, int nprocs, double rtt);
+
 int isochron_sync_alg_count(void);
 const isochron_sync_alg_t *isochron_sync_alg_get(int i);
 int isochron_sync_alg_find(const char *name, const isochron_sync_alg_t **out);

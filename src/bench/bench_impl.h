@@ -4,6 +4,7 @@
 #include "isochron/bench.h"
 
 enum { BTAG_CONFIRM = 7301, BTAG_ACK };
+enum { RT_HIST = 32 }; /* roundtime: repetitions its adapting looks back on */
 
 struct isochron_bench {
     MPI_Comm comm;        /* the measured communicator (caller's) */
@@ -13,6 +14,8 @@ struct isochron_bench {
     isochron_bench_opts_t o;
     int oversubscribed;
     double bcast_lat;     /* roundtime: Bcast latency estimate (s), measured once */
+    const isochron_op_t *rt_op; /* roundtime: the operation of the previous point, and the slack it ended with */
+    double rt_slack, rt_frac; /* ... and its final tolerance / median run time (0: not widened) */
     char *cache;          /* cache clearing buffer */
     isochron_barrier_t *bar; /* the barrier scheme's barrier (created with the engine) */
     isochron_track_t *track; /* clock tracking (own_track: created by the engine at the first point) */
@@ -31,10 +34,16 @@ typedef struct {
     /* roundtime */
     int out_of_time;
     double start_at;      /* this repetition's agreed start time */
-    double slack;         /* roundtime: B of this point (starts at --slack, doubled by adapt) */
-    double tolerance;     /* roundtime: how late a rank may start (Bcast latency, widened by adapt) */
-    int adapted;
-    int n_reps, n_late_first, n_late_start, seen; /* roundtime: repetitions, invalid by each rule; counted up to the last adapt */
+    double slack;         /* roundtime: B in force (--slack, doubled when starts arrive late) */
+    double tolerance;     /* roundtime: how late a rank may start (Bcast latency, widened from measured lateness) */
+    double tol_max;       /* roundtime: the widest tolerance any repetition of the point was judged by */
+    double carry;         /* roundtime: tolerance / run time the previous point of the operation ended with */
+    int adapted;          /* roundtime: widenings of slack or tolerance */
+    double recv_at;       /* roundtime: when this rank got the start time */
+    /* roundtime: the last RT_HIST repetitions as all ranks agreed on them (see scheme_roundtime.c) */
+    double hist_late[RT_HIST], hist_dur[RT_HIST];
+    char hist_recv[RT_HIST], hist_slow[RT_HIST];
+    int hist_n;
     double rep_start;     /* this rank's actual start of the repetition (set by the engine before after()) */
     /* methods */
     int root;             /* root of the method (ctx->root for rooted ops, else 0) */
@@ -59,8 +68,8 @@ typedef struct {
     int (*point_begin)(isochron_bench_t *b, point_state_t *ps);
     int (*before)(isochron_bench_t *b, point_state_t *ps, int rep, int *late);
     int (*after)(isochron_bench_t *b, point_state_t *ps, int rep, double t_end, int *invalid, int *stop);
-    /* after a batch, on every rank, with the median run time of all repetitions so far (valid or not) */
-    void (*adapt)(isochron_bench_t *b, point_state_t *ps, double median);
+    /* optional: what the scheme adds to a finished point (on every rank) */
+    void (*finish)(isochron_bench_t *b, const point_state_t *ps, isochron_point_t *res);
 } scheme_t;
 const scheme_t *isochron_scheme_find_impl(const char *name);
 

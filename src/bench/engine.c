@@ -125,6 +125,10 @@ void isochron_point_free(isochron_point_t *p)
     p->raw_valid = NULL;
 }
 
+/* Is repetition k's data checked? (--validate: 0 never, 1 on 0, 1, 2, 4, 8, ..., 2 always) */
+static int validated(const isochron_bench_opts_t *o, int k) { return o->validate == 2 || (o->validate == 1 && (k & (k - 1)) == 0); }
+static int in_place_point(const isochron_op_t *op, const isochron_op_ctx_t *ctx) { return (op->flags & ISOCHRON_OP_INPLACE) && ctx->in_place; }
+
 /* Agree on an error code; all ranks get the first failing rank's message. */
 static int agree(isochron_bench_t *b, int rc)
 {
@@ -254,6 +258,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     const isochron_bench_opts_t *o = &b->o;
     const scheme_t *sc = isochron_scheme_find_impl(o->scheme);
     const method_t *me = isochron_method_find_impl(o->method);
+    double wall0 = MPI_Wtime();
     memset(res, 0, sizeof *res);
     snprintf(res->op, sizeof res->op, "%s", op->name);
     snprintf(res->family, sizeof res->family, "%s", op->family ? op->family : op->name);
@@ -261,6 +266,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     res->root = ctx->root;
     res->in_place = ctx->in_place;
     res->nprocs = b->size;
+    res->active_ranks = (op->flags & ISOCHRON_OP_PAIR) && b->size > 2 ? 2 : b->size;
     res->s.n = 0;
     res->clock_bound = res->clock_true = NAN;
     ctx->comm = b->comm;
@@ -319,6 +325,15 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
      * keeps taking part in every collective step until the next batch
      * agreement stops all ranks together; an error of the scheme or method
      * itself (an MPI failure) ends the loop at once. */
+    /* Fresh data (a pattern written, receive buffers poisoned) is needed only
+     * before a repetition that is validated: rewriting every buffer before
+     * every repetition cost more than the operation itself at 1 MiB on 4
+     * ranks (alltoall: 8 MiB written per rank), and peers do not do it
+     * either. Other repetitions run on the previous one's buffers, which
+     * are as warm. One-sided, in-place and user operations prepare every
+     * time: their prepare is part of the protocol (locks, barriers) or the
+     * buffer would accumulate results. */
+    int prepare_always = op->prepare && (in_place_point(op, ctx) || (op->flags & (ISOCHRON_OP_RMA | ISOCHRON_OP_USER)));
     ctx->rep = 0;
     if (!rc && op->prepare) err = op->prepare(ctx);
     if (b->cache) memset(b->cache, 0, o->cache_bytes);
@@ -328,13 +343,13 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         if ((rc = sc->before(b, &ps, k, &late))) break;
         if ((rc = me->run(b, &ps, &s, &en, &l))) break;
         /* every rank calls validate/prepare (one-sided operations synchronize inside them) */
-        if (op->validate && (o->validate == 2 || (o->validate == 1 && (k & (k - 1)) == 0))) {
+        if (op->validate && validated(o, k)) {
             int v = op->validate(ctx);
             if (!err) err = v;
             res->validated++;
         }
         ctx->rep = k + 1;
-        if (op->prepare) {
+        if (op->prepare && (prepare_always || validated(o, k + 1))) {
             int p = op->prepare(ctx);
             if (!err) err = p;
         }
@@ -349,7 +364,6 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
             if ((rc = reduce_batch(b, me, &r, reduced, k, err, &any_err))) break;
             if (o->raw) gather_raw(b, &r, reduced, k, res);
             int decision = 0, due = 0, nv = 0;
-            double median = NAN;
             if (b->rank == 0) {
                 due = b->track && isochron_track_due(b->track);
                 double *v = malloc(sizeof(double) * (size_t)k);
@@ -357,10 +371,6 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
                 for (int i = 0; v && i < k; i++) if (r.valid[i]) v[nv++] = r.runtime[i];
                 isochron_summary_t sum;
                 isochron_summarize(v, nv, o->ci_level, NULL, 0, &sum);
-                /* the scheme adapts to the operation's duration: the median run
-                 * time of all repetitions so far, valid or not */
-                for (int i = 0; v && i < k; i++) v[i] = r.runtime[i];
-                median = v && k ? isochron_median(v, k) : NAN;
                 free(v);
                 if (decision) isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the statistics of %d repetitions", k);
                 else if (nv >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
@@ -374,13 +384,12 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
             reduced = k;
             if (any_err) decision = -1;
             /* rank 0 decides for all: stop, refresh the clock between batches; and says how many are valid */
-            double dd[4] = {decision, due, nv, median};
-            MPI_Bcast(dd, 4, MPI_DOUBLE, 0, b->ctl);
+            double dd[3] = {decision, due, nv};
+            MPI_Bcast(dd, 3, MPI_DOUBLE, 0, b->ctl);
             decision = (int)dd[0];
             if (decision == -1 && !any_err) { rc = agree(b, b->rank == 0 ? ISOCHRON_ENOMEM : ISOCHRON_OK); break; }
             if (decision) { stop = 1; res->stop = decision > 0 ? decision : 0; }
             else if (dd[1] && (rc = isochron_track_refresh(b->track))) break;
-            if (!decision && sc->adapt) sc->adapt(b, &ps, dd[3]);
             /* the next check: a quarter more, but no later than max_reps valid ones could be reached */
             int grow = k / 4 > 5 ? k / 4 : 5, left = o->max_reps - (int)dd[2];
             next_check = k + (left > 0 && left < grow ? left : grow);
@@ -404,12 +413,13 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         }
         if (b->track && (rc = isochron_track_error(b->track, &res->clock_bound, &res->clock_true))) goto out;
         res->correction = ps.correction;
-        if (sc->adapt) { res->slack = ps.slack; res->late_tolerance = ps.tolerance; res->adapted = ps.adapted; }
+        if (sc->finish) sc->finish(b, &ps, res);
         res->window = ps.window;
         res->overlap = NAN;
         res->t_comm = ps.t_comm;
         res->t_comp = ps.t_comp;
         if (me->summarize) me->summarize(&ps, res);
+        res->elapsed = MPI_Wtime() - wall0; /* rank 0's: set-up, warm-up, repetitions, reductions */
         /* every rank gets the summary (raw data stays on rank 0) */
         isochron_point_t copy = *res;
         MPI_Bcast(&copy, (int)sizeof copy, MPI_BYTE, 0, b->ctl);

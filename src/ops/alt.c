@@ -21,6 +21,10 @@
 #include "core/util.h"
 #include "ops/ops_impl.h"
 
+/* memcpy that accepts a zero-byte copy from or to a NULL buffer (size-0 points
+ * allocate nothing; memcpy's pointers must be valid even for 0 bytes) */
+static void copy_bytes(void *dst, const void *src, size_t n) { if (n) memcpy(dst, src, n); }
+
 #define DT (c->dtype)
 #define CM (c->comm)
 
@@ -88,7 +92,7 @@ static int run_scatter_linear(isochron_op_ctx_t *c)
             ISOCHRON_OPS_MPI(MPI_Send(blk(c->sbuf, (size_t)dst, c), n, DT, dst, ISOCHRON_TAG_SCATTER, CM), c,
                              "MPI_Send");
         }
-        memcpy(c->rbuf, blk(c->sbuf, (size_t)root, c), c->count * (size_t)c->dtype_size);
+        copy_bytes(c->rbuf, blk(c->sbuf, (size_t)root, c), c->count * (size_t)c->dtype_size);
     } else {
         ISOCHRON_OPS_MPI(MPI_Recv(c->rbuf, n, DT, root, ISOCHRON_TAG_SCATTER, CM, MPI_STATUS_IGNORE), c, "MPI_Recv");
     }
@@ -99,8 +103,8 @@ static int run_scatter_linear(isochron_op_ctx_t *c)
 static void rotate_from(void *dst, void *src, int b, const isochron_op_ctx_t *c)
 {
     size_t bb = c->count * (size_t)c->dtype_size;
-    memcpy(dst, blk(src, (size_t)b, c), (size_t)(c->size - b) * bb);
-    memcpy(blk(dst, (size_t)(c->size - b), c), src, (size_t)b * bb);
+    copy_bytes(dst, blk(src, (size_t)b, c), (size_t)(c->size - b) * bb);
+    copy_bytes(blk(dst, (size_t)(c->size - b), c), src, (size_t)b * bb);
 }
 
 static int run_scatter_binomial(isochron_op_ctx_t *c)
@@ -134,7 +138,7 @@ static int run_scatter_binomial(isochron_op_ctx_t *c)
                                       CM),
                              c, "MPI_Send");
         }
-    if (buf != c->rbuf) memcpy(c->rbuf, buf, c->count * (size_t)c->dtype_size);
+    if (buf != c->rbuf) copy_bytes(c->rbuf, buf, c->count * (size_t)c->dtype_size);
     return ISOCHRON_OK;
 }
 
@@ -150,7 +154,7 @@ static int run_gather_linear(isochron_op_ctx_t *c)
                                       MPI_STATUS_IGNORE),
                              c, "MPI_Recv");
         }
-        memcpy(blk(c->rbuf, (size_t)root, c), c->sbuf, c->count * (size_t)c->dtype_size);
+        copy_bytes(blk(c->rbuf, (size_t)root, c), c->sbuf, c->count * (size_t)c->dtype_size);
     } else {
         ISOCHRON_OPS_MPI(MPI_Send(c->sbuf, n, DT, root, ISOCHRON_TAG_GATHER, CM), c, "MPI_Send");
     }
@@ -164,7 +168,7 @@ static int run_gather_binomial(isochron_op_ctx_t *c)
     void *buf;
     if (vr == 0) buf = c->root == 0 ? c->rbuf : st->tmp;
     else buf = sub > 1 ? st->tmp : c->sbuf;
-    if (buf != c->sbuf) memcpy(buf, c->sbuf, c->count * (size_t)c->dtype_size);
+    if (buf != c->sbuf) copy_bytes(buf, c->sbuf, c->count * (size_t)c->dtype_size);
     for (int mask = 1; mask < p; mask <<= 1) {
         if (vr & mask) {
             ISOCHRON_OPS_MPI(MPI_Send(buf, sub * n, DT, (r - mask + p) % p, ISOCHRON_TAG_GATHER, CM), c, "MPI_Send");
@@ -179,8 +183,8 @@ static int run_gather_binomial(isochron_op_ctx_t *c)
     }
     if (vr == 0 && c->root != 0) { /* relative block j belongs to rank (j + root) % p */
         size_t bb = c->count * (size_t)c->dtype_size;
-        memcpy(blk(c->rbuf, (size_t)c->root, c), buf, (size_t)(p - c->root) * bb);
-        memcpy(c->rbuf, blk(buf, (size_t)(p - c->root), c), (size_t)c->root * bb);
+        copy_bytes(blk(c->rbuf, (size_t)c->root, c), buf, (size_t)(p - c->root) * bb);
+        copy_bytes(c->rbuf, blk(buf, (size_t)(p - c->root), c), (size_t)c->root * bb);
     }
     return ISOCHRON_OK;
 }
@@ -195,7 +199,7 @@ static int run_reduce_linear(isochron_op_ctx_t *c)
         ISOCHRON_OPS_MPI(MPI_Send(c->sbuf, n, DT, root, ISOCHRON_TAG_REDUCE, CM), c, "MPI_Send");
         return ISOCHRON_OK;
     }
-    memcpy(c->rbuf, c->sbuf, c->count * (size_t)c->dtype_size);
+    copy_bytes(c->rbuf, c->sbuf, c->count * (size_t)c->dtype_size);
     for (int i = 1; i < p; i++) {
         ISOCHRON_OPS_MPI(MPI_Recv(st->tmp, n, DT, (root + i) % p, ISOCHRON_TAG_REDUCE, CM, MPI_STATUS_IGNORE), c,
                          "MPI_Recv");
@@ -213,7 +217,7 @@ static int run_reduce_binomial(isochron_op_ctx_t *c)
     if (vr == 0) { acc = c->rbuf; in = st->tmp; }
     else if (sub_size(vr, p) > 1) { acc = st->tmp; in = (char *)st->tmp + bb; }
     else { acc = c->sbuf; in = NULL; } /* a leaf sends its own data */
-    if (acc != c->sbuf) memcpy(acc, c->sbuf, bb);
+    if (acc != c->sbuf) copy_bytes(acc, c->sbuf, bb);
     for (int mask = 1; mask < p; mask <<= 1) {
         if (vr & mask) {
             ISOCHRON_OPS_MPI(MPI_Send(acc, n, DT, (r - mask + p) % p, ISOCHRON_TAG_REDUCE, CM), c, "MPI_Send");

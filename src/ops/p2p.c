@@ -94,14 +94,15 @@ static int run_ringshift(isochron_op_ctx_t *c)
 }
 
 #define F_P2P (ISOCHRON_OP_P2P | ISOCHRON_OP_MIN2)
-#define DESC(id, fam, desc)                                                                           \
-    { #id, fam, desc, F_P2P, setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,           \
+#define DESC(id, fam, desc) DESCF(id, fam, desc, 0)
+#define DESCF(id, fam, desc, fl)                                                                      \
+    { #id, fam, desc, F_P2P | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,           \
       isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id }
 
 static const isochron_op_t p2p_ops[] = {
-    DESC(pingpong, "pingpong", "rank 0 <-> 1 round trip, MPI_Send/MPI_Recv"),
-    DESC(pingpong_isend, "pingpong", "rank 0 <-> 1 round trip, MPI_Isend/MPI_Irecv + waits"),
-    DESC(pingpong_sendrecv, "pingpong", "ranks 0 and 1 exchange a message each way at once, MPI_Sendrecv"),
+    DESCF(pingpong, "pingpong", "rank 0 <-> 1 round trip, MPI_Send/MPI_Recv", ISOCHRON_OP_PAIR),
+    DESCF(pingpong_isend, "pingpong", "rank 0 <-> 1 round trip, MPI_Isend/MPI_Irecv + waits", ISOCHRON_OP_PAIR),
+    DESCF(pingpong_sendrecv, "pingpong", "ranks 0 and 1 exchange a message each way at once, MPI_Sendrecv", ISOCHRON_OP_PAIR),
     DESC(exchange, "exchange", "every rank sends to and receives from both ring neighbours, non-blocking"),
     DESC(ringshift, "ringshift", "every rank sends right and receives from the left, MPI_Sendrecv"),
 };

@@ -93,10 +93,10 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
             } else fprintf(f, "%s%-14s %s\n", pre, kv[i].key, v);
         }
         if (r->fmt == FMT_CSV)
-            fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated,clock_bound_s,clock_true_s\n", f);
+            fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated,clock_bound_s,clock_true_s,median_ci_lo_s,median_ci_hi_s\n", f);
         else
             fprintf(f, "\n%-22s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s\n", "operation", "size", "root", "valid/reps", "median",
-                    "mean", "±CI", "min", "spread", "clock±", "stop");
+                    "±CI(med)", "mean", "min", "spread", "clock±", "stop");
     }
     fflush(f);
     return ISOCHRON_OK;
@@ -150,6 +150,8 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         }
         isochron_json_object_end(&j);
         isochron_json_knumber(&j, "start_spread_s", p->start_spread);
+        isochron_json_knumber(&j, "elapsed_s", p->elapsed);
+        isochron_json_kint(&j, "active_ranks", p->active_ranks);
         isochron_json_knumber(&j, "correction_s", p->correction);
         isochron_json_knumber(&j, "scheme_param_s", p->window);
         isochron_json_kint(&j, "validated", p->validated);
@@ -195,6 +197,8 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         fprintf(f, ",%d", p->validated);
         double ck[] = {p->clock_bound, p->clock_true};
         for (int i = 0; i < 2; i++) { if (isfinite(ck[i])) fprintf(f, ",%.4g", ck[i]); else fputs(",", f); }
+        double mc[] = {s->med_lo, s->med_hi};
+        for (int i = 0; i < 2; i++) { if (isfinite(mc[i])) fprintf(f, ",%.9g", mc[i]); else fputs(",", f); }
         fputc('\n', f);
     } else {
         char sz[32], a[32], bb[32], c[32], d[32], e[32], vr[32];
@@ -207,7 +211,7 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         else {
             char ck[32];
             fprintf(f, "%-22s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s", p->op, sz, root, vr, isochron_fmt_time(s->median, a, sizeof a),
-                    isochron_fmt_time(s->mean, bb, sizeof bb), isochron_fmt_time(s->ci_half, c, sizeof c), isochron_fmt_time(s->min, d, sizeof d),
+                    isochron_fmt_time(0.5 * (s->med_hi - s->med_lo), c, sizeof c), isochron_fmt_time(s->mean, bb, sizeof bb), isochron_fmt_time(s->min, d, sizeof d),
                     isochron_fmt_time(p->start_spread, e, sizeof e), isochron_fmt_time(p->clock_bound, ck, sizeof ck), stop_name(p->stop));
             /* a clock error that is not small next to the result makes the result doubtful: say so */
             if (isfinite(p->clock_bound) && p->clock_bound > 0.05 * fabs(s->median))

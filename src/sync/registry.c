@@ -22,6 +22,28 @@ static const isochron_sync_alg_t algs[] = {
 };
 #define NALG ((int)(sizeof algs / sizeof algs[0]))
 
+/* Pairwise rounds on the critical path of one level at p processes. */
+static int log2ceil(int p) { int r = 0; while ((1 << r) < p) r++; return r; }
+static int rounds_of(const char *alg, int p)
+{
+    if (p < 2 || !strcmp(alg, "none") || !strcmp(alg, "prop")) return 0;
+    if (!strcmp(alg, "skampi") || !strcmp(alg, "jk")) return p - 1;
+    if (!strcmp(alg, "hca")) return log2ceil(p) + p - 1;
+    return log2ceil(p); /* hca2, hca3 */
+}
+
+double isochron_sync_estimate(const isochron_sync_spec_t *spec, int nprocs, double rtt)
+{
+    double total = 0;
+    for (int l = 0; l < spec->nlevels; l++) {
+        const isochron_sync_level_t *lv = &spec->level[l];
+        double exch = (double)lv->nfit * lv->npingpongs * rtt, pair = exch > lv->span ? exch : lv->span;
+        if (lv->recompute_intercept) pair += lv->npingpongs * rtt;
+        total += rounds_of(lv->alg, nprocs) * pair;
+    }
+    return total;
+}
+
 int isochron_sync_alg_count(void) { return NALG; }
 const isochron_sync_alg_t *isochron_sync_alg_get(int i) { return (i >= 0 && i < NALG) ? &algs[i] : NULL; }
 

@@ -12,6 +12,11 @@ fresh-clone CI run saw 7 of 57, in bursts of 2-3 while a rank was
 descheduled, so a validity quota is a benchmark target, not a test). With ATTEMPTS (K = 1,
 every repetition late): no repetition is valid, exactly ATTEMPTS were tried,
 the point stopped for max_attempts and has no statistics.
+  check_late.py FILE K --widen D
+The hooked lateness D (seconds) is within --late-cap x the run time: the
+tolerance must widen to at least D (recorded in the point, adapted >= 1) and
+at least half of the hooked repetitions of the second half must then be valid
+(without the widening none is).
 Prints "check_late: PASS" or the first problem."""
 import json, sys
 
@@ -19,14 +24,25 @@ def fail(msg):
     print("check_late: FAIL:", msg)
     sys.exit(1)
 
-path, k, max_reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-attempts = int(sys.argv[4]) if len(sys.argv) > 4 else None
+path, k = sys.argv[1], int(sys.argv[2])
 pts = [json.loads(line) for line in open(path) if '"type":"point"' in line]
 if len(pts) != 1: fail(f"expected one point, found {len(pts)}")
 p = pts[0]
 valid = p["raw"]["valid"]
 if len(valid) != p["reps"]: fail(f"raw validity for {len(valid)} of {p['reps']} repetitions")
 hooked = [i for i in range(len(valid)) if i % k == 0]
+if sys.argv[3] == "--widen":
+    d = float(sys.argv[4])
+    late = [i for i in hooked if i >= len(valid) // 2]
+    ok = sum(valid[i] for i in late)
+    print(f"  {p['reps']} repetitions, {p['valid']} valid, tolerance {p['late_tolerance_s']} s (adapted {p['adapted']} times), median {p['median_s']} s; hooked in the second half valid: {ok} of {len(late)}")
+    if not p["adapted"] or p["late_tolerance_s"] < d: fail(f"the tolerance did not widen to the hooked lateness {d} s")
+    if len(late) < 4: fail("too few hooked repetitions in the second half")
+    if 2 * ok < len(late): fail(f"only {ok} of {len(late)} hooked repetitions in the second half are valid after widening")
+    print("check_late: PASS")
+    sys.exit(0)
+max_reps = int(sys.argv[3])
+attempts = int(sys.argv[4]) if len(sys.argv) > 4 else None
 if any(valid[i] for i in hooked): fail(f"a repetition made late is valid: {[i for i in hooked if valid[i]]}")
 print(f"  {p['reps']} repetitions, {p['valid']} valid, stop {p['stop']}, slack {p.get('slack')}, tolerance {p.get('late_tolerance_s')} (adapted {p.get('adapted')} times)")
 if attempts is None:

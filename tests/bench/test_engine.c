@@ -103,7 +103,7 @@ int main(int argc, char **argv)
                 continue;
             }
             if (!strcmp(schemes[s], "roundtime") && rank == 0) {
-                /* every valid repetition started on every rank within [start, start + Bcast latency] */
+                /* every valid repetition started on every rank within [start, start + tolerance] */
                 int ok = 1;
                 for (int i = 0; i < pt.raw_n; i++) {
                     if (!pt.raw_valid[i]) continue;
@@ -112,9 +112,9 @@ int main(int argc, char **argv)
                         lo = fmin(lo, pt.raw_start[(size_t)i * size + p]);
                         hi = fmax(hi, pt.raw_start[(size_t)i * size + p]);
                     }
-                    if (hi - lo > pt.window + 1e-9) ok = 0;
+                    if (hi - lo > pt.late_tolerance + 1e-9) ok = 0;
                 }
-                CHECK(ok, "roundtime/%s: starts of every valid repetition within one Bcast latency (%.3g s)", methods[m], pt.window);
+                CHECK(ok, "roundtime/%s: starts of every valid repetition within the late-start tolerance (%.3g s)", methods[m], pt.late_tolerance);
             }
             CHECK(pt.s.n == pt.valid, "%s/%s: statistics over the valid repetitions (%d)", schemes[s], methods[m], pt.s.n);
             /* root subtracts the confirmation time (pt.correction), so single

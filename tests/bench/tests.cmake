@@ -34,6 +34,12 @@ foreach(case "late_every_7;1:7;50" "late_always;1:1;20;30")
   set_tests_properties(bench_roundtime_${name} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=${hook}" TIMEOUT 60 LABELS "cli"
                        PASS_REGULAR_EXPRESSION "check_late: PASS")
 endforeach()
+# ... and a lateness within --late-cap x the run time widens the tolerance until those are valid
+add_test(NAME bench_roundtime_late_widens
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 64K --late-cap 10 --max-reps 100 --rel-ci 0 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl 2 --widen 50e-6")
+set_tests_properties(bench_roundtime_late_widens PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:2:50e-6" TIMEOUT 60 LABELS "cli"
+                     PASS_REGULAR_EXPRESSION "check_late: PASS")
+isochron_cli_test(bench_bad_late_cap 1 TOOL isochron-bench EXPECT nonzero MATCH "late-start cap 0 not in" "median run time" ARGS --late-cap 0)
 # every scheme honours --budget (the window scheme ignored it): a point without a CI target or
 # repetition cap ends when its time slice is used (the watchdog ends the old behaviour quickly)
 foreach(scheme roundtime window barrier none)

@@ -1,0 +1,28 @@
+# Writes the linker version script of the shared library: every isochron_*
+# function declared in a public header (include/) is exported, everything else
+# (the modules' private isochron_* helpers declared under src/) stays local,
+# so the ABI is the public headers and nothing more.
+#   cmake -DHEADERS_DIR=include -DOUT=file -P exports.cmake
+file(GLOB_RECURSE headers "${HEADERS_DIR}/*.h")
+set(names)
+foreach(h IN LISTS headers)
+  file(READ "${h}" text)
+  # drop comments, so names mentioned in prose are not taken for declarations
+  string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" text "${text}")
+  string(REGEX REPLACE "//[^\n]*" "" text "${text}")
+  string(REGEX MATCHALL "isochron_[A-Za-z0-9_]+[ \t\n]*\\(" calls "${text}")
+  foreach(c IN LISTS calls)
+    string(REGEX REPLACE "[ \t\n]*\\($" "" n "${c}")
+    list(APPEND names "${n}")
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES names)
+list(SORT names)
+set(body "ISOCHRON_0 {\n  global:\n")
+foreach(n IN LISTS names)
+  string(APPEND body "    ${n};\n")
+endforeach()
+string(APPEND body "  local: *;\n};\n")
+file(WRITE "${OUT}.tmp" "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different "${OUT}.tmp" "${OUT}")
+file(REMOVE "${OUT}.tmp")

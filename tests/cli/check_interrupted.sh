@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A run ended by SIGTERM (as mpirun forwards Ctrl-C, or a batch system's
+# cancel) leaves a JSON Lines file whose every line parses, whose records
+# finished before the signal are all there, and whose last record is an "end"
+# saying complete: false and which signal; the Python package loads it with a
+# warning, not an error.
+#   check_interrupted.sh MPIRUN_LOCAL NP SOURCE_DIR OUT DRIVER [ARGS...]
+# (the Python of SOURCE_DIR/.venv, which `make test` creates, loads the file)
+set -uo pipefail
+launcher=$1 np=$2 src=$3 out=$4
+py=$src/.venv/bin/python
+[ -x "$py" ] || py=python3
+shift 4
+rm -f "$out"
+"$launcher" -np "$np" "$@" --quiet --format none --jsonl "$out" &
+pid=$!
+# wait until at least two records are written (context + one result), then interrupt
+for _ in $(seq 1 600); do
+  [ -f "$out" ] && [ "$(wc -l < "$out")" -ge 2 ] && break
+  sleep 0.1
+done
+kill -TERM "$pid"
+wait "$pid"
+"$py" - "$out" <<'PY'
+import json, sys
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+recs = [json.loads(l) for l in lines]   # every line parses
+end = recs[-1]
+assert recs[0]["type"] == "context", recs[0]["type"]
+assert end["type"] == "end" and end["complete"] is False and end["interrupted"] in ("SIGTERM", "SIGINT"), end
+n = sum(r["type"] == "point" for r in recs)
+unit = "points" if "points" in end else "steps"
+if unit == "points": assert end["points"] == n, (end, n)
+print(f"check_interrupted: {len(recs)} records, last {end}")
+import isochron
+ds = isochron.read(sys.argv[1])
+assert any("complete: false" in w for w in ds.warnings), ds.warnings
+print("check_interrupted: PASS")
+PY

