@@ -98,13 +98,15 @@ def test_cli_compare_table_and_exit_status(cli):
     flagged = [line for line in out.splitlines() if line.endswith("REGRESSION")]
     ratios = [float(ln.split()[ln.split().index("Mann-Whitney") - 1]) for ln in flagged]
     assert flagged and all(r > 1.05 for r in ratios)
-    rc, _, _ = cli("compare", a, b, "--fail-on-regression", "--level", "repetition")
-    assert rc == 1
-    rc, _, _ = cli("compare", a, b, "--fail-on-regression", "--threshold", "50%", "--level",
-                   "repetition")
-    assert rc == 0
-    rc, out, _ = cli("compare", b, a, "--fail-on-regression", "--level", "repetition")
+    rc, _, err = cli("compare", a, b, "--fail-on-regression", "--level", "repetition")
+    assert rc == 2 and "fails only on launch-level evidence" in err
+    rc, out, _ = cli("compare", b, a, "--level", "repetition")
     assert rc == 0 and "improvement" in out
+    # launch level, one launch per side: only a change beyond the default spread is flagged
+    rc, out, _ = cli("compare", a, b, "--fail-on-regression")
+    flagged = [ln for ln in out.splitlines() if ln.endswith("REGRESSION")]
+    assert rc == (1 if flagged else 0)
+    assert all(float(ln.split()[ln.split().index("1/1") - 1]) > 2.29 for ln in flagged)
 
 
 def test_cli_compare_bad_input(cli):

@@ -175,6 +175,8 @@ def test_show_report_and_plot_put_the_launch_level_first(cli, tmp_path):
     page = (tmp_path / "r" / "index.html").read_text()
     assert rc == 0 and page.index("Across launches") < page.index("Tables of each launch")
     assert "launches: per-launch medians" in page
+    assert "config a1" in page and "config a2" in page         # config vs config, launch level
+    assert "paired launch t (5 blocks)" in page
     assert "launches" in isochron.available(isochron.read(AA))
     assert "launches" not in isochron.available(isochron.read(os.path.join(AA, "launch-01-a1.jsonl")))
     fig = isochron.plot(isochron.read(AA), "launches")

@@ -81,6 +81,9 @@ def cmd_compare(args):
     _warn(da)
     _warn(db)
     match = [k for k in args.match.split(",") if k] if args.match else None
+    if args.fail_on_regression and args.level == "repetition":
+        raise IsochronError("--fail-on-regression fails only on launch-level evidence (launches"
+                            " differ more than repetitions): drop --level repetition")
     if args.launch_spread is not None and not 0 < args.launch_spread < 1:
         raise IsochronError(f"--launch-spread {args.launch_spread:g}: give a fraction like 0.3")
     cmp = compare(_points(da, args.a), _points(db, args.b), threshold=threshold,

@@ -131,7 +131,7 @@ def _launch_row(row, pa_list, pb_list, threshold, alpha, default_spread):
     row.update(a_median_s=_launches._median(ma), b_median_s=_launches._median(mb), ratio=ratio,
                test=test, p=r["p"], significant=r["significant"], verdict=verdict,
                na=r["na"], nb=r["nb"], spread=r["spread"], spread_source=r["source"],
-               limit=math.exp(r["limit"]) - 1)
+               limit=math.exp(r["limit"]))
 
 
 def _label(p, keys):
@@ -210,7 +210,7 @@ def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
         if launch:
             lim = r.get("limit")
             lcells = [f"{r.get('na', 0)}/{r.get('nb', 0)}",
-                      MISSING if lim is None else f"±{100 * lim:.1f} %"]
+                      MISSING if lim is None else f"{lim:.3g}x"]
         rows.append([r[k] for k in shown] + [
             fmt_bytes(r.get("bytes")), fmt_time(r["a_median_s"]), fmt_time(r["b_median_s"]),
             MISSING if r["ratio"] is None else f"{r['ratio']:.3f}"] + lcells + [r["test"],
@@ -227,8 +227,9 @@ def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
                      " launch t = two-sample t-test on the logs of the launch medians with the"
                      " between-launch spread pooled from the data; paired launch t = t-test on"
                      " the log ratios of the launches of each block when A and B are two"
-                     " configurations of one interleaved set; beyond = the change that is"
-                     f" significant at alpha {alpha:g} given that spread")
+                     " configurations of one interleaved set; beyond = the factor B/A must exceed"
+                     f" (or fall below its inverse) to be significant at alpha {alpha:g} given"
+                     " that spread")
         if spreads:
             notes.append(f"one launch per side: no between-launch spread in the data; the default"
                          f" spread {100 * spreads[0][1]:g} % (sd of log launch medians, measured"

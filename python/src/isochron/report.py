@@ -73,8 +73,16 @@ def _comparisons(ds):
     points = ds.records.get("point", [])
     runs = list(dict.fromkeys(p["run"] for p in points))
     out = []
-    if any(p.get("launch") is not None for p in points):
-        return out                        # a launch set: the launch tables say it
+    if any(p.get("launch") is not None for p in points):   # a launch set: config vs the first
+        configs = list(dict.fromkeys(p.get("config") for p in points))
+        for cfg in configs[1:]:
+            try:
+                cmp = compare([p for p in points if p.get("config") == configs[0]],
+                              [p for p in points if p.get("config") == cfg])
+            except IsochronError:
+                continue
+            out.append(comparison_table(cmp, f"config {configs[0]}", f"config {cfg}"))
+        return out
     for run in runs[1:]:
         a = [p for p in points if p["run"] == runs[0]]
         b = [p for p in points if p["run"] == run]
