@@ -106,7 +106,8 @@ def _tag(path, launch, config, block):
         return 0
     with open(path, encoding="utf-8") as fh:
         lines = fh.read().splitlines()
-    out, n = [], 0
+    from .load import PRIMARY
+    out, n, primary = [], 0, "point"
     for line in lines:
         try:
             rec = json.loads(line)
@@ -115,7 +116,9 @@ def _tag(path, launch, config, block):
             continue
         if isinstance(rec, dict):
             rec["launch"], rec["config"], rec["block"] = launch, config, block
-            n += rec.get("type") == "point"
+            if rec.get("type") == "context":
+                primary = PRIMARY.get(rec.get("tool"), "point")
+            n += rec.get("type") == primary
         out.append(json.dumps(rec, separators=(",", ":")))
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(out) + "\n")
@@ -178,7 +181,7 @@ def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, 
         block = (i - 1) // len(cfgs) + 1
         points = _tag(path, i, name, block)
         entry = {"launch": i, "config": name, "block": block, "file": fname, "command": cmd, "rc": rc,
-                 "wall_s": round(wall, 3), "points": points}
+                 "wall_s": round(wall, 3), "results": points}
         if rc != 0:
             entry["error"] = _error_lines(err)
         manifest["launches"].append(entry)
@@ -186,7 +189,7 @@ def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, 
             json.dump(manifest, fh, indent=1)
         status = "ok" if rc == 0 else f"FAILED (exit {rc}): {' | '.join(entry.get('error', []))}"
         print(f"isochron run: [{i}/{len(order)}] launch {i} config {name}: {status},"
-              f" {wall:.1f} s, {points} points -> {path}", file=log, flush=True)
+              f" {wall:.1f} s, {points} results -> {path}", file=log, flush=True)
     return outdir, manifest
 
 
