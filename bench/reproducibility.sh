@@ -14,7 +14,8 @@
 # A benchmark, not a test: it prints tables. CPU-heavy (PAIRS x 4 x LAUNCHES launches).
 # usage: bench/reproducibility.sh ; env NP (2), LAUNCHES (5), PAIRS (20), OPS, SIZES, BIG
 #        (sizes of the detection sets), REPS (max-reps, 1000), BUILD, KEEP (a directory to keep
-#        the launch sets in), PY (python with isochron's dependencies)
+#        the launch sets in), REUSE=1 (with KEEP: analyse the sets already there, run nothing),
+#        PY (python with isochron's dependencies)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NP=${NP:-2}
@@ -39,6 +40,7 @@ echo "--ops allreduce,bcast --sizes $scaled $common" > "$out/large.args"
 echo "isochron reproducibility: $NP ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
      "$(mpirun --version 2>/dev/null | head -1); LAUNCHES=$LAUNCHES PAIRS=$PAIRS REPS=$REPS"
 for i in $(seq 1 "$PAIRS"); do
+  [ "${REUSE:-0}" = 1 ] && break
   $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$out/a.args" "$out/a2.args" --seed "$i" \
       -o "$out/aa-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
       || echo "  warning: a launch of aa-$i failed (see $out/aa-$i/manifest.json; KEEP=DIR keeps it)" >&2
