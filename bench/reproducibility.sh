@@ -69,14 +69,17 @@ print(f"   interleaved sets, paired launch t: {f_p}/{n_p} points flagged = {100 
 if n_u:
     print(f"   separate sets, unpaired launch t:  {f_u}/{n_u} points flagged = {100 * f_u / max(n_u, 1):.1f} %")
 import glob
-one = []
+singles = []
 for i in range(1, pairs + 1):                 # single launches: 1 of a against the next of a2
     files = sorted(glob.glob(f"{d}/aa-{i}/launch-*.jsonl"))
-    one += [compare(isochron.read(files[k]).records["point"],
-                    isochron.read(files[k + 1]).records["point"]) for k in range(0, len(files) - 1, 2)]
-n_o, f_o = sum(len(c.rows) for c in one), sum(flag(c) for c in one)
-print(f"   one launch per side (default spread {100 * launches.DEFAULT_LAUNCH_SPREAD:g} %):"
-      f" {f_o}/{n_o} points flagged = {100 * f_o / max(n_o, 1):.1f} %")
+    singles += [(isochron.read(files[k]).records["point"], isochron.read(files[k + 1]).records["point"])
+                for k in range(0, len(files) - 1, 2)]
+for spread in sorted({0.12, 0.2, 0.25, launches.DEFAULT_LAUNCH_SPREAD}):
+    one = [compare(a, b, default_spread=spread) for a, b in singles]
+    n_o, f_o = sum(len(c.rows) for c in one), sum(flag(c) for c in one)
+    mark = " (the default)" if spread == launches.DEFAULT_LAUNCH_SPREAD else ""
+    print(f"   one launch per side, spread {100 * spread:g} %{mark}:"
+          f" {f_o}/{n_o} points flagged = {100 * f_o / max(n_o, 1):.1f} %")
 
 det, true_ratio = [], {}
 for i in range(1, pairs + 1):
