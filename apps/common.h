@@ -103,7 +103,7 @@ int app_parse_sync_limit(const char *prog, const char *v, int rank);
  * naming it. Collective; the caller disarms after the sync. */
 int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const char *spec_text, MPI_Comm comm, const char *out);
 
-/* Parse a comma-separated list of non-negative doubles (durations with units allowed). */
+/* Parse a comma-separated list of finite doubles (durations with units allowed; callers check ranges). */
 int app_parse_list(const char *s, double *out, int max, int *n);
 
 /* Message sizes: 8,1K,64K | A..B (x2 steps) | A..B*F; K/M/G = 2^10/2^20/2^30.
