@@ -20,7 +20,7 @@ deps:
 # The Python package, editable, with its test dependencies, in $(VENV); reinstalled only when
 # importing it (from this tree) or a dependency fails.
 pydeps: deps
-	@$(PY) -c 'import isochron, pandas, matplotlib, scipy, pytest, sys; \
+	@$(PY) -c 'import isochron, pandas, matplotlib, scipy, pytest, jsonschema, sys; \
 	  sys.exit(not isochron.__file__.startswith("$(CURDIR)/python/"))' 2>/dev/null || { \
 	  echo "installing the Python package and its dependencies into $(VENV)"; \
 	  rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) && \
@@ -35,8 +35,11 @@ run: build pydeps
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-clock --sync $(SPEC) --wait 0,1,10 --jsonl $(BUILD)/clock-run.jsonl
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-bench --ops allreduce,bcast --sizes 8,1K,64K --raw --jsonl $(BUILD)/bench-run.jsonl
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-barrier --calls 300 --trials 100 --payoff-trials 50 --jsonl $(BUILD)/barrier-run.jsonl
+	@# OpenSHMEM, when built (mpirun-local turns Open MPI's memory patcher off: README "OpenSHMEM")
+	@rm -f $(BUILD)/shmem-run.jsonl
+	@if [ -x $(BUILD)/isochron-shmem ]; then $(MPIRUN) -np $(NP) $(BUILD)/isochron-shmem --ops rma,nbi,bcast_method --sizes 8,4K --jsonl $(BUILD)/shmem-run.jsonl; fi
 	@echo "report:"
-	@$(VENV)/bin/isochron report $(BUILD)/clock-run.jsonl $(BUILD)/bench-run.jsonl $(BUILD)/barrier-run.jsonl -o $(BUILD)/report
+	@$(VENV)/bin/isochron report $(BUILD)/clock-run.jsonl $(BUILD)/bench-run.jsonl $(BUILD)/barrier-run.jsonl $$(ls $(BUILD)/shmem-run.jsonl 2>/dev/null) -o $(BUILD)/report
 
 test: build pydeps
 	cd $(BUILD) && ctest --output-on-failure --timeout 300

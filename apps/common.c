@@ -274,6 +274,8 @@ int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const cha
 
 static int clock_node_size;
 void app_clock_node_size(int n) { clock_node_size = n; }
+static const isochron_xport_t *clock_xport; /* NULL: MPI */
+void app_clock_transport(const isochron_xport_t *x) { clock_xport = x; }
 
 int app_engine_options(const char *prog, const char *min_reps, const char *max_reps, const char *rel_ci, const char *budget, int rank,
                        isochron_bench_opts_t *bo)
@@ -337,6 +339,7 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         return 2;
     }
     c->spec.node_size = clock_node_size;
+    c->spec.xport = clock_xport;
     if (isochron_skew_spec_parse(skew ? skew : "none", &sk)) {
         if (rank == 0) fprintf(stderr, "%s: --skew: %s\n", prog, isochron_last_error());
         return 2;
@@ -357,6 +360,7 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
     isochron_track_opts_t to;
     isochron_track_opts_default(&to);
     to.follow = c->rep.follows; /* ranks that copied a model by prop copy its correction too */
+    to.xport = clock_xport;
     if (track && isochron_track_create(comm, c->global, &to, &c->track)) {
         if (rank == 0) fprintf(stderr, "%s: clock tracking failed: %s\n", prog, isochron_last_error());
         app_clock_free(c);
@@ -365,7 +369,7 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
     double waits[1] = {0};
     isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size, sizeof *acc) : NULL;
     int has_truth = 0;
-    if (isochron_sync_check(comm, c->global, waits, 1, 50, acc, &has_truth)) {
+    if (isochron_sync_check_xport(comm, c->global, NULL, clock_xport, waits, 1, 50, acc, &has_truth)) {
         if (rank == 0) fprintf(stderr, "%s: clock check failed: %s\n", prog, isochron_last_error());
         free(acc);
         app_clock_free(c);

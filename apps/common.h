@@ -78,6 +78,8 @@ void app_list_barriers(int rank);
 /* --node-size: an integer in [0, 1000000] into *out (0 when v is NULL).
  * 0, or 2 after printing the reason on rank 0 with prog. */
 int app_parse_node_size(const char *prog, const char *v, int rank, int *out);
+/* The transport of the timestamp exchanges of the next app_clock_setup (sync, tracker, check); NULL: MPI. */
+void app_clock_transport(const isochron_xport_t *x);
 /* The node size the next app_clock_setup gives its spec (isochron_sync_spec_t.node_size). */
 void app_clock_node_size(int n);
 /* Collective. 0, or 2 after printing the reason on rank 0 with prog. */

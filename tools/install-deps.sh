@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what isochron needs from Debian's packages, only if something is missing.
 set -euo pipefail
+# openmpi-bin + libopenmpi-dev also bring OpenSHMEM (oshmem: oshcc, oshrun, shmem.h, liboshmem) for isochron-shmem
 pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev python3 python3-venv python3-pip valgrind ${EXTRA_PKGS:-})
 missing=()
 for p in "${pkgs[@]}"; do

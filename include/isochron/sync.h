@@ -33,6 +33,36 @@
 #include "isochron/clock.h"
 
 /* ------------------------------------------------------------------------ */
+/* Transports: the timestamp exchange between two processes                  */
+
+/**
+ * The timing-critical part of every synchronization algorithm, of the
+ * tracker and of the accuracy check: one process sends a timestamp (a
+ * double) to another, which answers with its own. An isochron_xport_t carries
+ * these ping-pongs; all other traffic of the sync protocol (control, models,
+ * turn tokens) stays on MPI. NULL everywhere means the MPI transport
+ * (point-to-point on the sync's duplicated communicator). A higher layer may
+ * supply another (isochron/shmem.h: put + wait_until on the symmetric heap).
+ * Ranks are ranks of \p comm; peer() maps one to the transport's address
+ * once per series of exchanges, outside the timed exchanges.
+ * Errors: ISOCHRON_* with a message; an exchange that cannot complete must
+ * fail after a bounded time, never hang.
+ */
+typedef struct isochron_xport isochron_xport_t;
+struct isochron_xport {
+    const char *name;      /**< "mpi", "shmem" */
+    int (*peer)(const isochron_xport_t *x, MPI_Comm comm, int rank, int *addr);
+    /** Send v to addr; synchronous: return only when it arrived (MPI_Ssend). */
+    int (*send)(const isochron_xport_t *x, MPI_Comm comm, int addr, int tag, double v, int synchronous);
+    /** Receive the next value addr sent (tags tell directions apart for MPI). */
+    int (*recv)(const isochron_xport_t *x, MPI_Comm comm, int addr, int tag, double *v);
+    void *state;           /**< the implementation's */
+};
+
+/** \brief The MPI transport (what NULL means). */
+const isochron_xport_t *isochron_xport_mpi(void);
+
+/* ------------------------------------------------------------------------ */
 /* Offset estimators                                                          */
 
 /** One fit point: the client's clock reading and its offset to the reference (ref - client). */
@@ -45,6 +75,7 @@ typedef struct {
 /** Per-pair state an estimator may keep (e.g. Mean-RTT's measured RTT). */
 typedef struct {
     double rtt;      /**< measured round-trip time, 0 if not yet measured */
+    const isochron_xport_t *xport; /**< transport of the exchanges (NULL: MPI) */
 } isochron_estimator_state_t;
 
 /** An offset estimator: both sides call measure(); only the client's \p out is filled. */
@@ -122,6 +153,9 @@ typedef struct {
      *  than one node on one host (testing; the drivers' --node-size). Not
      *  part of the spec text; recorded by the drivers as "node_size". */
     int node_size;
+    /** Transport of the timestamp exchanges (NULL, the default: MPI). Not
+     *  part of the spec text, like node_size. */
+    const isochron_xport_t *xport;
 } isochron_sync_spec_t;
 
 /** \brief Parse a spec string (see file comment). Errors name the bad part and list valid choices. */
@@ -218,6 +252,7 @@ typedef struct {
                                    being refreshed (-1, the default: refreshed). For ranks that copied a leader's
                                    model by ClockPropSync (isochron_sync_report_t.follows): they read the
                                    leader's clock, so its correction is exactly theirs */
+    const isochron_xport_t *xport; /**< transport of the refresh exchanges (NULL, the default: MPI) */
 } isochron_track_opts_t;
 
 void isochron_track_opts_default(isochron_track_opts_t *o);
@@ -315,5 +350,8 @@ int isochron_sync_true_error(MPI_Comm comm, isochron_clock_t *global, double *ma
  */
 int isochron_sync_check_tracked(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const double *waits,
                                 int nwaits, int npingpongs, isochron_accuracy_t *out, int *has_truth);
+/** \brief The same with Alg. 6's ping-pongs over \p xport (NULL: MPI). */
+int isochron_sync_check_xport(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const isochron_xport_t *xport,
+                              const double *waits, int nwaits, int npingpongs, isochron_accuracy_t *out, int *has_truth);
 
 #endif

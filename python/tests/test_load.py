@@ -169,3 +169,17 @@ def test_context_without_schema(tmp_path):
     path.write_text("\n".join([json.dumps(ctx)] + lines[1:]) + "\n")
     with pytest.raises(IsochronError, match="no 'schema' version"):
         isochron.read(str(path))
+
+
+def test_shmem_points_load_with_their_loop_timing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")              # a complete isochron-shmem run loads without a warning
+        df = isochron.load(fx("shmem-2pes.jsonl"))
+    ctx = df.attrs["context"]
+    assert ctx["tool"] == "isochron-shmem" and ctx["nprocs"] == 2
+    assert ctx["options"]["loop"] == "outside" and ctx["options"]["transport"] == "shmem"
+    assert set(df["op"]) == {"put", "get", "put_nbi_overlap", "bcast_barrier", "bcast_ack"}
+    assert set(df["family"]) == {"rma", "nbi", "bcast_method"}
+    ov = df[df["op"] == "put_nbi_overlap"]
+    assert len(ov) == 2 and ov["overlap"].between(0, 1).all()
+    assert (df[df["op"] == "get"]["median_s"] > 0).all()

@@ -101,6 +101,12 @@ static void wait_global(isochron_clock_t *global, double t)
 int isochron_sync_check_tracked(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const double *waits,
                                 int nwaits, int npp, isochron_accuracy_t *out, int *has_truth)
 {
+    return isochron_sync_check_xport(comm, global, track, NULL, waits, nwaits, npp, out, has_truth);
+}
+
+int isochron_sync_check_xport(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const isochron_xport_t *xport,
+                              const double *waits, int nwaits, int npp, isochron_accuracy_t *out, int *has_truth)
+{
     int me, p, rc = ISOCHRON_OK;
     if (nwaits < 1 || npp < 1) return isochron_set_error(ISOCHRON_EINVAL, "check: need at least one wait time and one ping-pong");
     for (int i = 0; i < nwaits; i++)
@@ -168,13 +174,13 @@ int isochron_sync_check_tracked(MPI_Comm comm, isochron_clock_t *global, isochro
             if (me == 0) {
                 if (!(rc = isochron_pair_begin(&ctx, work, 1, c, -1))) {
                     isochron_offset_t o;
-                    rc = isochron_offset_skampi(work, global, 0, c, npp, &o);
+                    rc = isochron_offset_skampi(work, global, 0, c, npp, xport, &o);
                     isochron_pair_end(&ctx, work, 1, -1);
                 }
             } else if (me == c) {
                 isochron_offset_t o;
                 if (!(rc = isochron_pair_begin(&ctx, work, 0, 0, -1))) {
-                    rc = isochron_offset_skampi(work, global, 0, c, npp, &o);
+                    rc = isochron_offset_skampi(work, global, 0, c, npp, xport, &o);
                     isochron_pair_end(&ctx, work, 0, -1);
                     double off = -o.offset;
                     if (!rc) MPI_Send(&off, 1, MPI_DOUBLE, 0, TAG_CHECK, work);

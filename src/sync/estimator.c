@@ -10,7 +10,9 @@
  *    pair (mean of the exchanges), then each exchange gives
  *    offset = t_ref + RTT/2 - t_client, and the median exchange is returned.
  * Offsets are reference minus client; both sides read their own clock (the
- * reference may read a global clock already, as in HCA3).
+ * reference may read a global clock already, as in HCA3). The exchanges go
+ * through the pair's transport (isochron_xport_t: MPI, or OpenSHMEM's
+ * put + wait_until), so every algorithm runs over either.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,23 +22,26 @@
 #include "sync/sync_impl.h"
 
 int isochron_offset_skampi(MPI_Comm comm, isochron_clock_t *clk, int ref, int client, int n,
-                           isochron_offset_t *out)
+                           const isochron_xport_t *x, isochron_offset_t *out)
 {
-    int me;
+    int me, peer, rc;
     MPI_Comm_rank(comm, &me);
+    if (!x) x = isochron_xport_mpi();
     double tmin = -INFINITY, tmax = INFINITY, s_now = 0, t_last = 0;
     if (me == ref) {
+        if ((rc = x->peer(x, comm, client, &peer))) return rc;
         for (int i = 0; i < n; i++) {
             double dummy;
-            if (MPI_Recv(&dummy, 1, MPI_DOUBLE, client, TAG_PING, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) goto mpierr;
+            if ((rc = x->recv(x, comm, peer, TAG_PING, &dummy))) return rc;
             t_last = isochron_clock_now(clk);
-            if (MPI_Send(&t_last, 1, MPI_DOUBLE, client, TAG_PONG, comm) != MPI_SUCCESS) goto mpierr;
+            if ((rc = x->send(x, comm, peer, TAG_PONG, t_last, 0))) return rc;
         }
     } else if (me == client) {
+        if ((rc = x->peer(x, comm, ref, &peer))) return rc;
         for (int i = 0; i < n; i++) {
             double s_last = isochron_clock_now(clk);
-            if (MPI_Send(&s_last, 1, MPI_DOUBLE, ref, TAG_PING, comm) != MPI_SUCCESS) goto mpierr;
-            if (MPI_Recv(&t_last, 1, MPI_DOUBLE, ref, TAG_PONG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) goto mpierr;
+            if ((rc = x->send(x, comm, peer, TAG_PING, s_last, 0))) return rc;
+            if ((rc = x->recv(x, comm, peer, TAG_PONG, &t_last))) return rc;
             s_now = isochron_clock_now(clk);
             if (t_last - s_now > tmin) tmin = t_last - s_now;
             if (t_last - s_last < tmax) tmax = t_last - s_last;
@@ -46,33 +51,30 @@ int isochron_offset_skampi(MPI_Comm comm, isochron_clock_t *clk, int ref, int cl
         out->uncertainty = 0.5 * (tmax - tmin);
     }
     return ISOCHRON_OK;
-mpierr:
-    return isochron_set_error(ISOCHRON_EMPI, "SKaMPI-Offset: MPI point-to-point failed between ranks %d and %d", ref, client);
 }
 
 static int skampi_measure(MPI_Comm comm, isochron_clock_t *clk, int ref, int client, int n,
                           isochron_estimator_state_t *st, isochron_offset_t *out)
 {
-    (void)st;
-    return isochron_offset_skampi(comm, clk, ref, client, n, out);
+    return isochron_offset_skampi(comm, clk, ref, client, n, st->xport, out);
 }
 
 static int meanrtt_measure(MPI_Comm comm, isochron_clock_t *clk, int ref, int client, int n,
                            isochron_estimator_state_t *st, isochron_offset_t *out)
 {
-    int me;
+    int me, peer, rc;
     MPI_Comm_rank(comm, &me);
+    const isochron_xport_t *x = st->xport ? st->xport : isochron_xport_mpi();
+    if ((rc = x->peer(x, comm, me == ref ? client : ref, &peer))) return rc;
     double dummy = 0, t;
     if (st->rtt == 0) { /* measure_rtt: mean over n round trips, once per pair */
         double sum = 0;
         for (int i = 0; i < n; i++) {
             if (me == ref) {
-                if (MPI_Recv(&dummy, 1, MPI_DOUBLE, client, TAG_PING, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
-                    MPI_Send(&dummy, 1, MPI_DOUBLE, client, TAG_PONG, comm) != MPI_SUCCESS) goto mpierr;
+                if ((rc = x->recv(x, comm, peer, TAG_PING, &dummy)) || (rc = x->send(x, comm, peer, TAG_PONG, dummy, 0))) return rc;
             } else {
                 double t0 = isochron_clock_now(clk);
-                if (MPI_Send(&dummy, 1, MPI_DOUBLE, ref, TAG_PING, comm) != MPI_SUCCESS ||
-                    MPI_Recv(&dummy, 1, MPI_DOUBLE, ref, TAG_PONG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) goto mpierr;
+                if ((rc = x->send(x, comm, peer, TAG_PING, dummy, 0)) || (rc = x->recv(x, comm, peer, TAG_PONG, &dummy))) return rc;
                 sum += isochron_clock_now(clk) - t0;
             }
         }
@@ -80,9 +82,9 @@ static int meanrtt_measure(MPI_Comm comm, isochron_clock_t *clk, int ref, int cl
     }
     if (me == ref) {
         for (int i = 0; i < n; i++) {
-            if (MPI_Recv(&dummy, 1, MPI_DOUBLE, client, TAG_PING, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) goto mpierr;
+            if ((rc = x->recv(x, comm, peer, TAG_PING, &dummy))) return rc;
             t = isochron_clock_now(clk);
-            if (MPI_Ssend(&t, 1, MPI_DOUBLE, client, TAG_PONG, comm) != MPI_SUCCESS) goto mpierr;
+            if ((rc = x->send(x, comm, peer, TAG_PONG, t, 1))) return rc;
         }
         return ISOCHRON_OK;
     }
@@ -91,8 +93,7 @@ static int meanrtt_measure(MPI_Comm comm, isochron_clock_t *clk, int ref, int cl
     double *loc = var + n, *tmp = var + 2 * n;
     for (int i = 0; i < n; i++) {
         double ref_time;
-        if (MPI_Ssend(&dummy, 1, MPI_DOUBLE, ref, TAG_PING, comm) != MPI_SUCCESS ||
-            MPI_Recv(&ref_time, 1, MPI_DOUBLE, ref, TAG_PONG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) { free(var); goto mpierr; }
+        if ((rc = x->send(x, comm, peer, TAG_PING, dummy, 1)) || (rc = x->recv(x, comm, peer, TAG_PONG, &ref_time))) { free(var); return rc; }
         loc[i] = isochron_clock_now(clk);
         var[i] = ref_time + 0.5 * st->rtt - loc[i];
     }
@@ -106,8 +107,6 @@ static int meanrtt_measure(MPI_Comm comm, isochron_clock_t *clk, int ref, int cl
     out->uncertainty = fmax(1.4826 * isochron_median(tmp, n), 1e-9);
     free(var);
     return ISOCHRON_OK;
-mpierr:
-    return isochron_set_error(ISOCHRON_EMPI, "Mean-RTT-Offset: MPI point-to-point failed between ranks %d and %d", ref, client);
 }
 
 static const isochron_estimator_t estimators[] = {

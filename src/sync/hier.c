@@ -155,6 +155,7 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
     isochron_sync_ctx_t ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.serialize = any_over;
+    ctx.xport = spec->xport;
     isochron_clock_t *cur = NULL, *next = NULL;
     int rc = ISOCHRON_OK, rounds = 0;
     MPI_Comm lv_comm[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};

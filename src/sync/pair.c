@@ -121,7 +121,7 @@ int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int c
                          isochron_lm_t *lm, isochron_fit_info_t *fit)
 {
     const isochron_sync_level_t *lv = ctx->lv;
-    isochron_estimator_state_t st = {0};
+    isochron_estimator_state_t st = {0, ctx->xport};
     isochron_offset_t o;
     int me, rc, n = lv->nfit, warm = lv->npingpongs < 10 ? lv->npingpongs : 10;
     MPI_Comm_rank(comm, &me);
@@ -168,7 +168,7 @@ int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int c
 int isochron_recompute_intercept(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int client, isochron_clock_t *clk,
                                  isochron_lm_t *lm)
 {
-    isochron_estimator_state_t st = {0};
+    isochron_estimator_state_t st = {0, ctx->xport};
     isochron_offset_t o;
     int me, rc;
     MPI_Comm_rank(comm, &me);

@@ -12,6 +12,7 @@ struct isochron_sync_ctx {
     int serialize; /* 1: pairs of a round take turns (some node is oversubscribed) */
     int rounds;    /* pairwise rounds on the critical path, added by algorithms */
     int pinned;    /* this rank pinned itself for the current pair (serialize only) */
+    const isochron_xport_t *xport; /* timestamp exchanges (NULL: MPI) */
     cpu_set_t saved_affinity;
 };
 
@@ -37,7 +38,7 @@ int isochron_recompute_intercept(isochron_sync_ctx_t *ctx, MPI_Comm comm, int re
 
 /* Measure the offset between ref and client with SKaMPI-Offset on the given clocks (both call). */
 int isochron_offset_skampi(MPI_Comm comm, isochron_clock_t *clk, int ref, int client, int nexchanges,
-                           isochron_offset_t *out);
+                           const isochron_xport_t *xport, isochron_offset_t *out);
 
 /* Does every rank of comm read the same time source through clk's timer? Collective. */
 int isochron_shared_timesource(MPI_Comm comm, isochron_clock_t *clk, int *shared, char *why, int whylen);

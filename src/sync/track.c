@@ -265,14 +265,14 @@ static int refresh_pair(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int
     isochron_clock_t *clk = is_ref ? t->global : t->inner;
     /* exchanges to wake the pair up, then NSUB measurements of which the
      * tightest interval is kept (minimum-delay filtering, as the sync's fit) */
-    rc = isochron_offset_skampi(comm, clk, ref, client, NWARM, &warm);
+    rc = isochron_offset_skampi(comm, clk, ref, client, NWARM, t->o.xport, &warm);
     o.uncertainty = INFINITY;
     /* the first refresh has nothing to compare a disturbed measurement with:
      * it takes three times as many and keeps the tightest */
     int nsub = t->refreshes == 0 ? 3 * NSUB : NSUB;
     for (int k = 0; k < nsub && !rc; k++) {
         isochron_offset_t ok;
-        rc = isochron_offset_skampi(comm, clk, ref, client, t->o.npingpongs, &ok);
+        rc = isochron_offset_skampi(comm, clk, ref, client, t->o.npingpongs, t->o.xport, &ok);
         if (!rc && !is_ref && ok.uncertainty < o.uncertainty) o = ok;
     }
     double var = 0;

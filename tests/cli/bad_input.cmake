@@ -35,3 +35,10 @@ foreach(case "bench;isochron-bench;--sizes;8..1M" "barrier;isochron-barrier;--ca
   set_tests_properties(${name}_interrupted PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src"
                        TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
 endforeach()
+
+# The drivers write what the published schema says (python/src/isochron/results-1.schema.json)
+add_test(NAME drivers_satisfy_schema
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_schema.sh ${ISOCHRON_MPIRUN_LOCAL} ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}
+                 $<TARGET_FILE:isochron-bench> $<TARGET_FILE:isochron-clock> $<TARGET_FILE:isochron-barrier>)
+set_tests_properties(drivers_satisfy_schema PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli"
+                     PASS_REGULAR_EXPRESSION "check_schema: PASS")

@@ -25,9 +25,9 @@ SCHEMA_VERSION = 1
 #: schema version -> function bringing a record of that version to the current shape
 _UPGRADERS = {1: lambda rec: rec}
 #: tools whose runs close with an ``end`` record
-_ENDED_TOOLS = {"isochron-bench", "isochron-barrier"}
+_ENDED_TOOLS = {"isochron-bench", "isochron-barrier", "isochron-shmem"}
 #: the record type ``load()`` returns by default, per tool
-PRIMARY = {"isochron-bench": "point", "isochron-clock": "accuracy", "isochron-barrier": "cost"}
+PRIMARY = {"isochron-bench": "point", "isochron-clock": "accuracy", "isochron-barrier": "cost", "isochron-shmem": "point"}
 
 
 class IsochronError(Exception):
@@ -88,6 +88,34 @@ def _flatten(rtype, rec):
     return row
 
 
+_VALIDATOR = None
+
+
+def _validator():
+    """The JSON Schema of the records (results-1.schema.json, shipped in the package)."""
+    global _VALIDATOR
+    if _VALIDATOR is None:
+        import jsonschema
+        with open(os.path.join(os.path.dirname(__file__), "results-1.schema.json"), encoding="utf-8") as fh:
+            _VALIDATOR = jsonschema.Draft202012Validator(json.load(fh))
+    return _VALIDATOR
+
+
+def _check_record(path, lineno, rec):
+    """Raise one clear IsochronError naming file, line and field if rec breaks the schema."""
+    errors = sorted(_validator().iter_errors(rec), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return
+    e = errors[0]
+    where = ".".join(str(p) for p in e.absolute_path)
+    rtype = rec.get("type") if isinstance(rec, dict) else None
+    what = f"{rtype!r} record" if isinstance(rtype, str) else "record"
+    field = f", field {where!r}" if where else ""
+    value = e.message if len(e.message) <= 160 else e.message[:157] + "..."
+    raise IsochronError(f"{path}:{lineno}: {what}{field}: {value}"
+                        " (not what isochron's drivers write: see results-1.schema.json)")
+
+
 def _parse_lines(path, text):
     """(line number, record) pairs; a last line cut mid-JSON is reported, not parsed."""
     lines = text.splitlines()
@@ -121,6 +149,10 @@ def _parse_lines(path, text):
                 f"{path}:{i + 1}: not an isochron record (a JSON object with 'type' and"
                 f" 'schema' fields); is this a result file of isochron-clock/-bench/-barrier?"
             )
+        if not isinstance(rec["type"], str) or not rec["type"]:
+            raise IsochronError(f"{path}:{i + 1}: field 'type' is {rec['type']!r}, not a record type name")
+        if "schema" in rec and (not isinstance(rec["schema"], int) or isinstance(rec["schema"], bool)):
+            raise IsochronError(f"{path}:{i + 1}: field 'schema' is {rec['schema']!r}, not a schema version number")
         out.append((i + 1, rec))
     return out, cut
 
@@ -162,6 +194,7 @@ def _read_one(path, ds):
         rtype = rec["type"]
         if rtype == "context":
             schema = _check_schema(path, lineno, rec, None)
+            _check_record(path, lineno, _UPGRADERS[schema](rec))
             ds.contexts.append(dict(_UPGRADERS[schema](rec), file=path))
             run = len(ds.contexts) - 1
             counts[run] = 0
@@ -173,6 +206,7 @@ def _read_one(path, ds):
             )
         version = _check_schema(path, lineno, rec, schema)
         rec = _UPGRADERS[version](rec)
+        _check_record(path, lineno, rec)
         if rtype == "end":
             ended[run] = rec
         if rtype == PRIMARY.get(ds.contexts[run].get("tool")):

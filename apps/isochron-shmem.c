@@ -1,0 +1,343 @@
+/*
+ * isochron-shmem: the SKaMPI-OpenSHMEM measurement set (paper 002, Coti &
+ * Malony) on isochron's global clock. A hybrid program (MPI_Init, then
+ * shmem_init; rank = PE): the clocks are synchronized with any sync spec
+ * whose timestamp ping-pongs run over OpenSHMEM (put + wait, --transport
+ * shmem, the default) or MPI, tracked while measuring, checked right after
+ * (Alg. 6 of paper 000, in the context); then every measurement x size is
+ * repeated until its confidence interval is tight, each point written as soon
+ * as it is done. Thin by design: parsing and orchestration here, measuring in
+ * libisochron_shmem.
+ *
+ * Launch with oshrun or tools/mpirun-local; Open MPI's shmem_finalize
+ * crashes unless its memory patcher is off (OMPI_MCA_memory=^patcher, which
+ * tools/mpirun-local sets; see README "OpenSHMEM").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <shmem.h>
+#include "isochron.h"
+#include "isochron/sync.h"
+#include "isochron/bench.h"
+#include "isochron/report.h"
+#include "isochron/shmem.h"
+#include "common.h"
+
+enum { O_OPS, O_SIZES, O_LOOP, O_ITERS, O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_NOVAL, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_XPORT,
+       O_CHECK, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LLOOP, O_HELP, O_VERSION, NOPT };
+
+static const app_option_t opts[NOPT] = {
+    [O_OPS] = {"ops", "LIST", "measurements (comma-separated names or families: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop; 'all'); see --list-ops", "all"},
+    [O_SIZES] = {"sizes", "LIST", "message sizes: 8,1K,64K or ranges A..B (x2 steps) or A..B*F; K/M/G = 2^10/2^20/2^30 (measurements without a size run once)", "8,4K,1M"},
+    [O_LOOP] = {"loop", "NAME", "loop timing: outside (one timer around the loop, parts by subtraction: Alg. 6/9) or inside (timers around each part: Alg. 7/8); see --list-loops", "outside"},
+    [O_ITERS] = {"iters", "N", "operations per repetition (0: 100, fewer from 64 KiB on)", "0"},
+    [O_MINR] = {"min-reps", "N", "minimum repetitions per point", "5"},
+    [O_MAXR] = {"max-reps", "N", "maximum repetitions per point", "100"},
+    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width of the mean <= X * mean (0: always max-reps)", "0.05"},
+    [O_BUDGET] = {"budget", "SECONDS", "time per point", "1"},
+    [O_NOVAL] = {"no-validate", NULL, "do not check the data after each repetition", NULL},
+    [O_SYNC] = APP_OPT_SYNC,
+    [O_NODESZ] = APP_OPT_NODE_SIZE,
+    [O_TIMER] = APP_OPT_TIMER,
+    [O_SKEW] = APP_OPT_SKEW,
+    [O_TRACK] = APP_OPT_TRACK,
+    [O_XPORT] = {"transport", "NAME", "transport of the clock's timestamp exchanges: shmem (put + wait on the symmetric heap) or mpi", "shmem"},
+    [O_CHECK] = {"check", "WAITS", "after the sync, run the accuracy check (Alg. 6 + ground truth) at these waits (e.g. 0,0.5,1) and report it", NULL},
+    [O_FORMAT] = {"format", "FMT", "stdout: table, jsonl, csv or none", "table"},
+    [O_JSONL] = {"jsonl", "FILE", "also write JSON Lines to FILE", NULL},
+    [O_CSV] = {"csv", "FILE", "also write CSV to FILE", NULL},
+    [O_WATCHDOG] = {"watchdog", "SECONDS", "abort a point that runs longer than this, naming it (0: off)", "120"},
+    [O_QUIET] = APP_OPT_QUIET,
+    [O_LOPS] = {"list-ops", NULL, "list the measurements and exit", NULL},
+    [O_LLOOP] = {"list-loops", NULL, "list the loop timings and exit", NULL},
+    [O_HELP] = APP_OPT_HELP,
+    [O_VERSION] = APP_OPT_VERSION,
+};
+
+static const char *const families[] = {"rma", "nbi", "atomic", "lock", "order", "memory", "coll", "bcast_method", "loop"};
+#define NFAM ((int)(sizeof families / sizeof families[0]))
+
+/* the timing method recorded with a point */
+static const char *method_of(const isochron_shmem_op_t *op, int loop)
+{
+    if (op->flags & ISOCHRON_SHMEM_LOOPED) return isochron_shmem_loop_name(loop);
+    if (!strcmp(op->family, "loop")) return op->name + 5;
+    if (!strcmp(op->name, "bcast_sync") || !strcmp(op->name, "bcast_rounds")) return "global";
+    if (!strcmp(op->name, "bcast_ack")) return "ack";
+    if (strstr(op->name, "post")) return "inside";
+    return "outside";
+}
+
+static int finish(int code)
+{
+    shmem_finalize(); /* Open MPI's finalizes MPI too */
+    int f = 0;
+    MPI_Finalized(&f);
+    if (!f) MPI_Finalize();
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    shmem_init();
+    int rank, size, code = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *v[NOPT];
+    const char *prog = "isochron-shmem";
+#define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-shmem: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = 2; goto done; } while (0)
+    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
+    {
+        int same = shmem_my_pe() == rank && shmem_n_pes() == size;
+        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!same) FAIL("MPI ranks and OpenSHMEM PEs differ (%d ranks, %d PEs); isochron-shmem needs one PE per rank, numbered alike", size, shmem_n_pes());
+    }
+    if (v[O_HELP]) {
+        if (rank == 0) {
+            app_help(stdout, prog, "[options]   (run under oshrun or tools/mpirun-local)", opts, NOPT);
+            printf("\nMeasures OpenSHMEM routines as SKaMPI-OpenSHMEM does (paper 002): each repetition runs --iters\n"
+                   "operations timed per --loop; repetitions continue until the mean's CI is within --rel-ci. Times are\n"
+                   "per operation; pair measurements are PE 0 -> PE 1, collective ones the largest over PEs.\n"
+                   "Open MPI: set OMPI_MCA_memory=^patcher (tools/mpirun-local does), or shmem_finalize crashes.\n");
+        }
+        goto done;
+    }
+    if (v[O_VERSION]) { if (rank == 0) printf("isochron-shmem %s\n", ISOCHRON_VERSION_STRING); goto done; }
+    if (v[O_LOPS]) {
+        if (rank == 0)
+            for (int i = 0; i < isochron_shmem_op_count(); i++) {
+                const isochron_shmem_op_t *op = isochron_shmem_op_get(i);
+                printf("%-20s %-13s %s\n", op->name, op->family, op->description);
+            }
+        goto done;
+    }
+    if (v[O_LLOOP]) {
+        if (rank == 0)
+            printf("outside   one timer around the loop; a part of an iteration = loop minus the other part measured first (Alg. 6, 9); default\n"
+                   "inside    a timer around each iteration or timed part (Alg. 7, 8)\n"
+                   "(the four variants side by side: --ops loop)\n");
+        goto done;
+    }
+
+    /* ---- options, all checked before anything runs */
+    isochron_shmem_opts_t so;
+    isochron_shmem_opts_default(&so);
+    isochron_bench_opts_t bo;
+    isochron_bench_opts_default(&bo);
+    bo.min_reps = so.min_reps; bo.max_reps = so.max_reps; bo.rel_ci = so.rel_ci; bo.budget = so.budget;
+    if ((code = app_engine_options(prog, v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
+    if (!v[O_MINR] && bo.max_reps < bo.min_reps) bo.min_reps = bo.max_reps; /* --max-reps alone lowers the default minimum */
+    if (bo.max_reps < bo.min_reps) FAIL("--max-reps %d is below --min-reps %d", bo.max_reps, bo.min_reps);
+    if (!(bo.rel_ci >= 0)) FAIL("--rel-ci must be >= 0");
+    if (!(bo.budget >= 0)) FAIL("--budget must be >= 0 seconds");
+    so.min_reps = bo.min_reps; so.max_reps = bo.max_reps; so.rel_ci = bo.rel_ci; so.budget = bo.budget;
+    so.validate = v[O_NOVAL] == NULL;
+    long lv;
+    if (v[O_ITERS]) { if (isochron_parse_long(v[O_ITERS], &lv) || lv < 0 || lv > 100000000) FAIL("--iters '%s': expected an integer in [0, 100000000]", v[O_ITERS]); so.iters = (int)lv; }
+    if (v[O_LOOP] && isochron_shmem_loop_find(v[O_LOOP], &so.loop)) FAIL("--loop: %s", isochron_last_error());
+    double watchdog = 120;
+    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
+    const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
+    if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "csv") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, jsonl, csv, none", fmt);
+    int use_shmem_xport = 1;
+    if (v[O_XPORT]) {
+        if (!strcmp(v[O_XPORT], "mpi")) use_shmem_xport = 0;
+        else if (strcmp(v[O_XPORT], "shmem")) FAIL("unknown --transport '%s'; valid: shmem, mpi", v[O_XPORT]);
+    }
+    double cwaits[16];
+    int ncw = 0;
+    if (v[O_CHECK] && (app_parse_list(v[O_CHECK], cwaits, 16, &ncw) || ncw < 1)) FAIL("--check '%s': up to 16 ascending wait times in seconds, e.g. 0,0.5,1", v[O_CHECK]);
+    for (int i = 1; i < ncw; i++) if (cwaits[i] < cwaits[i - 1]) FAIL("--check '%s': wait times must ascend", v[O_CHECK]);
+    size_t sizes[256];
+    int nsizes = 0;
+    char err[512] = "";
+    if (app_parse_sizes(v[O_SIZES] ? v[O_SIZES] : "8,4K,1M", sizes, 256, &nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
+    const isochron_shmem_op_t *list[256];
+    int nops = 0;
+    {
+        char *copy = strdup(v[O_OPS] ? v[O_OPS] : "all"), *save = NULL;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            int fam = -1;
+            for (int f = 0; f < NFAM; f++) if (!strcmp(t, families[f])) fam = f;
+            if (fam >= 0 || !strcmp(t, "all")) {
+                for (int i = 0; i < isochron_shmem_op_count() && nops < 256; i++)
+                    if (fam < 0 || !strcmp(isochron_shmem_op_get(i)->family, families[fam])) list[nops++] = isochron_shmem_op_get(i);
+                continue;
+            }
+            const isochron_shmem_op_t *op;
+            if (isochron_shmem_op_find(t, &op)) { free(copy); FAIL("--ops: %s (or a family: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, all)", isochron_last_error()); }
+            if (nops < 256) list[nops++] = op;
+        }
+        free(copy);
+    }
+    for (int i = 0; i < nops; i++) {
+        if ((list[i]->flags & ISOCHRON_SHMEM_MIN2) && size < 2) FAIL("%s needs at least 2 PEs (running on %d)", list[i]->name, size);
+        if (list[i]->flags & ISOCHRON_SHMEM_ELEM8)
+            for (int s = 0; s < nsizes; s++)
+                if (sizes[s] % 8) FAIL("%s moves 64-bit elements: size %zu B is not a multiple of 8", list[i]->name, sizes[s]);
+    }
+    if ((code = app_clock_options(prog, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
+    int track = 1;
+    if ((code = app_parse_track(prog, v[O_TRACK], rank, &track))) goto done;
+    FILE *jf = NULL, *cf = NULL;
+    if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
+    if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (code) FAIL("cannot write the output file(s)");
+    int quiet = v[O_QUIET] != NULL;
+    double wall0 = isochron_truth_now();
+
+    /* ---- clock over the chosen transport */
+    isochron_xport_t *xp = NULL;
+    if (use_shmem_xport && isochron_shmem_xport_create(60, &xp)) FAIL("OpenSHMEM transport: %s", isochron_last_error());
+    app_clock_transport(xp);
+    app_clock_t ck;
+    app_watchdog_arm(prog, watchdog, rank, "clock synchronization", v[O_JSONL]);
+    code = app_clock_setup(prog, v[O_SYNC], v[O_TIMER], v[O_SKEW], track, MPI_COMM_WORLD, quiet, &ck);
+    app_watchdog_disarm();
+    if (code) { isochron_shmem_xport_destroy(xp); goto done; }
+    char check_json[2048] = "null";
+    if (ncw) {
+        isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * ncw, sizeof *acc) : NULL;
+        int truth = 0;
+        app_watchdog_arm(prog, watchdog, rank, "accuracy check", v[O_JSONL]);
+        int rc = isochron_sync_check_xport(MPI_COMM_WORLD, ck.global, ck.track, xp, cwaits, ncw, 50, acc, &truth);
+        app_watchdog_disarm();
+        if (rc) { free(acc); app_clock_free(&ck); isochron_shmem_xport_destroy(xp); FAIL("accuracy check: %s", isochron_last_error()); }
+        if (rank == 0) {
+            isochron_json_t j;
+            isochron_json_open_string(&j);
+            isochron_json_array_begin(&j);
+            for (int w = 0; w < ncw; w++) {
+                double mm = 0, mt = 0, mb = 0;
+                for (int r = 1; r < size; r++) {
+                    isochron_accuracy_t *a = &acc[r * ncw + w];
+                    mm = fmax(mm, fabs(a->measured_offset));
+                    mt = fmax(mt, fabs(a->true_offset));
+                    if (isfinite(a->bound)) mb = fmax(mb, a->bound);
+                }
+                isochron_json_object_begin(&j);
+                isochron_json_knumber(&j, "wait_s", cwaits[w]);
+                isochron_json_knumber(&j, "max_abs_measured_offset_s", mm);
+                isochron_json_knumber(&j, "max_abs_true_offset_s", truth ? mt : NAN);
+                isochron_json_knumber(&j, "max_bound_s", ck.track ? mb : NAN);
+                isochron_json_object_end(&j);
+                if (!quiet) {
+                    char tr[48] = "n/a (ranks on several hosts)";
+                    if (truth) snprintf(tr, sizeof tr, "%.3f us", mt * 1e6);
+                    fprintf(stderr, "isochron-shmem: check at +%.2f s over %s: max |measured offset| %.3f us, max |true offset| %s\n", cwaits[w],
+                            xp ? "shmem" : "mpi", mm * 1e6, tr);
+                }
+            }
+            isochron_json_array_end(&j);
+            char *t = isochron_json_close_string(&j);
+            snprintf(check_json, sizeof check_json, "%s", t);
+            free(t);
+        }
+        free(acc);
+    }
+
+    /* ---- reporters and context */
+    isochron_reporter_t *reps[3] = {NULL, NULL, NULL};
+    if (rank == 0) {
+        if (strcmp(fmt, "none")) isochron_reporter_create(fmt, stdout, &reps[0]);
+        if (jf) isochron_reporter_create("jsonl", jf, &reps[1]);
+        if (cf) isochron_reporter_create("csv", cf, &reps[2]);
+    }
+    char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv);
+    int over = ck.rep.oversubscribed;
+    if (rank == 0) {
+        char *opts_json = NULL, *timer_j = NULL, *lib_j = NULL;
+        isochron_json_t j;
+        if (isochron_json_open_string(&j) == ISOCHRON_OK) {
+            isochron_json_object_begin(&j);
+            isochron_json_kint(&j, "min_reps", so.min_reps);
+            isochron_json_kint(&j, "max_reps", so.max_reps);
+            isochron_json_knumber(&j, "rel_ci", so.rel_ci);
+            isochron_json_kstring(&j, "ci_of", "mean");
+            isochron_json_knumber(&j, "ci_level", so.ci_level);
+            isochron_json_knumber(&j, "budget_s", so.budget);
+            isochron_json_kint(&j, "iters", so.iters);
+            isochron_json_kstring(&j, "loop", isochron_shmem_loop_name(so.loop));
+            isochron_json_kint(&j, "validate", so.validate);
+            isochron_json_kstring(&j, "transport", xp ? "shmem" : "mpi");
+            isochron_json_object_end(&j);
+            opts_json = isochron_json_close_string(&j);
+        }
+        if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, isochron_timer_name(ck.timer)); timer_j = isochron_json_close_string(&j); }
+        char libname[128];
+        snprintf(libname, sizeof libname, "OpenSHMEM %d.%d (%s %d.%d)", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
+#ifdef OSHMEM_MAJOR_VERSION
+                 "Open MPI oshmem", OSHMEM_MAJOR_VERSION, OSHMEM_MINOR_VERSION
+#else
+                 "vendor", 0, 0
+#endif
+        );
+        if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, libname); lib_j = isochron_json_close_string(&j); }
+        char over_j[8], np_j[16], nodes_j[16];
+        snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
+        snprintf(np_j, sizeof np_j, "%d", size);
+        snprintf(nodes_j, sizeof nodes_j, "%d", ck.rep.nodes);
+        isochron_kv_t kv[] = {{"tool", "\"isochron-shmem\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
+                              {"timer", timer_j}, {"clock_sync", ck.json}, {"clock_check", check_json}, {"shmem_library", lib_j},
+                              {"scheme", "\"barrier\""}, {"method", so.loop == ISOCHRON_SHMEM_LOOP_INSIDE ? "\"inside\"" : "\"outside\""}, {"options", opts_json}};
+        int nkv = (int)(sizeof kv / sizeof kv[0]);
+        for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
+        free(opts_json); free(timer_j); free(lib_j);
+    }
+
+    /* ---- the sweep */
+    int total = 0, done_pts = 0, failed = 0, nbad = 0;
+    for (int i = 0; i < nops; i++) total += (list[i]->flags & ISOCHRON_SHMEM_SIZED) ? nsizes : 1;
+    for (int i = 0; i < nops && !failed; i++) {
+        int ns = (list[i]->flags & ISOCHRON_SHMEM_SIZED) ? nsizes : 1;
+        for (int s = 0; s < ns && !failed; s++) {
+            if (ck.track) {
+                int refreshed;
+                isochron_track_poll(ck.track, &refreshed); /* keep the clock true between points, never inside one */
+            }
+            isochron_point_t pt;
+            char what[96];
+            snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);
+            app_watchdog_arm(prog, watchdog, rank, what, v[O_JSONL]);
+            int prc = isochron_shmem_measure(list[i], &so, sizes[s], ck.global, &pt);
+            app_watchdog_disarm();
+            /* the clock's error matters where times are differences of global timestamps (Alg. 2, 3);
+             * elsewhere times are local durations on one PE */
+            if (!prc && ck.track && (!strcmp(list[i]->name, "bcast_sync") || !strcmp(list[i]->name, "bcast_rounds")))
+                isochron_track_error(ck.track, &pt.clock_bound, &pt.clock_true);
+            done_pts++;
+            if (prc == ISOCHRON_EVALIDATE) { /* wrong data: say so, report no time for it, go on */
+                if (rank == 0) fprintf(stderr, "isochron-shmem: %s at %zu B: validation failed, no result: %s\n", list[i]->name, sizes[s], isochron_last_error());
+                nbad++;
+                code = 1;
+            } else if (prc) {
+                if (rank == 0) fprintf(stderr, "isochron-shmem: %s at %zu B failed: %s\n", list[i]->name, sizes[s], isochron_last_error());
+                failed = 1;
+                code = 1;
+            } else if (rank == 0) {
+                const char *meth = method_of(list[i], so.loop);
+                for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], &pt, "barrier", meth);
+                if (!quiet) {
+                    double el = isochron_truth_now() - wall0, eta = el / done_pts * (total - done_pts);
+                    char tb[32];
+                    fprintf(stderr, "[%d/%d] %s %zu B: mean %s, %d reps (ETA %.0f s)\n", done_pts, total, pt.op, pt.bytes,
+                            isochron_fmt_time(pt.s.mean, tb, sizeof tb), pt.valid, eta);
+                }
+            }
+        }
+    }
+    if (rank == 0)
+        for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts - failed - nbad, !failed && !nbad); isochron_reporter_destroy(reps[k]); }
+    if (rank == 0 && nbad) fprintf(stderr, "isochron-shmem: %d point(s) failed validation (see above)\n", nbad);
+    free(ctxbuf);
+    app_clock_free(&ck);
+    isochron_shmem_xport_destroy(xp);
+    if (jf) fclose(jf);
+    if (cf) fclose(cf);
+done:
+    return finish(code);
+}

@@ -1,0 +1,113 @@
+/**
+ * \file isochron/shmem.h
+ * \brief OpenSHMEM: the SKaMPI-OpenSHMEM measurement set (paper 002, Coti &
+ *        Malony) on isochron's clock, statistics and point records, and the
+ *        OpenSHMEM transport of the clock synchronization.
+ *
+ * Built only when an OpenSHMEM is found (libisochron_shmem; Open MPI's oshmem
+ * here). The program is hybrid: MPI_Init then shmem_init, MPI rank = PE; the
+ * library's control traffic (agreement, reductions of results) is MPI on its
+ * own duplicate of MPI_COMM_WORLD; what is measured is OpenSHMEM only.
+ *
+ * Measurements are a registry by name (isochron_shmem_op_find). One
+ * repetition of a measurement runs `iters` operations and yields one time per
+ * operation (seconds) on each PE that measures; the repetition's value is the
+ * largest over those PEs. Repetitions continue until the Student's t interval
+ * of the mean is within rel_ci of it (at least min_reps, at most max_reps, or
+ * the budget). Results are isochron_point_t records (isochron/bench.h) so the
+ * reporters of isochron/report.h write them.
+ *
+ * Loop timing (paper 002 sec. 3.3, Alg. 6-9): ISOCHRON_SHMEM_LOOP_OUTSIDE (the
+ * default, least disturbed: one timer around the loop; a part of an iteration
+ * is the loop minus the other part measured beforehand, Alg. 6/9) or
+ * ISOCHRON_SHMEM_LOOP_INSIDE (timers around each timed part, Alg. 7/8). The
+ * four variants of the paper's sec. 4.1 comparison are also measurements of
+ * their own (loop_outside, loop_inside, loop_quiet, loop_subtract).
+ */
+#ifndef ISOCHRON_SHMEM_H
+#define ISOCHRON_SHMEM_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include "isochron/clock.h"
+#include "isochron/sync.h"
+#include "isochron/bench.h"
+
+/* ------------------------------------------------------------------------ */
+/* Transport of the clock synchronization                                    */
+
+/**
+ * \brief The OpenSHMEM transport of the sync's timestamp exchanges: the value
+ * is put into the peer's symmetric slot for this PE, a fence orders it before
+ * the sequence number put after it, and the receiver waits for the sequence
+ * number (shmem_long_test polled up to \p timeout seconds, then an error: it
+ * never hangs). Collective over MPI_COMM_WORLD after shmem_init (maps MPI
+ * ranks to PEs). EUNSUPPORTED if the library lacks the point-to-point
+ * synchronization routines.
+ */
+int isochron_shmem_xport_create(double timeout, isochron_xport_t **out);
+void isochron_shmem_xport_destroy(isochron_xport_t *x);
+
+/* ------------------------------------------------------------------------ */
+/* Measurements                                                               */
+
+enum { ISOCHRON_SHMEM_LOOP_OUTSIDE = 0, ISOCHRON_SHMEM_LOOP_INSIDE = 1 };
+/** \brief "outside" | "inside" (ENAME lists them). */
+int isochron_shmem_loop_find(const char *name, int *loop);
+const char *isochron_shmem_loop_name(int loop);
+
+/** Flags of a measurement. */
+enum {
+    ISOCHRON_SHMEM_SIZED = 1u << 0,   /**< uses the message size */
+    ISOCHRON_SHMEM_MIN2 = 1u << 1,    /**< needs at least 2 PEs */
+    ISOCHRON_SHMEM_ELEM8 = 1u << 2,   /**< size must be a multiple of 8 (64-bit collectives) */
+    ISOCHRON_SHMEM_LOOPED = 1u << 3   /**< --loop applies */
+};
+
+typedef struct isochron_shmem_ctx isochron_shmem_ctx_t;
+
+/** A measurement: set-up (collective; symmetric buffers), one repetition, validation, teardown. */
+typedef struct {
+    const char *name;
+    const char *family;       /**< rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop */
+    const char *description;
+    unsigned flags;
+    int (*setup)(isochron_shmem_ctx_t *c);
+    /** One repetition (collective): *t = seconds per operation on this PE, *active = 1 if it counts
+     *  (NaN: this repetition is invalid, e.g. a late start of Alg. 2). */
+    int (*run)(isochron_shmem_ctx_t *c, double *t, int *active);
+    int (*validate)(isochron_shmem_ctx_t *c);  /**< after run, collective; NULL: nothing moved */
+    void (*teardown)(isochron_shmem_ctx_t *c);
+} isochron_shmem_op_t;
+
+int isochron_shmem_op_count(void);
+const isochron_shmem_op_t *isochron_shmem_op_get(int i);
+/** \brief Find by name (case-insensitive); ENAME lists the valid names. */
+int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out);
+
+/** Options of a measurement run. */
+typedef struct {
+    int min_reps, max_reps; /**< repetitions (each of `iters` operations) */
+    double rel_ci;          /**< stop when the CI half-width of the mean <= rel_ci x mean (0: max_reps) */
+    double ci_level;
+    double budget;          /**< seconds per point (0: none) */
+    int iters;              /**< operations per repetition (0: 100, fewer for large sizes) */
+    int loop;               /**< ISOCHRON_SHMEM_LOOP_* */
+    int validate;           /**< 1: check data after every repetition */
+} isochron_shmem_opts_t;
+
+void isochron_shmem_opts_default(isochron_shmem_opts_t *o);
+
+/**
+ * \brief Measure \p op at \p bytes on all PEs (collective; MPI_COMM_WORLD =
+ * all PEs). \p global: the synchronized clock every time is read from
+ * (Alg. 2 and 3 start on it). Fills \p res on every PE: op, family, bytes,
+ * nprocs, reps, valid, stop, s (seconds per operation), correction (a time
+ * subtracted: empty quiet, barrier, acknowledgment, computation), overlap,
+ * t_comm, t_comp (nbi overlap), validated. EINVAL (clear sentence) for a size
+ * the measurement cannot take or too few PEs; EVALIDATE if data was wrong.
+ */
+int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes,
+                           isochron_clock_t *global, isochron_point_t *res);
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * OpenSHMEM collectives (active-set API of OpenSHMEM 1.4; Open MPI 4.1's
+ * oshmem has no teams) and the broadcast measurement methods of
+ * SKaMPI-OpenSHMEM (paper 002, sec. 3.2):
+ *   bcast_barrier  Alg. 1: broadcast + barrier per iteration, minus the time
+ *                  of a barrier measured separately;
+ *   bcast_sync     Alg. 2: each broadcast starts at a common time on
+ *                  isochron's global clock (SKaMPI's start_sync/stop_sync),
+ *                  time = last end - start; a PE that starts late by more than
+ *                  half the window invalidates that broadcast;
+ *   bcast_rounds   Alg. 3: from one common start, one broadcast per root in
+ *                  turn, time = (last end - start) / PEs (pipelining between
+ *                  consecutive broadcasts can make it smaller, sec. 4.4);
+ *   bcast_ack      Alg. 4-5 (de Supinski-Karonis, one-sided): per task, the
+ *                  acknowledgment exchange (fetch_inc + wait_until) is
+ *                  measured first; then the root waits for the task's ack
+ *                  after every broadcast; the task's cycle minus one ack is
+ *                  its broadcast time; the largest over tasks is reported.
+ * Consecutive collectives alternate between two pSync arrays.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "isochron/timer.h"
+#include "core/util.h"
+#include "shmem/shmem_impl.h"
+
+#define ME (c->me)
+#define NP (c->npes)
+#define NEL (c->bytes / 8)
+#define ACK 20 /* sig[ACK]: the acknowledgment counter; sig[ACK+1]: the largest value it was seen with */
+
+static int setup_coll(isochron_shmem_ctx_t *c)
+{
+    size_t nb = c->bytes * (size_t)c->npes;
+    return shm_alloc(c, nb ? nb : 8);
+}
+static void teardown_coll(isochron_shmem_ctx_t *c) { shm_free(c); }
+
+static void bcast(isochron_shmem_ctx_t *c, int i, int root)
+{
+    shmem_broadcast64(c->dst, c->src, NEL, root, 0, 0, NP, c->psync[i & 1]);
+}
+
+/* ---- plain collectives ---------------------------------------------------- */
+
+static void prep_coll(isochron_shmem_ctx_t *c)
+{
+    const isochron_shmem_op_t *op = c->op;
+    size_t n = c->bytes;
+    if (!strncmp(op->name, "reduce", 6)) {
+        long *s = (long *)c->src, *d = (long *)c->dst;
+        for (size_t k = 0; k < NEL; k++) { s[k] = ME + c->rep + (long)k; d[k] = -1; }
+    } else if (!strncmp(op->name, "alltoall", 8)) {
+        for (int j = 0; j < NP; j++) {
+            shm_fill(c->src + (size_t)j * n, n, c->rep, ME * NP + j);
+            shm_poison(c->dst + (size_t)j * n, n, c->rep, j * NP + ME);
+        }
+    } else {
+        shm_fill(c->src, n, c->rep, ME);
+        for (int j = 0; j < NP; j++) shm_poison(c->dst + (size_t)j * n, n, c->rep, j);
+    }
+}
+
+static int run_coll(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    const isochron_shmem_op_t *op = c->op;
+    prep_coll(c);
+    int rc = shm_barrier(c);
+    if (rc) return rc;
+    *act = 1;
+    const char *n = op->name;
+    if (!strcmp(n, "barrier_all")) SHM_TIME_LOOP(c, *t, shmem_barrier_all());
+    else if (!strcmp(n, "sync_all")) SHM_TIME_LOOP(c, *t, shmem_sync_all());
+    else if (!strcmp(n, "broadcast")) SHM_TIME_LOOP(c, *t, bcast(c, i, 0));
+    else if (!strcmp(n, "reduce")) {
+        SHM_TIME_LOOP(c, *t, shmem_long_sum_to_all((long *)c->dst, (long *)c->src, (int)NEL, 0, 0, NP, c->pwrk, c->psync[i & 1]));
+    } else if (!strcmp(n, "collect")) SHM_TIME_LOOP(c, *t, shmem_collect64(c->dst, c->src, NEL, 0, 0, NP, c->psync[i & 1]));
+    else if (!strcmp(n, "fcollect")) SHM_TIME_LOOP(c, *t, shmem_fcollect64(c->dst, c->src, NEL, 0, 0, NP, c->psync[i & 1]));
+    else if (!strcmp(n, "reduce_max")) {
+        SHM_TIME_LOOP(c, *t, shmem_long_max_to_all((long *)c->dst, (long *)c->src, (int)NEL, 0, 0, NP, c->pwrk, c->psync[i & 1]));
+    } else if (!strcmp(n, "alltoall")) SHM_TIME_LOOP(c, *t, shmem_alltoall64(c->dst, c->src, NEL, 0, 0, NP, c->psync[i & 1]));
+    else if (!strcmp(n, "alltoalls")) SHM_TIME_LOOP(c, *t, shmem_alltoalls64(c->dst, c->src, 1, 1, NEL, 0, 0, NP, c->psync[i & 1]));
+    else return isochron_set_error(ISOCHRON_EINVAL, "shmem: no collective named '%s'", n);
+    return ISOCHRON_OK;
+}
+
+static int validate_coll(isochron_shmem_ctx_t *c)
+{
+    const isochron_shmem_op_t *op = c->op;
+    const char *n = op->name;
+    size_t nb = c->bytes;
+    if (!strcmp(n, "broadcast")) return ME == 0 ? ISOCHRON_OK : shm_check(c->dst, nb, c->rep, 0, "broadcast", ME);
+    if (!strncmp(n, "reduce", 6)) {
+        const long *d = (const long *)c->dst;
+        int max = !strcmp(n, "reduce_max");
+        for (size_t k = 0; k < NEL; k++) {
+            long want = max ? NP - 1 + c->rep + (long)k : (long)NP * (c->rep + (long)k) + (long)NP * (NP - 1) / 2;
+            if (d[k] != want) return isochron_set_error(ISOCHRON_EVALIDATE, "%s: PE %d element %zu is %ld, expected %ld", n, ME, k, d[k], want);
+        }
+        return ISOCHRON_OK;
+    }
+    if (!strcmp(n, "collect") || !strcmp(n, "fcollect")) {
+        for (int j = 0; j < NP; j++) {
+            int rc = shm_check(c->dst + (size_t)j * nb, nb, c->rep, j, n, ME);
+            if (rc) return rc;
+        }
+        return ISOCHRON_OK;
+    }
+    if (!strncmp(n, "alltoall", 8)) {
+        for (int j = 0; j < NP; j++) {
+            int rc = shm_check(c->dst + (size_t)j * nb, nb, c->rep, j * NP + ME, n, ME);
+            if (rc) return rc;
+        }
+    }
+    return ISOCHRON_OK;
+}
+
+/* ---- broadcast measurement methods (sec. 3.2) ------------------------------ */
+
+static double barrier_time(isochron_shmem_ctx_t *c)
+{
+    double v[3];
+    for (int k = 0; k < 3; k++) {
+        shmem_barrier_all();
+        double t0 = shm_now(c);
+        for (int i = 0; i < c->iters; i++) shmem_barrier_all();
+        v[k] = (shm_now(c) - t0) / c->iters;
+    }
+    return isochron_median(v, 3);
+}
+
+/* the window of Alg. 2/3: several broadcast+barrier times, wider when oversubscribed */
+static int setup_bmethod(isochron_shmem_ctx_t *c)
+{
+    int rc = setup_coll(c);
+    if (rc) return rc;
+    const isochron_shmem_op_t *op = c->op;
+    if (!strcmp(op->name, "bcast_barrier")) c->correction = barrier_time(c); /* Alg. 1's subtrahend */
+    if (!strcmp(op->name, "bcast_sync") || !strcmp(op->name, "bcast_rounds")) {
+        shmem_barrier_all();
+        double t0 = shm_now(c);
+        for (int i = 0; i < c->iters; i++) { bcast(c, i, 0); shmem_barrier_all(); }
+        double est = (shm_now(c) - t0) / c->iters, w;
+        MPI_Allreduce(&est, &w, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+        w = fmax(4 * w, 20e-6);
+        if (c->oversubscribed) w = fmax(w, 1e-3);
+        c->tfull = w; /* the window */
+    }
+    return ISOCHRON_OK;
+}
+
+static void wait_global(isochron_shmem_ctx_t *c, double when)
+{
+    double left = when - shm_now(c);
+    if (c->oversubscribed && left > 400e-6) isochron_nap(left - 300e-6);
+    while (shm_now(c) < when) isochron_spin_pause();
+}
+
+static int run_bcast_barrier(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    shm_fill(c->src, c->bytes, c->rep, ME);
+    shm_poison(c->dst, c->bytes, c->rep, 0);
+    int rc = shm_barrier(c);
+    if (rc) return rc;
+    *act = 1;
+    shmem_barrier_all();
+    SHM_TIME_LOOP(c, *t, bcast(c, i, 0); shmem_barrier_all());
+    *t -= c->correction;
+    return ISOCHRON_OK;
+}
+
+/* Alg. 2 (rounds = 0) and Alg. 3 (rounds = 1) on the global clock */
+static int run_bcast_timed(isochron_shmem_ctx_t *c, double *t, int *act, int rounds)
+{
+    shm_fill(c->src, c->bytes, c->rep, ME);
+    shm_poison(c->dst, c->bytes, c->rep, 0);
+    int rc = shm_barrier(c);
+    if (rc) return rc;
+    int nseq = rounds ? (c->iters / NP > 0 ? c->iters / NP : 1) : c->iters;
+    double w = rounds ? c->tfull * NP : c->tfull;
+    double *se = malloc(sizeof(double) * 4 * (size_t)nseq);
+    if (!se) return isochron_set_error(ISOCHRON_ENOMEM, "shmem: out of memory");
+    double *s = se, *e = se + nseq, *smax = se + 2 * nseq, *emax = se + 3 * nseq;
+    double t0 = shm_now(c) + fmax(2 * w, 200e-6);
+    MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, c->comm);
+    int call = 0;
+    for (int k = 0; k < nseq; k++) {
+        wait_global(c, t0 + k * w);
+        s[k] = shm_now(c);
+        if (rounds) for (int r = 0; r < NP; r++) bcast(c, call++, r);
+        else bcast(c, call++, 0);
+        e[k] = shm_now(c);
+    }
+    MPI_Allreduce(s, smax, nseq, MPI_DOUBLE, MPI_MAX, c->comm);
+    MPI_Allreduce(e, emax, nseq, MPI_DOUBLE, MPI_MAX, c->comm);
+    double sum = 0;
+    int nv = 0;
+    for (int k = 0; k < nseq; k++) {
+        double start = t0 + k * w;
+        if (smax[k] - start > 0.5 * c->tfull) continue; /* a late start: not measured from a common start */
+        sum += (emax[k] - start) / (rounds ? NP : 1);
+        nv++;
+    }
+    free(se);
+    if (ME == 0) { *act = 1; *t = nv ? sum / nv : NAN; }
+    return ISOCHRON_OK;
+}
+static int run_bcast_sync(isochron_shmem_ctx_t *c, double *t, int *act) { return run_bcast_timed(c, t, act, 0); }
+static int run_bcast_rounds(isochron_shmem_ctx_t *c, double *t, int *act) { return run_bcast_timed(c, t, act, 1); }
+
+static void ack(isochron_shmem_ctx_t *c, int pe) { (void)shmem_long_atomic_fetch_inc(&c->sig[ACK], pe); }
+static void wait_ack(isochron_shmem_ctx_t *c)
+{
+    shmem_long_wait_until(&c->sig[ACK], SHMEM_CMP_GE, 1);
+    if (c->sig[ACK] > c->sig[ACK + 1]) c->sig[ACK + 1] = c->sig[ACK];
+    c->sig[ACK] = 0; /* Lemma 1: never more than one acknowledgment pending */
+}
+
+static int run_bcast_ack(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    shm_fill(c->src, c->bytes, c->rep, ME);
+    shm_poison(c->dst, c->bytes, c->rep, 0);
+    c->sig[ACK] = 0;
+    c->sig[ACK + 1] = 0;
+    int rc = shm_barrier(c);
+    if (rc) return rc;
+    int M = c->iters, call = 0;
+    for (int task = 1; task < NP; task++) {
+        /* initialize (Alg. 4): the acknowledgment round trip, measured on the task */
+        shmem_barrier_all();
+        double t1 = shm_now(c), rt1 = 0;
+        for (int i = 0; i < M; i++) {
+            if (ME == 0) { wait_ack(c); ack(c, task); }
+            else if (ME == task) { ack(c, 0); wait_ack(c); }
+        }
+        rt1 = (shm_now(c) - t1) / M;
+        /* warm-up (Alg. 5, first part) */
+        bcast(c, call++, 0);
+        if (ME == 0) wait_ack(c);
+        else if (ME == task) ack(c, 0);
+        /* measure */
+        t1 = shm_now(c);
+        for (int i = 0; i < M; i++) {
+            bcast(c, call++, 0);
+            if (ME == 0) wait_ack(c);
+            else if (ME == task) ack(c, 0);
+        }
+        double t2 = shm_now(c);
+        if (ME == task) {
+            *act = 1;
+            *t = (t2 - t1) / M - 0.5 * rt1;
+            c->correction = 0.5 * rt1;
+        }
+    }
+    shmem_barrier_all();
+    return ISOCHRON_OK;
+}
+static int validate_bcast(isochron_shmem_ctx_t *c)
+{
+    const isochron_shmem_op_t *op = c->op;
+    if (!strcmp(op->name, "bcast_ack") && ME == 0 && c->sig[ACK + 1] > 1)
+        return isochron_set_error(ISOCHRON_EVALIDATE, "bcast_ack: the acknowledgment counter reached %ld (Lemma 1 says at most 1)", c->sig[ACK + 1]);
+    if (!strcmp(op->name, "bcast_rounds")) { /* the last broadcast with another root wins */
+        int last = ME == NP - 1 ? NP - 2 : NP - 1;
+        return shm_check(c->dst, c->bytes, c->rep, last, "bcast_rounds", ME);
+    }
+    return ME == 0 ? ISOCHRON_OK : shm_check(c->dst, c->bytes, c->rep, 0, op->name, ME);
+}
+
+#define S ISOCHRON_SHMEM_SIZED
+#define E8 ISOCHRON_SHMEM_ELEM8
+#define L ISOCHRON_SHMEM_LOOPED
+const isochron_shmem_op_t isochron_shmem_coll_ops[] = {
+    {"barrier_all", "coll", "shmem_barrier_all; largest over PEs", L, setup_coll, run_coll, NULL, teardown_coll},
+    {"sync_all", "coll", "shmem_sync_all; largest over PEs", L, setup_coll, run_coll, NULL, teardown_coll},
+    {"broadcast", "coll", "shmem_broadcast64 from PE 0, back to back; largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"reduce", "coll", "shmem_long_sum_to_all; largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"reduce_max", "coll", "shmem_long_max_to_all; largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"collect", "coll", "shmem_collect64 (size per PE); largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"fcollect", "coll", "shmem_fcollect64 (size per PE); largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"alltoall", "coll", "shmem_alltoall64 (size per pair); largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"alltoalls", "coll", "shmem_alltoalls64 with unit strides (size per pair); largest over PEs", S | E8 | L, setup_coll, run_coll, validate_coll, teardown_coll},
+    {"bcast_barrier", "bcast_method", "Alg. 1: broadcast + barrier per iteration minus a barrier's time; largest over PEs", S | E8 | ISOCHRON_SHMEM_MIN2 | L, setup_bmethod, run_bcast_barrier, validate_bcast, teardown_coll},
+    {"bcast_sync", "bcast_method", "Alg. 2: each broadcast from a common start on the global clock; last end - start", S | E8 | ISOCHRON_SHMEM_MIN2, setup_bmethod, run_bcast_sync, validate_bcast, teardown_coll},
+    {"bcast_rounds", "bcast_method", "Alg. 3: one broadcast per root in turn from a common start; (last end - start) / PEs", S | E8 | ISOCHRON_SHMEM_MIN2, setup_bmethod, run_bcast_rounds, validate_bcast, teardown_coll},
+    {"bcast_ack", "bcast_method", "Alg. 4-5: root waits for each task's fetch_inc ack; cycle minus one ack, largest over tasks", S | E8 | ISOCHRON_SHMEM_MIN2, setup_bmethod, run_bcast_ack, validate_bcast, teardown_coll},
+};
+const int isochron_shmem_coll_nops = (int)(sizeof isochron_shmem_coll_ops / sizeof isochron_shmem_coll_ops[0]);

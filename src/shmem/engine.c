@@ -1,0 +1,326 @@
+/*
+ * Running one OpenSHMEM measurement at one size: the SKaMPI loop (paper 002
+ * sec. 3.3, "Stability": each measuring call performs many operations and
+ * returns their mean; the caller repeats calls until the standard deviation
+ * is small enough), with isochron's statistics for the stop rule (Student's
+ * t interval of the mean within rel_ci) and isochron_point_t as the result.
+ *
+ * Why not the bench engine (src/bench): it timestamps one execution of an
+ * operation per repetition on every rank and turns the timestamps into a
+ * run time. The OpenSHMEM methods need per-PE loop timing with subtraction
+ * of separately measured parts (empty quiet, barrier, acknowledgment, post,
+ * computation: Alg. 1, 4-5, 9) and one-sided operations that only one PE
+ * times; what they share with the engine (statistics, points, reporters,
+ * clock) is reused here.
+ *
+ * Repetitions are separated by shmem_quiet and a polite MPI barrier (waiting
+ * PEs sleep instead of spinning, so an oversubscribed node gives its cores to
+ * the PEs that measure).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "isochron/stats.h"
+#include "core/util.h"
+#include "shmem/shmem_impl.h"
+
+void isochron_shmem_opts_default(isochron_shmem_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->min_reps = 5;
+    o->max_reps = 100;
+    o->rel_ci = 0.05;
+    o->ci_level = 0.95;
+    o->budget = 1.0;
+    o->iters = 0;
+    o->loop = ISOCHRON_SHMEM_LOOP_OUTSIDE;
+    o->validate = 1;
+}
+
+int isochron_shmem_loop_find(const char *name, int *loop)
+{
+    if (isochron_streq_ci(name, "outside")) { *loop = ISOCHRON_SHMEM_LOOP_OUTSIDE; return ISOCHRON_OK; }
+    if (isochron_streq_ci(name, "inside")) { *loop = ISOCHRON_SHMEM_LOOP_INSIDE; return ISOCHRON_OK; }
+    return isochron_set_error(ISOCHRON_ENAME, "unknown loop timing '%s'; valid: outside (one timer around the loop, parts by subtraction: Alg. 6/9), "
+                                              "inside (timers around each timed part: Alg. 7/8)", name);
+}
+
+const char *isochron_shmem_loop_name(int loop) { return loop == ISOCHRON_SHMEM_LOOP_INSIDE ? "inside" : "outside"; }
+
+/* All PEs return the same code, and the message of the lowest failing PE. */
+int shm_agree(isochron_shmem_ctx_t *c, int rc)
+{
+    int in[2] = {rc, c->me}, out[2];
+    if (isochron_allreduce_polite(in, out, 1, MPI_2INT, MPI_MINLOC, c->comm) != ISOCHRON_OK) return ISOCHRON_EMPI;
+    if (out[0] == ISOCHRON_OK) return ISOCHRON_OK;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", c->me == out[1] ? isochron_last_error() : "");
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, out[1], c->comm);
+    if (c->me != out[1]) isochron_set_error(out[0], "%s", msg);
+    return out[0];
+}
+
+int shm_barrier(isochron_shmem_ctx_t *c)
+{
+    shmem_quiet();
+    return isochron_barrier_polite(c->comm);
+}
+
+int shm_alloc(isochron_shmem_ctx_t *c, size_t bufbytes)
+{
+    c->bufbytes = bufbytes < 64 ? 64 : bufbytes;
+    /* src and dst one allocation, dst starting 320 bytes past a 4 KiB multiple after src: when the
+     * two were a multiple of 4 KiB apart (as two equal page-sized allocations are, and symmetric
+     * addresses keep that offset on every PE), a 4 KiB put between two PEs of this host took
+     * 2.2 us instead of 0.15 us (4K aliasing in the copy; measured with a 20-line oshmem program) */
+    size_t gap = (c->bufbytes + 4095) / 4096 * 4096 + 320;
+    c->src = shmem_malloc(gap + c->bufbytes);
+    c->dst = c->src ? c->src + gap : NULL;
+    c->sig = shmem_calloc(SHM_NSIG, sizeof(long));
+    size_t ps = SHMEM_REDUCE_SYNC_SIZE;
+    if (SHMEM_BCAST_SYNC_SIZE > ps) ps = SHMEM_BCAST_SYNC_SIZE;
+    if (SHMEM_COLLECT_SYNC_SIZE > ps) ps = SHMEM_COLLECT_SYNC_SIZE;
+    if (SHMEM_ALLTOALL_SYNC_SIZE > ps) ps = SHMEM_ALLTOALL_SYNC_SIZE;
+    if (SHMEM_BARRIER_SYNC_SIZE > ps) ps = SHMEM_BARRIER_SYNC_SIZE;
+    c->psync[0] = shmem_malloc(ps * sizeof(long));
+    c->psync[1] = shmem_malloc(ps * sizeof(long));
+    size_t nw = c->bufbytes / sizeof(long) / 2 + 1;
+    if (nw < SHMEM_REDUCE_MIN_WRKDATA_SIZE) nw = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+    c->pwrk = shmem_malloc(nw * sizeof(long));
+    c->fetched = calloc((size_t)(c->iters > 0 ? c->iters : 1), sizeof(long));
+    int rc = (c->src && c->dst && c->sig && c->psync[0] && c->psync[1] && c->pwrk && c->fetched)
+                 ? ISOCHRON_OK
+                 : isochron_set_error(ISOCHRON_ENOMEM, "shmem: symmetric heap exhausted allocating %zu bytes per buffer (raise SHMEM_SYMMETRIC_HEAP_SIZE)", c->bufbytes);
+    if (!rc) {
+        for (size_t i = 0; i < ps; i++) c->psync[0][i] = c->psync[1][i] = SHMEM_SYNC_VALUE;
+        memset(c->src, 0, c->bufbytes);
+        memset(c->dst, 0, c->bufbytes);
+    }
+    shmem_barrier_all(); /* pSync initialized everywhere before first use */
+    return rc;
+}
+
+void shm_free(isochron_shmem_ctx_t *c)
+{
+    shmem_barrier_all();
+    if (c->src) shmem_free(c->src); /* dst is inside it */
+    if (c->sig) shmem_free(c->sig);
+    if (c->psync[0]) shmem_free(c->psync[0]);
+    if (c->psync[1]) shmem_free(c->psync[1]);
+    if (c->pwrk) shmem_free(c->pwrk);
+    free(c->fetched);
+    c->src = c->dst = NULL;
+    c->sig = c->psync[0] = c->psync[1] = c->pwrk = c->fetched = NULL;
+}
+
+static unsigned char pat(size_t k, int rep, int pe) { return (unsigned char)(k * 7u + (unsigned)rep * 13u + (unsigned)pe * 31u + 1u); }
+
+void shm_fill(void *buf, size_t n, int rep, int pe)
+{
+    unsigned char *b = buf;
+    for (size_t k = 0; k < n; k++) b[k] = pat(k, rep, pe);
+}
+
+void shm_poison(void *buf, size_t n, int rep, int pe)
+{
+    unsigned char *b = buf;
+    for (size_t k = 0; k < n; k++) b[k] = (unsigned char)~pat(k, rep, pe);
+}
+
+int shm_check(const void *buf, size_t n, int rep, int pe, const char *what, int me)
+{
+    const unsigned char *b = buf;
+    for (size_t k = 0; k < n; k++)
+        if (b[k] != pat(k, rep, pe))
+            return isochron_set_error(ISOCHRON_EVALIDATE, "%s: PE %d byte %zu: expected %u (from PE %d, repetition %d), got %u", what, me, k,
+                                      pat(k, rep, pe), pe, rep, b[k]);
+    return ISOCHRON_OK;
+}
+
+/* An (almost) empty shmem_quiet: nothing outstanding. Timed around a loop. */
+double shm_time_quiet_empty(isochron_shmem_ctx_t *c)
+{
+    int n = 200;
+    shmem_quiet();
+    double t0 = shm_now(c);
+    for (int i = 0; i < n; i++) shmem_quiet();
+    return (shm_now(c) - t0) / n;
+}
+
+/* Busy computation without the operating system (paper 002 sec. 3.3, "Busy
+ * wait": increment in a loop, an empty asm keeps the compiler from removing it). */
+void shm_busy(long n)
+{
+    for (volatile long i = 0; i < n; i++) __asm__ volatile("");
+}
+
+long shm_busy_calibrate(isochron_shmem_ctx_t *c, double seconds, double *actual)
+{
+    long n = 1000;
+    double t = 0;
+    for (int k = 0; k < 30; k++) {
+        double t0 = shm_now(c);
+        shm_busy(n);
+        t = shm_now(c) - t0;
+        if (t > 2e-4 || t > seconds) break;
+        n *= 4;
+    }
+    double per = t > 0 ? t / (double)n : 1e-9;
+    long want = (long)(seconds / per);
+    if (want < 1) want = 1;
+    /* measure what it really takes (median of 5) */
+    double v[5];
+    for (int k = 0; k < 5; k++) {
+        double t0 = shm_now(c);
+        shm_busy(want);
+        v[k] = shm_now(c) - t0;
+    }
+    *actual = isochron_median(v, 5);
+    return want;
+}
+
+int isochron_shmem_op_count(void) { return isochron_shmem_rma_nops + isochron_shmem_amo_nops + isochron_shmem_coll_nops; }
+
+const isochron_shmem_op_t *isochron_shmem_op_get(int i)
+{
+    if (i < 0) return NULL;
+    if (i < isochron_shmem_rma_nops) return &isochron_shmem_rma_ops[i];
+    i -= isochron_shmem_rma_nops;
+    if (i < isochron_shmem_amo_nops) return &isochron_shmem_amo_ops[i];
+    i -= isochron_shmem_amo_nops;
+    if (i < isochron_shmem_coll_nops) return &isochron_shmem_coll_ops[i];
+    return NULL;
+}
+
+int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out)
+{
+    *out = NULL;
+    int n = isochron_shmem_op_count();
+    for (int i = 0; i < n; i++)
+        if (isochron_streq_ci(name, isochron_shmem_op_get(i)->name)) { *out = isochron_shmem_op_get(i); return ISOCHRON_OK; }
+    char list[4096] = "";
+    size_t len = 0;
+    for (int i = 0; i < n && len + 40 < sizeof list; i++) len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", isochron_shmem_op_get(i)->name);
+    return isochron_set_error(ISOCHRON_ENAME, "unknown OpenSHMEM measurement '%s'; valid: %s", name, list);
+}
+
+static int default_iters(size_t bytes)
+{
+    size_t it = bytes ? (size_t)(4u << 20) / bytes : 100;
+    if (it > 100) it = 100;
+    if (it < 4) it = 4;
+    return (int)it;
+}
+
+int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes,
+                           isochron_clock_t *global, isochron_point_t *res)
+{
+    isochron_shmem_ctx_t c;
+    memset(&c, 0, sizeof c);
+    memset(res, 0, sizeof *res);
+    c.me = shmem_my_pe();
+    c.npes = shmem_n_pes();
+    c.target = c.npes > 1 ? 1 : 0;
+    c.bytes = (op->flags & ISOCHRON_SHMEM_SIZED) ? bytes : 8;
+    c.iters = o->iters > 0 ? o->iters : default_iters(c.bytes);
+    c.loop = o->loop;
+    c.clk = global;
+    c.op = op;
+    if ((op->flags & ISOCHRON_SHMEM_MIN2) && c.npes < 2)
+        return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 PEs (running on %d)", op->name, c.npes);
+    if ((op->flags & ISOCHRON_SHMEM_ELEM8) && c.bytes % 8)
+        return isochron_set_error(ISOCHRON_EINVAL, "%s moves 64-bit elements: size %zu B is not a multiple of 8", op->name, c.bytes);
+    if (o->min_reps < 1 || o->max_reps < o->min_reps)
+        return isochron_set_error(ISOCHRON_EINVAL, "repetitions: need 1 <= min_reps (%d) <= max_reps (%d)", o->min_reps, o->max_reps);
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &c.comm) != MPI_SUCCESS) return isochron_set_error(ISOCHRON_EMPI, "shmem: MPI_Comm_dup failed");
+    c.oversubscribed = isochron_comm_oversubscribed(c.comm);
+    double wall0 = isochron_truth_now();
+    snprintf(res->op, sizeof res->op, "%s", op->name);
+    snprintf(res->family, sizeof res->family, "%s", op->family);
+    res->bytes = (op->flags & ISOCHRON_SHMEM_SIZED) ? c.bytes : 0;
+    res->nprocs = c.npes;
+    res->root = 0;
+    res->overlap = NAN;
+    res->t_comm = NAN;
+    res->t_comp = NAN;
+    res->window = NAN;
+    res->slack = NAN;
+    res->late_tolerance = NAN;
+    res->clock_bound = NAN;
+    res->clock_true = NAN;
+    int rc = op->setup ? op->setup(&c) : ISOCHRON_OK;
+    rc = shm_agree(&c, rc);
+    double *vals = NULL;
+    int n = 0, nvalid = 0;
+    if (!rc) {
+        vals = malloc(sizeof(double) * (size_t)o->max_reps);
+        if (!vals) rc = isochron_set_error(ISOCHRON_ENOMEM, "shmem: out of memory");
+        rc = shm_agree(&c, rc);
+    }
+    /* warm-up repetition, not recorded */
+    if (!rc) {
+        double t;
+        int act;
+        c.rep = 0;
+        shm_barrier(&c);
+        rc = shm_agree(&c, op->run(&c, &t, &act));
+        shm_barrier(&c);
+    }
+    int stop = ISOCHRON_STOP_MAXREPS, attempts = 0;
+    while (!rc && nvalid < o->max_reps && attempts < 4 * o->max_reps) {
+        double t = NAN, tmax;
+        int act = 0;
+        c.rep = ++attempts;
+        shm_barrier(&c);
+        rc = op->run(&c, &t, &act);
+        shm_barrier(&c);
+        rc = shm_agree(&c, rc);
+        if (rc) break;
+        const char *corrupt = getenv("ISOCHRON_TEST_CORRUPT"); /* test hook: prove validation can fail */
+        if (corrupt && !strcmp(corrupt, op->name) && c.dst) c.dst[0] ^= 0x5a;
+        if (o->validate && op->validate) {
+            rc = shm_agree(&c, op->validate(&c));
+            if (rc) break;
+            res->validated++;
+        }
+        double mine = act ? (isnan(t) ? INFINITY : t) : -INFINITY;
+        MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, c.comm);
+        n++;
+        if (isfinite(tmax)) vals[nvalid++] = tmax;
+        int go = 1;
+        if (c.me == 0) {
+            if (nvalid >= o->min_reps && o->rel_ci > 0) {
+                isochron_summary_t s;
+                isochron_summarize(vals, nvalid, o->ci_level, NULL, 0, &s);
+                if (nvalid >= 2 && s.ci_half <= o->rel_ci * fabs(s.mean)) { go = 0; stop = ISOCHRON_STOP_CI; }
+            }
+            if (go && o->budget > 0 && nvalid >= o->min_reps && isochron_truth_now() - wall0 > o->budget) { go = 0; stop = ISOCHRON_STOP_BUDGET; }
+            if (go && nvalid >= o->max_reps) { go = 0; stop = ISOCHRON_STOP_MAXREPS; }
+            if (go && attempts >= 4 * o->max_reps) { go = 0; stop = ISOCHRON_STOP_ATTEMPTS; }
+        }
+        MPI_Bcast(&go, 1, MPI_INT, 0, c.comm);
+        if (!go) break;
+    }
+    MPI_Bcast(&stop, 1, MPI_INT, 0, c.comm);
+    if (!rc) {
+        isochron_summarize(vals, nvalid, o->ci_level, NULL, 0, &res->s);
+        res->reps = n;
+        res->valid = nvalid;
+        res->stop = stop;
+        double corr[4] = {c.correction, c.tfull, c.tcomp, c.overlap}, cmax[4];
+        MPI_Allreduce(corr, cmax, 4, MPI_DOUBLE, MPI_MAX, c.comm);
+        res->correction = cmax[0];
+        if (!strcmp(op->family, "nbi") && strstr(op->name, "overlap")) {
+            res->t_comm = cmax[1];
+            res->t_comp = cmax[2];
+            res->overlap = cmax[1] > 0 ? fmin(1.0, fmax(0.0, 1.0 - res->s.median / cmax[1])) : NAN; /* median: robust to descheduled repetitions */
+        }
+    }
+    if (op->teardown) op->teardown(&c);
+    res->elapsed = isochron_truth_now() - wall0;
+    free(vals);
+    MPI_Comm_free(&c.comm);
+    return rc;
+}

@@ -1,0 +1,426 @@
+/*
+ * Point-to-point OpenSHMEM measurements of SKaMPI-OpenSHMEM (paper 002,
+ * sec. 3.1 and 3.3): blocking get (Fig. 1a), put completed by shmem_quiet
+ * with the cost of an empty quiet subtracted (Fig. 1b), quiet after a 1-byte
+ * put (Fig. 1c), the bare put call, the single-element p/g forms, put
+ * ping-pong and ring; non-blocking put/get post, quiet, full and overlap
+ * (computation of twice the full time, busy, calibrated); the four
+ * loop-timing variants of sec. 3.3 (Alg. 6-9); fence, quiet, wait_until and
+ * test latency; shmem_malloc/free and shmem_align cost.
+ *
+ * Pair measurements: PE 0 measures, PE 1 is the target, other PEs wait.
+ * Every repetition writes a pattern that depends on the repetition and the
+ * writing PE and poisons the destination, so validate() catches data that
+ * did not arrive, or arrived stale.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "shmem/shmem_impl.h"
+
+#define T (c->target)
+#define ME (c->me)
+
+static int setup_buf(isochron_shmem_ctx_t *c)
+{
+    int rc = shm_alloc(c, c->bytes);
+    if (!rc && ME == 0) c->qempty = shm_time_quiet_empty(c);
+    return rc;
+}
+static void teardown_buf(isochron_shmem_ctx_t *c) { shm_free(c); }
+
+/* fill the sources of PE 0 and the target, poison their destinations; barrier */
+static int prep_pair(isochron_shmem_ctx_t *c, int get)
+{
+    if (ME == 0) { shm_fill(c->src, c->bytes, c->rep, 0); shm_poison(c->dst, c->bytes, c->rep, get ? T : 0); }
+    if (ME == T) { shm_fill(c->src, c->bytes, c->rep, T); shm_poison(c->dst, c->bytes, c->rep, get ? T : 0); }
+    return shm_barrier(c);
+}
+
+static int validate_put(isochron_shmem_ctx_t *c) { return ME == T ? shm_check(c->dst, c->bytes, c->rep, 0, "put", ME) : ISOCHRON_OK; }
+static int validate_get(isochron_shmem_ctx_t *c) { return ME == 0 ? shm_check(c->dst, c->bytes, c->rep, T, "get", ME) : ISOCHRON_OK; }
+
+/* ---- blocking ----------------------------------------------------------- */
+
+static int run_get(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    int rc = prep_pair(c, 1);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    SHM_TIME_LOOP(c, *t, shmem_getmem(c->dst, c->src, c->bytes, T));
+    return ISOCHRON_OK;
+}
+
+static int run_put(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    int rc = prep_pair(c, 0);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    SHM_TIME_LOOP(c, *t, shmem_putmem(c->dst, c->src, c->bytes, T); shmem_quiet());
+    *t -= c->qempty;
+    c->correction = c->qempty;
+    return ISOCHRON_OK;
+}
+
+static int run_put_call(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    int rc = prep_pair(c, 0);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    SHM_TIME_LOOP(c, *t, shmem_putmem(c->dst, c->src, c->bytes, T));
+    shmem_quiet();
+    return ISOCHRON_OK;
+}
+
+static int run_quiet(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    int rc = prep_pair(c, 0);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    double s = 0;
+    for (int i = 0; i < c->iters; i++) { /* Fig. 1c: a 1-byte put, then the measured quiet (the put is part of it) */
+        double t0 = shm_now(c);
+        shmem_putmem(c->dst, c->src, 1, T);
+        shmem_quiet();
+        s += shm_now(c) - t0;
+    }
+    if (c->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE) {
+        double t0 = shm_now(c);
+        for (int i = 0; i < c->iters; i++) { shmem_putmem(c->dst, c->src, 1, T); shmem_quiet(); }
+        s = shm_now(c) - t0;
+    }
+    *t = s / c->iters;
+    return ISOCHRON_OK;
+}
+static int validate_quiet(isochron_shmem_ctx_t *c) { return ME == T ? shm_check(c->dst, 1, c->rep, 0, "quiet's put", ME) : ISOCHRON_OK; }
+
+static int run_p(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    c->sig[0] = -1;
+    int rc = shm_barrier(c);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    long base = (long)c->rep * 1000000L;
+    SHM_TIME_LOOP(c, *t, shmem_long_p(&c->sig[0], base + i, T); shmem_quiet());
+    *t -= c->qempty;
+    c->correction = c->qempty;
+    return ISOCHRON_OK;
+}
+static int validate_p(isochron_shmem_ctx_t *c)
+{
+    long want = (long)c->rep * 1000000L + c->iters - 1;
+    if (ME == T && c->sig[0] != want)
+        return isochron_set_error(ISOCHRON_EVALIDATE, "p: PE %d holds %ld, expected %ld (the last value PE 0 put)", ME, c->sig[0], want);
+    return ISOCHRON_OK;
+}
+
+static int run_g(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    c->sig[1] = 4242 + c->rep;
+    c->fetched[0] = -1;
+    int rc = shm_barrier(c);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    long v = 0;
+    SHM_TIME_LOOP(c, *t, v = shmem_long_g(&c->sig[1], T));
+    c->fetched[0] = v;
+    return ISOCHRON_OK;
+}
+static int validate_g(isochron_shmem_ctx_t *c)
+{
+    if (ME == 0 && c->fetched[0] != 4242 + c->rep)
+        return isochron_set_error(ISOCHRON_EVALIDATE, "g: PE 0 read %ld from PE %d, expected %ld", c->fetched[0], T, 4242L + c->rep);
+    return ISOCHRON_OK;
+}
+
+/* ping-pong of `bytes` with a put, a fence and a flag the partner waits for; one-way time = half the round trip */
+static int pingpong(isochron_shmem_ctx_t *c, double *t, int *act, size_t nb, int use_test)
+{
+    c->sig[2] = 0;
+    if (ME == 0) shm_fill(c->src, c->bytes, c->rep, 0);
+    if (ME == T) shm_fill(c->src, c->bytes, c->rep, T);
+    if (ME == 0 || ME == T) shm_poison(c->dst, c->bytes, c->rep, ME == 0 ? T : 0);
+    int rc = shm_barrier(c);
+    if (rc) return rc;
+    int peer = ME == 0 ? T : 0;
+    if (ME == 0) {
+        *act = 1;
+        double t0 = shm_now(c);
+        for (long i = 1; i <= c->iters; i++) {
+            if (nb) { shmem_putmem(c->dst, c->src, nb, peer); shmem_fence(); }
+            shmem_long_p(&c->sig[2], i, peer);
+            if (use_test) while (!shmem_long_test(&c->sig[2], SHMEM_CMP_GE, i)) ;
+            else shmem_long_wait_until(&c->sig[2], SHMEM_CMP_GE, i);
+        }
+        *t = (shm_now(c) - t0) / c->iters / 2;
+    } else if (ME == T) {
+        for (long i = 1; i <= c->iters; i++) {
+            if (use_test) while (!shmem_long_test(&c->sig[2], SHMEM_CMP_GE, i)) ;
+            else shmem_long_wait_until(&c->sig[2], SHMEM_CMP_GE, i);
+            if (nb) { shmem_putmem(c->dst, c->src, nb, peer); shmem_fence(); }
+            shmem_long_p(&c->sig[2], i, peer);
+        }
+    }
+    return ISOCHRON_OK;
+}
+static int run_put_pingpong(isochron_shmem_ctx_t *c, double *t, int *act) { return pingpong(c, t, act, c->bytes, 0); }
+static int run_wait_until(isochron_shmem_ctx_t *c, double *t, int *act) { return pingpong(c, t, act, 0, 0); }
+static int run_test(isochron_shmem_ctx_t *c, double *t, int *act) { return pingpong(c, t, act, 0, 1); }
+static int validate_pingpong(isochron_shmem_ctx_t *c)
+{
+    if (ME == 0) return shm_check(c->dst, c->bytes, c->rep, T, "put_pingpong (pong)", ME);
+    if (ME == T) return shm_check(c->dst, c->bytes, c->rep, 0, "put_pingpong (ping)", ME);
+    return ISOCHRON_OK;
+}
+static int validate_flag(isochron_shmem_ctx_t *c)
+{
+    if ((ME == 0 || ME == T) && c->sig[2] != c->iters)
+        return isochron_set_error(ISOCHRON_EVALIDATE, "wait_until/test ping-pong: PE %d's flag is %ld, expected %d", ME, c->sig[2], c->iters);
+    return ISOCHRON_OK;
+}
+
+/* ring: every PE puts to (or gets from) its right neighbour at once */
+static int run_ring(isochron_shmem_ctx_t *c, double *t, int *act, int get)
+{
+    int right = (ME + 1) % c->npes;
+    shm_fill(c->src, c->bytes, c->rep, ME);
+    shm_poison(c->dst, c->bytes, c->rep, get ? right : (ME + c->npes - 1) % c->npes);
+    int rc = shm_barrier(c);
+    if (rc) return rc;
+    *act = 1;
+    if (get) SHM_TIME_LOOP(c, *t, shmem_getmem(c->dst, c->src, c->bytes, right));
+    else {
+        SHM_TIME_LOOP(c, *t, shmem_putmem(c->dst, c->src, c->bytes, right); shmem_quiet());
+        *t -= c->qempty;
+        c->correction = c->qempty;
+    }
+    return ISOCHRON_OK;
+}
+static int run_put_ring(isochron_shmem_ctx_t *c, double *t, int *act) { return run_ring(c, t, act, 0); }
+static int run_get_ring(isochron_shmem_ctx_t *c, double *t, int *act) { return run_ring(c, t, act, 1); }
+static int setup_ring(isochron_shmem_ctx_t *c)
+{
+    int rc = shm_alloc(c, c->bytes);
+    if (!rc) c->qempty = shm_time_quiet_empty(c);
+    return rc;
+}
+static int validate_put_ring(isochron_shmem_ctx_t *c) { return shm_check(c->dst, c->bytes, c->rep, (ME + c->npes - 1) % c->npes, "put_ring", ME); }
+static int validate_get_ring(isochron_shmem_ctx_t *c) { return shm_check(c->dst, c->bytes, c->rep, (ME + 1) % c->npes, "get_ring", ME); }
+
+/* ---- non-blocking (sec. 3.1): post, quiet, full, overlap ----------------- */
+
+static void nbi(isochron_shmem_ctx_t *c, int get)
+{
+    if (get) shmem_getmem_nbi(c->dst, c->src, c->bytes, T);
+    else shmem_putmem_nbi(c->dst, c->src, c->bytes, T);
+}
+
+/* post time: a timer around each post, its completion untimed (the only way to isolate it) */
+static double post_time(isochron_shmem_ctx_t *c, int get)
+{
+    double s = 0;
+    for (int i = 0; i < c->iters; i++) {
+        double t0 = shm_now(c);
+        nbi(c, get);
+        s += shm_now(c) - t0;
+        shmem_quiet();
+    }
+    return s / c->iters;
+}
+
+static double full_time(isochron_shmem_ctx_t *c, int get)
+{
+    double t0 = shm_now(c);
+    for (int i = 0; i < c->iters; i++) { nbi(c, get); shmem_quiet(); }
+    return (shm_now(c) - t0) / c->iters;
+}
+
+static int setup_nbi(isochron_shmem_ctx_t *c)
+{
+    int rc = shm_alloc(c, c->bytes);
+    if (rc) return rc;
+    const isochron_shmem_op_t *op = c->op;
+    int get = op->name[0] == 'g';
+    if (ME == 0) {
+        c->qempty = shm_time_quiet_empty(c);
+        c->tpost = post_time(c, get);
+        if (strstr(op->name, "overlap")) {
+            double v[3];
+            for (int k = 0; k < 3; k++) v[k] = full_time(c, get);
+            c->tfull = isochron_median(v, 3);
+            c->busy_n = shm_busy_calibrate(c, 2 * c->tfull, &c->tcomp);
+        }
+    }
+    return ISOCHRON_OK;
+}
+
+static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    const isochron_shmem_op_t *op = c->op;
+    int get = op->name[0] == 'g';
+    int rc = prep_pair(c, get);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    const char *part = strrchr(op->name, '_') + 1;
+    int inside = c->loop == ISOCHRON_SHMEM_LOOP_INSIDE;
+    if (!strcmp(part, "post")) {
+        *t = post_time(c, get);
+    } else if (!strcmp(part, "full")) {
+        SHM_TIME_LOOP(c, *t, nbi(c, get); shmem_quiet());
+    } else if (!strcmp(part, "quiet")) {
+        if (inside) { /* Alg. 8: a timer around each quiet */
+            double s = 0;
+            for (int i = 0; i < c->iters; i++) {
+                nbi(c, get);
+                double t0 = shm_now(c);
+                shmem_quiet();
+                s += shm_now(c) - t0;
+            }
+            *t = s / c->iters;
+        } else { /* Alg. 9: the whole loop minus the post time measured just before */
+            c->tpost = post_time(c, get);
+            *t = full_time(c, get) - c->tpost;
+            c->correction = c->tpost;
+        }
+    } else { /* overlap: post, computation of twice the full time, quiet; time in the communication calls */
+        if (inside) {
+            double s = 0;
+            for (int i = 0; i < c->iters; i++) {
+                double t0 = shm_now(c);
+                nbi(c, get);
+                double t1 = shm_now(c);
+                shm_busy(c->busy_n);
+                double t2 = shm_now(c);
+                shmem_quiet();
+                s += (t1 - t0) + (shm_now(c) - t2);
+            }
+            *t = s / c->iters;
+        } else { /* the computation timed the same way just before (its time drifts between calibration and loop) */
+            double t0 = shm_now(c);
+            for (int i = 0; i < c->iters; i++) shm_busy(c->busy_n);
+            c->tcomp = (shm_now(c) - t0) / c->iters;
+            t0 = shm_now(c);
+            for (int i = 0; i < c->iters; i++) { nbi(c, get); shm_busy(c->busy_n); shmem_quiet(); }
+            *t = (shm_now(c) - t0) / c->iters - c->tcomp;
+            c->correction = c->tcomp;
+        }
+    }
+    return ISOCHRON_OK;
+}
+static int validate_nbi(isochron_shmem_ctx_t *c)
+{
+    const isochron_shmem_op_t *op = c->op;
+    return op->name[0] == 'g' ? validate_get(c) : validate_put(c);
+}
+
+/* ---- loop timing granularity (sec. 3.3, Alg. 6-9) on put_nbi + quiet ----- */
+
+static int run_loopvar(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    const isochron_shmem_op_t *op = c->op;
+    int rc = prep_pair(c, 0);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    const char *v = op->name + 5;
+    double s = 0;
+    if (!strcmp(v, "outside")) { /* Alg. 6 */
+        *t = full_time(c, 0);
+    } else if (!strcmp(v, "inside")) { /* Alg. 7 */
+        for (int i = 0; i < c->iters; i++) {
+            double t0 = shm_now(c);
+            shmem_putmem_nbi(c->dst, c->src, c->bytes, T);
+            shmem_quiet();
+            s += shm_now(c) - t0;
+        }
+        *t = s / c->iters;
+    } else if (!strcmp(v, "quiet")) { /* Alg. 8 */
+        for (int i = 0; i < c->iters; i++) {
+            shmem_putmem_nbi(c->dst, c->src, c->bytes, T);
+            double t0 = shm_now(c);
+            shmem_quiet();
+            s += shm_now(c) - t0;
+        }
+        *t = s / c->iters;
+    } else { /* Alg. 9 */
+        c->tpost = post_time(c, 0);
+        *t = full_time(c, 0) - c->tpost;
+        c->correction = c->tpost;
+    }
+    return ISOCHRON_OK;
+}
+
+/* ---- ordering and memory ------------------------------------------------ */
+
+static int run_fence(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    int rc = prep_pair(c, 0);
+    if (rc || ME != 0) return rc;
+    *act = 1;
+    SHM_TIME_LOOP(c, *t, shmem_putmem(c->dst, c->src, c->bytes, T); shmem_fence());
+    shmem_quiet();
+    return ISOCHRON_OK;
+}
+
+static int run_quiet_empty(isochron_shmem_ctx_t *c, double *t, int *act)
+{
+    if (ME != 0) return ISOCHRON_OK;
+    *act = 1;
+    shmem_quiet();
+    SHM_TIME_LOOP(c, *t, shmem_quiet());
+    return ISOCHRON_OK;
+}
+
+static int setup_none(isochron_shmem_ctx_t *c) { (void)c; return ISOCHRON_OK; }
+static void teardown_none(isochron_shmem_ctx_t *c) { (void)c; }
+
+static int run_alloc(isochron_shmem_ctx_t *c, double *t, int *act, int align)
+{
+    *act = 1;
+    int bad = 0;
+    size_t nb = c->bytes ? c->bytes : 1;
+    SHM_TIME_LOOP(c, *t, {
+        void *p = align ? shmem_align(4096, nb) : shmem_malloc(nb);
+        if (!p || (align && ((uintptr_t)p & 4095u))) bad = 1;
+        if (p) shmem_free(p);
+    });
+    if (bad) return isochron_set_error(ISOCHRON_EVALIDATE, "%s(%zu) on PE %d returned NULL or a misaligned block", align ? "shmem_align" : "shmem_malloc", nb, ME);
+    return ISOCHRON_OK;
+}
+static int run_malloc(isochron_shmem_ctx_t *c, double *t, int *act) { return run_alloc(c, t, act, 0); }
+static int run_align(isochron_shmem_ctx_t *c, double *t, int *act) { return run_alloc(c, t, act, 1); }
+
+#define S ISOCHRON_SHMEM_SIZED
+#define M2 ISOCHRON_SHMEM_MIN2
+#define L ISOCHRON_SHMEM_LOOPED
+const isochron_shmem_op_t isochron_shmem_rma_ops[] = {
+    {"get", "rma", "shmem_getmem from PE 1 (Fig. 1a: returns with the data)", S | M2 | L, setup_buf, run_get, validate_get, teardown_buf},
+    {"put", "rma", "shmem_putmem + shmem_quiet to PE 1, minus an empty quiet (Fig. 1b)", S | M2 | L, setup_buf, run_put, validate_put, teardown_buf},
+    {"put_call", "rma", "the bare shmem_putmem call (returns when the source is reusable; quiet after the loop, untimed)", S | M2 | L, setup_buf, run_put_call, validate_put, teardown_buf},
+    {"quiet", "rma", "shmem_quiet after a 1-byte put, the put included (Fig. 1c)", M2 | L, setup_buf, run_quiet, validate_quiet, teardown_buf},
+    {"p", "rma", "shmem_long_p + quiet, minus an empty quiet", M2 | L, setup_buf, run_p, validate_p, teardown_buf},
+    {"g", "rma", "shmem_long_g", M2 | L, setup_buf, run_g, validate_g, teardown_buf},
+    {"put_pingpong", "rma", "put + fence + flag, partner waits (wait_until) and answers alike; half the round trip", S | M2, setup_buf, run_put_pingpong, validate_pingpong, teardown_buf},
+    {"put_ring", "rma", "every PE puts to its right neighbour at once, + quiet minus an empty quiet; largest over PEs", S | L, setup_ring, run_put_ring, validate_put_ring, teardown_buf},
+    {"get_ring", "rma", "every PE gets from its right neighbour at once; largest over PEs", S | L, setup_ring, run_get_ring, validate_get_ring, teardown_buf},
+    {"put_nbi_post", "nbi", "shmem_putmem_nbi: the post call alone (timer around it, quiet untimed)", S | M2, setup_nbi, run_nbi, validate_nbi, teardown_buf},
+    {"put_nbi_quiet", "nbi", "shmem_quiet right after shmem_putmem_nbi (outside: loop minus post, Alg. 9; inside: timer around quiet, Alg. 8)", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
+    {"put_nbi_full", "nbi", "shmem_putmem_nbi immediately followed by shmem_quiet", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
+    {"put_nbi_overlap", "nbi", "post + busy computation of twice the full time + quiet: time in the two calls (overlap = 1 - this/full)", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
+    {"get_nbi_post", "nbi", "shmem_getmem_nbi: the post call alone", S | M2, setup_nbi, run_nbi, validate_nbi, teardown_buf},
+    {"get_nbi_quiet", "nbi", "shmem_quiet right after shmem_getmem_nbi (outside: Alg. 9; inside: Alg. 8)", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
+    {"get_nbi_full", "nbi", "shmem_getmem_nbi immediately followed by shmem_quiet", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
+    {"get_nbi_overlap", "nbi", "get post + busy computation of twice the full time + quiet: time in the two calls", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
+    {"loop_outside", "loop", "put_nbi + quiet, one timer around the loop (Alg. 6)", S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf},
+    {"loop_inside", "loop", "put_nbi + quiet, a timer around each iteration (Alg. 7)", S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf},
+    {"loop_quiet", "loop", "the quiet of put_nbi + quiet, a timer around each quiet (Alg. 8)", S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf},
+    {"loop_subtract", "loop", "the quiet of put_nbi + quiet, loop timed outside minus the post time (Alg. 9)", S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf},
+    {"fence", "order", "shmem_putmem + shmem_fence to PE 1", S | M2 | L, setup_buf, run_fence, validate_put, teardown_buf},
+    {"quiet_empty", "order", "shmem_quiet with nothing outstanding", L, setup_none, run_quiet_empty, NULL, teardown_none},
+    {"wait_until", "order", "flag ping-pong: shmem_long_p, partner in shmem_long_wait_until; half the round trip", M2, setup_buf, run_wait_until, validate_flag, teardown_buf},
+    {"test", "order", "flag ping-pong: shmem_long_p, partner polling shmem_long_test; half the round trip", M2, setup_buf, run_test, validate_flag, teardown_buf},
+    {"malloc", "memory", "shmem_malloc + shmem_free of the size (collective); largest over PEs", S | L, setup_none, run_malloc, NULL, teardown_none},
+    {"align", "memory", "shmem_align(4096) + shmem_free of the size (collective); largest over PEs", S | L, setup_none, run_align, NULL, teardown_none},
+};
+const int isochron_shmem_rma_nops = (int)(sizeof isochron_shmem_rma_ops / sizeof isochron_shmem_rma_ops[0]);

@@ -1,0 +1,74 @@
+/* Private interface of the OpenSHMEM measurements (one file per family). */
+#ifndef ISOCHRON_SHMEM_IMPL_H
+#define ISOCHRON_SHMEM_IMPL_H
+#include <shmem.h>
+#include <stdint.h>
+#include "isochron/shmem.h"
+
+#define SHM_NSIG 64
+
+struct isochron_shmem_ctx {
+    MPI_Comm comm;            /* duplicate of MPI_COMM_WORLD: control traffic only */
+    int me, npes, target;     /* target: the partner of pair measurements (PE 1) */
+    size_t bytes;
+    int iters, loop, rep, oversubscribed;
+    isochron_clock_t *clk;
+    /* symmetric */
+    char *src, *dst;          /* bufbytes each */
+    size_t bufbytes;
+    long *sig;                /* SHM_NSIG longs */
+    long *psync[2];           /* two alternating pSync arrays */
+    long *pwrk;               /* reduction work array */
+    /* local */
+    long *fetched;            /* atomics: values returned */
+    double qempty;            /* time of an empty shmem_quiet */
+    double tpost;             /* nbi: post time (Alg. 9) */
+    double tfull;             /* nbi: full time, calibration of overlap */
+    double tcomp;             /* busy computation inserted */
+    double correction, overlap;
+    long busy_n;              /* busy loop iterations for tcomp */
+    const void *op;           /* the measurement (its descriptor) */
+};
+
+static inline double shm_now(isochron_shmem_ctx_t *c) { return isochron_clock_now(c->clk); }
+
+/* engine.c helpers */
+int shm_alloc(isochron_shmem_ctx_t *c, size_t bufbytes);   /* src/dst/sig/psync/pwrk, collective */
+void shm_free(isochron_shmem_ctx_t *c);
+int shm_barrier(isochron_shmem_ctx_t *c);                  /* quiet + polite MPI barrier */
+void shm_fill(void *buf, size_t n, int rep, int pe);
+void shm_poison(void *buf, size_t n, int rep, int pe);
+int shm_check(const void *buf, size_t n, int rep, int pe, const char *what, int me);
+double shm_time_quiet_empty(isochron_shmem_ctx_t *c);
+long shm_busy_calibrate(isochron_shmem_ctx_t *c, double seconds, double *actual);
+void shm_busy(long n);
+int shm_agree(isochron_shmem_ctx_t *c, int rc);
+
+/* registries of the families */
+extern const isochron_shmem_op_t isochron_shmem_rma_ops[];
+extern const int isochron_shmem_rma_nops;
+extern const isochron_shmem_op_t isochron_shmem_amo_ops[];
+extern const int isochron_shmem_amo_nops;
+extern const isochron_shmem_op_t isochron_shmem_coll_ops[];
+extern const int isochron_shmem_coll_nops;
+
+/* Time `body` iters times into `out` (seconds per iteration): one timer
+ * around the loop (outside, Alg. 6) or one around each iteration (inside, Alg. 7). */
+#define SHM_TIME_LOOP(c, out, body)                                               \
+    do {                                                                          \
+        double _s = 0;                                                            \
+        if ((c)->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE) {                           \
+            double _t0 = shm_now(c);                                              \
+            for (int i = 0; i < (c)->iters; i++) { body; }                        \
+            _s = shm_now(c) - _t0;                                                \
+        } else {                                                                  \
+            for (int i = 0; i < (c)->iters; i++) {                                \
+                double _t0 = shm_now(c);                                          \
+                body;                                                             \
+                _s += shm_now(c) - _t0;                                           \
+            }                                                                     \
+        }                                                                         \
+        (out) = _s / (c)->iters;                                                  \
+    } while (0)
+
+#endif
