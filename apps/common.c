@@ -6,6 +6,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
@@ -60,6 +63,32 @@ int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const 
     return 0;
 }
 
+/* This process's CPU binding as a cpulist ("0", "0-1,3"), "unbound" when it may run on every
+ * online CPU, or "unknown" where the affinity cannot be read (issue 12: binding is one of the
+ * causes of launch-to-launch spread, so a result says whether its ranks were bound). */
+#define APP_BIND_LEN 64
+static void app_binding(char *out)
+{
+    snprintf(out, APP_BIND_LEN, "unknown");
+#ifdef __linux__
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online > 0 && CPU_COUNT(&set) >= online) { snprintf(out, APP_BIND_LEN, "unbound"); return; }
+    size_t used = 0;
+    out[0] = 0;
+    for (int c = 0; c < CPU_SETSIZE && used < APP_BIND_LEN - 12; c++) {
+        if (!CPU_ISSET(c, &set)) continue;
+        int e = c;
+        while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set)) e++;
+        used += (size_t)(e > c ? snprintf(out + used, APP_BIND_LEN - used, "%s%d-%d", used ? "," : "", c, e)
+                               : snprintf(out + used, APP_BIND_LEN - used, "%s%d", used ? "," : "", c));
+        c = e;
+    }
+#endif
+}
+
 void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv)
 {
     int rank, size, len;
@@ -69,7 +98,11 @@ void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv
     MPI_Get_processor_name(name, &len);
     char *all = rank == 0 ? calloc((size_t)size, MPI_MAX_PROCESSOR_NAME) : NULL;
     MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
-    if (rank != 0 || !j) { free(all); return; }
+    char bind[APP_BIND_LEN];
+    app_binding(bind);
+    char *binds = rank == 0 ? calloc((size_t)size, APP_BIND_LEN) : NULL;
+    MPI_Gather(bind, APP_BIND_LEN, MPI_CHAR, binds, APP_BIND_LEN, MPI_CHAR, 0, comm);
+    if (rank != 0 || !j) { free(all); free(binds); return; }
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(lib, &len);
     for (int i = 0; i < len; i++) if (lib[i] == '\n') { lib[i] = 0; break; }
@@ -90,12 +123,23 @@ void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv
     snprintf(mv, sizeof mv, "%d.%d", ver, sub);
     isochron_json_kstring(j, "mpi_version", mv);
     isochron_json_kint(j, "ranks", size);
+    /* "binding": "unbound" when no rank is bound, else each rank's cpulist (or "unbound") */
+    int any_bound = 0;
+    for (int i = 0; i < size && binds; i++) if (strcmp(binds + (size_t)i * APP_BIND_LEN, "unbound")) any_bound = 1;
+    isochron_json_key(j, "binding");
+    if (!any_bound || !binds) isochron_json_string(j, binds ? "unbound" : "unknown");
+    else {
+        isochron_json_array_begin(j);
+        for (int i = 0; i < size; i++) isochron_json_string(j, binds + (size_t)i * APP_BIND_LEN);
+        isochron_json_array_end(j);
+    }
     char cmd[2048] = "";
     size_t used = 0;
     for (int i = 0; i < argc && used < sizeof cmd - 2; i++)
         used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s", i ? " " : "", argv[i]);
     isochron_json_kstring(j, "command", cmd);
     free(all);
+    free(binds);
 }
 
 char *app_context_json(MPI_Comm comm, int argc, char **argv)

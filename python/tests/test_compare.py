@@ -15,7 +15,7 @@ def _points(name):
 
 def test_schemes_compared_with_mann_whitney_on_raw_repetitions():
     a, b = _points("bench-roundtime.jsonl"), _points("bench-barrier.jsonl")
-    cmp = compare(a, b)
+    cmp = compare(a, b, level="repetition")
     assert cmp.compared == {"scheme": ("roundtime", "barrier")}
     assert "scheme" not in cmp.keys and {"op", "bytes", "method"} <= set(cmp.keys)
     assert len(cmp.rows) == 9 and cmp.only_a == cmp.only_b == 0
@@ -30,7 +30,8 @@ def test_schemes_compared_with_mann_whitney_on_raw_repetitions():
 
 
 def test_verdicts_follow_significance_and_threshold():
-    cmp = compare(_points("bench-barrier.jsonl"), _points("bench-roundtime.jsonl"))
+    cmp = compare(_points("bench-barrier.jsonl"), _points("bench-roundtime.jsonl"),
+                  level="repetition")
     for row in cmp.rows:
         expect = ""
         if row["significant"] and row["ratio"] > 1.05:
@@ -40,18 +41,22 @@ def test_verdicts_follow_significance_and_threshold():
         assert row["verdict"] == expect
     assert cmp.regressions                         # bcast_linear 8 B is slower under roundtime
     assert compare(_points("bench-barrier.jsonl"), _points("bench-roundtime.jsonl"),
-                   threshold=0.5).regressions == []
+                   threshold=0.5, level="repetition").regressions == []
 
 
 def test_a_file_against_itself_is_unchanged():
     pts = _points("bench-roundtime.jsonl")
-    cmp = compare(pts, pts)
+    cmp = compare(pts, pts, level="repetition")
     assert all(r["ratio"] == 1 and r["p"] == pytest.approx(1.0) and r["verdict"] == ""
+               for r in cmp.rows)
+    cmp = compare(pts, pts)                    # launch level, one launch per side
+    assert all(r["ratio"] == 1 and r["verdict"] == "inconclusive: one launch per side"
                for r in cmp.rows)
 
 
 def test_without_raw_the_confidence_intervals_decide():
-    cmp = compare(_points("bench-noraw.jsonl"), _points("bench-roundtime.jsonl"))
+    cmp = compare(_points("bench-noraw.jsonl"), _points("bench-roundtime.jsonl"),
+                  level="repetition")
     assert len(cmp.rows) == 6 and cmp.only_b == 3      # bcast_linear is only in B
     for row in cmp.rows:
         pa, pb = row["a"], row["b"]
@@ -86,19 +91,22 @@ def test_bad_threshold(text):
 
 def test_cli_compare_table_and_exit_status(cli):
     a, b = fx("bench-barrier.jsonl"), fx("bench-roundtime.jsonl")
-    rc, out, err = cli("compare", a, b)
+    rc, out, err = cli("compare", a, b, "--level", "repetition")
     assert rc == 0 and err == ""
     assert "comparing scheme: barrier (A) vs roundtime (B)" in out
     assert "B/A" in out and "Mann-Whitney U" in out
     flagged = [line for line in out.splitlines() if line.endswith("REGRESSION")]
     ratios = [float(ln.split()[ln.split().index("Mann-Whitney") - 1]) for ln in flagged]
     assert flagged and all(r > 1.05 for r in ratios)
-    rc, _, _ = cli("compare", a, b, "--fail-on-regression")
-    assert rc == 1
-    rc, _, _ = cli("compare", a, b, "--fail-on-regression", "--threshold", "50%")
-    assert rc == 0
-    rc, out, _ = cli("compare", b, a, "--fail-on-regression")
+    rc, _, err = cli("compare", a, b, "--fail-on-regression", "--level", "repetition")
+    assert rc == 2 and "fails only on launch-level evidence" in err
+    rc, out, _ = cli("compare", b, a, "--level", "repetition")
     assert rc == 0 and "improvement" in out
+    # launch level, one launch per side: only a change beyond the default spread is flagged
+    rc, out, _ = cli("compare", a, b, "--fail-on-regression")
+    flagged = [ln for ln in out.splitlines() if ln.endswith("REGRESSION")]
+    assert rc == (1 if flagged else 0)
+    assert all(float(ln.split()[ln.split().index("1/1") - 1]) > 2.29 for ln in flagged)
 
 
 def test_cli_compare_bad_input(cli):
@@ -118,9 +126,10 @@ def test_barrier_cost_points_compare():
 
 def test_public_api_takes_dataframes():
     a, b = isochron.load(fx("bench-roundtime.jsonl")), isochron.load(fx("bench-barrier.jsonl"))
-    from_frames = compare(a, b)
-    from_records = compare(_points("bench-roundtime.jsonl"), _points("bench-barrier.jsonl"))
+    from_frames = compare(a, b, level="repetition")
+    from_records = compare(_points("bench-roundtime.jsonl"), _points("bench-barrier.jsonl"),
+                           level="repetition")
     assert [(r["op"], r["bytes"], r["p"]) for r in from_frames.rows] == \
         [(r["op"], r["bytes"], r["p"]) for r in from_records.rows]
-    mixed = compare(isochron.load(fx("bench-noraw.jsonl")), b)   # NaN raw columns: CI test
+    mixed = compare(isochron.load(fx("bench-noraw.jsonl")), b, level="repetition")  # NaN raw: CI
     assert {r["test"].split(":")[0] for r in mixed.rows} == {"CI overlap"}

@@ -14,11 +14,12 @@ import os
 import sys
 
 from . import __version__
+from . import launches
 from .compare import compare, comparison_table, parse_threshold
 from .load import IsochronError, read
 from .plots import FORMATS, KINDS, available, plot, save
 from .report import write_report
-from .tables import render_text
+from .tables import describe_run, render_text
 
 
 EPILOG = """input: JSON Lines written by isochron-clock, isochron-bench or isochron-barrier
@@ -42,7 +43,33 @@ def _points(ds, path):
 def cmd_show(args):
     ds = read(args.files)
     _warn(ds)
+    lt = launches.launch_tables(ds.records.get("point", []) or ds.records.get("cost", []))
+    if lt:                                 # several launches: the launch level is the headline
+        head = [f"{len(ds.contexts)} launches; the first: {describe_run(ds.contexts[0])}"]
+        sys.stdout.write("\n".join(head + launches.launch_summary(ds)) + "\n\n"
+                         + "\n\n".join(t.text() for t in lt) + "\n")
+        if not args.per_launch:
+            print("\n(each launch's own tables: isochron show --per-launch)")
+            return 0
+        sys.stdout.write("\n")
     sys.stdout.write(render_text(ds))
+    return 0
+
+
+def cmd_run(args):
+    cmd = list(args.launcher)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    outdir, man = launches.run(cmd, args.launches, args.configs or (), seed=args.seed,
+                               outdir=args.output, timeout=args.timeout)
+    failed = [e for e in man["launches"] if e["rc"] != 0]
+    print(f"{outdir}: {len(man['launches']) - len(failed)} of {len(man['launches'])} launches"
+          f" ok (seed {man['seed']}; order {' '.join(man['order'])})")
+    if failed:
+        print(f"isochron: warning: {len(failed)} launch(es) failed: "
+              + ", ".join(str(e["launch"]) for e in failed)
+              + f"; the others are kept in {outdir}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -54,8 +81,14 @@ def cmd_compare(args):
     _warn(da)
     _warn(db)
     match = [k for k in args.match.split(",") if k] if args.match else None
+    if args.fail_on_regression and args.level == "repetition":
+        raise IsochronError("--fail-on-regression fails only on launch-level evidence (launches"
+                            " differ more than repetitions): drop --level repetition")
+    if args.launch_spread is not None and not 0 < args.launch_spread < 1:
+        raise IsochronError(f"--launch-spread {args.launch_spread:g}: give a fraction like 0.3")
     cmp = compare(_points(da, args.a), _points(db, args.b), threshold=threshold,
-                  alpha=args.alpha, match=match)
+                  alpha=args.alpha, match=match, level=args.level,
+                  default_spread=args.launch_spread or launches.DEFAULT_LAUNCH_SPREAD)
     print(comparison_table(cmp, args.a, args.b, threshold, args.alpha).text())
     if cmp.regressions and args.fail_on_regression:
         return 1
@@ -115,13 +148,46 @@ def build_parser():
                        " and method (sizes in KiB, times in µs, CI, valid/reps); clock accuracy"
                        " per wait; barrier skew, cost, shift and payoff.", epilog=EPILOG)
     s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("--per-launch", action="store_true",
+                   help="with several launches: also each launch's own tables")
     s.set_defaults(func=cmd_show)
+
+    ru = sub.add_parser(
+        "run", help="run a measurement as N interleaved launches (one result set)",
+        description="Run LAUNCHER... N times per configuration, appending the configuration's"
+        " arguments and --jsonl FILE, in a seeded randomized balanced order (blocks of one"
+        " launch per configuration, each block a random permutation followed by its reverse:"
+        " ABBA). Every record is tagged with its launch and config; DIR/manifest.json lists the"
+        " launches. DIR (or DIR:CONFIG) is then read by show, compare, plot and report. A failed"
+        " launch is reported and the others kept (exit status 1).",
+        epilog="example: isochron run --launches 5 --configs lin.args bin.args -o set --"
+        " tools/mpirun-local -np 4 build/isochron-bench --sizes 8,1K. A config file holds"
+        " driver arguments (# comments) and optionally 'launcher-args: --bind-to core' (words"
+        " put after the launcher's first word).")
+    ru.add_argument("--launches", type=int, required=True, metavar="N",
+                    help="launches per configuration")
+    ru.add_argument("--configs", nargs="+", metavar="FILE.args",
+                    help="configuration files (default: one configuration, no extra arguments)")
+    ru.add_argument("--seed", type=int, help="seed of the launch order (default: random,"
+                    " recorded in the manifest)")
+    ru.add_argument("-o", "--output", metavar="DIR",
+                    help="output directory (default: isochron-run-DATE-TIME)")
+    ru.add_argument("--timeout", type=float, metavar="SECONDS",
+                    help="kill a launch that runs longer (default: none)")
+    ru.add_argument("launcher", nargs=argparse.REMAINDER, metavar="-- LAUNCHER...",
+                    help="the command of one launch, e.g. -- tools/mpirun-local -np 2"
+                    " build/isochron-bench --ops allreduce")
+    ru.set_defaults(func=cmd_run)
 
     c = sub.add_parser("compare", help="per-point ratios B/A with significance",
                        description="Match the points of B to those of A and print the ratio B/A"
-                       " of medians; significance by the two-sided Mann-Whitney U test on raw"
-                       " repetitions when both files have them (--raw), by confidence-interval"
-                       " overlap otherwise. A key with one value in A and another in B (e.g."
+                       " of medians. Significance on the launch level (default): a t-test over"
+                       " the logs of each side's launch medians (A and B may be launch sets of"
+                       " isochron run, DIR or DIR:CONFIG, or files holding several runs); with one"
+                       " launch per side 'inconclusive' unless beyond a stated default"
+                       " between-launch spread. --level repetition: the two-sided Mann-Whitney U"
+                       " test on raw repetitions when both files have them (--raw), by"
+                       " confidence-interval overlap otherwise. A key with one value in A and another in B (e.g."
                        " scheme) is what is compared and is not matched on.", epilog=EPILOG)
     c.add_argument("a", metavar="A", help="baseline result file")
     c.add_argument("b", metavar="B", help="result file compared against A")
@@ -133,7 +199,15 @@ def build_parser():
                    help="comma-separated keys to match points on (default: op, barrier, bytes,"
                    " nprocs, root, dtype, redop, in_place, scheme, method, less those that differ)")
     c.add_argument("--fail-on-regression", action="store_true",
-                   help="exit with status 1 when a regression is flagged")
+                   help="exit with status 1 when a regression is flagged on the launch level")
+    c.add_argument("--level", choices=("launch", "repetition"), default="launch",
+                   help="launch (default): test launch medians against the between-launch"
+                   " spread (t-test over launches; one launch per side: inconclusive unless"
+                   " beyond the default spread); repetition: Mann-Whitney U / CI overlap on one"
+                   " launch's repetitions, which launch-to-launch noise defeats")
+    c.add_argument("--launch-spread", type=float, metavar="X",
+                   help="between-launch spread (sd of log launch medians) assumed with one"
+                   f" launch per side (default: {launches.DEFAULT_LAUNCH_SPREAD:g})")
     c.set_defaults(func=cmd_compare)
 
     pl = sub.add_parser("plot", help="one plot as PNG, SVG or PDF",

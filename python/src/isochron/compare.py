@@ -9,16 +9,26 @@ two-sided Mann-Whitney U test on the valid repetitions (no normality assumed, wh
 never are); otherwise whether the two confidence intervals overlap (conservative: intervals
 that just overlap can still differ). A point is flagged ``REGRESSION`` (B slower) or
 ``improvement`` only when the difference is significant *and* the ratio is beyond the threshold.
+
+Those repetition-level tests are ``level="repetition"``. The default, ``level="launch"``, tests
+on launches instead (see ``launches.py``), because launches differ far more than repetitions:
+the medians of each side's launches (a launch set, or the runs of the files) are compared by a
+two-sample t-test on their logarithms with the between-launch spread pooled from the data; with
+one launch per side there is no such data, and a difference is only significant beyond a
+default between-launch spread (``launches.DEFAULT_LAUNCH_SPREAD``), otherwise the verdict is
+"inconclusive: one launch per side".
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
+from . import launches as _launches
 from .load import IsochronError
 from .tables import Table
 from .units import MISSING, fmt_bytes, fmt_time, is_missing
 
-MATCH_KEYS = ["op", "barrier", "bytes", "nprocs", "root", "dtype", "redop", "in_place",
+MATCH_KEYS = ["config", "op", "barrier", "bytes", "nprocs", "root", "dtype", "redop", "in_place",
               "scheme", "method"]
 MIN_RAW = 5   # fewer valid repetitions than this on a side: use the CI test instead
 
@@ -58,6 +68,10 @@ class Comparison:
     def regressions(self):
         return [r for r in self.rows if r["verdict"] == "REGRESSION"]
 
+    @property
+    def level(self):
+        return self.rows[0].get("level", "repetition") if self.rows else "repetition"
+
 
 def _test(pa, pb, alpha):
     """(test name, p-value or None, significant) for one matched pair of points."""
@@ -74,22 +88,64 @@ def _test(pa, pb, alpha):
     return "CI overlap: " + ("yes" if overlap else "no"), None, not overlap
 
 
-def _index(points, keys, side, warnings):
+def _index(points, keys, side, warnings, level):
     out = {}
     for p in points:
         k = tuple(repr(p.get(key)) for key in keys)
-        if k in out:
+        if k in out and level == "repetition":
             warnings.append(f"{side} has more than one point for {_label(p, keys)}: using the last")
-        out[k] = p
+        out.setdefault(k, []).append(p)
     return out
+
+
+def _launch_medians(pts):
+    by = {}
+    for p in pts:
+        if not is_missing(p.get("median_s")) and p["median_s"] > 0:
+            by.setdefault(_launches.launch_of(p), []).append(p["median_s"])
+    return [_launches._median(v) for v in by.values()]
+
+
+def _launch_row(row, pa_list, pb_list, threshold, alpha, default_spread):
+    ma, mb = _launch_medians(pa_list), _launch_medians(pb_list)
+    if not ma or not mb:
+        row.update(ratio=None, test="none", p=None, significant=False, verdict="no data",
+                   na=len(ma), nb=len(mb))
+        return
+    pairs = _launches.block_pairs(pa_list, pb_list)
+    if pairs:
+        r = _launches.paired_test(pairs, alpha)
+        test = f"paired launch t ({len(pairs)} blocks)"
+    else:
+        r = _launches.launch_test(ma, mb, alpha, default_spread)
+        test = (f"launch t ({r['na']}/{r['nb']})" if r["source"] == "data"
+                else f"launch spread {100 * r['spread']:.0f} % (default)")
+    verdict = ""
+    ratio = r["ratio"]
+    if r["significant"] and ratio > 1 + threshold:
+        verdict = "REGRESSION"
+    elif r["significant"] and ratio < 1 - threshold:
+        verdict = "improvement"
+    elif r["one_launch"] or (r["source"] == "default"):
+        verdict = "inconclusive: one launch per side"
+    row.update(a_median_s=_launches._median(ma), b_median_s=_launches._median(mb), ratio=ratio,
+               test=test, p=r["p"], significant=r["significant"], verdict=verdict,
+               na=r["na"], nb=r["nb"], spread=r["spread"], spread_source=r["source"],
+               limit=math.exp(r["limit"]))
 
 
 def _label(p, keys):
     return " ".join(fmt_bytes(p.get(k)) if k == "bytes" else f"{k}={p.get(k)}" for k in keys)
 
 
-def compare(a, b, threshold=0.05, alpha=0.05, match=None):
-    """Compare points ``b`` against baseline ``a`` (lists of point dicts, or DataFrames)."""
+def compare(a, b, threshold=0.05, alpha=0.05, match=None, level="launch",
+            default_spread=_launches.DEFAULT_LAUNCH_SPREAD):
+    """Compare points ``b`` against baseline ``a`` (lists of point dicts, or DataFrames).
+
+    ``level``: "launch" (default) tests launch medians against the between-launch spread;
+    "repetition" tests one launch's repetitions (only meaningful within one launch)."""
+    if level not in ("launch", "repetition"):
+        raise IsochronError(f"level {level!r}: choose launch or repetition")
     a = a.to_dict("records") if hasattr(a, "to_dict") else list(a)
     b = b.to_dict("records") if hasattr(b, "to_dict") else list(b)
     present = [k for k in MATCH_KEYS if any(k in p for p in a) or any(k in p for p in b)]
@@ -107,16 +163,19 @@ def compare(a, b, threshold=0.05, alpha=0.05, match=None):
                                 f" (choose from {', '.join(MATCH_KEYS)})")
         keys = list(match)
     warnings = []
-    ia, ib = _index(a, keys, "A", warnings), _index(b, keys, "B", warnings)
+    ia, ib = _index(a, keys, "A", warnings, level), _index(b, keys, "B", warnings, level)
     rows = []
-    for k, pa in ia.items():
-        pb = ib.get(k)
-        if pb is None:
+    for k, la in ia.items():
+        lb = ib.get(k)
+        if lb is None:
             continue
+        pa, pb = la[-1], lb[-1]
         ma, mb = pa.get("median_s"), pb.get("median_s")
         row = {key: pa.get(key) for key in keys}
-        row.update(a_median_s=ma, b_median_s=mb, a=pa, b=pb)
-        if is_missing(ma) or is_missing(mb) or ma <= 0:
+        row.update(a_median_s=ma, b_median_s=mb, a=pa, b=pb, level=level)
+        if level == "launch":
+            _launch_row(row, la, lb, threshold, alpha, default_spread)
+        elif is_missing(ma) or is_missing(mb) or ma <= 0:
             row.update(ratio=None, test="none", p=None, significant=False, verdict="no data")
         else:
             ratio = mb / ma
@@ -142,23 +201,48 @@ def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
         len({repr(r[k]) for r in cmp.rows if r.get("op") == op}) > 1 for op in ops)]
     if "op" in cmp.keys and len(ops) > 1 and "op" not in shown:
         shown.insert(0, "op")
-    cols = shown + ["size", "A median [µs]", "B median [µs]", "B/A", "test", "p", "verdict"]
+    launch = cmp.level == "launch"
+    cols = shown + ["size", "A median [µs]", "B median [µs]", "B/A"] + (
+        ["launches", "beyond"] if launch else []) + ["test", "p", "verdict"]
     rows = []
     for r in cmp.rows:
+        lcells = []
+        if launch:
+            lim = r.get("limit")
+            lcells = [f"{r.get('na', 0)}/{r.get('nb', 0)}",
+                      MISSING if lim is None else f"{lim:.3g}x"]
         rows.append([r[k] for k in shown] + [
             fmt_bytes(r.get("bytes")), fmt_time(r["a_median_s"]), fmt_time(r["b_median_s"]),
-            MISSING if r["ratio"] is None else f"{r['ratio']:.3f}", r["test"],
+            MISSING if r["ratio"] is None else f"{r['ratio']:.3f}"] + lcells + [r["test"],
             MISSING if r["p"] is None else f"{r['p']:.3g}", r["verdict"]])
     n = len(shown)
     what = "; ".join(f"{k}: {va} (A) vs {vb} (B)" for k, (va, vb) in cmp.compared.items())
     notes = [f"A = {name_a}", f"B = {name_b}"]
     if what:
         notes.append(f"comparing {what}")
-    notes.append(f"verdict: REGRESSION (B slower) / improvement when significant (p < {alpha:g},"
-                 f" or confidence intervals apart) and the ratio is beyond ±{100 * threshold:g} %")
+    if launch:
+        spreads = sorted({(r.get("spread_source"), round(r.get("spread") or 0, 4))
+                          for r in cmp.rows if r.get("spread_source") == "default"})
+        notes.append("launch level: medians are the medians of each side's launch medians;"
+                     " launch t = two-sample t-test on the logs of the launch medians with the"
+                     " between-launch spread pooled from the data; paired launch t = t-test on"
+                     " the log ratios of the launches of each block when A and B are two"
+                     " configurations of one interleaved set; beyond = the factor B/A must exceed"
+                     f" (or fall below its inverse) to be significant at alpha {alpha:g} given"
+                     " that spread")
+        if spreads:
+            notes.append(f"one launch per side: no between-launch spread in the data; the default"
+                         f" spread {100 * spreads[0][1]:g} % (sd of log launch medians, measured"
+                         " with bench/reproducibility.sh) is used; give several launches per side"
+                         " (isochron run --launches N) for a real test")
+        notes.append(f"verdict: REGRESSION (B slower) / improvement when significant on the launch"
+                     f" level and the ratio is beyond ±{100 * threshold:g} %")
+    else:
+        notes.append(f"verdict: REGRESSION (B slower) / improvement when significant (p < {alpha:g},"
+                     f" or confidence intervals apart) and the ratio is beyond ±{100 * threshold:g} %")
     if cmp.only_a or cmp.only_b:
         notes.append(f"unmatched: {cmp.only_a} point(s) only in A, {cmp.only_b} only in B")
     notes += [f"warning: {w}" for w in cmp.warnings]
     title = f"comparison: ratio of medians B/A, {len(cmp.rows)} matched points," \
             f" {len(cmp.regressions)} regression(s)"
-    return Table(title, cols, rows, right=set(range(n, n + 6)), notes=notes)
+    return Table(title, cols, rows, right=set(range(n, n + (8 if launch else 6))), notes=notes)

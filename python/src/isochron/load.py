@@ -247,15 +247,20 @@ def _attach_sync(ds, first_run):
 
 
 def read(paths):
-    """Read one path or a list of paths into a :class:`Dataset` (runs numbered across files)."""
+    """Read one path or a list of paths into a :class:`Dataset` (runs numbered across files).
+
+    A directory written by ``isochron run`` (it holds ``manifest.json``) reads as its launches'
+    files, ``DIR:CONFIG`` as those of one configuration."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths]
     if not paths:
         raise IsochronError("no input files")
     ds = Dataset(paths=paths)
+    from .launches import expand            # a launch-set directory (isochron run) is its files
     for path in paths:
-        _read_one(path, ds)
+        for one in expand(path):
+            _read_one(one, ds)
     return ds
 
 

@@ -456,6 +456,11 @@ def plot_payoff(ds, **_):
     return fig
 
 
+def _plot_launches(ds, **opts):
+    from .launches import plot_launches      # launches.py holds the launch-level statistics
+    return plot_launches(ds, **opts)
+
+
 KINDS = {
     "latency": (plot_latency, "point",
                 "latency vs message size, log-log, median (or mean) with CI bars,"
@@ -468,6 +473,8 @@ KINDS = {
     "skew": (plot_skew, "skew", "barrier exit-skew distribution per algorithm (violin + box)"),
     "shift": (plot_shift, "shift", "ring-shift success rate after each barrier, per size"),
     "payoff": (plot_payoff, "payoff", "shift time with and without synchronizing first, vs size"),
+    "launches": (_plot_launches, "point",
+                 "per-launch medians of every point with the CI across launches (launch sets)"),
 }
 
 
@@ -478,6 +485,9 @@ def available(ds):
         rows = ds.records.get(rtype, [])
         if name == "gantt":
             rows = [p for p in rows if isinstance(p.get("raw_start_s"), list) and p["raw_start_s"]]
+        if name == "launches":
+            from .launches import has_launches
+            rows = rows if has_launches(rows) else []
         if name == "latency":
             rows = [p for p in rows if p.get("bytes") and not is_missing(p.get("mean_s"))]
         if rows:

@@ -17,6 +17,7 @@ import os
 
 from . import __version__
 from .compare import compare, comparison_table
+from .launches import launch_summary, launch_tables
 from .load import IsochronError, read
 from .plots import KINDS, available, plot
 from .tables import describe_run, tables
@@ -72,6 +73,16 @@ def _comparisons(ds):
     points = ds.records.get("point", [])
     runs = list(dict.fromkeys(p["run"] for p in points))
     out = []
+    if any(p.get("launch") is not None for p in points):   # a launch set: config vs the first
+        configs = list(dict.fromkeys(p.get("config") for p in points))
+        for cfg in configs[1:]:
+            try:
+                cmp = compare([p for p in points if p.get("config") == configs[0]],
+                              [p for p in points if p.get("config") == cfg])
+            except IsochronError:
+                continue
+            out.append(comparison_table(cmp, f"config {configs[0]}", f"config {cfg}"))
+        return out
     for run in runs[1:]:
         a = [p for p in points if p["run"] == runs[0]]
         b = [p for p in points if p["run"] == run]
@@ -93,7 +104,13 @@ def build_html(ds):
         f"<li>{_e(describe_run(c))}<br><code>{_e(c.get('file'))}</code>"
         f"{'<br><code>' + _e(c.get('command') or c.get('run', {}).get('command')) + '</code>'}"
         "</li>" for c in ds.contexts) + "</ol>")
-    parts.append("<h2>Tables</h2>" + "".join(table_html(t) for t in tables(ds)))
+    lt = launch_tables(ds.records.get("point", []) or ds.records.get("cost", []))
+    if lt:                       # several launches: their spread is the headline uncertainty
+        parts.append("<h2>Across launches</h2>" + "".join(
+            f"<p>{_e(line)}</p>" for line in launch_summary(ds))
+            + "".join(table_html(t) for t in lt))
+    parts.append(("<h2>Tables of each launch</h2>" if lt else "<h2>Tables</h2>")
+                 + "".join(table_html(t) for t in tables(ds)))
     cmps = _comparisons(ds)
     if cmps:
         parts.append("<h2>Comparisons</h2>" + "".join(table_html(t) for t in cmps))

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Reproducibility across launches (issue 12). At NP ranks, with `isochron run`:
+#  1. false-flag rate: PAIRS A/A sets, each LAUNCHES launches of two identical configurations
+#     interleaved (paired launch-level test), plus the A sides of consecutive sets against each
+#     other (independent sets run minutes apart: the unpaired test); the share of points flagged
+#     REGRESSION/improvement (target <= 5 %);
+#  2. detection: PAIRS A/B sets where B moves 1.1x the bytes of A at bandwidth-bound sizes (a real
+#     difference of about 10 %; its measured size is printed); the share of points flagged
+#     REGRESSION (target >= 80 %);
+#  3. coverage: the share of launch medians of the next set that fall inside the 95 % CI and the
+#     rerun (prediction) interval announced from the previous set (target >= 90 %);
+#  4. the between-launch spread (sd of log launch medians ~ CV) per point, and each launch's own
+#     95 % CI beside it.
+# A benchmark, not a test: it prints tables. CPU-heavy (PAIRS x 4 x LAUNCHES launches).
+# usage: bench/reproducibility.sh ; env NP (2), LAUNCHES (5), PAIRS (20), OPS, SIZES, BIG
+#        (sizes of the detection sets), REPS (max-reps, 1000), BUILD, KEEP (a directory to keep
+#        the launch sets in), REUSE=1 (with KEEP: analyse the sets already there, run nothing),
+#        PY (python with isochron's dependencies)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NP=${NP:-2}
+LAUNCHES=${LAUNCHES:-5}
+PAIRS=${PAIRS:-20}
+OPS=${OPS:-allreduce,bcast,alltoall}
+SIZES=${SIZES:-8,1K,64K}
+BIG=${BIG:-64K,256K,1M}
+REPS=${REPS:-1000}
+BUILD=${BUILD:-build}
+PY=${PY:-python3}
+out=${KEEP:-$(mktemp -d)}
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
+mkdir -p "$out"
+export PYTHONPATH="$PWD/python/src${PYTHONPATH:+:$PYTHONPATH}"
+scaled=$($PY -c "import sys; from isochron.units import parse_bytes as p; print(','.join(str(8 * round(1.1 * p(s) / 8)) for s in sys.argv[1].split(',')))" "$BIG")
+common="--quiet --format none --max-reps $REPS"
+echo "--ops $OPS --sizes $SIZES $common" > "$out/a.args"
+cp "$out/a.args" "$out/a2.args"
+echo "--ops allreduce,bcast --sizes $BIG $common" > "$out/small.args"
+echo "--ops allreduce,bcast --sizes $scaled $common" > "$out/large.args"
+echo "isochron reproducibility: $NP ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+     "$(mpirun --version 2>/dev/null | head -1); LAUNCHES=$LAUNCHES PAIRS=$PAIRS REPS=$REPS"
+for i in $(seq 1 "$PAIRS"); do
+  [ "${REUSE:-0}" = 1 ] && break
+  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$out/a.args" "$out/a2.args" --seed "$i" \
+      -o "$out/aa-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
+      || echo "  warning: a launch of aa-$i failed (see $out/aa-$i/manifest.json; KEEP=DIR keeps it)" >&2
+  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$out/small.args" "$out/large.args" \
+      --seed "$i" -o "$out/ab-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
+      || echo "  warning: a launch of ab-$i failed (see $out/ab-$i/manifest.json; KEEP=DIR keeps it)" >&2
+  echo "  pair $i of $PAIRS done ($(date +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
+done
+$PY - "$out" "$PAIRS" "$BIG" <<'PY'
+import math, statistics, sys
+import isochron
+from isochron import launches
+from isochron.compare import compare
+from isochron.units import fmt_bytes, parse_bytes
+
+d, pairs, big = sys.argv[1], int(sys.argv[2]), [parse_bytes(s) for s in sys.argv[3].split(",")]
+pts = lambda s: isochron.read(f"{d}/{s}").records["point"]
+flag = lambda c: sum(r["verdict"] in ("REGRESSION", "improvement") for r in c.rows)
+
+paired = [compare(pts(f"aa-{i}:a"), pts(f"aa-{i}:a2")) for i in range(1, pairs + 1)]
+unpaired = [compare(pts(f"aa-{i}:a"), pts(f"aa-{i + 1}:a")) for i in range(1, pairs)]
+n_p, f_p = sum(len(c.rows) for c in paired), sum(flag(c) for c in paired)
+n_u, f_u = sum(len(c.rows) for c in unpaired), sum(flag(c) for c in unpaired)
+print("\n1. false flags, A/A (threshold 5 %, alpha 0.05; target <= 5 %)")
+print(f"   interleaved sets, paired launch t: {f_p}/{n_p} points flagged = {100 * f_p / max(n_p, 1):.1f} %")
+if n_u:
+    print(f"   separate sets, unpaired launch t:  {f_u}/{n_u} points flagged = {100 * f_u / max(n_u, 1):.1f} %")
+import glob
+singles = []
+for i in range(1, pairs + 1):                 # single launches: 1 of a against the next of a2
+    files = sorted(glob.glob(f"{d}/aa-{i}/launch-*.jsonl"))
+    singles += [(isochron.read(files[k]).records["point"], isochron.read(files[k + 1]).records["point"])
+                for k in range(0, len(files) - 1, 2)]
+for spread in sorted({0.12, 0.2, 0.25, launches.DEFAULT_LAUNCH_SPREAD}):
+    one = [compare(a, b, default_spread=spread) for a, b in singles]
+    n_o, f_o = sum(len(c.rows) for c in one), sum(flag(c) for c in one)
+    mark = " (the default)" if spread == launches.DEFAULT_LAUNCH_SPREAD else ""
+    print(f"   one launch per side, spread {100 * spread:g} %{mark}:"
+          f" {f_o}/{n_o} points flagged = {100 * f_o / max(n_o, 1):.1f} %")
+
+det, true_ratio = [], {}
+for i in range(1, pairs + 1):
+    a, b = pts(f"ab-{i}:small"), pts(f"ab-{i}:large")
+    for p in b:                               # B's 1.1x sizes stand for A's: match them
+        p["bytes"] = min(big, key=lambda s: abs(1.1 * s - p["bytes"]))
+    det.append(compare(a, b))
+    for r in det[-1].rows:
+        true_ratio.setdefault((r["op"], r["bytes"]), []).append(r["ratio"])
+n_d, f_d = sum(len(c.rows) for c in det), sum(len(c.regressions) for c in det)
+print(f"\n2. detection of 1.1x the bytes, {det[0].rows[0]['na']} launches per side"
+      " (paired launch t; target >= 80 %)")
+print(f"   {f_d}/{n_d} points flagged REGRESSION = {100 * f_d / max(n_d, 1):.1f} %")
+print("   op         size      measured ratio B/A (median of the sets)")
+for (op, size), rs in sorted(true_ratio.items()):
+    print(f"   {op:<10} {fmt_bytes(size):>8}  {statistics.median(rs):.3f}")
+
+inside_ci = inside_rr = total = 0
+for i in range(1, pairs):
+    prev = {launches.point_key(s.point, launches.POINT_KEYS[1:]): s
+            for s in launches.launch_stats(pts(f"aa-{i}:a"))}
+    for s in launches.launch_stats(pts(f"aa-{i + 1}:a")):
+        ref = prev.get(launches.point_key(s.point, launches.POINT_KEYS[1:]))
+        if ref is None or ref.ci[0] is None:
+            continue
+        for m in s.medians:
+            total += 1
+            inside_ci += ref.ci[0] <= m <= ref.ci[1]
+            inside_rr += ref.rerun[0] <= m <= ref.rerun[1]
+print("\n3. coverage: launch medians of the next set inside the intervals of the previous set"
+      " (target >= 90 %)")
+if total:
+    print(f"   95 % CI of the launch-level median: {inside_ci}/{total} = {100 * inside_ci / total:.1f} %")
+    print(f"   rerun (prediction) interval:       {inside_rr}/{total} = {100 * inside_rr / total:.1f} %")
+
+print("\n4. between-launch spread per point (all A/A sets pooled as one set per pair)")
+print("   op         size   launch CV (median over sets)  range        one launch's 95 % CI half-width")
+rows = {}
+for i in range(1, pairs + 1):
+    for cfg in ("a", "a2"):
+        ps = pts(f"aa-{i}:{cfg}")
+        for s in launches.launch_stats(ps):
+            k = (s.point["op"], s.point["bytes"])
+            rows.setdefault(k, {"cv": [], "ci": []})["cv"].append(s.sd_log)
+        for p in ps:
+            if p.get("ci_hi_s") and p.get("mean_s"):
+                rows[(p["op"], p["bytes"])]["ci"].append((p["ci_hi_s"] - p["ci_lo_s"]) / 2 / p["mean_s"])
+allcv = []
+for (op, size), v in sorted(rows.items()):
+    cv = [x for x in v["cv"] if x is not None]
+    allcv += cv
+    print(f"   {op:<10} {fmt_bytes(size):>6}  {100 * statistics.median(cv):5.1f} %"
+          f"                      {100 * min(cv):4.1f}-{100 * max(cv):5.1f} %"
+          f"   {100 * statistics.median(v['ci']):4.1f} %")
+print(f"   all points: median launch CV {100 * statistics.median(allcv):.1f} %,"
+      f" 75th percentile {100 * sorted(allcv)[int(0.75 * (len(allcv) - 1))]:.1f} %"
+      f" (launches.DEFAULT_LAUNCH_SPREAD = {100 * launches.DEFAULT_LAUNCH_SPREAD:g} %)")
+PY
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Between-launch spread of isochron beside OSU Micro-Benchmarks (issue 12), run the same way:
+# LAUNCHES rounds, each round one isochron-bench launch (allreduce, bcast, alltoall at 8 B,
+# 1 KiB, 64 KiB) and one launch of each OSU collective benchmark, so that the machine's drift
+# hits both tools alike. Prints per point the sd of the log launch values (~CV) per tool:
+# isochron's launch median, OSU's "Avg Latency" (its mean over iterations, averaged over ranks).
+# OSU is not part of isochron: build it outside the repository and give its binaries' directory
+# in OSU_DIR (osu_allreduce, osu_bcast, osu_alltoall). Without OSU_DIR only isochron is run.
+# A benchmark, not a test. usage: OSU_DIR=/path bench/tool_spread.sh ; env NP (2), LAUNCHES
+# (8), REPS (isochron max-reps, 200), BUILD, PY
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NP=${NP:-2}
+LAUNCHES=${LAUNCHES:-8}
+REPS=${REPS:-200}
+BUILD=${BUILD:-build}
+PY=${PY:-python3}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+echo "between-launch spread per tool: $NP ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+     "$LAUNCHES launches per tool; OSU: ${OSU_DIR:-not given}"
+for i in $(seq 1 "$LAUNCHES"); do
+  tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --ops allreduce,bcast,alltoall --sizes 8,1K,64K \
+      --max-reps "$REPS" --quiet --format none --jsonl "$out/iso-$i.jsonl"
+  if [ -n "${OSU_DIR:-}" ]; then
+    for op in allreduce bcast alltoall; do
+      tools/mpirun-local -np "$NP" "$OSU_DIR/osu_$op" -m 8:65536 > "$out/osu-$op-$i.txt"
+    done
+  fi
+done
+$PY - "$out" "$LAUNCHES" <<'PY'
+import json, math, os, statistics, sys
+d, n = sys.argv[1], int(sys.argv[2])
+sizes, ops = [8, 1024, 65536], ["allreduce", "bcast", "alltoall"]
+vals = {}
+for i in range(1, n + 1):
+    for line in open(os.path.join(d, f"iso-{i}.jsonl")):
+        r = json.loads(line)
+        if r["type"] == "point" and r.get("median_s"):
+            vals.setdefault(("isochron", r["op"], r["bytes"]), []).append(r["median_s"] * 1e6)
+    for op in ops:
+        path = os.path.join(d, f"osu-{op}-{i}.txt")
+        if os.path.exists(path):
+            for line in open(path):
+                f = line.split()
+                if len(f) == 2 and f[0].isdigit() and int(f[0]) in sizes:
+                    vals.setdefault(("OSU", op, int(f[0])), []).append(float(f[1]))
+def sd_log(v):
+    return statistics.stdev([math.log(x) for x in v]) if len(v) > 1 and min(v) > 0 else None
+tools = sorted({k[0] for k in vals}, reverse=True)
+print(f"\n{'op':<10} {'size':>6}  " + "".join(f"{t + ' CV':>14}" for t in tools))
+per = {t: [] for t in tools}
+for op in ops:
+    for s in sizes:
+        cells = []
+        for t in tools:
+            v = sd_log(vals.get((t, op, s), []))
+            if v is not None:
+                per[t].append(v)
+            cells.append(f"{'-' if v is None else f'{100 * v:.1f} %':>14}")
+        print(f"{op:<10} {s:>6}  " + "".join(cells))
+print(f"{'median':<17}  " + "".join(f"{100 * statistics.median(per[t]):>12.1f} %" for t in tools))
+PY
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,506 @@
+"""Launches as the unit of a measurement: run a set of launches, load it, and its statistics.
+
+The biggest source of variation in a benchmark is between launches (mpirun invocations), not
+between the repetitions of one launch: ReproMPI (paper 000 and the ReproMPI line of work behind
+it) found it, and so did issue 12 here (five launches at 2 ranks spread by 7-16 % CV of their
+medians while each launch's own 95 % CI was 4-5 %). So a result that promises reproducibility is
+a *set* of launches, and its uncertainty is the one across launches.
+
+Running (``isochron run``): every launch runs the user's launcher command with one
+configuration's arguments and ``--jsonl FILE`` appended, so it works with any driver. The order
+of launches is a randomized balanced design: each block holds every configuration once, in a
+random permutation, and the next block repeats it reversed (ABBA for two configurations), so a
+drift of the machine hits all configurations alike; the permutations come from a seed, which
+the manifest records, so the order can be reproduced. Every record of a launch's JSON Lines is
+tagged with ``launch`` (1-based) and ``config``; ``manifest.json`` lists the launches, their
+commands, exit status and wall time. A directory holding a manifest (or ``DIR:CONFIG`` for one
+configuration of it) is accepted wherever a result file is.
+
+Statistics per point (``launch_stats``): the launches' medians m_1..m_n. The headline value is
+their median. The confidence interval is Student's t over the *logarithms* of the launch
+medians, transformed back (launch medians are right-skewed: a disturbed launch is slower, never
+faster, and the spread is proportional to the time): exp(mean(log m) +- t_{n-1} s/sqrt(n)). The
+*rerun interval* is the t prediction interval for one new launch's median,
+exp(mean(log m) +- t_{n-1} s sqrt(1 + 1/n)): the range a rerun will see. The variance of single
+repetitions is split into a within-launch part (mean of the launches' repetition variances) and a
+between-launch part (variance of the launch means less the within part over the repetitions per
+launch, the one-way random-effects method-of-moments estimator, floored at 0).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+from .load import IsochronError
+from .units import MISSING, fmt_bytes, fmt_pct, fmt_time, is_missing
+
+MANIFEST = "manifest.json"
+#: Between-launch spread (standard deviation of log launch medians, ~ CV) assumed when a
+#: comparison has one launch per side and no data to estimate it. Measured here with
+#: bench/reproducibility.sh at 2 ranks on the shared 2-core machine: median launch CV 24.6 %
+#: (75th percentile 38 %; issue 12 saw 7-16 % on a quieter machine); comparing single launches
+#: of A/A sets flagged 44 % of points with 0.12, 19 % with 0.20, 10 % with 0.25 and 5.8 % with
+#: 0.30 (bench/results/reproducibility-*): launch medians have heavy tails, so the default is 0.30.
+DEFAULT_LAUNCH_SPREAD = 0.30
+#: the keys that define a point (as compare.MATCH_KEYS) plus the configuration of a launch set
+POINT_KEYS = ["config", "op", "barrier", "bytes", "nprocs", "root", "dtype", "redop", "in_place",
+              "scheme", "method"]
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+# ---------------------------------------------------------------------------------------------
+
+def schedule(configs, launches, seed):
+    """The order of launches: a list of config names, ``launches`` of each.
+
+    Blocks of one launch per configuration: block 2i is a random permutation drawn from the
+    seed, block 2i+1 the same permutation reversed (ABBA for two configurations)."""
+    if launches < 1:
+        raise IsochronError(f"--launches {launches}: give at least 1")
+    if not configs:
+        raise IsochronError("no configurations to run")
+    rng = random.Random(seed)
+    order, perm = [], None
+    for block in range(launches):
+        if block % 2 == 0:
+            perm = list(configs)
+            rng.shuffle(perm)
+            order += perm
+        else:
+            order += perm[::-1]
+    return order
+
+
+def read_config(path):
+    """A configuration file: driver arguments (shell words, # comments), and optionally a line
+    ``launcher-args: ...`` whose words go right after the launcher's first word (e.g.
+    ``launcher-args: --bind-to core``). Returns (name, driver args, launcher args)."""
+    if not os.path.isfile(path):
+        raise IsochronError(f"--configs {path}: no such file (a config file holds the driver"
+                            " arguments of one configuration, e.g. '--scheme barrier')")
+    name = os.path.splitext(os.path.basename(path))[0]
+    args, largs = [], []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("launcher-args:"):
+                largs += shlex.split(line[len("launcher-args:"):])
+            elif line:
+                args += shlex.split(line)
+    if "--jsonl" in args:
+        raise IsochronError(f"{path}: --jsonl is set by isochron run (one file per launch)")
+    return name, args, largs
+
+
+def _tag(path, launch, config, block):
+    """Add ``launch``, ``config`` and ``block`` to every complete record of a launch's file."""
+    if not os.path.exists(path):
+        return 0
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    from .load import PRIMARY
+    out, n, primary = [], 0, "point"
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            out.append(line)                 # a cut last line stays as it was: load reports it
+            continue
+        if isinstance(rec, dict):
+            rec["launch"], rec["config"], rec["block"] = launch, config, block
+            if rec.get("type") == "context":
+                primary = PRIMARY.get(rec.get("tool"), "point")
+            n += rec.get("type") == primary
+        out.append(json.dumps(rec, separators=(",", ":")))
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(out) + "\n")
+    return n
+
+
+def _error_lines(err):
+    """The launch's own message: stderr up to the launcher's boilerplate (a line of dashes)."""
+    out = []
+    for line in (err or "").splitlines():
+        if line.startswith("-----"):
+            break
+        if line.strip():
+            out.append(line.strip()[:300])
+    return out[:3] or ["(no message on stderr)"]
+
+
+def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, timeout=None):
+    """Run ``launches`` launches of each configuration (config files; none: one configuration
+    'default' without extra arguments) in a seeded balanced order; returns the manifest."""
+    if not launcher:
+        raise IsochronError("run: give the launcher command after --, e.g. -- tools/mpirun-local"
+                            " -np 2 build/isochron-bench --ops allreduce")
+    cfgs = [read_config(c) for c in configs] or [("default", [], [])]
+    names = [c[0] for c in cfgs]
+    if len(set(names)) != len(names):
+        raise IsochronError(f"--configs: two configuration files have the same name ({names})")
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 31)
+    order = schedule(names, launches, seed)
+    if outdir is None:
+        outdir = time.strftime("isochron-run-%Y%m%d-%H%M%S")
+    if os.path.exists(os.path.join(outdir, MANIFEST)):
+        raise IsochronError(f"{outdir}: already holds a launch set (manifest.json); choose"
+                            " another -o DIR")
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as exc:
+        raise IsochronError(f"{outdir}: cannot create ({exc.strerror})") from None
+    by_name = {c[0]: c for c in cfgs}
+    manifest = {"isochron_launch_set": 1, "seed": seed, "launches_per_config": launches,
+                "configs": {n: {"args": a, "launcher_args": la} for n, a, la in cfgs},
+                "launcher": list(launcher), "order": order, "launches": []}
+    width = len(str(len(order)))
+    for i, name in enumerate(order, 1):
+        _, args, largs = by_name[name]
+        fname = f"launch-{i:0{width}d}-{name}.jsonl"
+        path = os.path.join(outdir, fname)
+        cmd = [launcher[0]] + largs + list(launcher[1:]) + args + ["--jsonl", path]
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  text=True, timeout=timeout)
+            rc, err = proc.returncode, proc.stderr
+        except FileNotFoundError:
+            rc, err = 127, f"{launcher[0]}: command not found"
+        except subprocess.TimeoutExpired:
+            rc, err = 124, f"timed out after {timeout} s"
+        wall = time.monotonic() - t0
+        block = (i - 1) // len(cfgs) + 1
+        points = _tag(path, i, name, block)
+        entry = {"launch": i, "config": name, "block": block, "file": fname, "command": cmd, "rc": rc,
+                 "wall_s": round(wall, 3), "results": points}
+        if rc != 0:
+            entry["error"] = _error_lines(err)
+        manifest["launches"].append(entry)
+        with open(os.path.join(outdir, MANIFEST), "w", encoding="utf-8") as fh:
+            json.dump(manifest, fh, indent=1)
+        status = "ok" if rc == 0 else f"FAILED (exit {rc}): {' | '.join(entry.get('error', []))}"
+        print(f"isochron run: [{i}/{len(order)}] launch {i} config {name}: {status},"
+              f" {wall:.1f} s, {points} results -> {path}", file=log, flush=True)
+    return outdir, manifest
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+# ---------------------------------------------------------------------------------------------
+
+def read_manifest(directory):
+    path = os.path.join(directory, MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            man = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise IsochronError(f"{path}: not a readable launch-set manifest ({exc})") from None
+    if not isinstance(man, dict) or "launches" not in man:
+        raise IsochronError(f"{path}: not an isochron launch-set manifest")
+    return man
+
+
+def expand(path):
+    """Result files of ``path``: itself, or the launch files of a launch-set directory, or
+    of one configuration of it (``DIR:CONFIG``)."""
+    path = os.fspath(path)
+    config = None
+    if not os.path.exists(path) and ":" in path:
+        head, tail = path.rsplit(":", 1)
+        if os.path.isdir(head):
+            path, config = head, tail
+    if not os.path.isdir(path) or not os.path.exists(os.path.join(path, MANIFEST)):
+        return [path]
+    man = read_manifest(path)
+    if config is not None and config not in man.get("configs", {}):
+        raise IsochronError(f"{path}:{config}: no configuration {config!r} in this launch set"
+                            f" (it has: {', '.join(man.get('configs', {}))})")
+    files = [os.path.join(path, e["file"]) for e in man["launches"]
+             if (config is None or e["config"] == config)
+             and os.path.exists(os.path.join(path, e["file"]))
+             and os.path.getsize(os.path.join(path, e["file"])) > 0]
+    if not files:
+        raise IsochronError(f"{path}: the launch set has no launch with results")
+    return files
+
+
+def launch_of(p):
+    """The launch a point belongs to: its ``launch`` tag, else its run (one run = one launch)."""
+    lid = p.get("launch")
+    if not is_missing(lid):
+        return ("launch", p.get("config"), int(lid))
+    return ("run", p.get("file"), p.get("run"))
+
+
+def point_key(p, keys=POINT_KEYS):
+    return tuple(repr(None if is_missing(p.get(k)) else p.get(k)) for k in keys)
+
+
+# ---------------------------------------------------------------------------------------------
+# statistics
+# ---------------------------------------------------------------------------------------------
+
+def _tq(level, df):
+    from scipy.stats import t
+    return float(t.ppf(0.5 + level / 2, df))
+
+
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+def log_spread(medians):
+    """(mean, sample standard deviation) of the logs of launch medians (sd None when n < 2)."""
+    logs = [math.log(m) for m in medians]
+    n = len(logs)
+    mean = sum(logs) / n
+    if n < 2:
+        return mean, None
+    return mean, math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
+
+
+@dataclass
+class PointStats:
+    point: dict                      # the first launch's point (keys, op, bytes, ...)
+    launches: list                   # launch ids, in order
+    medians: list                    # the launch medians [s]
+    center: float                    # median of the launch medians
+    ci: tuple = (None, None)         # CI of the launch-level centre (t over log medians)
+    rerun: tuple = (None, None)      # prediction interval of one new launch's median
+    sd_log: float = None             # between-launch spread of log medians (~ CV)
+    within_var: float = None         # repetition variance within launches [s^2]
+    between_var: float = None        # variance between launch means [s^2] (>= 0)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n(self):
+        return len(self.medians)
+
+    @property
+    def between_share(self):
+        if self.within_var is None or self.between_var is None:
+            return None
+        total = self.within_var + self.between_var
+        return self.between_var / total if total > 0 else None
+
+
+def variance_split(means, sds, counts):
+    """(within, between) variance of repetitions from per-launch means, standard deviations and
+    valid counts: within = mean of s_i^2, between = var(means) - within / mean(n_i), >= 0."""
+    k = len(means)
+    if k < 2 or any(is_missing(x) for x in list(means) + list(sds) + list(counts)):
+        return None, None
+    within = sum(s * s for s in sds) / k
+    mm = sum(means) / k
+    var_means = sum((m - mm) ** 2 for m in means) / (k - 1)
+    nbar = sum(counts) / k
+    return within, max(0.0, var_means - within / nbar)
+
+
+def launch_stats(points, level=0.95, keys=POINT_KEYS):
+    """One :class:`PointStats` per point (grouped on ``keys``) over the launches it was measured
+    in; points without a median are skipped."""
+    groups = {}
+    for p in points:
+        if is_missing(p.get("median_s")) or p["median_s"] <= 0:
+            continue
+        groups.setdefault(point_key(p, keys), {}).setdefault(launch_of(p), []).append(p)
+    out = []
+    for by_launch in groups.values():
+        lids = list(by_launch)
+        meds = [_median([q["median_s"] for q in by_launch[lid]]) for lid in lids]
+        first = by_launch[lids[0]][0]
+        st = PointStats(point=first, launches=lids, medians=meds, center=_median(meds))
+        mean, sd = log_spread(meds)
+        if sd is not None:
+            n = len(meds)
+            t = _tq(level, n - 1)
+            st.sd_log = sd
+            st.ci = (math.exp(mean - t * sd / math.sqrt(n)), math.exp(mean + t * sd / math.sqrt(n)))
+            st.rerun = (math.exp(mean - t * sd * math.sqrt(1 + 1 / n)),
+                        math.exp(mean + t * sd * math.sqrt(1 + 1 / n)))
+            one = [by_launch[lid][0] for lid in lids]
+            st.within_var, st.between_var = variance_split(
+                [q.get("mean_s") for q in one], [q.get("stddev_s") for q in one],
+                [q.get("valid") for q in one])
+        out.append(st)
+    return out
+
+
+def has_launches(points):
+    """True when some point was measured in more than one launch."""
+    return any(s.n > 1 for s in launch_stats(points))
+
+
+# ---------------------------------------------------------------------------------------------
+# comparing on the launch level
+# ---------------------------------------------------------------------------------------------
+
+def paired_test(pairs, alpha=0.05):
+    """Paired t-test over blocks: ``pairs`` = [(median A, median B)] of the launches of one
+    block of an interleaved set (the same stretch of machine time), on the log ratios. The
+    drift that hits both launches of a block cancels; that is what the interleaving is for."""
+    d = [math.log(b) - math.log(a) for a, b in pairs]
+    n = len(d)
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    ratio = _median([b for _, b in pairs]) / _median([a for a, _ in pairs])
+    out = {"ratio": ratio, "d": mean, "na": n, "nb": n, "one_launch": False, "spread": sd,
+           "source": "pairs"}
+    if sd == 0:
+        out.update(limit=0.0, p=0.0 if mean != 0 else 1.0, significant=mean != 0)
+        return out
+    from scipy.stats import t
+    se = sd / math.sqrt(n)
+    out.update(limit=_tq(1 - alpha, n - 1) * se, p=float(2 * t.sf(abs(mean / se), n - 1)))
+    out["significant"] = out["p"] < alpha
+    return out
+
+
+def block_pairs(pa, pb):
+    """[(median A, median B)] per block when A and B are two configurations of one interleaved
+    launch set (same directory, one launch per block on each side, at least 3 blocks); else
+    None."""
+    def by_block(pts):
+        out = {}
+        for p in pts:
+            if is_missing(p.get("block")) or is_missing(p.get("median_s")) or p["median_s"] <= 0:
+                return None
+            key = (os.path.dirname(os.path.abspath(p.get("file", ""))), int(p["block"]))
+            if key in out:
+                return None
+            out[key] = p["median_s"]
+        return out
+    a, b = by_block(pa), by_block(pb)
+    if not a or not b or set(a) != set(b) or len(a) < 3:
+        return None
+    if {p.get("config") for p in pa} == {p.get("config") for p in pb}:
+        return None                       # the same configuration on both sides: nothing to pair
+    return [(a[k], b[k]) for k in sorted(a)]
+
+
+def launch_test(med_a, med_b, alpha=0.05, default_spread=DEFAULT_LAUNCH_SPREAD):
+    """Test B against A on launch medians. Returns a dict: ``ratio`` (of the medians of launch
+    medians), ``d`` (difference of mean log medians), ``spread`` (between-launch sd of log
+    medians used), ``source`` ('data' or 'default'), ``limit`` (|d| beyond which the difference
+    is significant), ``p`` (pooled two-sample t-test on the logs; None with the default spread),
+    ``significant`` and ``one_launch`` (one launch on each side)."""
+    na, nb = len(med_a), len(med_b)
+    ma, sa = log_spread(med_a)
+    mb, sb = log_spread(med_b)
+    d = mb - ma
+    dof = (na - 1 if sa is not None else 0) + (nb - 1 if sb is not None else 0)
+    se_f = math.sqrt(1 / na + 1 / nb)
+    out = {"ratio": _median(med_b) / _median(med_a), "d": d, "na": na, "nb": nb,
+           "one_launch": na == 1 and nb == 1}
+    if dof > 0:
+        pooled = math.sqrt(((na - 1) * (sa or 0) ** 2 + (nb - 1) * (sb or 0) ** 2) / dof)
+        out.update(spread=pooled, source="data")
+        if pooled == 0:
+            out.update(limit=0.0, p=0.0 if d != 0 else 1.0, significant=d != 0)
+            return out
+        from scipy.stats import t
+        tstat = d / (pooled * se_f)
+        out.update(limit=_tq(1 - alpha, dof) * pooled * se_f,
+                   p=float(2 * t.sf(abs(tstat), dof)))
+        out["significant"] = out["p"] < alpha
+    else:
+        from scipy.stats import norm
+        limit = float(norm.ppf(1 - alpha / 2)) * default_spread * se_f
+        out.update(spread=default_spread, source="default", limit=limit, p=None,
+                   significant=abs(d) > limit)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# tables and the plot
+# ---------------------------------------------------------------------------------------------
+
+def _ci_cell(lo, hi):
+    if lo is None or hi is None:
+        return MISSING
+    return f"{fmt_time(lo)} .. {fmt_time(hi)}"
+
+
+def launch_tables(points, level=0.95):
+    """Launch-level tables (one per operation) when some point has several launches."""
+    from .tables import Table
+    stats = [s for s in launch_stats(points, level) if s.n > 1]
+    if not stats:
+        return []
+    out = []
+    for op in dict.fromkeys(s.point.get("op") for s in stats):
+        group = [s for s in stats if s.point.get("op") == op]
+        varying = [k for k in ("config", "scheme", "method", "barrier", "nprocs", "root")
+                   if len({repr(s.point.get(k)) for s in group}) > 1]
+        cols = varying + ["size", "launches", "median [µs]", f"{level * 100:g} % CI [µs]",
+                          "rerun [µs]", "launch CV", "between share", "launch medians [µs]"]
+        rows = []
+        for s in sorted(group, key=lambda s: tuple(str(s.point.get(k)) for k in varying)
+                        + (s.point.get("bytes") or 0,)):
+            rows.append([s.point.get(k) for k in varying] + [
+                fmt_bytes(s.point.get("bytes")), s.n, fmt_time(s.center), _ci_cell(*s.ci),
+                _ci_cell(*s.rerun), fmt_pct(s.sd_log), fmt_pct(s.between_share),
+                " ".join(fmt_time(m, digits=3) for m in s.medians)])
+        n = len(varying)
+        notes = [f"median: of the launch medians; CI: Student's t over the logs of the launch"
+                 f" medians ({level * 100:g} %), the headline uncertainty: it is what reruns see,"
+                 " unlike a single launch's CI over repetitions",
+                 "rerun: where one new launch's median falls (t prediction interval);"
+                 " launch CV: sd of the log launch medians",
+                 "between share: the between-launch part of the variance of single repetitions"
+                 " (method of moments over the launch means and repetition variances)"]
+        out.append(Table(f"operation {op}: across launches", cols, rows,
+                         right=set(range(n, n + 7)), notes=notes))
+    return out
+
+
+def launch_summary(ds):
+    """One line per launch set in a dataset (launch counts per configuration)."""
+    per = {}
+    for c in ds.contexts:
+        if not is_missing(c.get("launch")):
+            per.setdefault(c.get("config"), set()).add(c["launch"])
+    if not per:
+        return []
+    return ["launches: " + ", ".join(f"{len(v)} of config {k}" for k, v in per.items())]
+
+
+def plot_launches(ds, **_):
+    """Per-launch medians of every point (a column per point, a dot per launch), with the
+    median of the launch medians and the between-launch CI."""
+    from .plots import _fig, _run_title
+    points = ds.records.get("point", []) or ds.records.get("cost", [])
+    stats = [s for s in launch_stats(points) if s.n > 0]
+    if not stats:
+        raise IsochronError("launches plot: no benchmark points")
+    fig, axes = _fig(w=max(6.0, 0.55 * len(stats) + 2), h=4.6)
+    ax = axes[0][0]
+    labels = []
+    for i, s in enumerate(stats):
+        rel = [m / s.center for m in s.medians]
+        ax.scatter([i] * len(rel), rel, s=14, color="tab:blue", alpha=0.7, zorder=3)
+        ax.hlines(1.0, i - 0.3, i + 0.3, color="k", lw=1.5, zorder=4)
+        if s.ci[0] is not None:
+            ax.vlines(i + 0.18, s.ci[0] / s.center, s.ci[1] / s.center, color="tab:red", lw=2)
+        p = s.point
+        cfg = f"{p.get('config')} " if not is_missing(p.get("config")) else ""
+        labels.append(f"{cfg}{p.get('op', p.get('barrier'))} {fmt_bytes(p.get('bytes'))}")
+    ax.set_xticks(range(len(stats)), labels, rotation=60, ha="right", fontsize=8)
+    ax.set_ylabel("launch median / median of launch medians")
+    ax.grid(True, axis="y", alpha=0.3)
+    nmax = max(s.n for s in stats)
+    ax.set_title(f"Spread between launches (up to {nmax} per point): dots = launch medians,"
+                 f" red = 95 % CI across launches\n{_run_title(ds, points)}", fontsize=10)
+    return fig
