@@ -84,6 +84,7 @@ const isochron_op_t *isochron_ops_builtin_coll(int *n);
 const isochron_op_t *isochron_ops_builtin_p2p(int *n);
 const isochron_op_t *isochron_ops_builtin_rma(int *n);
 const isochron_op_t *isochron_ops_builtin_alt(int *n);
+const isochron_op_t *isochron_ops_builtin_tput(int *n);
 
 /* The shared functions of a kind, wrapped once per operation (the run
  * functions stay individual). */
@@ -112,7 +113,7 @@ const isochron_op_t *isochron_ops_builtin_alt(int *n);
 enum {
     ISOCHRON_TAG_PING = 0x1501, ISOCHRON_TAG_PONG, ISOCHRON_TAG_EXL, ISOCHRON_TAG_EXR,
     ISOCHRON_TAG_RING, ISOCHRON_TAG_BCAST, ISOCHRON_TAG_SCATTER, ISOCHRON_TAG_GATHER,
-    ISOCHRON_TAG_REDUCE
+    ISOCHRON_TAG_REDUCE, ISOCHRON_TAG_WIN, ISOCHRON_TAG_ACK
 };
 
 #endif

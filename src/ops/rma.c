@@ -87,7 +87,7 @@ static int run_accumulate_lock(isochron_op_ctx_t *c)
 #define F_RMA (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2)
 #define DESC(id, fam, desc, fl)                                                                       \
     { #id, fam, desc, F_RMA | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,    \
-      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id }
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL }
 
 static const isochron_op_t rma_ops[] = {
     DESC(put_fence, "put", "MPI_Put to the right neighbour inside MPI_Win_fence", 0),

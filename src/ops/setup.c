@@ -201,6 +201,12 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
         return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes; the communicator has %d",
                                   name, ctx->size);
     ctx->count = ctx->bytes / (size_t)ctx->dtype_size;
+    if (op->flags & ISOCHRON_OP_WINDOWED) {
+        if (ctx->window < 0 || ctx->window > ISOCHRON_OP_WINDOW_MAX)
+            return isochron_set_error(ISOCHRON_EINVAL, "%s: window of %d messages: expected 1..%d (0: the default %d)",
+                                      name, ctx->window, ISOCHRON_OP_WINDOW_MAX, ISOCHRON_OP_WINDOW_DEFAULT);
+        if (ctx->window == 0) ctx->window = ISOCHRON_OP_WINDOW_DEFAULT;
+    }
 
     /* The need is the same on every rank, so skipping the query below a
      * floor no node falls under is a decision all ranks make alike; it saves
