@@ -71,6 +71,7 @@ static void corruption(const char *name, int victim, int root)
     size_t n = c.count;
     size_t where[2] = { n - 1, 0 };
     if (strcmp(name, "gather") == 0 || strcmp(name, "alltoall") == 0) where[0] = (size_t)size * n - 1;
+    if (op->flags & ISOCHRON_OP_WINDOWED) where[0] = c.rbuf_bytes / sizeof(int) - 1; /* last message of the window */
     for (int k = 0; k < 2; k++) {
         CHECK_RC(one_rep(op, &c, k), ISOCHRON_OK, "rank %d: %s rep %d runs", rank, name, k);
         if (rank == victim) ((int *)c.rbuf)[where[k]] += 1;
@@ -194,6 +195,13 @@ int main(int argc, char **argv)
     corruption("pingpong", 0, 0);
     corruption("put_fence", size - 1, 0);
     corruption("bcast_binomial", size - 1, 0);
+    corruption("bw", 1, 0);
+    corruption("bibw", 0, 0);
+    corruption("mbw_mr", size / 2, 0);
+    corruption("bw_fan_in", 0, 0);
+    corruption("bw_fan_out", size - 1, 0);
+    corruption("pingping", 1, 0);
+    corruption("multi_lat", 0, 0);
 
     check_quiet = 1;
     int before = check_failures, n = 0;
