@@ -18,7 +18,7 @@ import os
 import numpy as np
 
 from .load import IsochronError
-from .units import fmt_bytes, is_missing, parse_bytes, short_spec
+from .units import fmt_bytes, is_missing, is_rate, parse_bytes, short_spec
 
 FORMATS = ("png", "svg", "pdf")
 US = 1e6
@@ -128,18 +128,19 @@ def _center_and_ci(p, stat, level):
     return mean, (mean if is_missing(lo) else lo), (mean if is_missing(hi) else hi)
 
 
-def plot_latency(ds, stat=None, **_):
-    pts = [p for p in _need(ds, "point", "latency", "isochron-bench points")
-           if not is_missing(p.get("mean_s")) and p.get("bytes")]
-    if not pts:
-        raise IsochronError("plot kind 'latency': no point has a valid repetition and a size > 0")
+def _stat_for(pts, stat, kind):
     has_raw = all(isinstance(p.get("raw_time_s"), list) for p in pts)
     stat = stat or ("median" if has_raw else "mean")
     if stat not in ("median", "mean"):
         raise IsochronError(f"--stat {stat}: choose median or mean")
     if stat == "median" and not has_raw:
-        raise IsochronError("--stat median needs raw repetitions for its confidence interval"
-                            " (isochron-bench --raw); use --stat mean")
+        raise IsochronError(f"--stat median needs raw repetitions for its confidence interval"
+                            f" (isochron-bench --raw); use --stat mean (plot kind {kind!r})")
+    return stat
+
+
+def _vs_size(ds, pts, stat, conv, ylabel, title, label):
+    """A line per series (op x scheme x method ... that vary) of conv(point, center, lo, hi) vs size."""
     level = pts[0].get("ci_level") or 0.95
     keys = ["op", "scheme", "method", "nprocs", "root", "dtype", "redop", "run"]
     ops = {p["op"] for p in pts}        # dtype and redop follow the op unless they vary within one
@@ -160,11 +161,10 @@ def plot_latency(ds, stat=None, **_):
     for (key, group), color in zip(series.items(), _colors(len(series))):
         group.sort(key=lambda p: p["bytes"])
         x = np.array([p["bytes"] for p in group], float)
-        y, lo, hi = (np.array(v) * US for v in zip(*(_center_and_ci(p, stat, level)
-                                                      for p in group)))
+        y, lo, hi = (np.array(v) for v in zip(*(conv(p, *_center_and_ci(p, stat, level)) for p in group)))
         text = " ".join(f"run {v + 1}" if k == "run" else str(v) for k, v in zip(varying, key))
         ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, marker="o", ms=4, capsize=3,
-                    label=text or "latency")
+                    label=text or label)
         labels.append((x[-1], y[-1], text, color))
     sizes = sorted({p["bytes"] for p in pts})
     ax.set_xticks(sizes, [fmt_bytes(s) for s in sizes])
@@ -173,13 +173,49 @@ def plot_latency(ds, stat=None, **_):
     ax.set_xlabel("message size")
     _log(ax)
     how = "order statistics" if stat == "median" else "Student's t"
-    ax.set_ylabel(f"latency [µs]: {stat}, bars {100 * level:g} % CI ({how})")
+    ax.set_ylabel(ylabel.format(stat=stat, level=f"{100 * level:g}", how=how))
     ax.grid(True, which="major", alpha=0.3)
     fixed = [f"{k} {pts[0].get(k)}" for k in ("scheme", "method") if k not in varying]
-    ax.set_title("Latency vs message size" + (f" ({', '.join(fixed)})" if fixed else "")
-                 + f"\n{_run_title(ds, pts)}", fontsize=10)
+    ax.set_title(title + (f" ({', '.join(fixed)})" if fixed else "") + f"\n{_run_title(ds, pts)}", fontsize=10)
     _end_labels(ax, labels)
     return fig
+
+
+def _latency_points(ds):
+    return [p for p in ds.records.get("point", [])
+            if not is_missing(p.get("mean_s")) and p.get("bytes") and not is_rate(p)]
+
+
+def _rate_points(ds):
+    return [p for p in ds.records.get("point", []) if not is_missing(p.get("mean_s")) and p.get("bytes") and is_rate(p)]
+
+
+def plot_latency(ds, stat=None, **_):
+    _need(ds, "point", "latency", "isochron-bench points")
+    pts = _latency_points(ds)
+    if not pts:
+        raise IsochronError("plot kind 'latency': no latency-type point has a valid repetition and a size > 0"
+                            " (throughput points: plot kind 'bandwidth')")
+    stat = _stat_for(pts, stat, "latency")
+    return _vs_size(ds, pts, stat, lambda p, c, lo, hi: (c * US, lo * US, hi * US),
+                    "latency [µs]: {stat}, bars {level} % CI ({how})", "Latency vs message size", "latency")
+
+
+def plot_bandwidth(ds, stat=None, **_):
+    """MB/s against size: bytes one run moves / the run time's median (or mean), the time's CI
+    inverted (its ends swap)."""
+    _need(ds, "point", "bandwidth", "isochron-bench points")
+    pts = _rate_points(ds)
+    if not pts:
+        raise IsochronError("plot kind 'bandwidth': no throughput point (bw, bibw, mbw_mr, bw_fan_in/out)"
+                            " with a valid repetition and a size > 0")
+    stat = _stat_for(pts, stat, "bandwidth")
+
+    def conv(p, c, lo, hi):
+        f = p["bytes_per_run"] / 1e6
+        return f / c, f / hi, f / lo
+    return _vs_size(ds, pts, stat, conv, "bandwidth [MB/s]: bytes per run / {stat} time, bars {level} % CI ({how})",
+                    "Bandwidth vs message size", "bandwidth")
 
 
 # ---- clock offset vs time after synchronization -----------------------------------------
@@ -460,6 +496,8 @@ KINDS = {
     "latency": (plot_latency, "point",
                 "latency vs message size, log-log, median (or mean) with CI bars,"
                 " a line per op x scheme x method"),
+    "bandwidth": (plot_bandwidth, "point",
+                  "bandwidth (MB/s) vs message size of the throughput operations, median (or mean) with CI bars"),
     "gantt": (plot_gantt, "point",
               "per-rank start/end of raw repetitions on the global clock (--op, --size, --reps)"),
     "offset": (plot_offset, "accuracy", "clock offset to rank 0 vs time after sync, per rank"),
@@ -479,7 +517,9 @@ def available(ds):
         if name == "gantt":
             rows = [p for p in rows if isinstance(p.get("raw_start_s"), list) and p["raw_start_s"]]
         if name == "latency":
-            rows = [p for p in rows if p.get("bytes") and not is_missing(p.get("mean_s"))]
+            rows = _latency_points(ds)
+        if name == "bandwidth":
+            rows = _rate_points(ds)
         if rows:
             out.append(name)
     return out
