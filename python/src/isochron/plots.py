@@ -181,22 +181,23 @@ def _vs_size(ds, pts, stat, conv, ylabel, title, label):
     return fig
 
 
-def _latency_points(ds):
+def _sized_points(ds, rates):
+    """Points with a valid repetition and a size > 0: the throughput ones (rates) or the others."""
     return [p for p in ds.records.get("point", [])
-            if not is_missing(p.get("mean_s")) and p.get("bytes") and not is_rate(p)]
+            if not is_missing(p.get("mean_s")) and p.get("bytes") and is_rate(p) == rates]
 
 
-def _rate_points(ds):
-    return [p for p in ds.records.get("point", []) if not is_missing(p.get("mean_s")) and p.get("bytes") and is_rate(p)]
+def _plot_points(ds, kind, rates, none_msg, stat):
+    _need(ds, "point", kind, "isochron-bench points")
+    pts = _sized_points(ds, rates)
+    if not pts:
+        raise IsochronError(f"plot kind {kind!r}: {none_msg}")
+    return pts, _stat_for(pts, stat, kind)
 
 
 def plot_latency(ds, stat=None, **_):
-    _need(ds, "point", "latency", "isochron-bench points")
-    pts = _latency_points(ds)
-    if not pts:
-        raise IsochronError("plot kind 'latency': no latency-type point has a valid repetition and a size > 0"
-                            " (throughput points: plot kind 'bandwidth')")
-    stat = _stat_for(pts, stat, "latency")
+    pts, stat = _plot_points(ds, "latency", False, "no latency-type point has a valid repetition and a size > 0"
+                             " (throughput points: plot kind 'bandwidth')", stat)
     return _vs_size(ds, pts, stat, lambda p, c, lo, hi: (c * US, lo * US, hi * US),
                     "latency [µs]: {stat}, bars {level} % CI ({how})", "Latency vs message size", "latency")
 
@@ -204,12 +205,8 @@ def plot_latency(ds, stat=None, **_):
 def plot_bandwidth(ds, stat=None, **_):
     """MB/s against size: bytes one run moves / the run time's median (or mean), the time's CI
     inverted (its ends swap)."""
-    _need(ds, "point", "bandwidth", "isochron-bench points")
-    pts = _rate_points(ds)
-    if not pts:
-        raise IsochronError("plot kind 'bandwidth': no throughput point (bw, bibw, mbw_mr, bw_fan_in/out)"
-                            " with a valid repetition and a size > 0")
-    stat = _stat_for(pts, stat, "bandwidth")
+    pts, stat = _plot_points(ds, "bandwidth", True, "no throughput point (bw, bibw, mbw_mr, bw_fan_in/out)"
+                             " with a valid repetition and a size > 0", stat)
 
     def conv(p, c, lo, hi):
         f = p["bytes_per_run"] / 1e6
@@ -517,9 +514,9 @@ def available(ds):
         if name == "gantt":
             rows = [p for p in rows if isinstance(p.get("raw_start_s"), list) and p["raw_start_s"]]
         if name == "latency":
-            rows = _latency_points(ds)
+            rows = _sized_points(ds, False)
         if name == "bandwidth":
-            rows = _rate_points(ds)
+            rows = _sized_points(ds, True)
         if rows:
             out.append(name)
     return out
