@@ -14,6 +14,10 @@ foreach(np 2 4)
   set_tests_properties(bench_rates_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_rates: PASS")
 endforeach()
 isochron_cli_test(bench_bad_msg_window 2 TOOL isochron-bench EXPECT nonzero MATCH "--msg-window '0'" "\\[1, 65536\\]" ARGS --ops bw --msg-window 0)
+# neighbourhood collectives: the topology is part of the name (each builds its own); without one, the names to choose from
+isochron_cli_test(bench_neighbor_no_topology 2 TOOL isochron-bench EXPECT nonzero MATCH "unknown operation 'neighbor_alltoall'" "neighbor_alltoall_cart" "neighbor_alltoall_graph" ARGS --ops neighbor_alltoall)
+isochron_cli_test(bench_neighbor_graph_alone 1 TOOL isochron-bench EXPECT nonzero MATCH "neighbor_alltoall_graph needs at least 2" ARGS --ops neighbor_alltoall_graph)
+isochron_cli_test(bench_neighbor 3 TOOL isochron-bench EXPECT zero MATCH "ineighbor_alltoallw_cart" "neighbor_allgather_graph" "alltoallw " ARGS --ops ineighbor_alltoallw_cart,neighbor_allgather_graph,alltoallw --sizes 8,1K --max-reps 20 --validate 2 --quiet)
 isochron_cli_test(bench_table_rates 2 TOOL isochron-bench EXPECT zero MATCH "bw " "MB/s" "msg/s \\(window 8\\)" ARGS --ops bw --sizes 1K --msg-window 8 --max-reps 20 --quiet)
 
 # isochron-bench: every point records the tracked clock's error bound and its true error (injected

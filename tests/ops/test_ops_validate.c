@@ -202,6 +202,10 @@ int main(int argc, char **argv)
     corruption("bw_fan_out", size - 1, 0);
     corruption("pingping", 1, 0);
     corruption("multi_lat", 0, 0);
+    corruption("alltoallw", size - 1, 0);
+    corruption("ineighbor_alltoall_cart", size - 1, 0); /* slot 0: the -1 neighbour in dimension 0 */
+    corruption("neighbor_alltoallw_graph", 0, 0);
+    corruption("neighbor_allgatherv_graph", size - 1, 0);
 
     check_quiet = 1;
     int before = check_failures, n = 0;
