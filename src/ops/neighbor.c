@@ -188,29 +188,20 @@ static int prepare_nb(isochron_op_ctx_t *c)
 static int validate_nb(isochron_op_ctx_t *c)
 {
     nb_state_t *st = NST(c);
-    size_t n = c->count, bad = 0, first = 0, total = 0;
-    int tk = st->base.tk, from = -1, blocks = sends_blocks(st->what);
-    long long ex0 = 0;
-    char got[64] = "";
-    for (int i = 0; i < st->indeg; i++) {
-        if (st->src[i] == MPI_PROC_NULL) continue; /* an open edge of the grid: nothing arrives */
-        total += n;
-        for (size_t e = 0; e < n; e++) {
-            long long ex = isochron_ops_mv(tk, st->src[i], blocks ? (size_t)st->blk[i] * n + e : e, c->rep);
-            size_t idx = (size_t)i * n + e;
-            if (isochron_ops_elem_equal(c->rbuf, idx, tk, ex)) continue;
-            if (bad++ == 0) {
-                first = idx; from = st->src[i]; ex0 = ex;
-                isochron_ops_elem_format(c->rbuf, idx, tk, got, sizeof got);
-            }
-        }
-    }
-    if (!bad) return ISOCHRON_OK;
+    size_t n = c->count;
+    int blocks = sends_blocks(st->what);
+    isochron_ops_vstate_t v;
+    memset(&v, 0, sizeof v);
+    for (int i = 0; i < st->indeg; i++)
+        if (st->src[i] != MPI_PROC_NULL) /* an open edge of the grid: nothing arrives */
+            isochron_ops_vblock(&v, c->rbuf, (size_t)i * n, n, st->base.tk, st->src[i], blocks ? (size_t)st->blk[i] * n : 0,
+                                c->rep);
+    if (!v.bad) return ISOCHRON_OK;
     return isochron_set_error(ISOCHRON_EVALIDATE,
                               "%s: wrong data on rank %d, element %zu (slot %zu, from rank %d): expected %lld, got %s "
                               "(%s, %zu bytes, repetition %d; %zu of %zu elements wrong)",
-                              st->base.name, c->rank, first, n ? first / n : 0, from, ex0, got,
-                              isochron_op_dtype_name(c->dtype), c->bytes, c->rep, bad, total);
+                              st->base.name, c->rank, v.first, n ? v.first / n : 0, v.from, v.expected, v.got,
+                              isochron_op_dtype_name(c->dtype), c->bytes, c->rep, v.bad, v.total);
 }
 
 #define N ((int)c->count)

@@ -78,6 +78,16 @@ void isochron_ops_fill_rv(void *buf, int tk, int rk, int rank, size_t first, siz
 void isochron_ops_poison(void *buf, size_t bytes);
 int isochron_ops_elem_equal(const void *buf, size_t idx, int tk, long long v);
 void isochron_ops_elem_format(const void *buf, size_t idx, int tk, char *out, size_t n);
+/* Checking received blocks of the movement pattern: the first wrong element and how many are wrong. */
+typedef struct {
+    size_t bad, first, total;
+    long long expected;
+    int from;
+    char got[64];
+} isochron_ops_vstate_t;
+/* Elements off..off+n-1 of buf must be rank from's pattern elements first..first+n-1 of repetition rep. */
+void isochron_ops_vblock(isochron_ops_vstate_t *v, const void *buf, size_t off, size_t n, int tk, int from, size_t first,
+                         int rep);
 
 /* Tables of built-in descriptors (one per source file). */
 const isochron_op_t *isochron_ops_builtin_coll(int *n);

@@ -194,27 +194,18 @@ static int prepare_tput(isochron_op_ctx_t *c)
 static int validate_tput(isochron_op_ctx_t *c)
 {
     tput_state_t *st = TST(c);
-    size_t n = c->count, bad = 0, first = 0;
-    int tk = st->base.tk, from = -1;
-    long long ex0 = 0;
-    char got[64] = "";
+    size_t n = c->count, w = (size_t)st->w;
+    isochron_ops_vstate_t v;
+    memset(&v, 0, sizeof v);
     for (int i = 0; i < st->nrecv; i++)
-        for (int j = 0; j < st->w; j++)
-            for (size_t e = 0; e < n; e++) {
-                size_t idx = ((size_t)i * (size_t)st->w + (size_t)j) * n + e;
-                long long ex = isochron_ops_mv(tk, st->recvfrom[i], e, c->rep);
-                if (isochron_ops_elem_equal(c->rbuf, idx, tk, ex)) continue;
-                if (bad++ == 0) {
-                    first = idx; from = st->recvfrom[i]; ex0 = ex;
-                    isochron_ops_elem_format(c->rbuf, idx, tk, got, sizeof got);
-                }
-            }
-    if (!bad) return ISOCHRON_OK;
+        for (size_t j = 0; j < w; j++)
+            isochron_ops_vblock(&v, c->rbuf, ((size_t)i * w + j) * n, n, st->base.tk, st->recvfrom[i], 0, c->rep);
+    if (!v.bad) return ISOCHRON_OK;
     return isochron_set_error(ISOCHRON_EVALIDATE,
                               "%s: wrong data on rank %d, element %zu (message %zu of the window from rank %d): expected %lld, "
                               "got %s (%s, %zu bytes, repetition %d; %zu of %zu elements wrong)",
-                              st->base.name, c->rank, first, n ? first / n % (size_t)st->w : 0, from, ex0, got,
-                              isochron_op_dtype_name(c->dtype), c->bytes, c->rep, bad, n * (size_t)st->nrecv * (size_t)st->w);
+                              st->base.name, c->rank, v.first, n ? v.first / n % w : 0, v.from, v.expected, v.got,
+                              isochron_op_dtype_name(c->dtype), c->bytes, c->rep, v.bad, v.total);
 }
 
 #define N ((int)c->count)
