@@ -61,6 +61,11 @@ static int run_point(const isochron_op_t *op, size_t bytes, const char *tname, c
         if (rank == 0 && !skipped++) printf("skip %s\n", isochron_last_error());
         return check_failures - before;
     }
+    if (rc == ISOCHRON_EUNSUPPORTED && strstr(isochron_last_error(), "no persistent collectives")) {
+        /* an MPI library without MPI-4 persistent collectives (nor Open MPI's MPIX_ ones) */
+        if (rank == 0 && !skipped++) printf("skip %s\n", isochron_last_error());
+        return check_failures - before;
+    }
     CHECK_RC(rc, ISOCHRON_OK, "rank %d: setup %s", rank, what);
     if (rc) return check_failures - before;
     CHECK(c.count == c.bytes / (size_t)ts && c.rank == rank && c.size == size, "rank %d: ctx filled for %s", rank,
@@ -124,7 +129,7 @@ int main(int argc, char **argv)
         fflush(stdout);
         tested++;
     }
-    CHECK(tested >= 80, "rank %d: %d built-in operations tested (expected all 80)", rank, tested);
+    CHECK(tested >= 97, "rank %d: %d built-in operations tested (expected all 97)", rank, tested);
     if (rank == 0) printf("all operations at %d processes: %.1f s\n", size, MPI_Wtime() - t_start);
     isochron_ops_destroy(ops);
     int rc = check_report("test_ops_run");

@@ -109,13 +109,17 @@ static void stale(const isochron_op_t *op)
           op->name);
     MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, comm);
     CHECK(nbad >= 1, "rank %d: %s: stale data caught on %d rank(s)", rank, op->name, nbad);
-    /* prepare without run: receive buffers hold poison, not data */
+    /* prepare without run: receive buffers hold poison, not data. Not for the X_init operations
+     * (persist.c): their timed run only makes and frees a request, and their validate starts one
+     * itself, so it checks that the init call yields a working operation, not that run moved data. */
+    size_t ln = strlen(op->name);
+    int init_cost = ln > 5 && strcmp(op->name + ln - 5, "_init") == 0;
     c.rep = 2;
     if (op->prepare) CHECK_RC(op->prepare(&c), ISOCHRON_OK, "rank %d: %s prepare", rank, op->name);
     rc = op->validate(&c);
     bad = rc == ISOCHRON_EVALIDATE;
     MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, comm);
-    CHECK(nbad >= 1, "rank %d: %s: missing run caught on %d rank(s)", rank, op->name, nbad);
+    CHECK(init_cost ? nbad == 0 : nbad >= 1, "rank %d: %s: missing run caught on %d rank(s)", rank, op->name, nbad);
     /* a real run repairs it */
     CHECK_RC(one_rep(op, &c, 3), ISOCHRON_OK, "rank %d: %s runs again", rank, op->name);
     CHECK_RC(op->validate(&c), ISOCHRON_OK, "rank %d: %s validates again", rank, op->name);
@@ -206,6 +210,8 @@ int main(int argc, char **argv)
     corruption("ineighbor_alltoall_cart", size - 1, 0); /* slot 0: the -1 neighbour in dimension 0 */
     corruption("neighbor_alltoallw_graph", 0, 0);
     corruption("neighbor_allgatherv_graph", size - 1, 0);
+    corruption("allreduce_persistent", size - 1, 0);
+    corruption("pingpong_persistent", 1, 0);
 
     check_quiet = 1;
     int before = check_failures, n = 0;
