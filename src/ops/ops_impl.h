@@ -29,7 +29,7 @@ enum isochron_ops_sem {
     SEM_PINGPONG, SEM_EXCHANGE, SEM_RINGSHIFT, SEM_PUT, SEM_GET, SEM_ACC
 };
 /* Implementation. */
-enum isochron_ops_alg { ALG_MPI, ALG_LINEAR, ALG_BINOMIAL, ALG_FENCE, ALG_LOCK };
+enum isochron_ops_alg { ALG_MPI, ALG_LINEAR, ALG_BINOMIAL, ALG_FENCE, ALG_LOCK, ALG_LOCKALL, ALG_PSCW };
 
 /* Element types the patterns know (the six of isochron_op_dtype_find). */
 enum isochron_ops_tkind { TK_BYTE, TK_CHAR, TK_INT, TK_LONG, TK_FLOAT, TK_DOUBLE, TK_OTHER };
@@ -56,6 +56,7 @@ typedef struct {
     void *win_base;       /* one-sided: window memory (MPI_Win_allocate) */
     int left, right;      /* ring neighbours */
     int vr;               /* rank relative to the root (binomial trees) */
+    MPI_Group gleft, gright; /* one-sided PSCW: the origin that accesses this window, the target this rank accesses */
 } isochron_ops_state_t;
 
 /* Shared implementation of a kind (kind.c). */
