@@ -59,6 +59,9 @@ typedef struct {
     MPI_Group gleft, gright; /* one-sided PSCW: the origin that accesses this window, the target this rank accesses */
 } isochron_ops_state_t;
 
+/* 1 and the version if the library is MPICH (MPI_Get_library_version), else 0 (setup.c). */
+int isochron_ops_mpich_version(int *major, int *minor, int *patch);
+
 /* Shared implementation of a kind (kind.c). */
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
 size_t isochron_ops_kind_memory(const isochron_op_ctx_t *c, isochron_ops_kind_t k);

@@ -18,6 +18,10 @@
  * them as MPIX_X_init in its pcollreq extension (mpi-ext.h); elsewhere the
  * collective operations refuse in set-up with EUNSUPPORTED naming what is
  * missing. Buffers, patterns and validation are the kind's (kind.c).
+ * MPICH before 4.3: gather, allgather and scatter persistent requests send
+ * the send buffer's contents at init time on every start (pmodels/mpich#7078,
+ * seen here on 4.0 as stale data from the second start); those three refuse
+ * there with EUNSUPPORTED.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +80,14 @@ static int psetup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name,
         return isochron_set_error(ISOCHRON_EUNSUPPORTED,
                                   "%s: this MPI library has no persistent collectives (MPI_*_init is MPI-4; Open MPI 4.x "
                                   "offers them as MPIX_*_init in its pcollreq extension, not built here)", name);
+    int major, minor, patch;
+    if (make && (k.sem == SEM_GATHER || k.sem == SEM_ALLGATHER || k.sem == SEM_SCATTER) &&
+        isochron_ops_mpich_version(&major, &minor, &patch) && (major < 4 || (major == 4 && minor < 3)))
+        return isochron_set_error(ISOCHRON_EUNSUPPORTED,
+                                  "%s: MPICH %d.%d.%d sends what the buffer held at MPI_*_init on every later MPI_Start "
+                                  "(pmodels/mpich#7078, fixed by #7081 in 2024; refused before 4.3): the data would be "
+                                  "stale; the _init form and the non-persistent forms are unaffected",
+                                  name, major, minor, patch);
     int rc = isochron_ops_kind_setup(c, k, name), all = rc;
     if (isochron_allreduce_polite(&rc, &all, 1, MPI_INT, MPI_MIN, c->comm) != ISOCHRON_OK)
         return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Iallreduce failed in set-up", name);
