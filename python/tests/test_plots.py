@@ -1,4 +1,6 @@
 """Every plot kind: the figure's axes, series and labels, and the written files as images."""
+import json
+
 import matplotlib.image
 import pytest
 from matplotlib.collections import PathCollection, PolyCollection
@@ -243,15 +245,27 @@ def test_bandwidth_mbps_vs_size_with_inverted_ci():
         assert x == [1024, 65536]
         assert y == pytest.approx(list(p["bytes_per_run"] / p["median_s"] / 1e6))
         assert y == pytest.approx(list(p["bw_median_Bps"] / 1e6))  # the driver's own rates
-        for (_, q), yl, yh in zip(p.iterrows(), lo, hi):          # the time's CI inverted: ends swap
-            v = sorted(t for t, ok in zip(q["raw_time_s"], q["raw_valid"]) if ok)
+        for (_, q), yl, yh in zip(p.iterrows(), lo, hi):          # the median's CI inverted: ends swap
             f = q["bytes_per_run"] / 1e6
-            assert (yl, yh) == (pytest.approx(f / v[11]), pytest.approx(f / v[3]))  # x(12), x(4) of 15
+            assert (yl, yh) == (pytest.approx(f / q["median_ci_hi_s"]), pytest.approx(f / q["median_ci_lo_s"]))
             assert yl <= f / q["median_s"] <= yh
     (lat,) = plot(ds, "latency").axes                              # latency keeps seconds, without bw
     assert len(lat.containers) == 1                                # one series: pingpong alone
     pp = pts[pts["op"] == "pingpong"].sort_values("bytes")
     assert _series(lat, "latency")[1] == pytest.approx(list(pp["median_s"] * 1e6))
+
+
+def test_bandwidth_without_raw_data_uses_the_drivers_median_interval(tmp_path):
+    lines = [json.loads(line) for line in open(fx("bench-bw.jsonl"))]
+    for r in lines:
+        r.pop("raw", None)
+        for k in [k for k in r if k.startswith("raw_")]:
+            r.pop(k)
+    (tmp_path / "noraw.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    ds = isochron.read([str(tmp_path / "noraw.jsonl")])
+    (ax,) = plot(ds, "bandwidth").axes
+    _x, y, lo, hi = _series(ax, "bw")
+    assert all(a <= b <= c for a, b, c in zip(lo, y, hi)) and "median" in ax.get_ylabel()
 
 
 def test_bandwidth_needs_throughput_points():
