@@ -21,7 +21,7 @@
 #include "isochron/report.h"
 #include "common.h"
 
-enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW,
+enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN,
        O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
        O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_HELP, O_VERSION, NOPT };
 
@@ -41,6 +41,7 @@ static const app_option_t opts[NOPT] = {
     [O_BUDGET] = {"budget", "SECONDS", "time per point (roundtime: the time slice of Alg. 5)", "1"},
     [O_WARMUP] = {"warmup", "N", "untimed repetitions before each point", "2"},
     [O_WINDOW] = {"window", "SECONDS", "window scheme: window length (0: derived from a measured estimate)", "0"},
+    [O_MSGWIN] = {"msg-window", "W", "throughput operations (bw, bibw, mbw_mr, bw_fan_in/out): messages per window and sender (osu_bw's 64)", "64"},
     [O_SLACK] = {"slack", "B", "roundtime: start time = now + B x Bcast latency (doubles while starts arrive late)", "4"},
     [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time", "0.5"},
     [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
@@ -148,6 +149,12 @@ int main(int argc, char **argv)
     }
     if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
     if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
+    int msg_window = ISOCHRON_OP_WINDOW_DEFAULT;
+    if (v[O_MSGWIN]) {
+        if (isochron_parse_long(v[O_MSGWIN], &lv) || lv < 1 || lv > ISOCHRON_OP_WINDOW_MAX)
+            FAIL("--msg-window '%s': expected an integer in [1, %d] (messages per window of the throughput operations)", v[O_MSGWIN], ISOCHRON_OP_WINDOW_MAX);
+        msg_window = (int)lv;
+    }
     if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
     if (v[O_LATECAP]) { if (isochron_parse_double(v[O_LATECAP], &dv)) FAIL("--late-cap '%s': expected a number", v[O_LATECAP]); bo.late_cap = dv; }
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
@@ -207,7 +214,7 @@ int main(int argc, char **argv)
                 FAIL("%s: size %zu B is not a multiple of the datatype size %d (use --dtype byte or sizes in multiples of %d)", list[i]->name, sizes[s], esz, esz);
             isochron_op_ctx_t c;
             memset(&c, 0, sizeof c);
-            c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL;
+            c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window;
             size_t need = isochron_op_memory_needed(list[i], &c);
             if (need > avail) FAIL("%s at %zu B needs %zu bytes per process, more than the %zu available (node memory / ranks per node)", list[i]->name, sizes[s], need, avail);
         }
@@ -281,6 +288,7 @@ int main(int argc, char **argv)
             isochron_json_knumber(&j, "slack", bo.slack);
             isochron_json_knumber(&j, "late_cap", bo.late_cap);
             isochron_json_knumber(&j, "window_s", bo.window);
+            isochron_json_kint(&j, "msg_window", msg_window);
             isochron_json_kint(&j, "validate", bo.validate);
             isochron_json_kint(&j, "cache_clear_bytes", (long long)bo.cache_bytes);
             isochron_json_object_end(&j);
@@ -335,7 +343,7 @@ int main(int argc, char **argv)
                 if (comm != MPI_COMM_NULL) {
                     isochron_op_ctx_t c;
                     memset(&c, 0, sizeof c);
-                    c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL;
+                    c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window;
                     {
                         char what[96];
                         snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);

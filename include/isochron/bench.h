@@ -110,6 +110,11 @@ typedef struct {
     double slack;         /**< roundtime: the slack B the point ended with (NaN for other schemes) */
     double late_tolerance;/**< roundtime: the widest tolerance of the point: how late a rank could start and the repetition stay valid (s) */
     int adapted;          /**< roundtime: times the slack or the tolerance was widened (over 10 % of the last 32 repetitions invalid by that rule) */
+    /* throughput operations (op->moved set): the statistics stay times per run; rate = moved / time */
+    char unit[8];         /**< "B/s" for throughput operations, "s" for the others */
+    double moved_bytes;   /**< payload bytes one run moves, all senders (0 for "s") */
+    double moved_msgs;    /**< messages one run carries, acknowledgements not counted (0 for "s") */
+    int msg_window;       /**< messages per window and sender (0 for "s") */
 } isochron_point_t;
 
 void isochron_point_free(isochron_point_t *p);

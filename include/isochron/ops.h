@@ -58,8 +58,14 @@ enum {
     ISOCHRON_OP_USER = 1u << 6,        /**< registered by the application */
     ISOCHRON_OP_MIN2 = 1u << 7,        /**< needs at least 2 processes */
     ISOCHRON_OP_NODATA = 1u << 8,      /**< moves no data (barrier): size, datatype and op are ignored */
-    ISOCHRON_OP_PAIR = 1u << 9         /**< only ranks 0 and 1 take part; the others return from run at once */
+    ISOCHRON_OP_PAIR = 1u << 9,        /**< only ranks 0 and 1 take part; the others return from run at once */
+    ISOCHRON_OP_WINDOWED = 1u << 10    /**< one run is a window of ctx->window messages per sender (bandwidth, message rate) */
 };
+
+/** Messages per window of the windowed (throughput) operations when ctx->window is 0 (osu_bw's default). */
+#define ISOCHRON_OP_WINDOW_DEFAULT 64
+/** Largest window accepted. */
+#define ISOCHRON_OP_WINDOW_MAX 65536
 
 /** Per-point state handed to an operation. Filled by isochron_op_setup(). */
 typedef struct isochron_op_ctx {
@@ -79,6 +85,8 @@ typedef struct isochron_op_ctx {
     MPI_Request req;        /**< for non-blocking operations */
     MPI_Win win;            /**< for RMA */
     void *state;            /**< operation-private */
+    int window;             /**< caller-set, ISOCHRON_OP_WINDOWED operations: messages each sender posts per run
+                                 (0: ISOCHRON_OP_WINDOW_DEFAULT; < 0 or > ISOCHRON_OP_WINDOW_MAX: EINVAL) */
 } isochron_op_ctx_t;
 
 /** An operation. set-up/teardown allocate, run executes once, validate checks the last run. */
@@ -100,6 +108,10 @@ typedef struct isochron_op {
      *  point (c->size, c->count, c->dtype_size, c->in_place are set; SIZE_MAX
      *  on overflow). May be NULL for a user operation: 2 x bytes is assumed. */
     size_t (*memory)(const isochron_op_ctx_t *c);
+    /** Throughput operations: bytes of payload one run moves, summed over all senders, and in *msgs the
+     *  messages it carries (acknowledgements not counted); reporters turn the run time into bytes/s and
+     *  messages/s with them. NULL for latency-type operations (results in seconds). Reads the ctx after set-up. */
+    double (*moved)(const isochron_op_ctx_t *c, double *msgs);
 } isochron_op_t;
 
 /** A set of operations: the built-ins plus any the application registers. */

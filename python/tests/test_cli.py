@@ -45,7 +45,7 @@ def test_console_script_errors_are_one_line(tmp_path):
     cases = [(["show", "missing.jsonl"], "isochron: error: missing.jsonl: no such file"),
              (["show", fx("bench-allreduce.csv")], "not an isochron JSON Lines file"),
              (["plot", fx("bench-max.jsonl"), "--kind", "nope", "-o", str(tmp_path / "x.png")],
-              "valid kinds: latency, gantt, offset, sync, skew, shift, payoff")]
+              "valid kinds: latency, bandwidth, gantt, offset, sync, skew, shift, payoff")]
     for args, msg in cases:
         r = subprocess.run(_script() + args, capture_output=True, text=True, timeout=60)
         assert r.returncode == 2, r.stderr

@@ -1,4 +1,6 @@
 """Every plot kind: the figure's axes, series and labels, and the written files as images."""
+import json
+
 import matplotlib.image
 import pytest
 from matplotlib.collections import PathCollection, PolyCollection
@@ -221,10 +223,51 @@ def test_cli_plot(cli, tmp_path, monkeypatch):
                      "--op", "bcast", "--reps", "0:2")
     assert rc == 0 and out.strip() == "bench-roundtime-gantt.pdf"
     rc, _, err = cli("plot", fx("bench-roundtime.jsonl"), "--kind", "violin")
-    assert rc == 2 and "unknown plot kind 'violin' (valid kinds: latency, gantt" in err
+    assert rc == 2 and "unknown plot kind 'violin' (valid kinds: latency, bandwidth, gantt" in err
     rc, out, _ = cli("plot", "--list-kinds")
     assert rc == 0 and all(k in out for k in KINDS)
     rc, out, _ = cli("plot", fx("clock-hca3.jsonl"), "--kind", "help")
     assert rc == 0 and " *offset" in out and " *sync" in out and " *latency" not in out
     rc, _, err = cli("plot")
     assert rc == 2 and "give a result FILE" in err
+
+
+def test_bandwidth_mbps_vs_size_with_inverted_ci():
+    ds = _ds("bench-bw.jsonl")
+    assert available(ds) == ["latency", "bandwidth", "gantt"]
+    (ax,) = plot(ds, "bandwidth").axes
+    assert "MB/s" in ax.get_ylabel() and "median" in ax.get_ylabel()
+    assert sorted(_texts(ax)) == ["bibw", "bw"]                   # pingpong is not a throughput point
+    pts = ds.frame("point")
+    for op in ("bw", "bibw"):
+        p = pts[pts["op"] == op].sort_values("bytes")
+        x, y, lo, hi = _series(ax, op)
+        assert x == [1024, 65536]
+        assert y == pytest.approx(list(p["bytes_per_run"] / p["median_s"] / 1e6))
+        assert y == pytest.approx(list(p["bw_median_Bps"] / 1e6))  # the driver's own rates
+        for (_, q), yl, yh in zip(p.iterrows(), lo, hi):          # the median's CI inverted: ends swap
+            f = q["bytes_per_run"] / 1e6
+            assert (yl, yh) == (pytest.approx(f / q["median_ci_hi_s"]), pytest.approx(f / q["median_ci_lo_s"]))
+            assert yl <= f / q["median_s"] <= yh
+    (lat,) = plot(ds, "latency").axes                              # latency keeps seconds, without bw
+    assert len(lat.containers) == 1                                # one series: pingpong alone
+    pp = pts[pts["op"] == "pingpong"].sort_values("bytes")
+    assert _series(lat, "latency")[1] == pytest.approx(list(pp["median_s"] * 1e6))
+
+
+def test_bandwidth_without_raw_data_uses_the_drivers_median_interval(tmp_path):
+    lines = [json.loads(line) for line in open(fx("bench-bw.jsonl"))]
+    for r in lines:
+        r.pop("raw", None)
+        for k in [k for k in r if k.startswith("raw_")]:
+            r.pop(k)
+    (tmp_path / "noraw.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    ds = isochron.read([str(tmp_path / "noraw.jsonl")])
+    (ax,) = plot(ds, "bandwidth").axes
+    _x, y, lo, hi = _series(ax, "bw")
+    assert all(a <= b <= c for a, b, c in zip(lo, y, hi)) and "median" in ax.get_ylabel()
+
+
+def test_bandwidth_needs_throughput_points():
+    with pytest.raises(IsochronError, match="no throughput point"):
+        plot(_ds("bench-roundtime.jsonl"), "bandwidth")

@@ -144,3 +144,28 @@ def test_load_bench_points_carry_clock_error():
     df = isochron.load(fx("bench-track.jsonl"))
     assert {"clock_bound_s", "clock_true_s"} <= set(df.columns)
     assert (df["clock_bound_s"] > 0).all() and (df["clock_true_s"] >= 0).all()
+
+
+def test_show_throughput_in_mbps_and_messages_per_second(cli):
+    rc, out, err = cli("show", fx("bench-bw.jsonl"))
+    assert rc == 0 and err == ""
+    df = isochron.load(fx("bench-bw.jsonl"))
+    table = _section(out, "operation bibw")
+    assert "MB/s (median)" in table[1] and "msg/s (median)" in table[1] and "window" in table[1]
+    for row, (_, p) in zip(table[2:4], df[df["op"] == "bibw"].sort_values("bytes").iterrows()):
+        assert p["unit"] == "B/s" and p["msg_window"] == 16 and p["bytes_per_run"] == 2 * 16 * p["bytes"]
+        mbps = p["bytes_per_run"] / p["median_s"] / 1e6
+        assert f"{mbps:.4g}" in row and f"{p['msgs_per_run'] / p['median_s']:.4g}" in row
+        lo, hi = p["bytes_per_run"] / p["median_ci_hi_s"] / 1e6, p["bytes_per_run"] / p["median_ci_lo_s"] / 1e6
+        assert f"{lo:.4g} .. {hi:.4g}" in row                     # the median's interval, inverted
+        assert f"{p['median_s'] * 1e6:.4g}" in row               # the time per window stays
+    assert "MB/s" not in "\n".join(_section(out, "operation pingpong")[:2])   # latency: seconds only
+
+
+def test_rate_is_none_for_latency_points():
+    from isochron.units import fmt_mbps, rate
+    assert rate({"unit": "s", "median_s": 1e-6}) is None
+    med, lo, hi, msgs = rate({"unit": "B/s", "bytes_per_run": 1e6, "msgs_per_run": 10, "median_s": 0.5,
+                              "median_ci_lo_s": 0.25, "median_ci_hi_s": 1.0})
+    assert (med, lo, hi, msgs) == (2e6, 1e6, 4e6, 20)
+    assert fmt_mbps(2.5e6) == "2.5" and fmt_mbps(None) == "–"

@@ -278,6 +278,10 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     dtype_name(ctx->dtype, res->dtype, sizeof res->dtype);
     if (op->flags & ISOCHRON_OP_REDUCTION) op_name(ctx->op, res->redop, sizeof res->redop);
     else snprintf(res->redop, sizeof res->redop, "-");
+    /* throughput: the unit and the factor that turn times per run into rates (reporters) */
+    snprintf(res->unit, sizeof res->unit, "%s", op->moved ? "B/s" : "s");
+    res->moved_bytes = op->moved ? op->moved(ctx, &res->moved_msgs) : 0;
+    res->msg_window = op->moved && (op->flags & ISOCHRON_OP_WINDOWED) ? ctx->window : 0;
 
     point_state_t ps;
     memset(&ps, 0, sizeof ps);

@@ -9,7 +9,7 @@
 #include "isochron.h"
 #include "core/util.h"
 
-static _Thread_local char last_error[1024];
+static _Thread_local char last_error[4096];
 
 const char *isochron_strerror(int code)
 {

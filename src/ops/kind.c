@@ -14,7 +14,9 @@
  *
  * One-sided kinds: the window is allocated with MPI_Win_allocate (lets the
  * library place it in shared memory), its size padded to 64 bytes (see the
- * MPICH note in set-up); lock variants bracket prepare with
+ * MPICH note in set-up); PSCW variants need nothing more than fence (the
+ * target's wait ends every access of a run, its post comes after prepare);
+ * lock and lock_all variants bracket prepare with
  * barriers so no neighbour's access of the previous or next repetition
  * overlaps the local writes, and validate waits on a barrier for the
  * neighbour's unlock before reading the window inside a lock on itself (valid
@@ -211,6 +213,7 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
     st->left = (r - 1 + p) % p;
     st->right = (r + 1) % p;
     st->vr = (r - c->root + p) % p;
+    st->gleft = st->gright = MPI_GROUP_NULL;
 
     isochron_ops_elems_t e;
     int rc = ISOCHRON_OK;
@@ -277,6 +280,14 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
                                       e.win * (size_t)ts);
         }
         st->win_base = base;
+        if (k.alg == ALG_PSCW) {
+            /* the groups of post (who accesses this window: the left neighbour) and start (the right) */
+            MPI_Group all;
+            MPI_Comm_group(c->comm, &all);
+            MPI_Group_incl(all, 1, &st->left, &st->gleft);
+            MPI_Group_incl(all, 1, &st->right, &st->gright);
+            MPI_Group_free(&all);
+        }
         if (k.sem != SEM_GET) {
             c->rbuf = base; /* data arrives in the window */
             c->rbuf_bytes = e.win * (size_t)ts;
@@ -298,6 +309,8 @@ void isochron_ops_kind_teardown(isochron_op_ctx_t *c)
     isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
     if (c->req != MPI_REQUEST_NULL) MPI_Wait(&c->req, MPI_STATUS_IGNORE); /* posted, never waited */
     if (c->win != MPI_WIN_NULL) MPI_Win_free(&c->win);
+    if (st && st->gleft != MPI_GROUP_NULL && st->gleft) MPI_Group_free(&st->gleft);
+    if (st && st->gright != MPI_GROUP_NULL && st->gright) MPI_Group_free(&st->gright);
     if (!st || c->rbuf != st->win_base) free(c->rbuf);
     free(c->sbuf);
     free(c->counts);
@@ -377,7 +390,7 @@ int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
         if (c->sbuf_bytes) isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);
         break;
     case SEM_PUT: case SEM_GET: case SEM_ACC:
-        if (st->kind.alg == ALG_LOCK) {
+        if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
             /* nobody may still be reading or writing the previous repetition */
             if ((rc = isochron_barrier_polite(c->comm))) return rc;
             if ((rc = lock_self(c, MPI_LOCK_EXCLUSIVE))) return rc;
@@ -392,7 +405,7 @@ int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
             isochron_ops_fill_rv(c->sbuf, tk, rk, r, 0, n, k, p);
             isochron_ops_fill_rv(st->win_base, tk, rk, r, 0, n, k, p);
         }
-        if (st->kind.alg == ALG_LOCK) {
+        if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
             if ((rc = unlock_self(c))) return rc;
             /* every window holds this repetition's data before anyone accesses it */
             if ((rc = isochron_barrier_polite(c->comm))) return rc;
@@ -530,7 +543,7 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
         total = n;
         break;
     case SEM_PUT: case SEM_ACC:
-        if (st->kind.alg == ALG_LOCK) {
+        if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
             /* the left neighbour's unlock completed its access at this target */
             if ((rc = isochron_barrier_polite(c->comm))) return rc;
             if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
@@ -543,7 +556,7 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
             vc(&v, c->rbuf, e, ex, st->left);
         }
         total = n;
-        if (st->kind.alg == ALG_LOCK && (rc = unlock_self(c))) return rc;
+        if ((st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) && (rc = unlock_self(c))) return rc;
         break;
     }
     return vfinish(&v, total);

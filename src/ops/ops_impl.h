@@ -29,7 +29,7 @@ enum isochron_ops_sem {
     SEM_PINGPONG, SEM_EXCHANGE, SEM_RINGSHIFT, SEM_PUT, SEM_GET, SEM_ACC
 };
 /* Implementation. */
-enum isochron_ops_alg { ALG_MPI, ALG_LINEAR, ALG_BINOMIAL, ALG_FENCE, ALG_LOCK };
+enum isochron_ops_alg { ALG_MPI, ALG_LINEAR, ALG_BINOMIAL, ALG_FENCE, ALG_LOCK, ALG_LOCKALL, ALG_PSCW };
 
 /* Element types the patterns know (the six of isochron_op_dtype_find). */
 enum isochron_ops_tkind { TK_BYTE, TK_CHAR, TK_INT, TK_LONG, TK_FLOAT, TK_DOUBLE, TK_OTHER };
@@ -56,7 +56,11 @@ typedef struct {
     void *win_base;       /* one-sided: window memory (MPI_Win_allocate) */
     int left, right;      /* ring neighbours */
     int vr;               /* rank relative to the root (binomial trees) */
+    MPI_Group gleft, gright; /* one-sided PSCW: the origin that accesses this window, the target this rank accesses */
 } isochron_ops_state_t;
+
+/* 1 and the version if the library is MPICH (MPI_Get_library_version), else 0 (setup.c). */
+int isochron_ops_mpich_version(int *major, int *minor, int *patch);
 
 /* Shared implementation of a kind (kind.c). */
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
@@ -78,12 +82,25 @@ void isochron_ops_fill_rv(void *buf, int tk, int rk, int rank, size_t first, siz
 void isochron_ops_poison(void *buf, size_t bytes);
 int isochron_ops_elem_equal(const void *buf, size_t idx, int tk, long long v);
 void isochron_ops_elem_format(const void *buf, size_t idx, int tk, char *out, size_t n);
+/* Checking received blocks of the movement pattern: the first wrong element and how many are wrong. */
+typedef struct {
+    size_t bad, first, total;
+    long long expected;
+    int from;
+    char got[64];
+} isochron_ops_vstate_t;
+/* Elements off..off+n-1 of buf must be rank from's pattern elements first..first+n-1 of repetition rep. */
+void isochron_ops_vblock(isochron_ops_vstate_t *v, const void *buf, size_t off, size_t n, int tk, int from, size_t first,
+                         int rep);
 
 /* Tables of built-in descriptors (one per source file). */
 const isochron_op_t *isochron_ops_builtin_coll(int *n);
 const isochron_op_t *isochron_ops_builtin_p2p(int *n);
 const isochron_op_t *isochron_ops_builtin_rma(int *n);
 const isochron_op_t *isochron_ops_builtin_alt(int *n);
+const isochron_op_t *isochron_ops_builtin_tput(int *n);
+const isochron_op_t *isochron_ops_builtin_neighbor(int *n);
+const isochron_op_t *isochron_ops_builtin_persist(int *n);
 
 /* The shared functions of a kind, wrapped once per operation (the run
  * functions stay individual). */
@@ -112,7 +129,7 @@ const isochron_op_t *isochron_ops_builtin_alt(int *n);
 enum {
     ISOCHRON_TAG_PING = 0x1501, ISOCHRON_TAG_PONG, ISOCHRON_TAG_EXL, ISOCHRON_TAG_EXR,
     ISOCHRON_TAG_RING, ISOCHRON_TAG_BCAST, ISOCHRON_TAG_SCATTER, ISOCHRON_TAG_GATHER,
-    ISOCHRON_TAG_REDUCE
+    ISOCHRON_TAG_REDUCE, ISOCHRON_TAG_WIN, ISOCHRON_TAG_ACK
 };
 
 #endif

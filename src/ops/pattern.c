@@ -149,3 +149,19 @@ void isochron_ops_elem_format(const void *buf, size_t idx, int tk, char *out, si
     default: snprintf(out, n, "%u", (unsigned)((const unsigned char *)buf)[idx]); break;
     }
 }
+
+void isochron_ops_vblock(isochron_ops_vstate_t *v, const void *buf, size_t off, size_t n, int tk, int from, size_t first,
+                         int rep)
+{
+    v->total += n;
+    for (size_t e = 0; e < n; e++) {
+        long long ex = isochron_ops_mv(tk, from, first + e, rep);
+        if (isochron_ops_elem_equal(buf, off + e, tk, ex)) continue;
+        if (v->bad++ == 0) {
+            v->first = off + e;
+            v->from = from;
+            v->expected = ex;
+            isochron_ops_elem_format(buf, off + e, tk, v->got, sizeof v->got);
+        }
+    }
+}

@@ -42,7 +42,9 @@ int isochron_ops_create(isochron_ops_t **out)
     isochron_ops_t *s = calloc(1, sizeof *s);
     if (!s) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory for the operation registry");
     const isochron_op_t *(*tables[])(int *) = { isochron_ops_builtin_coll, isochron_ops_builtin_p2p,
-                                                isochron_ops_builtin_rma, isochron_ops_builtin_alt };
+                                                isochron_ops_builtin_rma, isochron_ops_builtin_alt,
+                                                isochron_ops_builtin_tput, isochron_ops_builtin_neighbor,
+                                                isochron_ops_builtin_persist };
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         int n = 0;
         const isochron_op_t *v = tables[t](&n);
@@ -132,7 +134,7 @@ int isochron_ops_find(const isochron_ops_t *s, const char *name, const isochron_
             *out = &s->ops[i];
             return ISOCHRON_OK;
         }
-    /* the sentence lists every valid name (error messages hold 1023 characters) */
+    /* the sentence lists every valid name (error messages hold 4095 characters: 80 operations need about 1500) */
     size_t len = 1;
     for (int i = 0; i < s->n; i++) len += strlen(s->ops[i].name) + 2;
     char *list = malloc(len);

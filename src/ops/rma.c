@@ -7,8 +7,9 @@
  *   put_*         MPI_Put of `bytes` into the neighbour's window;
  *   get_*         MPI_Get of `bytes` from it;
  *   accumulate_*  MPI_Accumulate with the reduction op (sum, prod, max, min).
- * One run = one complete epoch (fence, access, fence or lock, access,
- * unlock). The window (MPI_Win_allocate, `bytes` per rank) is created in
+ * One run = one complete epoch (fence, access, fence; lock, access,
+ * unlock; lock_all, access, flush, unlock_all; or post, start, access,
+ * complete, wait, the generalized active target of PSCW). The window (MPI_Win_allocate, `bytes` per rank) is created in
  * set-up and freed in teardown; prepare and validate synchronize the window
  * contents outside the timed part (kind.c).
  */
@@ -25,6 +26,12 @@ ISOCHRON_OPS_KIND(accumulate_fence, SEM_ACC, ALG_FENCE)
 ISOCHRON_OPS_KIND(put_lock, SEM_PUT, ALG_LOCK)
 ISOCHRON_OPS_KIND(get_lock, SEM_GET, ALG_LOCK)
 ISOCHRON_OPS_KIND(accumulate_lock, SEM_ACC, ALG_LOCK)
+ISOCHRON_OPS_KIND(put_lockall, SEM_PUT, ALG_LOCKALL)
+ISOCHRON_OPS_KIND(get_lockall, SEM_GET, ALG_LOCKALL)
+ISOCHRON_OPS_KIND(accumulate_lockall, SEM_ACC, ALG_LOCKALL)
+ISOCHRON_OPS_KIND(put_pscw, SEM_PUT, ALG_PSCW)
+ISOCHRON_OPS_KIND(get_pscw, SEM_GET, ALG_PSCW)
+ISOCHRON_OPS_KIND(accumulate_pscw, SEM_ACC, ALG_PSCW)
 
 #define FENCE(c) ISOCHRON_OPS_MPI(MPI_Win_fence(0, (c)->win), c, "MPI_Win_fence")
 #define LOCK(c, t) ISOCHRON_OPS_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, (c)->win), c, "MPI_Win_lock")
@@ -84,10 +91,41 @@ static int run_accumulate_lock(isochron_op_ctx_t *c)
     return ISOCHRON_OK;
 }
 
+/* lock_all + flush: a shared lock on every window, the access completed at its target by
+ * MPI_Win_flush, then unlock_all (OSU's -w lockall -s flush, one epoch per run) */
+#define LOCKALL_RUN(id, ACCESS)                                                                       \
+    static int run_##id(isochron_op_ctx_t *c)                                                        \
+    {                                                                                                \
+        int t = ISOCHRON_OPS_ST(c)->right;                                                           \
+        ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all");                         \
+        ACCESS(c, t);                                                                                \
+        ISOCHRON_OPS_MPI(MPI_Win_flush(t, c->win), c, "MPI_Win_flush");                               \
+        ISOCHRON_OPS_MPI(MPI_Win_unlock_all(c->win), c, "MPI_Win_unlock_all");                        \
+        return ISOCHRON_OK;                                                                          \
+    }
+/* PSCW: expose this window to the left neighbour, access the right one's (generalized active target) */
+#define PSCW_RUN(id, ACCESS)                                                                          \
+    static int run_##id(isochron_op_ctx_t *c)                                                        \
+    {                                                                                                \
+        isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);                                                \
+        ISOCHRON_OPS_MPI(MPI_Win_post(st->gleft, 0, c->win), c, "MPI_Win_post");                      \
+        ISOCHRON_OPS_MPI(MPI_Win_start(st->gright, 0, c->win), c, "MPI_Win_start");                   \
+        ACCESS(c, st->right);                                                                        \
+        ISOCHRON_OPS_MPI(MPI_Win_complete(c->win), c, "MPI_Win_complete");                            \
+        ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait");                                    \
+        return ISOCHRON_OK;                                                                          \
+    }
+LOCKALL_RUN(put_lockall, PUT)
+LOCKALL_RUN(get_lockall, GET)
+LOCKALL_RUN(accumulate_lockall, ACC)
+PSCW_RUN(put_pscw, PUT)
+PSCW_RUN(get_pscw, GET)
+PSCW_RUN(accumulate_pscw, ACC)
+
 #define F_RMA (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2)
 #define DESC(id, fam, desc, fl)                                                                       \
     { #id, fam, desc, F_RMA | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,    \
-      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id }
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL }
 
 static const isochron_op_t rma_ops[] = {
     DESC(put_fence, "put", "MPI_Put to the right neighbour inside MPI_Win_fence", 0),
@@ -97,6 +135,14 @@ static const isochron_op_t rma_ops[] = {
     DESC(put_lock, "put", "MPI_Put to the right neighbour under an exclusive MPI_Win_lock", 0),
     DESC(get_lock, "get", "MPI_Get from the right neighbour under an exclusive MPI_Win_lock", 0),
     DESC(accumulate_lock, "accumulate", "MPI_Accumulate to the right neighbour under an exclusive MPI_Win_lock",
+         ISOCHRON_OP_REDUCTION),
+    DESC(put_lockall, "put", "MPI_Win_lock_all, MPI_Put to the right neighbour, MPI_Win_flush, MPI_Win_unlock_all", 0),
+    DESC(get_lockall, "get", "MPI_Win_lock_all, MPI_Get from the right neighbour, MPI_Win_flush, MPI_Win_unlock_all", 0),
+    DESC(accumulate_lockall, "accumulate", "MPI_Win_lock_all, MPI_Accumulate to the right neighbour, flush, unlock_all",
+         ISOCHRON_OP_REDUCTION),
+    DESC(put_pscw, "put", "MPI_Put to the right neighbour in a post/start/complete/wait epoch", 0),
+    DESC(get_pscw, "get", "MPI_Get from the right neighbour in a post/start/complete/wait epoch", 0),
+    DESC(accumulate_pscw, "accumulate", "MPI_Accumulate to the right neighbour in a post/start/complete/wait epoch",
          ISOCHRON_OP_REDUCTION),
 };
 

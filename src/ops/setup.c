@@ -141,15 +141,22 @@ int isochron_op_memory_available(MPI_Comm comm, size_t *bytes)
  * non-zero root on one node (pmodels/mpich#6540, fixed in 4.1.2 and
  * completed in 4.1.3 by #6916); MPI_Ireduce is not affected. Parsed from
  * MPI_Get_library_version, local. */
-static int mpich_reduce_inplace_broken(void)
+int isochron_ops_mpich_version(int *major, int *minor, int *patch)
 {
     char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0, major = 0, minor = 0, patch = 0;
+    int len = 0;
+    *major = *minor = *patch = 0;
     if (MPI_Get_library_version(v, &len) != MPI_SUCCESS) return 0;
     const char *p = strstr(v, "MPICH Version:");
     if (!p) return 0;
     p += strlen("MPICH Version:");
-    if (sscanf(p, " %d.%d.%d", &major, &minor, &patch) < 2) return 0;
+    return sscanf(p, " %d.%d.%d", major, minor, patch) >= 2;
+}
+
+static int mpich_reduce_inplace_broken(void)
+{
+    int major, minor, patch;
+    if (!isochron_ops_mpich_version(&major, &minor, &patch)) return 0;
     return major == 4 && (minor == 0 || (minor == 1 && patch < 3));
 }
 
@@ -201,6 +208,12 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
         return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes; the communicator has %d",
                                   name, ctx->size);
     ctx->count = ctx->bytes / (size_t)ctx->dtype_size;
+    if (op->flags & ISOCHRON_OP_WINDOWED) {
+        if (ctx->window < 0 || ctx->window > ISOCHRON_OP_WINDOW_MAX)
+            return isochron_set_error(ISOCHRON_EINVAL, "%s: window of %d messages: expected 1..%d (0: the default %d)",
+                                      name, ctx->window, ISOCHRON_OP_WINDOW_MAX, ISOCHRON_OP_WINDOW_DEFAULT);
+        if (ctx->window == 0) ctx->window = ISOCHRON_OP_WINDOW_DEFAULT;
+    }
 
     /* The need is the same on every rank, so skipping the query below a
      * floor no node falls under is a decision all ranks make alike; it saves

@@ -58,6 +58,21 @@ const char *isochron_fmt_bytes(size_t b, char *buf, size_t len)
     return buf;
 }
 
+/* Throughput points: the time statistics as rates (B/s). A rate is moved/time, a decreasing map, so
+ * the median's interval [lo, hi] in time becomes [moved/hi, moved/lo]. */
+typedef struct { double med, lo, hi, msgs; } rate_t;
+
+static int rate_of(const isochron_point_t *p, rate_t *r)
+{
+    if (!(p->moved_bytes > 0) || strcmp(p->unit, "B/s")) return 0;
+    const isochron_summary_t *s = &p->s;
+    r->med = s->median > 0 ? p->moved_bytes / s->median : NAN;
+    r->lo = s->med_hi > 0 ? p->moved_bytes / s->med_hi : NAN;
+    r->hi = s->med_lo > 0 ? p->moved_bytes / s->med_lo : NAN;
+    r->msgs = s->median > 0 ? p->moved_msgs / s->median : NAN;
+    return 1;
+}
+
 static const char *stop_name(int s)
 {
     return s == ISOCHRON_STOP_CI ? "ci" : s == ISOCHRON_STOP_MAXREPS ? "max_reps" : s == ISOCHRON_STOP_BUDGET ? "budget"
@@ -93,7 +108,8 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
             } else fprintf(f, "%s%-14s %s\n", pre, kv[i].key, v);
         }
         if (r->fmt == FMT_CSV)
-            fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated,clock_bound_s,clock_true_s,median_ci_lo_s,median_ci_hi_s\n", f);
+            fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated,clock_bound_s,clock_true_s,median_ci_lo_s,median_ci_hi_s,"
+                  "unit,msg_window,bytes_per_run,msgs_per_run,bw_median_MBps,bw_ci_lo_MBps,bw_ci_hi_MBps,msg_rate_median_per_s\n", f);
         else
             fprintf(f, "\n%-22s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s\n", "operation", "size", "root", "valid/reps", "median",
                     "±CI(med)", "mean", "min", "spread", "clock±", "stop");
@@ -155,6 +171,17 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         isochron_json_knumber(&j, "correction_s", p->correction);
         isochron_json_knumber(&j, "scheme_param_s", p->window);
         isochron_json_kint(&j, "validated", p->validated);
+        isochron_json_kstring(&j, "unit", p->unit[0] ? p->unit : "s");
+        rate_t rt;
+        if (rate_of(p, &rt)) {
+            isochron_json_kint(&j, "msg_window", p->msg_window);
+            isochron_json_knumber(&j, "bytes_per_run", p->moved_bytes);
+            isochron_json_knumber(&j, "msgs_per_run", p->moved_msgs);
+            isochron_json_knumber(&j, "bw_median_Bps", rt.med);
+            isochron_json_knumber(&j, "bw_ci_lo_Bps", rt.lo);
+            isochron_json_knumber(&j, "bw_ci_hi_Bps", rt.hi);
+            isochron_json_knumber(&j, "msg_rate_median_per_s", rt.msgs);
+        }
         if (isfinite(p->slack)) {
             isochron_json_knumber(&j, "slack", p->slack);
             isochron_json_knumber(&j, "late_tolerance_s", p->late_tolerance);
@@ -199,6 +226,14 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         for (int i = 0; i < 2; i++) { if (isfinite(ck[i])) fprintf(f, ",%.4g", ck[i]); else fputs(",", f); }
         double mc[] = {s->med_lo, s->med_hi};
         for (int i = 0; i < 2; i++) { if (isfinite(mc[i])) fprintf(f, ",%.9g", mc[i]); else fputs(",", f); }
+        rate_t rt;
+        fprintf(f, ",%s", p->unit[0] ? p->unit : "s");
+        if (rate_of(p, &rt)) {
+            fprintf(f, ",%d,%.9g,%.9g", p->msg_window, p->moved_bytes, p->moved_msgs);
+            double rv[] = {rt.med / 1e6, rt.lo / 1e6, rt.hi / 1e6, rt.msgs};
+            for (int i = 0; i < 4; i++) { if (isfinite(rv[i])) fprintf(f, ",%.9g", rv[i]); else fputs(",", f); }
+        } else
+            fputs(",,,,,,,", f);
         fputc('\n', f);
     } else {
         char sz[32], a[32], bb[32], c[32], d[32], e[32], vr[32];
@@ -216,6 +251,12 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
             /* a clock error that is not small next to the result makes the result doubtful: say so */
             if (isfinite(p->clock_bound) && p->clock_bound > 0.05 * fabs(s->median))
                 fprintf(f, "  ! clock bound %.0f%% of the median", 100 * p->clock_bound / fabs(s->median));
+            rate_t rt;
+            if (rate_of(p, &rt)) {
+                fprintf(f, "  %.2f MB/s", rt.med / 1e6);
+                if (isfinite(rt.lo) && isfinite(rt.hi)) fprintf(f, " [%.2f, %.2f]", rt.lo / 1e6, rt.hi / 1e6);
+                fprintf(f, ", %.4g msg/s (window %d)", rt.msgs, p->msg_window);
+            }
             if (isfinite(p->overlap)) fprintf(f, "  overlap %.0f%% (comm %s alone)", 100 * p->overlap, isochron_fmt_time(p->t_comm, a, sizeof a));
             fputc('\n', f);
         }

@@ -7,6 +7,19 @@ add_test(NAME bench_output_formats
          COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 3 $<TARGET_FILE:isochron-bench> --ops allreduce,bcast,barrier,pingpong --sizes 8,1K --max-reps 30 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_out.jsonl --csv ${CMAKE_CURRENT_BINARY_DIR}/bench_out.csv && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_output.py ${CMAKE_CURRENT_BINARY_DIR}/bench_out.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_out.csv 8")
 set_tests_properties(bench_output_formats PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_output: PASS")
 
+# isochron-bench: throughput operations report B/s and messages/s with their window and factor (issue 18)
+foreach(np 2 4)
+  add_test(NAME bench_rates_np${np}
+           COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np ${np} $<TARGET_FILE:isochron-bench> --ops bw,bibw,mbw_mr,bw_fan_in,bw_fan_out,pingping,multi_lat --sizes 1K,8K --msg-window 16 --max-reps 20 --validate 2 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_rates${np}.jsonl --csv ${CMAKE_CURRENT_BINARY_DIR}/bench_rates${np}.csv && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_rates.py ${CMAKE_CURRENT_BINARY_DIR}/bench_rates${np}.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_rates${np}.csv ${np} 16")
+  set_tests_properties(bench_rates_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_rates: PASS")
+endforeach()
+isochron_cli_test(bench_bad_msg_window 2 TOOL isochron-bench EXPECT nonzero MATCH "--msg-window '0'" "\\[1, 65536\\]" ARGS --ops bw --msg-window 0)
+# neighbourhood collectives: the topology is part of the name (each builds its own); without one, the names to choose from
+isochron_cli_test(bench_neighbor_no_topology 2 TOOL isochron-bench EXPECT nonzero MATCH "unknown operation 'neighbor_alltoall'" "neighbor_alltoall_cart" "neighbor_alltoall_graph" ARGS --ops neighbor_alltoall)
+isochron_cli_test(bench_neighbor_graph_alone 1 TOOL isochron-bench EXPECT nonzero MATCH "neighbor_alltoall_graph needs at least 2" ARGS --ops neighbor_alltoall_graph)
+isochron_cli_test(bench_neighbor 3 TOOL isochron-bench EXPECT zero MATCH "ineighbor_alltoallw_cart" "neighbor_allgather_graph" "alltoallw " ARGS --ops ineighbor_alltoallw_cart,neighbor_allgather_graph,alltoallw --sizes 8,1K --max-reps 20 --validate 2 --quiet)
+isochron_cli_test(bench_table_rates 2 TOOL isochron-bench EXPECT zero MATCH "bw " "MB/s" "msg/s \\(window 8\\)" ARGS --ops bw --sizes 1K --msg-window 8 --max-reps 20 --quiet)
+
 # isochron-bench: every point records the tracked clock's error bound and its true error (injected
 # drift of up to ±2 ppm, which one sync cannot hold), and nothing without tracking
 add_test(NAME bench_clock_fields

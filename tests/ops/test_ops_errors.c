@@ -160,6 +160,36 @@ int main(int argc, char **argv)
     /* in place */
     refused("bcast", 16, MPI_BYTE, MPI_OP_NULL, 0, 1, ISOCHRON_EINVAL, "in_place bcast", "in_place", NULL);
     refused("pingpong", 16, MPI_BYTE, MPI_OP_NULL, 0, 1, ISOCHRON_EINVAL, "in_place pingpong", "in_place", NULL);
+    /* windows of the throughput operations */
+    if (size >= 2) {
+        int wins[2] = { -1, ISOCHRON_OP_WINDOW_MAX + 1 };
+        for (int i = 0; i < 2; i++) {
+            const isochron_op_t *o = find("bw");
+            isochron_op_ctx_t c;
+            ctx_init(&c, 16, MPI_BYTE, MPI_OP_NULL, 0, 0);
+            c.window = wins[i];
+            CHECK_RC(isochron_op_setup(o, &c), ISOCHRON_EINVAL, "bw with a window of %d refused", wins[i]);
+            CHECK(strstr(isochron_last_error(), "bw") && strstr(isochron_last_error(), "window") &&
+                      strstr(isochron_last_error(), "expected 1..65536"),
+                  "window message names the op and the valid range: \"%s\"", isochron_last_error());
+            CHECK(c.sbuf == NULL && c.rbuf == NULL && c.state == NULL, "nothing allocated for window %d", wins[i]);
+        }
+        isochron_op_ctx_t c;
+        ctx_init(&c, 1 << 20, MPI_BYTE, MPI_OP_NULL, 0, 0);
+        c.size = size;
+        c.window = 1000;
+        size_t need = isochron_op_memory_needed(find("bw"), &c);
+        CHECK(need >= (size_t)1000 << 20, "bw at 1 MiB x window 1000 needs 1000 MiB at the receiver: %zu", need);
+        ctx_init(&c, 16, MPI_BYTE, MPI_OP_NULL, 0, 0);
+        CHECK_RC(isochron_op_setup(find("bibw"), &c), ISOCHRON_OK, "bibw with window 0 (default)");
+        CHECK(c.window == ISOCHRON_OP_WINDOW_DEFAULT, "window 0 becomes the default %d: %d", ISOCHRON_OP_WINDOW_DEFAULT,
+              c.window);
+        double msgs = 0, moved = find("bibw")->moved(&c, &msgs);
+        CHECK(moved == 2.0 * 16 * ISOCHRON_OP_WINDOW_DEFAULT && msgs == 2.0 * ISOCHRON_OP_WINDOW_DEFAULT,
+              "bibw moves 2 x W x 16 bytes in 2 x W messages per run: %g bytes, %g messages", moved, msgs);
+        isochron_op_teardown(find("bibw"), &c);
+        CHECK(find("pingping")->moved == NULL && find("multi_lat")->moved == NULL, "latency-type operations have no rate");
+    }
     /* process count */
     int nmin2 = 0;
     for (int i = 0; i < isochron_ops_count(ops); i++) {
@@ -176,7 +206,7 @@ int main(int argc, char **argv)
             isochron_op_teardown(o, &c);
         }
     }
-    CHECK(nmin2 == 11, "11 operations need 2 processes (5 point-to-point, 6 one-sided): %d", nmin2);
+    CHECK(nmin2 == 35, "35 operations need 2 processes (13 point-to-point, 12 one-sided, 10 on the distributed graph): %d", nmin2);
     /* arguments */
     {
         isochron_op_ctx_t c;

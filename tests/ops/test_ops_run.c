@@ -34,6 +34,19 @@ static const char *move_types[] = { "byte", "int", "double" };
 static const char *red_types[] = { "int", "double" };
 static const char *red_ops[] = { "sum", "max", "min", "prod" };
 
+/* The variants of issue 18 (persistent and init-cost forms, lock_all and PSCW epochs, neighbourhood
+ * collectives, windowed throughput) run through the same MPI datatypes and reductions as the operations
+ * they vary, which get the full grid: they skip the 16-byte size (the one-sided ones 64 KiB too: a window
+ * per point is what costs) and reduce with sum and max only, to keep the test's time (MPICH busy-polls
+ * at 3 and 4 ranks on 2 cores). */
+static int lean_grid(const isochron_op_t *op)
+{
+    const char *n = op->name;
+    size_t l = strlen(n);
+    return strstr(n, "_persistent") || (l > 5 && !strcmp(n + l - 5, "_init")) || strstr(n, "_lockall") ||
+           strstr(n, "_pscw") || strstr(n, "neighbor_") || (op->flags & ISOCHRON_OP_WINDOWED);
+}
+
 /* One point: setup, reps, teardown. Returns the number of failed checks here. */
 static int run_point(const isochron_op_t *op, size_t bytes, const char *tname, const char *rname, int root,
                      int in_place)
@@ -49,6 +62,7 @@ static int run_point(const isochron_op_t *op, size_t bytes, const char *tname, c
     c.bytes = bytes - bytes % (size_t)ts;
     c.root = root;
     c.in_place = in_place;
+    c.window = 8; /* throughput operations: 8 messages per window keeps the test short (the default 64: test_ops_validate) */
     char what[160];
     snprintf(what, sizeof what, "%s %zu B %s%s%s root %d%s", op->name, c.bytes, tname, rname ? " " : "",
              rname ? rname : "", root, in_place ? " in_place" : "");
@@ -57,6 +71,12 @@ static int run_point(const isochron_op_t *op, size_t bytes, const char *tname, c
     int rc = isochron_op_setup(op, &c);
     if (rc == ISOCHRON_EUNSUPPORTED && strcmp(op->name, "reduce") == 0 && in_place && root != 0) {
         /* the one combination refused because the MPI library crashes on it */
+        if (rank == 0 && !skipped++) printf("skip %s\n", isochron_last_error());
+        return check_failures - before;
+    }
+    if (rc == ISOCHRON_EUNSUPPORTED && (strstr(isochron_last_error(), "no persistent collectives") ||
+                                        strstr(isochron_last_error(), "pmodels/mpich#7078"))) {
+        /* an MPI library without MPI-4 persistent collectives (nor Open MPI's MPIX_ ones) */
         if (rank == 0 && !skipped++) printf("skip %s\n", isochron_last_error());
         return check_failures - before;
     }
@@ -103,11 +123,13 @@ int main(int argc, char **argv)
         int nodata = (op->flags & ISOCHRON_OP_NODATA) != 0;
         int points = 0, fails = 0;
         double t0 = MPI_Wtime();
+        int lean = lean_grid(op);
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             if (nodata && s > 1) break;
+            if (lean && (sizes[s] == 16 || (sizes[s] == 65536 && (op->flags & ISOCHRON_OP_RMA)))) continue;
             int ntypes = red ? 2 : (nodata ? 1 : 3);
             for (int t = 0; t < ntypes; t++)
-                for (int o = 0; o < (red ? 4 : 1); o++)
+                for (int o = 0; o < (red ? (lean ? 2 : 4) : 1); o++)
                     for (int r = 0; r < nroots; r++)
                         for (int ip = 0; ip < nip; ip++) {
                             fails += run_point(op, sizes[s], red ? red_types[t] : move_types[t],
@@ -123,7 +145,7 @@ int main(int argc, char **argv)
         fflush(stdout);
         tested++;
     }
-    CHECK(tested >= 51, "rank %d: %d built-in operations tested (expected all 51)", rank, tested);
+    CHECK(tested >= 103, "rank %d: %d built-in operations tested (expected all 103)", rank, tested);
     if (rank == 0) printf("all operations at %d processes: %.1f s\n", size, MPI_Wtime() - t_start);
     isochron_ops_destroy(ops);
     int rc = check_report("test_ops_run");

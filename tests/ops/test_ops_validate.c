@@ -49,6 +49,7 @@ static int setup(const isochron_op_t *op, isochron_op_ctx_t *c, size_t bytes, MP
     c->op = rop;
     c->root = root;
     int rc = isochron_op_setup(op, c);
+    if (rc == ISOCHRON_EUNSUPPORTED && strstr(isochron_last_error(), "pmodels/mpich#")) return rc; /* a known library bug, refused */
     CHECK_RC(rc, ISOCHRON_OK, "rank %d: setup %s %zu B", rank, op->name, bytes);
     return rc;
 }
@@ -71,6 +72,7 @@ static void corruption(const char *name, int victim, int root)
     size_t n = c.count;
     size_t where[2] = { n - 1, 0 };
     if (strcmp(name, "gather") == 0 || strcmp(name, "alltoall") == 0) where[0] = (size_t)size * n - 1;
+    if (op->flags & ISOCHRON_OP_WINDOWED) where[0] = c.rbuf_bytes / sizeof(int) - 1; /* last message of the window */
     for (int k = 0; k < 2; k++) {
         CHECK_RC(one_rep(op, &c, k), ISOCHRON_OK, "rank %d: %s rep %d runs", rank, name, k);
         if (rank == victim) ((int *)c.rbuf)[where[k]] += 1;
@@ -108,13 +110,17 @@ static void stale(const isochron_op_t *op)
           op->name);
     MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, comm);
     CHECK(nbad >= 1, "rank %d: %s: stale data caught on %d rank(s)", rank, op->name, nbad);
-    /* prepare without run: receive buffers hold poison, not data */
+    /* prepare without run: receive buffers hold poison, not data. Not for the X_init operations
+     * (persist.c): their timed run only makes and frees a request, and their validate starts one
+     * itself, so it checks that the init call yields a working operation, not that run moved data. */
+    size_t ln = strlen(op->name);
+    int init_cost = ln > 5 && strcmp(op->name + ln - 5, "_init") == 0;
     c.rep = 2;
     if (op->prepare) CHECK_RC(op->prepare(&c), ISOCHRON_OK, "rank %d: %s prepare", rank, op->name);
     rc = op->validate(&c);
     bad = rc == ISOCHRON_EVALIDATE;
     MPI_Allreduce(&bad, &nbad, 1, MPI_INT, MPI_SUM, comm);
-    CHECK(nbad >= 1, "rank %d: %s: missing run caught on %d rank(s)", rank, op->name, nbad);
+    CHECK(init_cost ? nbad == 0 : nbad >= 1, "rank %d: %s: missing run caught on %d rank(s)", rank, op->name, nbad);
     /* a real run repairs it */
     CHECK_RC(one_rep(op, &c, 3), ISOCHRON_OK, "rank %d: %s runs again", rank, op->name);
     CHECK_RC(op->validate(&c), ISOCHRON_OK, "rank %d: %s validates again", rank, op->name);
@@ -194,6 +200,21 @@ int main(int argc, char **argv)
     corruption("pingpong", 0, 0);
     corruption("put_fence", size - 1, 0);
     corruption("bcast_binomial", size - 1, 0);
+    corruption("bw", 1, 0);
+    corruption("bibw", 0, 0);
+    corruption("mbw_mr", size / 2, 0);
+    corruption("bw_fan_in", 0, 0);
+    corruption("bw_fan_out", size - 1, 0);
+    corruption("pingping", 1, 0);
+    corruption("multi_lat", 0, 0);
+    corruption("alltoallw", size - 1, 0);
+    corruption("ineighbor_alltoall_cart", size - 1, 0); /* slot 0: the -1 neighbour in dimension 0 */
+    corruption("neighbor_alltoallw_graph", 0, 0);
+    corruption("neighbor_allgatherv_graph", size - 1, 0);
+    corruption("allreduce_persistent", size - 1, 0);
+    corruption("pingpong_persistent", 1, 0);
+    corruption("put_pscw", size - 1, 0);
+    /* not the passive-target ones: the neighbour's put may land after this test's store (validate's barrier orders them in a benchmark) */
 
     check_quiet = 1;
     int before = check_failures, n = 0;

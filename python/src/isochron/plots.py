@@ -18,7 +18,7 @@ import os
 import numpy as np
 
 from .load import IsochronError
-from .units import fmt_bytes, is_missing, parse_bytes, short_spec
+from .units import fmt_bytes, is_missing, is_rate, parse_bytes, rate, short_spec
 
 FORMATS = ("png", "svg", "pdf")
 US = 1e6
@@ -128,19 +128,19 @@ def _center_and_ci(p, stat, level):
     return mean, (mean if is_missing(lo) else lo), (mean if is_missing(hi) else hi)
 
 
-def plot_latency(ds, stat=None, **_):
-    pts = [p for p in _need(ds, "point", "latency", "isochron-bench points")
-           if not is_missing(p.get("mean_s")) and p.get("bytes")]
-    if not pts:
-        raise IsochronError("plot kind 'latency': no point has a valid repetition and a size > 0")
+def _stat_for(pts, stat, kind):
     has_raw = all(isinstance(p.get("raw_time_s"), list) for p in pts)
     stat = stat or ("median" if has_raw else "mean")
     if stat not in ("median", "mean"):
         raise IsochronError(f"--stat {stat}: choose median or mean")
     if stat == "median" and not has_raw:
-        raise IsochronError("--stat median needs raw repetitions for its confidence interval"
-                            " (isochron-bench --raw); use --stat mean")
-    level = pts[0].get("ci_level") or 0.95
+        raise IsochronError(f"--stat median needs raw repetitions for its confidence interval"
+                            f" (isochron-bench --raw); use --stat mean (plot kind {kind!r})")
+    return stat
+
+
+def _vs_size(ds, pts, values, ylabel, title, label):
+    """A line per series (op x scheme x method ... that vary) of values(point) = (y, lo, hi) vs size."""
     keys = ["op", "scheme", "method", "nprocs", "root", "dtype", "redop", "run"]
     ops = {p["op"] for p in pts}        # dtype and redop follow the op unless they vary within one
     varying = [k for k in keys if any(len({repr(p.get(k)) for p in pts if p["op"] == op}) > 1
@@ -160,11 +160,10 @@ def plot_latency(ds, stat=None, **_):
     for (key, group), color in zip(series.items(), _colors(len(series))):
         group.sort(key=lambda p: p["bytes"])
         x = np.array([p["bytes"] for p in group], float)
-        y, lo, hi = (np.array(v) * US for v in zip(*(_center_and_ci(p, stat, level)
-                                                      for p in group)))
+        y, lo, hi = (np.array(v) for v in zip(*(values(p) for p in group)))
         text = " ".join(f"run {v + 1}" if k == "run" else str(v) for k, v in zip(varying, key))
         ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, marker="o", ms=4, capsize=3,
-                    label=text or "latency")
+                    label=text or label)
         labels.append((x[-1], y[-1], text, color))
     sizes = sorted({p["bytes"] for p in pts})
     ax.set_xticks(sizes, [fmt_bytes(s) for s in sizes])
@@ -172,14 +171,58 @@ def plot_latency(ds, stat=None, **_):
     ax.set_xlim(sizes[0] / 1.5, sizes[-1] * (1.5 if len(sizes) == 1 else 4))
     ax.set_xlabel("message size")
     _log(ax)
-    how = "order statistics" if stat == "median" else "Student's t"
-    ax.set_ylabel(f"latency [µs]: {stat}, bars {100 * level:g} % CI ({how})")
+    ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
     fixed = [f"{k} {pts[0].get(k)}" for k in ("scheme", "method") if k not in varying]
-    ax.set_title("Latency vs message size" + (f" ({', '.join(fixed)})" if fixed else "")
-                 + f"\n{_run_title(ds, pts)}", fontsize=10)
+    ax.set_title(title + (f" ({', '.join(fixed)})" if fixed else "") + f"\n{_run_title(ds, pts)}", fontsize=10)
     _end_labels(ax, labels)
     return fig
+
+
+def _sized_points(ds, rates):
+    """Points with a valid repetition and a size > 0: the throughput ones (rates) or the others."""
+    return [p for p in ds.records.get("point", [])
+            if not is_missing(p.get("mean_s")) and p.get("bytes") and is_rate(p) == rates]
+
+
+def _plot_points(ds, kind, rates, none_msg, stat):
+    _need(ds, "point", kind, "isochron-bench points")
+    pts = _sized_points(ds, rates)
+    if not pts:
+        raise IsochronError(f"plot kind {kind!r}: {none_msg}")
+    return pts, _stat_for(pts, stat, kind)
+
+
+def _ci_label(pts, stat):
+    level = pts[0].get("ci_level") or 0.95
+    how = "order statistics" if stat == "median" else "Student's t"
+    return level, f"{stat}, bars {100 * level:g} % CI ({how})"
+
+
+def plot_latency(ds, stat=None, **_):
+    pts, stat = _plot_points(ds, "latency", False, "no latency-type point has a valid repetition and a size > 0"
+                             " (throughput points: plot kind 'bandwidth')", stat)
+    level, what = _ci_label(pts, stat)
+    return _vs_size(ds, pts, lambda p: tuple(v * US for v in _center_and_ci(p, stat, level)),
+                    f"latency [µs]: {what}", "Latency vs message size", "latency")
+
+
+def plot_bandwidth(ds, **_):
+    """MB/s against size: bytes one run moves / the driver's median run time, bars the median's
+    interval in time inverted (its ends swap). Always the median: a rate of the mean time would
+    be neither the mean rate nor robust, and the mean's interval may reach below zero."""
+    _need(ds, "point", "bandwidth", "isochron-bench points")
+    pts = _sized_points(ds, True)
+    if not pts:
+        raise IsochronError("plot kind 'bandwidth': no throughput point (bw, bibw, mbw_mr, bw_fan_in/out)"
+                            " with a valid repetition and a size > 0")
+
+    def values(p):
+        med, lo, hi, _msgs = rate(p)
+        return tuple(med / 1e6 if is_missing(v) else v / 1e6 for v in (med, lo, hi))
+    _level, what = _ci_label(pts, "median")
+    return _vs_size(ds, pts, values, f"bandwidth [MB/s]: {what}",
+                    "Bandwidth vs message size", "bandwidth")
 
 
 # ---- clock offset vs time after synchronization -----------------------------------------
@@ -465,6 +508,8 @@ KINDS = {
     "latency": (plot_latency, "point",
                 "latency vs message size, log-log, median (or mean) with CI bars,"
                 " a line per op x scheme x method"),
+    "bandwidth": (plot_bandwidth, "point",
+                  "bandwidth (MB/s) vs message size of the throughput operations, median with its CI as bars"),
     "gantt": (plot_gantt, "point",
               "per-rank start/end of raw repetitions on the global clock (--op, --size, --reps)"),
     "offset": (plot_offset, "accuracy", "clock offset to rank 0 vs time after sync, per rank"),
@@ -489,7 +534,9 @@ def available(ds):
             from .launches import has_launches
             rows = rows if has_launches(rows) else []
         if name == "latency":
-            rows = [p for p in rows if p.get("bytes") and not is_missing(p.get("mean_s"))]
+            rows = _sized_points(ds, False)
+        if name == "bandwidth":
+            rows = _sized_points(ds, True)
         if rows:
             out.append(name)
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .units import MISSING, fmt_bytes, fmt_pct, fmt_time, is_missing, short_spec
+from .units import MISSING, fmt_bytes, fmt_mbps, fmt_pct, fmt_time, is_missing, is_rate, rate, short_spec
 
 
 @dataclass
@@ -87,6 +87,15 @@ def _stat_cells(p):
             fmt_time(p.get("mean_s")), ci, fmt_time(p.get("min_s")), fmt_time(p.get("max_s"))]
 
 
+def _rate_cells(p):
+    r = rate(p)
+    if r is None:
+        return [MISSING] * 4
+    med, lo, hi, msgs = r
+    ci = MISSING if is_missing(lo) or is_missing(hi) else f"{fmt_mbps(lo)} .. {fmt_mbps(hi)}"
+    return [fmt_mbps(med), ci, MISSING if is_missing(msgs) else f"{msgs:.4g}", str(p.get("msg_window", MISSING))]
+
+
 def _ci_note(points):
     levels = {p.get("ci_level") for p in points if not is_missing(p.get("ci_level"))}
     level = ", ".join(f"{100 * lv:g} %" for lv in sorted(levels)) or "?"
@@ -113,12 +122,15 @@ def _point_table(title, group, lead, right_from):
     with_clock = any(not is_missing(p.get("clock_bound_s")) for p in group)
     with_true = with_clock and any(not is_missing(p.get("clock_true_s")) for p in group)
     clock_cols = (["clock ± [µs]"] + (["clock true [µs]"] if with_true else [])) if with_clock else []
-    cols = lead + optional + ["size"] + _STAT_COLS + clock_cols + ["stop"]
+    with_rate = any(is_rate(p) for p in group)
+    rate_cols = ["MB/s (median)", "CI MB/s (median)", "msg/s (median)", "window"] if with_rate else []
+    cols = lead + optional + ["size"] + _STAT_COLS + rate_cols + clock_cols + ["stop"]
     rows = []
     for p in group:
         extra = [p["run"] + 1 if k == "run" else p.get(k) for k in optional]
         rows.append([p.get(k) for k in lead] + extra + [fmt_bytes(p.get("bytes"))]
-                    + _stat_cells(p) + (_clock_cells(p, with_true) if with_clock else [])
+                    + _stat_cells(p) + (_rate_cells(p) if with_rate else [])
+                    + (_clock_cells(p, with_true) if with_clock else [])
                     + [p.get("stop", "")])
     first = len(lead) + len(optional)
     notes = [_ci_note(group)]
@@ -126,8 +138,11 @@ def _point_table(title, group, lead, right_from):
         notes.append("clock ±: the tracked clock's estimated error bound at the end of the point"
                      + ("; true: against the host-wide clock or the injected skew" if with_true else "")
                      + f"; ! = bound above {100 * CLOCK_WARN:g} % of the median")
-    return Table(title, cols, rows, right=set(range(first, first + 7 + len(clock_cols))) | right_from,
-                 notes=notes)
+    if with_rate:
+        notes.append("MB/s = 10^6 bytes/s: bytes one run moves (a window of every sender) / median time of a run;"
+                     " its interval is the median's interval in time, inverted; msg/s likewise")
+    return Table(title, cols, rows,
+                 right=set(range(first, first + 7 + len(rate_cols) + len(clock_cols))) | right_from, notes=notes)
 
 
 def point_tables(points):

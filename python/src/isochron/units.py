@@ -2,7 +2,10 @@
 
 Sizes are binary (1 KiB = 1024 B), as the C drivers count them; times are stored in seconds in
 every file and shown in one fixed unit per column (µs by default) so that columns compare at a
-glance. Missing values (a point with no valid repetition has nulls) show as an en dash.
+glance. Throughput points (``unit`` "B/s": bw, bibw, mbw_mr, fan-in/out) keep their statistics as
+times per run and carry ``bytes_per_run`` and ``msgs_per_run``; :func:`rate` turns the median and
+its interval into bytes/s (a decreasing map, so the interval's ends swap) and messages/s, shown in
+MB/s (10^6 bytes/s, as OSU and IMB print them). Missing values (a point with no valid repetition has nulls) show as an en dash.
 """
 from __future__ import annotations
 
@@ -58,3 +61,29 @@ def fmt_pct(x):
 def short_spec(spec):
     """'hca3/100/skampi/50,span=0.12,...' -> 'hca3/100/skampi/50' (the paper's label)."""
     return MISSING if not spec else str(spec).split(",")[0]
+
+
+def is_rate(p):
+    """True for a throughput point (its times convert to bytes/s)."""
+    return p.get("unit") == "B/s" and not is_missing(p.get("bytes_per_run")) and p.get("bytes_per_run", 0) > 0
+
+
+def rate(p):
+    """(median, lo, hi) bandwidth in bytes/s and the median message rate in messages/s of a
+    throughput point: bytes_per_run / median_s, the median's interval inverted; None for others."""
+    if not is_rate(p):
+        return None
+    b, m = p["bytes_per_run"], p.get("msgs_per_run") or 0
+
+    def inv(t, x):
+        return math.nan if is_missing(t) or t <= 0 else x / t
+    med = p.get("median_s")
+    return (inv(med, b), inv(p.get("median_ci_hi_s"), b), inv(p.get("median_ci_lo_s"), b), inv(med, m))
+
+
+def fmt_mbps(bps, digits=4):
+    """Bytes/s shown in MB/s (10^6)."""
+    if is_missing(bps):
+        return MISSING
+    v = bps / 1e6
+    return f"{v:.0f}" if abs(v) >= 10 ** digits else f"{v:.{digits}g}"
