@@ -14,7 +14,8 @@
  *                 schedule is caught.
  * pingpong_persistent is the ping-pong of p2p.c on MPI_Send_init /
  * MPI_Recv_init requests (both ranks: receive started before the send).
- * Libraries: MPI_X_init where MPI_VERSION >= 4 (MPICH 4); Open MPI 4.x has
+ * Libraries: MPI_X_init where MPI_VERSION >= 4 (MPICH 4) or in Open MPI 5 (which declares
+ * MPI_VERSION 3 but has them); Open MPI 4.x has
  * them as MPIX_X_init in its pcollreq extension (mpi-ext.h); elsewhere the
  * collective operations refuse in set-up with EUNSUPPORTED naming what is
  * missing. Buffers, patterns and validation are the kind's (kind.c).
@@ -33,7 +34,8 @@
 #include <mpi-ext.h>
 #endif
 
-#if MPI_VERSION >= 4
+#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
+/* Open MPI 5 declares MPI_VERSION 3 but has the MPI-4 persistent collectives */
 #define PC(x) MPI_##x##_init
 #define HAVE_PCOLL 1
 #define PC_WHERE "MPI-4"
