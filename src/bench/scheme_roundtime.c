@@ -52,11 +52,12 @@ static int rt_begin(isochron_bench_t *b, point_state_t *ps)
     if (b->bcast_lat <= 0) measure_bcast(b);
     ps->window = b->bcast_lat;
     ps->out_of_time = 0;
-    /* a point of the same operation starts with the slack the last one needed
-     * (what delays the start time grows with the size; the tolerance does not
-     * carry over: it is relative to this point's own run time) */
+    /* every point starts at --slack: carrying the slack the last size ended
+     * with let it ratchet up to 512 x the Bcast latency (ms of idle time per
+     * repetition) and doubled the default sweep's time; the tolerance carries
+     * over relative to the run time (rt_after) */
     int same = b->rt_op == ps->op;
-    ps->slack = same && b->rt_slack > b->o.slack ? b->rt_slack : b->o.slack;
+    ps->slack = b->o.slack;
     ps->tolerance = ps->tol_max = b->bcast_lat;
     ps->carry = same ? (b->rt_frac < b->o.late_cap ? b->rt_frac : b->o.late_cap) : 0;
     ps->adapted = ps->hist_n = 0;
