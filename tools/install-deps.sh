@@ -2,7 +2,8 @@
 # Install what isochron needs from Debian's packages, only if something is missing.
 set -euo pipefail
 # openmpi-bin + libopenmpi-dev also bring OpenSHMEM (oshmem: oshcc, oshrun, shmem.h, liboshmem) for isochron-shmem
-pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev python3 python3-venv python3-pip valgrind ${EXTRA_PKGS:-})
+# libotf2-trace-dev + otf2-tools: the tracer's OTF2 writer and its tests (otf2-print); libsimgrid-dev: sim/ (SMPI runs at scale)
+pkgs=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev python3 python3-venv python3-pip valgrind libotf2-trace-dev otf2-tools libsimgrid-dev ${EXTRA_PKGS:-})
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
