@@ -58,7 +58,7 @@ static void list_sync(void)
            "  level: alg[/fitpoints[/estimator[/pingpongs]]][,key=value...]\n"
            "  keys : span=SECONDS (fit points spread over this time), recompute=0|1 (Alg. 2),\n"
            "         slope=auto|always|never (auto keeps a slope only if > 3 standard errors), outliers=0|1,\n"
-           "         fit=N, est=NAME, pp=N\n"
+           "         refit=0-5 (re-measure a pair whose slope SE x span > 60 ns; default 2), fit=N, est=NAME, pp=N\n"
            "  e.g. hca3/1000/skampi/100   hca/1000/SKaMPI-Offset/100   hca3+prop   jk/100/mean-rtt/20,slope=always\n");
 }
 
@@ -150,7 +150,7 @@ static void timer_cost(FILE *tab, FILE *js)
 
 /* Per-rank record gathered on rank 0. */
 typedef struct {
-    double slope, intercept, fslope, fse, r2, resid, span, partner, npoints, nused, kept, kind;
+    double slope, intercept, fslope, fse, r2, resid, span, partner, npoints, nused, kept, kind, attempts;
     double inj_offset, inj_drift, inj_ddrift, inj_jitter;
     double trk_drift, trk_drift_se, trk_ddrift, trk_noise, trk_refreshes, trk_cost, trk_updates, trk_aside;
 } rank_rec_t;
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 
     /* gather per-rank models */
     rank_rec_t me = {rep.model.slope, rep.model.intercept, rep.fit.slope, rep.fit.slope_se, rep.fit.r2, rep.fit.resid_rms,
-                     rep.fit.span, rep.fit.partner, rep.fit.npoints, rep.fit.nused, rep.fit.slope_kept, rep.model.kind,
+                     rep.fit.span, rep.fit.partner, rep.fit.npoints, rep.fit.nused, rep.fit.slope_kept, rep.model.kind, rep.fit.attempts,
                      my_skew.offset, my_skew.drift_ppm, my_skew.ddrift_ppm_s, my_skew.jitter,
                      ti.drift, ti.drift_se, ti.ddrift, ti.noise, ti.refreshes, ti.cost, ti.updates, ti.set_aside};
     rank_rec_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
@@ -358,6 +358,7 @@ int main(int argc, char **argv)
                 isochron_json_knumber(&j, "r2", q->r2);
                 isochron_json_knumber(&j, "resid_rms_s", q->resid);
                 isochron_json_knumber(&j, "span_s", q->span);
+                isochron_json_kint(&j, "attempts", (int)q->attempts);
                 isochron_json_object_end(&j);
             } else isochron_json_null(&j);
             isochron_json_record_end(&j);

@@ -24,7 +24,10 @@
  * Keys: span (seconds over which a pair's fit points are spread),
  * recompute (0|1: recompute_intercept of Alg. 2), slope (auto|always|never:
  * keep a fitted slope only when statistically significant, always, or never),
- * outliers (0|1: robust rejection of fit points).
+ * outliers (0|1: robust rejection of fit points), refit (0-5: how many times
+ * a pair re-measures its fit points when the slope's standard error times
+ * the span exceeds ISOCHRON_REFIT_SPREAD; the fit with the smallest standard
+ * error is kept; default 2).
  */
 #ifndef ISOCHRON_SYNC_H
 #define ISOCHRON_SYNC_H
@@ -139,7 +142,15 @@ typedef struct {
     int recompute_intercept; /**< Alg. 2 recompute_intercept */
     isochron_slope_policy_t slope;
     int outliers;            /**< robust outlier rejection */
+    int refit;               /**< re-measurements of a disturbed fit (see ISOCHRON_REFIT_SPREAD) */
 } isochron_sync_level_t;
+
+/** A pair's fit whose slope standard error (corrected for autocorrelation)
+ *  times its span exceeds this is re-measured, up to refit times: the trend
+ *  across the span is then uncertain by more than 60 ns, where an undisturbed
+ *  pair here resolves about 3 ns (0.02 ppm over 0.12 s); at the default span
+ *  of 0.12 s it is 0.5 ppm, 5 µs after 10 s. */
+#define ISOCHRON_REFIT_SPREAD 60e-9
 
 #define ISOCHRON_SYNC_MAX_LEVELS 3
 
@@ -177,6 +188,7 @@ typedef struct {
     double r2;          /**< coefficient of determination of the fit */
     double resid_rms;   /**< RMS residual of the kept points, seconds */
     double span;        /**< time covered by the fit points, seconds */
+    int attempts;       /**< fit measurements taken (1 + re-measurements of a disturbed fit) */
 } isochron_fit_info_t;
 
 /** Context handed to an algorithm for one level. */

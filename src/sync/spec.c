@@ -39,6 +39,7 @@ static int parse_level(char *text, isochron_sync_level_t *lv)
     lv->recompute_intercept = alg->default_recompute;
     lv->slope = ISOCHRON_SLOPE_AUTO;
     lv->outliers = 1;
+    lv->refit = 2;
     if ((rc = isochron_estimator_find(alg->default_estimator, &lv->estimator))) return rc;
     if (!alg->uses_fit && (np > 1 || opts))
         return isochron_set_error(ISOCHRON_EPARSE, "sync algorithm '%s' takes no parameters", alg->name);
@@ -57,7 +58,7 @@ static int parse_level(char *text, isochron_sync_level_t *lv)
     save = NULL;
     for (char *kv = opts ? strtok_r(opts, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');
-        if (!eq) return isochron_set_error(ISOCHRON_EPARSE, "sync spec option '%s' is not key=value; keys: span, recompute, slope, outliers, fit, est, pp", kv);
+        if (!eq) return isochron_set_error(ISOCHRON_EPARSE, "sync spec option '%s' is not key=value; keys: span, recompute, slope, outliers, refit, fit, est, pp", kv);
         *eq = 0;
         const char *k = kv, *val = eq + 1;
         double d;
@@ -74,6 +75,9 @@ static int parse_level(char *text, isochron_sync_level_t *lv)
             else if (!strcmp(val, "always")) lv->slope = ISOCHRON_SLOPE_ALWAYS;
             else if (!strcmp(val, "never")) lv->slope = ISOCHRON_SLOPE_NEVER;
             else return isochron_set_error(ISOCHRON_EINVAL, "slope=%s: valid: auto, always, never", val);
+        } else if (!strcmp(k, "refit")) {
+            if (isochron_parse_long(val, &v) || v < 0 || v > 5) return isochron_set_error(ISOCHRON_EINVAL, "refit=%s: expected an integer in [0, 5]", val);
+            lv->refit = (int)v;
         } else if (!strcmp(k, "fit")) {
             if (isochron_parse_long(val, &v) || v < 1 || v > MAX_FIT) return isochron_set_error(ISOCHRON_EINVAL, "fit=%s: expected an integer in [1, %ld]", val, MAX_FIT);
             lv->nfit = (int)v;
@@ -83,7 +87,7 @@ static int parse_level(char *text, isochron_sync_level_t *lv)
         } else if (!strcmp(k, "est")) {
             if ((rc = isochron_estimator_find(val, &lv->estimator))) return rc;
         } else
-            return isochron_set_error(ISOCHRON_EPARSE, "unknown sync spec option '%s'; keys: span, recompute, slope, outliers, fit, est, pp", k);
+            return isochron_set_error(ISOCHRON_EPARSE, "unknown sync spec option '%s'; keys: span, recompute, slope, outliers, refit, fit, est, pp", k);
     }
     return ISOCHRON_OK;
 }
@@ -125,10 +129,10 @@ int isochron_sync_spec_format(const isochron_sync_spec_t *spec, char *buf, size_
         isochron_sync_alg_find(lv->alg, &alg);
         int w;
         if (alg && alg->uses_fit)
-            w = snprintf(buf + used, len - used, "%s%s/%d/%s/%d,span=%g,recompute=%d,slope=%s,outliers=%d", i ? "+" : "", lv->alg,
+            w = snprintf(buf + used, len - used, "%s%s/%d/%s/%d,span=%g,recompute=%d,slope=%s,outliers=%d,refit=%d", i ? "+" : "", lv->alg,
                          lv->nfit, lv->estimator->name, lv->npingpongs, lv->span, lv->recompute_intercept,
                          lv->slope == ISOCHRON_SLOPE_AUTO ? "auto" : lv->slope == ISOCHRON_SLOPE_ALWAYS ? "always" : "never",
-                         lv->outliers);
+                         lv->outliers, lv->refit);
         else
             w = snprintf(buf + used, len - used, "%s%s", i ? "+" : "", lv->alg);
         if (w < 0 || (size_t)w >= len - used) return isochron_set_error(ISOCHRON_ETRUNC, "sync spec text longer than %zu bytes", len);

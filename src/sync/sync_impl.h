@@ -5,7 +5,7 @@
 #include "isochron/sync.h"
 
 /* Tags of the library's internal traffic (always on a duplicated communicator). */
-enum { TAG_PING = 7101, TAG_PONG, TAG_GO, TAG_TOKEN, TAG_MODELS, TAG_MODELS_N, TAG_CHECK, TAG_TRACK };
+enum { TAG_PING = 7101, TAG_PONG, TAG_GO, TAG_TOKEN, TAG_MODELS, TAG_MODELS_N, TAG_CHECK, TAG_TRACK, TAG_REFIT };
 
 struct isochron_sync_ctx {
     const isochron_sync_level_t *lv;

@@ -125,10 +125,10 @@ static outcome_t run_case(const char *spec_text, isochron_timer_t *timer, const 
     double *all = rank == 0 ? malloc(sizeof(double) * 3 * (size_t)size) : NULL;
     MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     /* the fit each rank reports, for diagnosis when a bound is missed */
-    double fit[8] = { rep.fit.partner, rep.fit.npoints, rep.fit.nused, rep.fit.slope * 1e6, rep.fit.slope_se * 1e6,
-                      rep.fit.slope_kept, rep.fit.resid_rms * 1e6, rep.fit.span };
-    double *fits = rank == 0 ? malloc(sizeof(double) * 8 * (size_t)size) : NULL;
-    MPI_Gather(fit, 8, MPI_DOUBLE, fits, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double fit[9] = { rep.fit.partner, rep.fit.npoints, rep.fit.nused, rep.fit.slope * 1e6, rep.fit.slope_se * 1e6,
+                      rep.fit.slope_kept, rep.fit.resid_rms * 1e6, rep.fit.span, rep.fit.attempts };
+    double *fits = rank == 0 ? malloc(sizeof(double) * 9 * (size_t)size) : NULL;
+    MPI_Gather(fit, 9, MPI_DOUBLE, fits, 9, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         o.err0 = o.err10 = o.raw0 = 0;
         for (int i = 1; i < size; i++) {
@@ -139,12 +139,12 @@ static outcome_t run_case(const char *spec_text, isochron_timer_t *timer, const 
         }
         if (verbose_fits(o.err0, o.err10))
             for (int i = 0; i < size; i++) {
-                const double *f = &fits[8 * i];
+                const double *f = &fits[9 * i];
                 printf("  rank %d: err@0 %+.2f us, err@10s %+.2f us (slope error %+.2f ppm) | fit: partner %g, "
-                       "points %g/%g, slope %+.2f ppm (se %.2f, kept %g), resid rms %.3f us, span %.3f s\n",
+                       "points %g/%g, slope %+.2f ppm (se %.2f, kept %g), resid rms %.3f us, span %.3f s, attempts %g\n",
                        i, (all[3 * i] - all[0]) * 1e6, (all[3 * i + 1] - all[1]) * 1e6,
                        ((all[3 * i + 1] - all[1]) - (all[3 * i] - all[0])) / 10.0 * 1e6, f[0], f[2], f[1], f[3],
-                       f[4], f[5], f[6], f[7]);
+                       f[4], f[5], f[6], f[7], f[8]);
             }
         free(all);
         free(fits);

@@ -26,7 +26,8 @@ static int same_level(const isochron_sync_level_t *a, const isochron_sync_level_
 {
     return !strcmp(a->alg, b->alg) && a->nfit == b->nfit && a->estimator == b->estimator &&
            a->npingpongs == b->npingpongs && a->span == b->span &&
-           a->recompute_intercept == b->recompute_intercept && a->slope == b->slope && a->outliers == b->outliers;
+           a->recompute_intercept == b->recompute_intercept && a->slope == b->slope && a->outliers == b->outliers &&
+           a->refit == b->refit;
 }
 
 static int same_spec(const isochron_sync_spec_t *a, const isochron_sync_spec_t *b)
@@ -235,6 +236,9 @@ static void test_good(void)
         CHECK(s.level[0].outliers == 0 && s.level[0].slope == ISOCHRON_SLOPE_ALWAYS, "%s", t);
     t = "hca3,span=0";
     if (parse_rt(t, &s)) CHECK(s.level[0].span == 0, "%s: span 0 (back to back)", t);
+    if (parse_rt("hca3", &s)) CHECK(s.level[0].refit == 2, "hca3: refit defaults to 2 (%d)", s.level[0].refit);
+    t = "hca3,refit=0";
+    if (parse_rt(t, &s)) CHECK(s.level[0].refit == 0, "%s: refit 0 (never re-measure)", t);
 
     /* "prop" above another level is not defined by the header: only require consistency. */
     isochron_sync_spec_t p1, p2;
@@ -306,6 +310,8 @@ static void test_bad(void)
               "the slope error lists auto, always, never: \"%s\"", e);
     }
     expect_bad("hca3,outliers=yes", "yes");
+    expect_bad("hca3,refit=6", "refit=6");
+    expect_bad("hca3,refit=-1", "refit=-1");
     expect_bad("hca3/100/skampi/10,span=0.1,recompute=1,slope=never,bogus=3", "bogus");
 }
 
