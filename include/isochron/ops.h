@@ -59,7 +59,8 @@ enum {
     ISOCHRON_OP_MIN2 = 1u << 7,        /**< needs at least 2 processes */
     ISOCHRON_OP_NODATA = 1u << 8,      /**< moves no data (barrier): size, datatype and op are ignored */
     ISOCHRON_OP_PAIR = 1u << 9,        /**< only ranks 0 and 1 take part; the others return from run at once */
-    ISOCHRON_OP_WINDOWED = 1u << 10    /**< one run is a window of ctx->window messages per sender (bandwidth, message rate) */
+    ISOCHRON_OP_WINDOWED = 1u << 10,   /**< one run is a window of ctx->window messages per sender (bandwidth, message rate) */
+    ISOCHRON_OP_INTEGER = 1u << 11     /**< defined on integer and byte types only (MPI_Compare_and_swap) */
 };
 
 /** Messages per window of the windowed (throughput) operations when ctx->window is 0 (osu_bw's default). */

@@ -119,6 +119,10 @@ static int elems_of(isochron_ops_kind_t k, int p, int rank, int root, size_t c, 
         e->s = c; e->win = c; break;
     case SEM_GET:
         e->r = c; e->win = c; break;
+    case SEM_GACC: case SEM_FOP:
+        e->s = c; e->r = c; e->win = c; break;
+    case SEM_CAS: /* tmp: the compare buffer */
+        e->s = c; e->r = c; e->tmp = c; e->win = c; break;
     }
     return 1;
 }
@@ -191,7 +195,11 @@ static void *alloc_bytes(size_t n)
     return p;
 }
 
-static int is_rma(int sem) { return sem == SEM_PUT || sem == SEM_GET || sem == SEM_ACC; }
+/* atomics: the old target values arrive in a result buffer (rbuf), the window is updated */
+static int is_atomic(int sem) { return sem == SEM_GACC || sem == SEM_FOP || sem == SEM_CAS; }
+static int is_rma(int sem) { return sem == SEM_PUT || sem == SEM_GET || sem == SEM_ACC || is_atomic(sem); }
+/* rbuf is a buffer of its own, not the window */
+static int own_rbuf(int sem) { return !is_rma(sem) || sem == SEM_GET || is_atomic(sem); }
 
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name)
 {
@@ -224,9 +232,9 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
         c->rbuf_bytes = e.r * (size_t)ts;
         st->tmp_bytes = e.tmp * (size_t)ts;
         c->sbuf = alloc_bytes(c->sbuf_bytes);
-        if (!is_rma(k.sem) || k.sem == SEM_GET) c->rbuf = alloc_bytes(c->rbuf_bytes);
+        if (own_rbuf(k.sem)) c->rbuf = alloc_bytes(c->rbuf_bytes);
         if (st->tmp_bytes) st->tmp = alloc_bytes(st->tmp_bytes);
-        if (!c->sbuf || (!c->rbuf && (!is_rma(k.sem) || k.sem == SEM_GET)) || (st->tmp_bytes && !st->tmp))
+        if (!c->sbuf || (!c->rbuf && own_rbuf(k.sem)) || (st->tmp_bytes && !st->tmp))
             rc = isochron_set_error(ISOCHRON_ENOMEM, "%s: cannot allocate %zu + %zu + %zu bytes on rank %d",
                                     name, c->sbuf_bytes, c->rbuf_bytes, st->tmp_bytes, r);
     }
@@ -288,7 +296,7 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
             MPI_Group_incl(all, 1, &st->right, &st->gright);
             MPI_Group_free(&all);
         }
-        if (k.sem != SEM_GET) {
+        if (!own_rbuf(k.sem)) {
             c->rbuf = base; /* data arrives in the window */
             c->rbuf_bytes = e.win * (size_t)ts;
         }
@@ -389,7 +397,7 @@ int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
         isochron_ops_poison(c->rbuf, c->rbuf_bytes);
         if (c->sbuf_bytes) isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);
         break;
-    case SEM_PUT: case SEM_GET: case SEM_ACC:
+    case SEM_PUT: case SEM_GET: case SEM_ACC: case SEM_GACC: case SEM_FOP: case SEM_CAS:
         if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
             /* nobody may still be reading or writing the previous repetition */
             if ((rc = isochron_barrier_polite(c->comm))) return rc;
@@ -401,9 +409,16 @@ int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
         } else if (st->kind.sem == SEM_GET) {
             isochron_ops_fill_mv(st->win_base, tk, r, 0, n, k);
             isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        } else if (st->kind.sem == SEM_CAS) {
+            /* this rank's window holds its values; the left neighbour compares with them and swaps its own in */
+            isochron_ops_fill_mv(st->win_base, tk, r, 0, n, k);
+            isochron_ops_fill_mv(st->tmp, tk, st->right, 0, n, k);
+            isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);
+            isochron_ops_poison(c->rbuf, c->rbuf_bytes);
         } else {
             isochron_ops_fill_rv(c->sbuf, tk, rk, r, 0, n, k, p);
             isochron_ops_fill_rv(st->win_base, tk, rk, r, 0, n, k, p);
+            if (is_atomic(st->kind.sem)) isochron_ops_poison(c->rbuf, c->rbuf_bytes);
         }
         if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
             if ((rc = unlock_self(c))) return rc;
@@ -556,6 +571,26 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
             vc(&v, c->rbuf, e, ex, st->left);
         }
         total = n;
+        if ((st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) && (rc = unlock_self(c))) return rc;
+        break;
+    case SEM_GACC: case SEM_FOP: case SEM_CAS:
+        /* the result buffer: the right neighbour's values before this rank's access */
+        for (size_t e = 0; e < n; e++)
+            vc(&v, c->rbuf, e, st->kind.sem == SEM_CAS ? isochron_ops_mv(tk, st->right, e, k)
+                                                       : isochron_ops_rv(rk, st->right, e, k, p), st->right);
+        /* this rank's window: updated by the left neighbour */
+        if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
+            if ((rc = isochron_barrier_polite(c->comm))) return rc;
+            if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
+        }
+        for (size_t e = 0; e < n; e++) {
+            long long ex = st->kind.sem == SEM_CAS
+                               ? isochron_ops_mv(tk, st->left, e, k)
+                               : isochron_ops_fold(rk, isochron_ops_rv(rk, r, e, k, p),
+                                                   isochron_ops_rv(rk, st->left, e, k, p));
+            vc(&v, st->win_base, e, ex, st->left);
+        }
+        total = 2 * n;
         if ((st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) && (rc = unlock_self(c))) return rc;
         break;
     }

@@ -6,7 +6,16 @@
  * neighbour's window, so every rank is origin once and target once per run:
  *   put_*         MPI_Put of `bytes` into the neighbour's window;
  *   get_*         MPI_Get of `bytes` from it;
- *   accumulate_*  MPI_Accumulate with the reduction op (sum, prod, max, min).
+ *   accumulate_*  MPI_Accumulate with the reduction op (sum, prod, max, min);
+ *   get_accumulate_*    MPI_Get_accumulate: the same, the old target values
+ *                       returned to a result buffer (osu_get_acc_latency);
+ *   fetch_and_op_*      one MPI_Fetch_and_op per element (osu_fop_latency at
+ *                       one element: 8 B of long);
+ *   compare_and_swap_*  one MPI_Compare_and_swap per element, the compare
+ *                       value equal to the target's so every swap happens
+ *                       (osu_cas_latency); integer types only.
+ * The atomics are checked on both sides: the result buffer holds the target's
+ * values from before the access, the window the updated ones.
  * One run = one complete epoch (fence, access, fence; lock, access,
  * unlock; lock_all, access, flush, unlock_all; or post, start, access,
  * complete, wait, the generalized active target of PSCW). The window (MPI_Win_allocate, `bytes` per rank) is created in
@@ -33,63 +42,53 @@ ISOCHRON_OPS_KIND(put_pscw, SEM_PUT, ALG_PSCW)
 ISOCHRON_OPS_KIND(get_pscw, SEM_GET, ALG_PSCW)
 ISOCHRON_OPS_KIND(accumulate_pscw, SEM_ACC, ALG_PSCW)
 
+ISOCHRON_OPS_KIND(get_accumulate_fence, SEM_GACC, ALG_FENCE)
+ISOCHRON_OPS_KIND(get_accumulate_lock, SEM_GACC, ALG_LOCK)
+ISOCHRON_OPS_KIND(get_accumulate_lockall, SEM_GACC, ALG_LOCKALL)
+ISOCHRON_OPS_KIND(fetch_and_op_fence, SEM_FOP, ALG_FENCE)
+ISOCHRON_OPS_KIND(fetch_and_op_lock, SEM_FOP, ALG_LOCK)
+ISOCHRON_OPS_KIND(fetch_and_op_lockall, SEM_FOP, ALG_LOCKALL)
+ISOCHRON_OPS_KIND(compare_and_swap_fence, SEM_CAS, ALG_FENCE)
+ISOCHRON_OPS_KIND(compare_and_swap_lock, SEM_CAS, ALG_LOCK)
+ISOCHRON_OPS_KIND(compare_and_swap_lockall, SEM_CAS, ALG_LOCKALL)
+
 #define FENCE(c) ISOCHRON_OPS_MPI(MPI_Win_fence(0, (c)->win), c, "MPI_Win_fence")
 #define LOCK(c, t) ISOCHRON_OPS_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, (c)->win), c, "MPI_Win_lock")
 #define UNLOCK(c, t) ISOCHRON_OPS_MPI(MPI_Win_unlock(t, (c)->win), c, "MPI_Win_unlock")
 #define PUT(c, t) ISOCHRON_OPS_MPI(MPI_Put(c->sbuf, N, DT, t, 0, N, DT, c->win), c, "MPI_Put")
 #define GET(c, t) ISOCHRON_OPS_MPI(MPI_Get(c->rbuf, N, DT, t, 0, N, DT, c->win), c, "MPI_Get")
 #define ACC(c, t) ISOCHRON_OPS_MPI(MPI_Accumulate(c->sbuf, N, DT, t, 0, N, DT, c->op, c->win), c, "MPI_Accumulate")
+#define GACC(c, t)                                                                                  \
+    ISOCHRON_OPS_MPI(MPI_Get_accumulate(c->sbuf, N, DT, c->rbuf, N, DT, t, 0, N, DT, c->op, c->win), c,  \
+                     "MPI_Get_accumulate")
+#define ELEM(buf, e) ((char *)(buf) + (size_t)(e) * (size_t)c->dtype_size)
+#define FOP(c, t)                                                                                   \
+    for (int e_ = 0; e_ < N; e_++)                                                                  \
+    ISOCHRON_OPS_MPI(MPI_Fetch_and_op(ELEM(c->sbuf, e_), ELEM(c->rbuf, e_), DT, t, e_, c->op, c->win), c, \
+                     "MPI_Fetch_and_op")
+#define CAS(c, t)                                                                                   \
+    for (int e_ = 0; e_ < N; e_++)                                                                  \
+    ISOCHRON_OPS_MPI(MPI_Compare_and_swap(ELEM(c->sbuf, e_), ELEM(ISOCHRON_OPS_ST(c)->tmp, e_), ELEM(c->rbuf, e_), \
+                                          DT, t, e_, c->win), c, "MPI_Compare_and_swap")
 
-static int run_put_fence(isochron_op_ctx_t *c)
-{
-    FENCE(c);
-    PUT(c, ISOCHRON_OPS_ST(c)->right);
-    FENCE(c);
-    return ISOCHRON_OK;
-}
-
-static int run_get_fence(isochron_op_ctx_t *c)
-{
-    FENCE(c);
-    GET(c, ISOCHRON_OPS_ST(c)->right);
-    FENCE(c);
-    return ISOCHRON_OK;
-}
-
-static int run_accumulate_fence(isochron_op_ctx_t *c)
-{
-    FENCE(c);
-    ACC(c, ISOCHRON_OPS_ST(c)->right);
-    FENCE(c);
-    return ISOCHRON_OK;
-}
-
-static int run_put_lock(isochron_op_ctx_t *c)
-{
-    int t = ISOCHRON_OPS_ST(c)->right;
-    LOCK(c, t);
-    PUT(c, t);
-    UNLOCK(c, t);
-    return ISOCHRON_OK;
-}
-
-static int run_get_lock(isochron_op_ctx_t *c)
-{
-    int t = ISOCHRON_OPS_ST(c)->right;
-    LOCK(c, t);
-    GET(c, t);
-    UNLOCK(c, t);
-    return ISOCHRON_OK;
-}
-
-static int run_accumulate_lock(isochron_op_ctx_t *c)
-{
-    int t = ISOCHRON_OPS_ST(c)->right;
-    LOCK(c, t);
-    ACC(c, t);
-    UNLOCK(c, t);
-    return ISOCHRON_OK;
-}
+/* an access of each style: a fence epoch, an exclusive lock of the target */
+#define FENCE_RUN(id, ACCESS)                                                                         \
+    static int run_##id(isochron_op_ctx_t *c)                                                        \
+    {                                                                                                \
+        FENCE(c);                                                                                    \
+        ACCESS(c, ISOCHRON_OPS_ST(c)->right);                                                        \
+        FENCE(c);                                                                                    \
+        return ISOCHRON_OK;                                                                          \
+    }
+#define LOCK_RUN(id, ACCESS)                                                                          \
+    static int run_##id(isochron_op_ctx_t *c)                                                        \
+    {                                                                                                \
+        int t = ISOCHRON_OPS_ST(c)->right;                                                           \
+        LOCK(c, t);                                                                                  \
+        ACCESS(c, t);                                                                                \
+        UNLOCK(c, t);                                                                                \
+        return ISOCHRON_OK;                                                                          \
+    }
 
 /* lock_all + flush: a shared lock on every window, the access completed at its target by
  * MPI_Win_flush, then unlock_all (OSU's -w lockall -s flush, one epoch per run) */
@@ -115,12 +114,27 @@ static int run_accumulate_lock(isochron_op_ctx_t *c)
         ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait");                                    \
         return ISOCHRON_OK;                                                                          \
     }
+FENCE_RUN(put_fence, PUT)
+FENCE_RUN(get_fence, GET)
+FENCE_RUN(accumulate_fence, ACC)
+LOCK_RUN(put_lock, PUT)
+LOCK_RUN(get_lock, GET)
+LOCK_RUN(accumulate_lock, ACC)
 LOCKALL_RUN(put_lockall, PUT)
 LOCKALL_RUN(get_lockall, GET)
 LOCKALL_RUN(accumulate_lockall, ACC)
 PSCW_RUN(put_pscw, PUT)
 PSCW_RUN(get_pscw, GET)
 PSCW_RUN(accumulate_pscw, ACC)
+FENCE_RUN(get_accumulate_fence, GACC)
+LOCK_RUN(get_accumulate_lock, GACC)
+LOCKALL_RUN(get_accumulate_lockall, GACC)
+FENCE_RUN(fetch_and_op_fence, FOP)
+LOCK_RUN(fetch_and_op_lock, FOP)
+LOCKALL_RUN(fetch_and_op_lockall, FOP)
+FENCE_RUN(compare_and_swap_fence, CAS)
+LOCK_RUN(compare_and_swap_lock, CAS)
+LOCKALL_RUN(compare_and_swap_lockall, CAS)
 
 #define F_RMA (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2)
 #define DESC(id, fam, desc, fl)                                                                       \
@@ -144,6 +158,21 @@ static const isochron_op_t rma_ops[] = {
     DESC(get_pscw, "get", "MPI_Get from the right neighbour in a post/start/complete/wait epoch", 0),
     DESC(accumulate_pscw, "accumulate", "MPI_Accumulate to the right neighbour in a post/start/complete/wait epoch",
          ISOCHRON_OP_REDUCTION),
+    DESC(get_accumulate_fence, "get_accumulate", "MPI_Get_accumulate on the right neighbour inside MPI_Win_fence",
+         ISOCHRON_OP_REDUCTION),
+    DESC(get_accumulate_lock, "get_accumulate", "MPI_Get_accumulate on the right neighbour under an exclusive MPI_Win_lock",
+         ISOCHRON_OP_REDUCTION),
+    DESC(get_accumulate_lockall, "get_accumulate", "MPI_Win_lock_all, MPI_Get_accumulate on the right neighbour, flush, unlock_all",
+         ISOCHRON_OP_REDUCTION),
+    DESC(fetch_and_op_fence, "fetch_and_op", "one MPI_Fetch_and_op per element on the right neighbour inside MPI_Win_fence",
+         ISOCHRON_OP_REDUCTION),
+    DESC(fetch_and_op_lock, "fetch_and_op", "one MPI_Fetch_and_op per element on the right neighbour under an exclusive lock",
+         ISOCHRON_OP_REDUCTION),
+    DESC(fetch_and_op_lockall, "fetch_and_op", "lock_all, one MPI_Fetch_and_op per element on the right neighbour, flush, unlock_all",
+         ISOCHRON_OP_REDUCTION),
+    DESC(compare_and_swap_fence, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour inside MPI_Win_fence", ISOCHRON_OP_INTEGER),
+    DESC(compare_and_swap_lock, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour under an exclusive lock", ISOCHRON_OP_INTEGER),
+    DESC(compare_and_swap_lockall, "compare_and_swap", "lock_all, one MPI_Compare_and_swap per element on the right neighbour, flush, unlock_all", ISOCHRON_OP_INTEGER),
 };
 
 const isochron_op_t *isochron_ops_builtin_rma(int *n)

@@ -64,6 +64,10 @@ int isochron_op_accepts(const isochron_op_t *op, MPI_Datatype dtype, MPI_Op rop,
     if (tk == TK_OTHER && !user)
         return isochron_set_error(ISOCHRON_EINVAL, "%s: datatype not supported; valid: %s", name,
                                   isochron_op_dtype_names());
+    if ((op->flags & ISOCHRON_OP_INTEGER) && (tk == TK_FLOAT || tk == TK_DOUBLE))
+        return isochron_set_error(ISOCHRON_EINVAL, "%s: defined on integer, logical and byte types only "
+                                  "(MPI-3.1 11.3.4), not %s: use --dtype int, long, char or byte",
+                                  name, isochron_op_dtype_name(dt));
     if (op->flags & ISOCHRON_OP_REDUCTION) {
         if (tk == TK_BYTE || tk == TK_CHAR)
             return isochron_set_error(ISOCHRON_EINVAL,

@@ -14,6 +14,8 @@ foreach(np 2 4)
   set_tests_properties(bench_rates_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_rates: PASS")
 endforeach()
 isochron_cli_test(bench_bad_msg_window 2 TOOL isochron-bench EXPECT nonzero MATCH "--msg-window '0'" "\\[1, 65536\\]" ARGS --ops bw --msg-window 0)
+# compare_and_swap is defined on integer and byte types only (MPI-3.1 11.3.4): a floating type is refused, naming the valid ones
+isochron_cli_test(bench_cas_floating 2 TOOL isochron-bench EXPECT nonzero MATCH "compare_and_swap_lock" "integer" "--dtype int, long, char or byte" ARGS --ops compare_and_swap_lock --dtype double --sizes 8 --quiet)
 # neighbourhood collectives: the topology is part of the name (each builds its own); without one, the names to choose from
 isochron_cli_test(bench_neighbor_no_topology 2 TOOL isochron-bench EXPECT nonzero MATCH "unknown operation 'neighbor_alltoall'" "neighbor_alltoall_cart" "neighbor_alltoall_graph" ARGS --ops neighbor_alltoall)
 isochron_cli_test(bench_neighbor_graph_alone 1 TOOL isochron-bench EXPECT nonzero MATCH "neighbor_alltoall_graph needs at least 2" ARGS --ops neighbor_alltoall_graph)

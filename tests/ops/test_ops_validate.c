@@ -2,7 +2,7 @@
  * test_ops_validate: validation catches wrong data, and small and odd sizes
  * are right.
  *  1. Corruption: for allreduce, bcast, gather, alltoall, pingpong,
- *     put_fence and bcast_binomial, after a correct run one receiving rank
+ *     put_fence, bcast_binomial and the fence atomics, after a correct run one receiving rank
  *     changes one received element (the last one, then the first one): its
  *     validate() must return ISOCHRON_EVALIDATE with a sentence naming the
  *     operation, the rank and the element; every other rank must pass.
@@ -214,6 +214,9 @@ int main(int argc, char **argv)
     corruption("allreduce_persistent", size - 1, 0);
     corruption("pingpong_persistent", 1, 0);
     corruption("put_pscw", size - 1, 0);
+    corruption("get_accumulate_fence", size - 1, 0); /* the atomics' result buffer (old target values) */
+    corruption("fetch_and_op_fence", 0, 0);
+    corruption("compare_and_swap_fence", size - 1, 0);
     /* not the passive-target ones: the neighbour's put may land after this test's store (validate's barrier orders them in a benchmark) */
 
     check_quiet = 1;
