@@ -123,6 +123,14 @@ static int elems_of(isochron_ops_kind_t k, int p, int rank, int root, size_t c, 
         e->s = c; e->r = c; e->win = c; break;
     case SEM_CAS: /* tmp: the compare buffer */
         e->s = c; e->r = c; e->tmp = c; e->win = c; break;
+    case SEM_PUT_1ALL: /* the root's block lands at displacement 0 of every other window */
+        e->s = is_root ? c : 0; e->win = c; break;
+    case SEM_GET_1ALL: /* the root gathers every other window's block into block j of its result */
+        e->r = is_root ? pc : 0; e->win = c; break;
+    case SEM_PUT_AALL: /* rank j's block lands in block j of every other window */
+        e->s = c; e->win = pc; break;
+    case SEM_GET_AALL:
+        e->r = pc; e->win = c; break;
     }
     return 1;
 }
@@ -197,9 +205,10 @@ static void *alloc_bytes(size_t n)
 
 /* atomics: the old target values arrive in a result buffer (rbuf), the window is updated */
 static int is_atomic(int sem) { return sem == SEM_GACC || sem == SEM_FOP || sem == SEM_CAS; }
-static int is_rma(int sem) { return sem == SEM_PUT || sem == SEM_GET || sem == SEM_ACC || is_atomic(sem); }
+static int is_spread(int sem) { return sem == SEM_PUT_1ALL || sem == SEM_GET_1ALL || sem == SEM_PUT_AALL || sem == SEM_GET_AALL; }
+static int is_rma(int sem) { return sem == SEM_PUT || sem == SEM_GET || sem == SEM_ACC || is_atomic(sem) || is_spread(sem); }
 /* rbuf is a buffer of its own, not the window */
-static int own_rbuf(int sem) { return !is_rma(sem) || sem == SEM_GET || is_atomic(sem); }
+static int own_rbuf(int sem) { return !is_rma(sem) || sem == SEM_GET || is_atomic(sem) || sem == SEM_GET_1ALL || sem == SEM_GET_AALL; }
 
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name)
 {
@@ -397,6 +406,22 @@ int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
         isochron_ops_poison(c->rbuf, c->rbuf_bytes);
         if (c->sbuf_bytes) isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);
         break;
+    case SEM_PUT_1ALL: case SEM_GET_1ALL: case SEM_PUT_AALL: case SEM_GET_AALL: {
+        /* passive target (lock_all): nobody accesses a window while its owner writes it */
+        size_t wn = st->kind.sem == SEM_PUT_AALL ? (size_t)p * n : n;
+        if ((rc = isochron_barrier_polite(c->comm))) return rc;
+        if ((rc = lock_self(c, MPI_LOCK_EXCLUSIVE))) return rc;
+        if (st->kind.sem == SEM_PUT_1ALL || st->kind.sem == SEM_PUT_AALL) {
+            if (c->sbuf_bytes) isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);
+            isochron_ops_poison(st->win_base, wn * (size_t)ts);
+        } else {
+            isochron_ops_fill_mv(st->win_base, tk, r, 0, n, k);
+            isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        }
+        if ((rc = unlock_self(c))) return rc;
+        if ((rc = isochron_barrier_polite(c->comm))) return rc;
+        break;
+    }
     case SEM_PUT: case SEM_GET: case SEM_ACC: case SEM_GACC: case SEM_FOP: case SEM_CAS:
         if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
             /* nobody may still be reading or writing the previous repetition */
@@ -572,6 +597,25 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
         }
         total = n;
         if ((st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) && (rc = unlock_self(c))) return rc;
+        break;
+    case SEM_PUT_1ALL: case SEM_PUT_AALL: /* this window: the root's block, or every other rank's in its block */
+        if ((rc = isochron_barrier_polite(c->comm))) return rc;
+        if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
+        for (int j = 0; j < p; j++) {
+            if (j == r || (st->kind.sem == SEM_PUT_1ALL && j != c->root)) continue;
+            size_t at0 = st->kind.sem == SEM_PUT_AALL ? (size_t)j * n : 0;
+            for (size_t e = 0; e < n; e++) vc(&v, st->win_base, at0 + e, isochron_ops_mv(tk, j, e, k), j);
+            total += n;
+        }
+        if ((rc = unlock_self(c))) return rc;
+        break;
+    case SEM_GET_1ALL: case SEM_GET_AALL: /* block j of the result: rank j's window */
+        if (st->kind.sem == SEM_GET_1ALL && !is_root) break;
+        for (int j = 0; j < p; j++) {
+            if (j == r) continue;
+            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, (size_t)j * n + e, isochron_ops_mv(tk, j, e, k), j);
+            total += n;
+        }
         break;
     case SEM_GACC: case SEM_FOP: case SEM_CAS:
         /* the result buffer: the right neighbour's values before this rank's access */

@@ -27,7 +27,8 @@ enum isochron_ops_sem {
     SEM_BARRIER, SEM_BCAST, SEM_EXSCAN, SEM_GATHER, SEM_GATHERV, SEM_REDUCE,
     SEM_REDUCE_SCATTER, SEM_REDUCE_SCATTER_BLOCK, SEM_SCAN, SEM_SCATTER, SEM_SCATTERV,
     SEM_PINGPONG, SEM_EXCHANGE, SEM_RINGSHIFT, SEM_PUT, SEM_GET, SEM_ACC,
-    SEM_GACC, SEM_FOP, SEM_CAS /* get_accumulate, fetch_and_op, compare_and_swap: a result buffer beside the window */
+    SEM_GACC, SEM_FOP, SEM_CAS, /* get_accumulate, fetch_and_op, compare_and_swap: a result buffer beside the window */
+    SEM_PUT_1ALL, SEM_GET_1ALL, SEM_PUT_AALL, SEM_GET_AALL /* one-to-all and all-to-all put/get (IMB-RMA) */
 };
 /* Implementation. */
 enum isochron_ops_alg { ALG_MPI, ALG_LINEAR, ALG_BINOMIAL, ALG_FENCE, ALG_LOCK, ALG_LOCKALL, ALG_PSCW };

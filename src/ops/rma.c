@@ -16,6 +16,12 @@
  *                       (osu_cas_latency); integer types only.
  * The atomics are checked on both sides: the result buffer holds the target's
  * values from before the access, the window the updated ones.
+ * IMB-RMA's one-to-all and all-to-all sets, under lock_all with one
+ * MPI_Win_flush_all for all targets:
+ *   put_one_to_all / get_one_to_all  the root puts its block into every other
+ *       window, or gets every other window's block (the others stay passive);
+ *   put_all_to_all / get_all_to_all  every rank does so, targets visited from
+ *       its right neighbour on (rank j's block lands in block j of a window).
  * One run = one complete epoch (fence, access, fence; lock, access,
  * unlock; lock_all, access, flush, unlock_all; or post, start, access,
  * complete, wait, the generalized active target of PSCW). The window (MPI_Win_allocate, `bytes` per rank) is created in
@@ -51,6 +57,11 @@ ISOCHRON_OPS_KIND(fetch_and_op_lockall, SEM_FOP, ALG_LOCKALL)
 ISOCHRON_OPS_KIND(compare_and_swap_fence, SEM_CAS, ALG_FENCE)
 ISOCHRON_OPS_KIND(compare_and_swap_lock, SEM_CAS, ALG_LOCK)
 ISOCHRON_OPS_KIND(compare_and_swap_lockall, SEM_CAS, ALG_LOCKALL)
+
+ISOCHRON_OPS_KIND(put_one_to_all, SEM_PUT_1ALL, ALG_LOCKALL)
+ISOCHRON_OPS_KIND(get_one_to_all, SEM_GET_1ALL, ALG_LOCKALL)
+ISOCHRON_OPS_KIND(put_all_to_all, SEM_PUT_AALL, ALG_LOCKALL)
+ISOCHRON_OPS_KIND(get_all_to_all, SEM_GET_AALL, ALG_LOCKALL)
 
 #define FENCE(c) ISOCHRON_OPS_MPI(MPI_Win_fence(0, (c)->win), c, "MPI_Win_fence")
 #define LOCK(c, t) ISOCHRON_OPS_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, (c)->win), c, "MPI_Win_lock")
@@ -136,6 +147,30 @@ FENCE_RUN(compare_and_swap_fence, CAS)
 LOCK_RUN(compare_and_swap_lock, CAS)
 LOCKALL_RUN(compare_and_swap_lockall, CAS)
 
+/* lock_all, an access to every other rank (from the right neighbour on), one flush_all, unlock_all;
+ * one_to_all: only the root accesses. ACCESS(c, target, j) with j the target's rank. */
+#define SPREAD_RUN(id, one, ACCESS)                                                                    \
+    static int run_##id(isochron_op_ctx_t *c)                                                        \
+    {                                                                                                \
+        if ((one) && c->rank != c->root) return ISOCHRON_OK;                                         \
+        ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all");                         \
+        for (int o_ = 1; o_ < c->size; o_++) {                                                       \
+            int j_ = (c->rank + o_) % c->size;                                                       \
+            ACCESS(c, j_);                                                                           \
+        }                                                                                            \
+        ISOCHRON_OPS_MPI(MPI_Win_flush_all(c->win), c, "MPI_Win_flush_all");                          \
+        ISOCHRON_OPS_MPI(MPI_Win_unlock_all(c->win), c, "MPI_Win_unlock_all");                        \
+        return ISOCHRON_OK;                                                                          \
+    }
+#define PUT_AT0(c, j) ISOCHRON_OPS_MPI(MPI_Put(c->sbuf, N, DT, j, 0, N, DT, c->win), c, "MPI_Put")
+#define PUT_MINE(c, j) \
+    ISOCHRON_OPS_MPI(MPI_Put(c->sbuf, N, DT, j, (MPI_Aint)c->rank * N, N, DT, c->win), c, "MPI_Put")
+#define GET_INTO(c, j) ISOCHRON_OPS_MPI(MPI_Get(ELEM(c->rbuf, (size_t)(j) * (size_t)N), N, DT, j, 0, N, DT, c->win), c, "MPI_Get")
+SPREAD_RUN(put_one_to_all, 1, PUT_AT0)
+SPREAD_RUN(get_one_to_all, 1, GET_INTO)
+SPREAD_RUN(put_all_to_all, 0, PUT_MINE)
+SPREAD_RUN(get_all_to_all, 0, GET_INTO)
+
 #define F_RMA (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2)
 #define DESC(id, fam, desc, fl)                                                                       \
     { #id, fam, desc, F_RMA | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,    \
@@ -170,6 +205,12 @@ static const isochron_op_t rma_ops[] = {
          ISOCHRON_OP_REDUCTION),
     DESC(fetch_and_op_lockall, "fetch_and_op", "lock_all, one MPI_Fetch_and_op per element on the right neighbour, flush, unlock_all",
          ISOCHRON_OP_REDUCTION),
+    DESC(put_one_to_all, "put", "the root puts its block into every other rank's window (lock_all, one flush_all; IMB-RMA One_put_all)",
+         ISOCHRON_OP_ROOTED),
+    DESC(get_one_to_all, "get", "the root gets a block from every other rank's window (lock_all, one flush_all; IMB-RMA One_get_all)",
+         ISOCHRON_OP_ROOTED),
+    DESC(put_all_to_all, "put", "every rank puts its block into every other window (lock_all, one flush_all; IMB-RMA All_put_all)", 0),
+    DESC(get_all_to_all, "get", "every rank gets a block from every other window (lock_all, one flush_all; IMB-RMA All_get_all)", 0),
     DESC(compare_and_swap_fence, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour inside MPI_Win_fence", ISOCHRON_OP_INTEGER),
     DESC(compare_and_swap_lock, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour under an exclusive lock", ISOCHRON_OP_INTEGER),
     DESC(compare_and_swap_lockall, "compare_and_swap", "lock_all, one MPI_Compare_and_swap per element on the right neighbour, flush, unlock_all", ISOCHRON_OP_INTEGER),

@@ -206,7 +206,7 @@ int main(int argc, char **argv)
             isochron_op_teardown(o, &c);
         }
     }
-    CHECK(nmin2 == 44, "44 operations need 2 processes (13 point-to-point, 21 one-sided, 10 on the distributed graph): %d", nmin2);
+    CHECK(nmin2 == 48, "48 operations need 2 processes (13 point-to-point, 25 one-sided, 10 on the distributed graph): %d", nmin2);
     /* arguments */
     {
         isochron_op_ctx_t c;
