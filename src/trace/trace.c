@@ -50,6 +50,8 @@ static struct {
     char dir[1024], name[256], spec[256], timer_name[64], skew[256];
     double sync_duration, check_meas, check_true, init_bound;
     int has_truth, tracking;
+    long nclamp;
+    double max_clamp;
 } S;
 
 static void die(const char *fmt, const char *a, const char *b)
@@ -305,6 +307,15 @@ static void finish(void)
         o->comm_size = e->comm >= 0 ? S.comm_size[e->comm] : 0;
         o->comm_id = e->comm < 0 ? -1 : S.comms[e->comm] == MPI_COMM_WORLD ? 0 : e->comm + 1;
         o->instance = inst[e->call]++;
+        /* a tracker refresh between two events can move the clock back by its correction (tens of ns):
+         * keep the rank's events ordered, and say how often and how far that was needed */
+        if (i > 0 && o->g0 < out[i - 1].g1) {
+            double d = out[i - 1].g1 - o->g0;
+            if (d > S.max_clamp) S.max_clamp = d;
+            S.nclamp++;
+            o->g1 += d;
+            o->g0 += d;
+        }
     }
     /* gather on rank 0 */
     int64_t n = S.n, *counts = S.rank == 0 ? malloc((size_t)S.size * sizeof *counts) : NULL;
@@ -331,8 +342,11 @@ static void finish(void)
     } else {
         PMPI_Gatherv(out, (int)(S.n * (long)sizeof *out), MPI_BYTE, all, rc, displ, MPI_BYTE, 0, MPI_COMM_WORLD);
     }
-    long dropped = 0;
+    long dropped = 0, nclamp = 0;
+    double max_clamp = 0;
     PMPI_Reduce(&S.dropped, &dropped, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(&S.nclamp, &nclamp, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(&S.max_clamp, &max_clamp, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (S.rank == 0 && !too_big) {
         int64_t tot = 0;
         for (int r = 0; r < S.size; r++) tot += counts[r];
@@ -361,6 +375,8 @@ static void finish(void)
         META("skew", "%s", S.skew);
         META("ranks", "%d", S.size);
         META("dropped_events", "%ld", dropped);
+        META("events_shifted_for_order", "%ld", nclamp);
+        META("max_order_shift_s", "%.9g", max_clamp);
         META("global_time_origin_s", "%.9f", gmin);
         itr_trace_t tr = {S.size, counts, all, gmin, gmax, k, keys, vals};
         if (mkdirs(S.dir)) {
