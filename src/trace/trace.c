@@ -23,7 +23,7 @@
 #include "isochron/clock.h"
 #include "isochron/sync.h"
 #include "isochron.h"
-#include "trace_internal.h"
+#include "trace/trace_internal.h"
 
 const itr_call_info_t itr_calls[ITR_NCALLS] = {ITR_CALL_TABLE};
 int itr_on;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include "isochron/timer.h"
 #include "isochron/trace.h"
-#include "trace_calls.h"
+#include "trace/trace_calls.h"
 
 /* One recorded call, as kept during the run (local timer readings). */
 typedef struct {

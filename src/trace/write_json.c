@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "trace_internal.h"
+#include "trace/trace_internal.h"
 
 void itr_comm_label(const itr_out_t *e, char *buf, size_t len)
 {

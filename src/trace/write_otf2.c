@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <otf2/otf2.h>
-#include "trace_internal.h"
+#include "trace/trace_internal.h"
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *cd, bool final)
 {
