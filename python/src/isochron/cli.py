@@ -129,8 +129,18 @@ def cmd_plot(args):
     return 0
 
 
+def cmd_gantt(args):
+    from .trace import gantt_figure, instance_table, load_trace
+    tr = load_trace(args.trace)
+    print("\n".join(instance_table(tr, args.call, args.instance)))
+    out = args.output or f"{os.path.splitext(os.path.basename(tr.path))[0]}-{args.call}-{args.instance}.{args.format}"
+    print(save(gantt_figure(tr, args.call, args.instance), out))
+    return 0
+
+
 def cmd_report(args):
-    path, ds = write_report(args.files, args.output)
+    trace = (args.trace, args.call, args.instance) if args.trace else None
+    path, ds = write_report(args.files, args.output, trace=trace)
     _warn(ds)
     print(path)
     return 0
@@ -237,7 +247,23 @@ def build_parser():
                        " embedded. Prints the path of the page.", epilog=EPILOG)
     r.add_argument("files", nargs="+", metavar="FILE")
     r.add_argument("-o", "--output", metavar="DIR", required=True, help="output directory")
+    r.add_argument("--trace", metavar="TRACE", help="also a trace of libisochron-trace.so (NAME.json):"
+                   " the Gantt chart of one instance (--call, --instance)")
+    r.add_argument("--call", default="MPI_Allreduce", help="with --trace: the call (default: MPI_Allreduce)")
+    r.add_argument("--instance", type=int, default=0, help="with --trace: the instance (default: 0)")
     r.set_defaults(func=cmd_report)
+
+    g = sub.add_parser("gantt", help="one call's N-th instance across ranks from a trace (paper Fig. 10)",
+                       description="Read a trace of libisochron-trace.so (NAME.json, Perfetto Trace"
+                       " Event JSON) and draw the N-th instance of --call on every rank, on the"
+                       " global clock beside the ranks' local clocks; prints the instance's table.")
+    g.add_argument("trace", metavar="TRACE", help="NAME.json written by libisochron-trace.so (or its directory)")
+    g.add_argument("--call", default="MPI_Allreduce", help="MPI function (default: MPI_Allreduce)")
+    g.add_argument("--instance", type=int, default=0, metavar="N", help="0-based instance (default: 0)")
+    g.add_argument("-o", "--output", metavar="OUT", help="image file .png/.svg/.pdf"
+                   " (default: NAME-CALL-N.FORMAT here)")
+    g.add_argument("--format", choices=FORMATS, default="png", help="format when -o is not given")
+    g.set_defaults(func=cmd_gantt)
     return p
 
 

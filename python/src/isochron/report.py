@@ -94,7 +94,7 @@ def _comparisons(ds):
     return out
 
 
-def build_html(ds):
+def build_html(ds, trace=None):
     parts = [f"<h1>isochron report</h1><p class=note>isochron {__version__}, written "
              f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"]
     if ds.warnings:
@@ -121,14 +121,22 @@ def build_html(ds):
         else:
             figs = [(plot(ds, kind), f"{kind}: {KINDS[kind][2]}")]
         parts += [figure_html(fig, cap) for fig, cap in figs]
+    if trace:                    # (path, call, instance): a libisochron-trace.so trace's Gantt chart
+        from .trace import gantt_figure, instance_table, load_trace
+        tr = load_trace(trace[0])
+        parts.append(f"<h2>Trace</h2><p><code>{_e(tr.path)}</code></p><pre>"
+                     + _e("\n".join(instance_table(tr, trace[1], trace[2]))) + "</pre>")
+        parts.append(figure_html(gantt_figure(tr, trace[1], trace[2]),
+                                 f"{trace[1]} instance {trace[2]} across ranks: global clock | local clocks"))
     return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>isochron report</title>"
             f"<style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n")
 
 
-def write_report(paths, outdir):
-    """Read the result files and write ``outdir/index.html``; returns its path."""
+def write_report(paths, outdir, trace=None):
+    """Read the result files and write ``outdir/index.html``; returns its path.
+    ``trace``: (path, call, instance) of a libisochron-trace.so trace to show too."""
     ds = read(paths)
-    page = build_html(ds)
+    page = build_html(ds, trace)
     try:
         os.makedirs(outdir, exist_ok=True)
         path = os.path.join(outdir, "index.html")
