@@ -16,10 +16,11 @@
  * Environment (all optional):
  *   ISOCHRON_TRACE_DIR     where the traces go (default: the working directory)
  *   ISOCHRON_TRACE_NAME    base name (default: isochron-trace): NAME.json, NAME/ (OTF2 archive NAME/NAME.otf2)
- *   ISOCHRON_TRACE_FORMATS comma list of json, otf2 (default: json,otf2)
+ *   ISOCHRON_TRACE_FORMATS comma list of json, otf2 (default: json,otf2), or none (record, write nothing: overhead runs)
  *   ISOCHRON_TRACE_SYNC    sync spec (isochron/sync.h) or "none" (no correction: global = local)
  *                          (default: ISOCHRON_TRACE_DEFAULT_SYNC, hierarchical)
  *   ISOCHRON_TRACE_TRACK   on|off: clock tracking during the run (default: on)
+ *   ISOCHRON_TRACE_MIN_INTERVAL  seconds between tracker refreshes at least (default 0.1; 0.001..10)
  *   ISOCHRON_TRACE_POLL    poll the tracker every N-th blocking collective on MPI_COMM_WORLD (default 16)
  *   ISOCHRON_TRACE_CALLS   comma list of MPI function names, or "all" (default), or "coll" (blocking collectives)
  *   ISOCHRON_TRACE_TIMER   trace timer (isochron/timer.h names; default: monotonic)
