@@ -29,6 +29,7 @@ const itr_call_info_t itr_calls[ITR_NCALLS] = {ITR_CALL_TABLE};
 int itr_on;
 unsigned char itr_mask[ITR_NCALLS];
 isochron_timer_t *itr_timer;
+int itr_fast_mono;
 
 #define MAX_COMMS 256
 #define MAX_SEGS 4096
@@ -192,6 +193,7 @@ static void setup(void)
     if (*end || S.cap < 1 || S.cap > 1000000000L) die("ISOCHRON_TRACE_MAX_EVENTS: '%s' is not an integer in 1..1000000000%s", me, "");
     S.ev = malloc((size_t)S.cap * sizeof *S.ev);
     if (!S.ev) die("ISOCHRON_TRACE_MAX_EVENTS=%s: out of memory for the buffer%s", me, "");
+    memset(S.ev, 0, (size_t)S.cap * sizeof *S.ev); /* fault the pages in now, not inside traced calls */
     const char *tr = env("ISOCHRON_TRACE_TRACK", "on");
     if (strcmp(tr, "on") && strcmp(tr, "off")) die("ISOCHRON_TRACE_TRACK: '%s'; valid: on, off%s", tr, "");
 
@@ -210,6 +212,7 @@ static void setup(void)
         t = st;
     }
     itr_timer = t;
+    itr_fast_mono = !strcmp(S.timer_name, "monotonic") && !isochron_timer_is_skewed(t);
     isochron_clock_create(itr_timer, &S.base);
 
     /* synchronization */
