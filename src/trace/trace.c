@@ -65,7 +65,23 @@ static void die(const char *fmt, const char *a, const char *b)
         fprintf(stderr, fmt, a, b);
         fprintf(stderr, "\n");
     }
+    fflush(stderr);
     PMPI_Barrier(MPI_COMM_WORLD);
+    /* the settings are the same on every rank, so every rank is here: end cleanly (MPICH's hydra
+     * dropped the message now and then when the job was aborted right after it) */
+    PMPI_Finalize();
+    exit(2);
+}
+
+/* an error that may hit one rank only (memory, timer): say so from that rank and abort the job */
+static void die_here(const char *fmt, const char *a, const char *b)
+{
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "isochron-trace: rank %d: ", rank);
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\n");
+    fflush(stderr);
     PMPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -192,7 +208,7 @@ static void setup(void)
     S.cap = strtol(me, &end, 10);
     if (*end || S.cap < 1 || S.cap > 1000000000L) die("ISOCHRON_TRACE_MAX_EVENTS: '%s' is not an integer in 1..1000000000%s", me, "");
     S.ev = malloc((size_t)S.cap * sizeof *S.ev);
-    if (!S.ev) die("ISOCHRON_TRACE_MAX_EVENTS=%s: out of memory for the buffer%s", me, "");
+    if (!S.ev) die_here("ISOCHRON_TRACE_MAX_EVENTS=%s: out of memory for the buffer%s", me, "");
     memset(S.ev, 0, (size_t)S.cap * sizeof *S.ev); /* fault the pages in now, not inside traced calls */
     const char *tr = env("ISOCHRON_TRACE_TRACK", "on");
     if (strcmp(tr, "on") && strcmp(tr, "off")) die("ISOCHRON_TRACE_TRACK: '%s'; valid: on, off%s", tr, "");
@@ -201,14 +217,14 @@ static void setup(void)
     snprintf(S.timer_name, sizeof S.timer_name, "%s", env("ISOCHRON_TRACE_TIMER", "monotonic"));
     snprintf(S.skew, sizeof S.skew, "%s", env("ISOCHRON_TRACE_SKEW", "none"));
     isochron_timer_t *t = NULL;
-    if (isochron_timer_create(S.timer_name, &t)) die("ISOCHRON_TRACE_TIMER: %s%s", isochron_last_error(), "");
+    if (isochron_timer_create(S.timer_name, &t)) die_here("ISOCHRON_TRACE_TIMER: %s%s", isochron_last_error(), "");
     isochron_skew_spec_t sk;
     if (isochron_skew_spec_parse(S.skew, &sk)) die("ISOCHRON_TRACE_SKEW: %s%s", isochron_last_error(), "");
     if (isochron_skew_spec_active(&sk)) {
         isochron_skew_t mine;
         isochron_timer_t *st;
         isochron_skew_for_rank(&sk, S.rank, &mine);
-        if (isochron_timer_skew(t, &mine, &st)) die("ISOCHRON_TRACE_SKEW: %s%s", isochron_last_error(), "");
+        if (isochron_timer_skew(t, &mine, &st)) die_here("ISOCHRON_TRACE_SKEW: %s%s", isochron_last_error(), "");
         t = st;
     }
     itr_timer = t;
