@@ -322,8 +322,8 @@ static void finish(void)
     if (S.track) {
         if (isochron_track_refresh(S.track) == ISOCHRON_OK) S.refreshes++, snapshot_model();
         isochron_track_error(S.track, &end_bound, &end_true);
-    } else if (S.has_truth) {
-        isochron_sync_true_error(MPI_COMM_WORLD, S.global, &end_true);
+    } else {
+        isochron_sync_true_error(MPI_COMM_WORLD, S.global, &end_true); /* NaN unless all ranks share a host */
     }
     /* convert to the global clock */
     itr_out_t *out = malloc((size_t)(S.n ? S.n : 1) * sizeof *out);

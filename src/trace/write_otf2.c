@@ -12,6 +12,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
+#include <unistd.h>
 #include <otf2/otf2.h>
 #include "trace/trace_internal.h"
 
@@ -36,10 +38,39 @@ static OTF2_RegionRole role(const char *kind, const char *name)
     return OTF2_REGION_ROLE_FUNCTION;
 }
 
+/* OTF2 refuses to write over an archive: remove a previous archive of this name (its anchor, global
+ * definitions and the per-location files of its trace directory, nothing else), as NAME.json is
+ * overwritten too. */
+static void remove_old_archive(const char *dir, const char *name)
+{
+    char p[2048];
+    snprintf(p, sizeof p, "%s/%s.otf2", dir, name);
+    if (access(p, F_OK)) return;
+    unlink(p);
+    snprintf(p, sizeof p, "%s/%s.def", dir, name);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    DIR *d = opendir(p);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t n = strlen(e->d_name);
+            if (n > 4 && (!strcmp(e->d_name + n - 4, ".evt") || !strcmp(e->d_name + n - 4, ".def"))) {
+                char f[2400];
+                snprintf(f, sizeof f, "%s/%s", p, e->d_name);
+                unlink(f);
+            }
+        }
+        closedir(d);
+        rmdir(p);
+    }
+}
+
 #define OK(x) do { if ((x) != OTF2_SUCCESS) goto fail; } while (0)
 
 int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t)
 {
+    remove_old_archive(dir, name);
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar) return -1;

@@ -34,3 +34,9 @@ foreach(case "bad_sync;ISOCHRON_TRACE_SYNC=nosuch;hca3" "bad_calls;ISOCHRON_TRAC
   set_tests_properties(trace_${tag} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 60 LABELS "mpi;error"
                        PROCESSORS 2 PASS_REGULAR_EXPRESSION "isochron-trace: .*${valid}.*trace-refused")
 endforeach()
+
+# A second run into the same directory replaces the first trace (OTF2 itself refuses to overwrite).
+add_test(NAME trace_rerun_np2
+         COMMAND sh -c "rm -rf ${_tr_out}/rerun && for i in 1 2; do ISOCHRON_TRACE_DIR=${_tr_out}/rerun LD_PRELOAD=${_tr_lib} ${ISOCHRON_MPIRUN_LOCAL} -np 2 ${_tr_app} 20 1000 2>&1 || exit 1; done && python3 ${_tr_check} ${_tr_out}/rerun isochron-trace 2")
+set_tests_properties(trace_rerun_np2 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "mpi"
+                     PROCESSORS 2 PASS_REGULAR_EXPRESSION "trace: PASS" FAIL_REGULAR_EXPRESSION "trace: FAIL|OTF2.*error|writing .* failed")
