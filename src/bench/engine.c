@@ -339,7 +339,11 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
      * buffer would accumulate results. */
     int prepare_always = op->prepare && (in_place_point(op, ctx) || (op->flags & (ISOCHRON_OP_RMA | ISOCHRON_OP_USER)));
     ctx->rep = 0;
-    if (!rc && op->prepare) err = op->prepare(ctx);
+    {
+        double d0 = isochron_clock_now(b->clk);
+        if (!rc && op->prepare) err = op->prepare(ctx);
+        ps.data_s = isochron_clock_now(b->clk) - d0;
+    }
     if (b->cache) memset(b->cache, 0, o->cache_bytes);
     while (!rc && !stop) {
         int late = 0;
@@ -347,6 +351,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         if ((rc = sc->before(b, &ps, k, &late))) break;
         if ((rc = me->run(b, &ps, &s, &en, &l))) break;
         /* every rank calls validate/prepare (one-sided operations synchronize inside them) */
+        double d0 = isochron_clock_now(b->clk);
         if (op->validate && validated(o, k)) {
             int v = op->validate(ctx);
             if (!err) err = v;
@@ -357,6 +362,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
             int p = op->prepare(ctx);
             if (!err) err = p;
         }
+        if (validated(o, k) || validated(o, k + 1)) ps.data_s += isochron_clock_now(b->clk) - d0;
         if (b->cache) memset(b->cache, (k + 1) & 0xff, o->cache_bytes);
         int st = 0, inv = late;
         ps.rep_start = s;
@@ -366,6 +372,11 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         int force = k >= attempts || st;
         if (k >= next_check || force) {
             if ((rc = reduce_batch(b, me, &r, reduced, k, err, &any_err))) break;
+            double data_max = ps.data_s; /* the budget does not count the longest validation */
+            if (!sc->per_rep && o->budget > 0 && MPI_Allreduce(&ps.data_s, &data_max, 1, MPI_DOUBLE, MPI_MAX, b->ctl) != MPI_SUCCESS) {
+                rc = isochron_set_error(ISOCHRON_EMPI, "bench: MPI_Allreduce failed");
+                break;
+            }
             if (o->raw) gather_raw(b, &r, reduced, k, res);
             int decision = 0, due = 0, nv = 0;
             if (b->rank == 0) {
@@ -383,7 +394,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
                 else if (o->rel_ci > 0 && nv >= o->min_reps &&
                          (o->ci_mean ? sum.ci_half <= o->rel_ci * fabs(sum.mean)
                                      : 0.5 * (sum.med_hi - sum.med_lo) <= o->rel_ci * fabs(sum.median))) decision = ISOCHRON_STOP_CI;
-                else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 >= o->budget) decision = ISOCHRON_STOP_BUDGET;
+                else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 - data_max >= o->budget) decision = ISOCHRON_STOP_BUDGET;
             }
             reduced = k;
             if (any_err) decision = -1;
