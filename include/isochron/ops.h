@@ -46,6 +46,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include "isochron/stats.h"
 
 /** Flags of an operation descriptor. */
 enum {
@@ -195,6 +196,39 @@ int isochron_op_memory_available(MPI_Comm comm, size_t *bytes);
  * or rtt == NULL on rank 0.
  */
 int isochron_ops_allpairs(MPI_Comm comm, size_t bytes, int reps, double *rtt);
+
+/** Modes of the all-pairs measurement (isochron_ops_allpairs_run). */
+enum {
+    ISOCHRON_P2P_PARALLEL = 0,  /**< the rounds of a round-robin tournament, disjoint pairs at the same time */
+    ISOCHRON_P2P_SEQUENTIAL = 1 /**< one pair at a time, the other ranks held in a barrier */
+};
+/** \brief "parallel" / "sequential" -> ISOCHRON_P2P_*; ENAME naming both otherwise. */
+int isochron_ops_p2p_mode_find(const char *name, int *mode);
+const char *isochron_ops_p2p_mode_names(void); /**< "parallel, sequential" */
+
+/** One pair (i < j) of an all-pairs measurement; times in seconds. */
+typedef struct {
+    int i, j;             /**< ranks; i timed the round trips */
+    isochron_summary_t s; /**< over the reps round trips (median, CI of mean and median, ...) */
+    double send_s;        /**< median time i spent in MPI_Send of the ping (sender overhead o of LogP) */
+} isochron_pair_t;
+
+/** \brief Rounds of the parallel schedule at \p p processes: p - 1 (p even) or p (p odd). */
+int isochron_ops_allpairs_rounds(int p);
+/** \brief Partner of \p rank in round \p round (0-based) of the parallel schedule at \p p
+ *  processes (circle method), or -1 if it sits the round out (odd p). Pure function. */
+int isochron_ops_allpairs_partner(int rank, int round, int p);
+/**
+ * \brief All-pairs round trips of \p bytes with per-pair statistics. Collective over comm.
+ * ISOCHRON_P2P_PARALLEL: the rounds of isochron_ops_allpairs_partner, a polite barrier
+ * between rounds; ISOCHRON_P2P_SEQUENTIAL: pairs (0,1), (0,2), ..., (p-2,p-1) one at a time,
+ * every other rank waiting in a polite barrier (MPIBlib's comparison, paper 001 sec. 4).
+ * On rank 0 \p pairs (p(p-1)/2 entries, in the order (0,1), (0,2), ..., (p-2,p-1)) receives
+ * the statistics at \p ci_level; other ranks may pass NULL. \p wall (may be NULL): seconds the
+ * whole measurement took on this rank. EINVAL / ENAME as isochron_ops_allpairs, and for a bad mode.
+ */
+int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, double ci_level, isochron_pair_t *pairs,
+                              double *wall);
 
 /** Datatypes and reduction ops by name ("byte", "char", "int", "long", "float", "double"; "sum", "max", "min", "prod"). */
 int isochron_op_dtype_find(const char *name, MPI_Datatype *dt, int *size);

@@ -13,6 +13,11 @@
  * sitting a round out sleeps instead of spinning against the pairs on an
  * oversubscribed node. All traffic goes over a duplicate of the caller's
  * communicator.
+ * For comparison, the sequential mode measures one pair at a time while every
+ * other process waits in a barrier (the paper's 3.5 s against 0.5 s). Each
+ * pair's round trips are summarized (isochron/stats.h) on rank 0, together
+ * with the time the timing rank spent inside MPI_Send (the sender overhead o
+ * of LogP, which a round trip alone cannot separate from the latency).
  */
 #include <limits.h>
 #include <math.h>
@@ -24,17 +29,59 @@
 
 enum { TAG_AP_PING = 0x15A1, TAG_AP_PONG };
 
-/* Partner of rank a in round t (n seats, n even), or -1 for a bye. */
-static int partner(int a, int t, int n, int p)
+static const char *const mode_names[] = {"parallel", "sequential"};
+
+const char *isochron_ops_p2p_mode_names(void) { return "parallel, sequential"; }
+
+int isochron_ops_p2p_mode_find(const char *name, int *mode)
 {
-    int b;
+    for (int i = 0; i < 2; i++)
+        if (name && !strcmp(name, mode_names[i])) {
+            if (mode) *mode = i;
+            return ISOCHRON_OK;
+        }
+    return isochron_set_error(ISOCHRON_ENAME, "unknown point-to-point mode '%s'; valid: %s", name ? name : "(null)",
+                              isochron_ops_p2p_mode_names());
+}
+
+int isochron_ops_allpairs_rounds(int p) { return p < 2 ? 0 : p + (p & 1) - 1; }
+
+/* Circle method with n = p rounded up to even seats; seat n-1 is a bye for odd p. */
+int isochron_ops_allpairs_partner(int a, int t, int p)
+{
+    int n = p + (p & 1), b;
+    if (p < 2 || a < 0 || a >= p || t < 0 || t >= n - 1) return -1;
     if (a == n - 1) b = t;
     else if (a == t) b = n - 1;
     else b = ((2 * t - a) % (n - 1) + (n - 1)) % (n - 1);
     return b < p ? b : -1;
 }
 
-int isochron_ops_allpairs(MPI_Comm comm, size_t bytes, int reps, double *rtt)
+/* One pair's exchange: the lower rank times reps round trips (after one
+ * untimed warm-up) into times[] and the time inside MPI_Send into sends[]. */
+static int exchange(MPI_Comm dup, int me, int q, char *sbuf, char *rbuf, int cnt, int reps, double *times, double *sends)
+{
+    for (int k = -1; k < reps; k++) {
+        if (me < q) {
+            double t0 = MPI_Wtime();
+            if (MPI_Send(sbuf, cnt, MPI_BYTE, q, TAG_AP_PING, dup) != MPI_SUCCESS)
+                return isochron_set_error(ISOCHRON_EMPI, "allpairs: round trip %d <-> %d failed", me, q);
+            double t1 = MPI_Wtime();
+            if (MPI_Recv(rbuf, cnt, MPI_BYTE, q, TAG_AP_PONG, dup, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return isochron_set_error(ISOCHRON_EMPI, "allpairs: round trip %d <-> %d failed", me, q);
+            if (k >= 0) {
+                times[k] = MPI_Wtime() - t0;
+                sends[k] = t1 - t0;
+            }
+        } else if (MPI_Recv(rbuf, cnt, MPI_BYTE, q, TAG_AP_PING, dup, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+                   MPI_Send(sbuf, cnt, MPI_BYTE, q, TAG_AP_PONG, dup) != MPI_SUCCESS)
+            return isochron_set_error(ISOCHRON_EMPI, "allpairs: round trip %d <-> %d failed", q, me);
+    }
+    return ISOCHRON_OK;
+}
+
+int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, double ci_level, isochron_pair_t *pairs,
+                              double *wall)
 {
     int rank, p;
     if (comm == MPI_COMM_NULL) return isochron_set_error(ISOCHRON_EINVAL, "allpairs: no communicator");
@@ -45,74 +92,114 @@ int isochron_ops_allpairs(MPI_Comm comm, size_t bytes, int reps, double *rtt)
     int rc = ISOCHRON_OK;
     size_t avail = 0;
     if (reps < 1) rc = isochron_set_error(ISOCHRON_EINVAL, "allpairs: reps must be at least 1 (got %d)", reps);
+    else if (mode != ISOCHRON_P2P_PARALLEL && mode != ISOCHRON_P2P_SEQUENTIAL)
+        rc = isochron_set_error(ISOCHRON_ENAME, "allpairs: mode %d is not one of %s", mode, isochron_ops_p2p_mode_names());
+    else if (!(ci_level > 0 && ci_level < 1))
+        rc = isochron_set_error(ISOCHRON_EINVAL, "allpairs: confidence level %g is not in (0, 1)", ci_level);
     else if (bytes > (size_t)INT_MAX)
         rc = isochron_set_error(ISOCHRON_EINVAL, "allpairs: %zu bytes is more than an MPI count can hold (%d)", bytes,
                                 INT_MAX);
-    else if (rank == 0 && !rtt) rc = isochron_set_error(ISOCHRON_EINVAL, "allpairs: rtt is NULL on rank 0");
+    else if (rank == 0 && !pairs) rc = isochron_set_error(ISOCHRON_EINVAL, "allpairs: the result array is NULL on rank 0");
     int mem_rc = isochron_op_memory_available(comm, &avail);
     if (mem_rc) return mem_rc;
     if (rc == ISOCHRON_OK && bytes > avail / 2)
         rc = isochron_set_error(ISOCHRON_EINVAL, "allpairs needs %zu bytes per process, more than the %zu available",
                                 2 * bytes, avail);
-    double *times = NULL, *row = NULL;
+    /* per rank: for each higher partner q, reps round trips then reps send times (row of 2*reps*p) */
+    size_t row = 2 * (size_t)reps * (size_t)p;
+    double *mine = NULL, *all = NULL;
     char *sbuf = NULL, *rbuf = NULL;
     if (rc == ISOCHRON_OK) {
-        times = malloc((size_t)reps * sizeof *times);
-        row = calloc((size_t)p, sizeof *row);
+        mine = calloc(row, sizeof *mine);
         sbuf = malloc(bytes ? bytes : 1);
         rbuf = malloc(bytes ? bytes : 1);
-        if (!times || !row || !sbuf || !rbuf)
+        if (rank == 0) all = malloc(row * (size_t)p * sizeof *all);
+        if (!mine || !sbuf || !rbuf || (rank == 0 && !all))
             rc = isochron_set_error(ISOCHRON_ENOMEM, "allpairs: out of memory on rank %d", rank);
         else
             memset(sbuf, rank & 0xFF, bytes);
     }
-    int all = rc;
-    if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all = ISOCHRON_EMPI;
-    if (all != ISOCHRON_OK) {
-        free(times); free(row); free(sbuf); free(rbuf);
-        if (rc == ISOCHRON_OK) rc = isochron_set_error(all, "allpairs: refused on another rank");
+    int agreed = rc;
+    if (MPI_Allreduce(&rc, &agreed, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) agreed = ISOCHRON_EMPI;
+    if (agreed != ISOCHRON_OK) {
+        free(mine); free(all); free(sbuf); free(rbuf);
+        if (rc == ISOCHRON_OK) rc = isochron_set_error(agreed, "allpairs: refused on another rank");
         return rc;
     }
 
     MPI_Comm dup;
     if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
-        free(times); free(row); free(sbuf); free(rbuf);
+        free(mine); free(all); free(sbuf); free(rbuf);
         return isochron_set_error(ISOCHRON_EMPI, "allpairs: MPI_Comm_dup failed");
     }
-    int n = p + (p & 1), cnt = (int)bytes;
-    for (int t = 0; t < n - 1 && rc == ISOCHRON_OK; t++) {
-        int q = partner(rank, t, n, p);
-        if (q >= 0 && rank < q) { /* the lower rank times */
-            for (int k = -1; k < reps; k++) { /* k = -1: untimed warm-up */
-                double t0 = MPI_Wtime();
-                if (MPI_Send(sbuf, cnt, MPI_BYTE, q, TAG_AP_PING, dup) != MPI_SUCCESS ||
-                    MPI_Recv(rbuf, cnt, MPI_BYTE, q, TAG_AP_PONG, dup, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-                    rc = isochron_set_error(ISOCHRON_EMPI, "allpairs: round trip %d <-> %d failed", rank, q);
-                    break;
-                }
-                if (k >= 0) times[k] = MPI_Wtime() - t0;
+    int cnt = (int)bytes;
+    double w0 = MPI_Wtime();
+    if (mode == ISOCHRON_P2P_PARALLEL) {
+        for (int t = 0; t < isochron_ops_allpairs_rounds(p) && rc == ISOCHRON_OK; t++) {
+            int q = isochron_ops_allpairs_partner(rank, t, p);
+            if (q >= 0) {
+                double *m = mine + 2 * (size_t)reps * (size_t)q;
+                rc = exchange(dup, rank, q, sbuf, rbuf, cnt, reps, m, m + reps);
             }
-            if (rc == ISOCHRON_OK) row[q] = isochron_median(times, reps);
-        } else if (q >= 0) {
-            for (int k = -1; k < reps; k++)
-                if (MPI_Recv(rbuf, cnt, MPI_BYTE, q, TAG_AP_PING, dup, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
-                    MPI_Send(sbuf, cnt, MPI_BYTE, q, TAG_AP_PONG, dup) != MPI_SUCCESS) {
-                    rc = isochron_set_error(ISOCHRON_EMPI, "allpairs: round trip %d <-> %d failed", q, rank);
-                    break;
+            int brc = isochron_barrier_polite(dup);
+            if (brc && rc == ISOCHRON_OK) rc = brc;
+        }
+    } else {
+        for (int i = 0; i < p - 1 && rc == ISOCHRON_OK; i++)
+            for (int j = i + 1; j < p && rc == ISOCHRON_OK; j++) {
+                if (rank == i || rank == j) {
+                    int q = rank == i ? j : i;
+                    double *m = mine + 2 * (size_t)reps * (size_t)q;
+                    rc = exchange(dup, rank, q, sbuf, rbuf, cnt, reps, m, m + reps);
                 }
-        }
-        int brc = isochron_barrier_polite(dup);
-        if (brc && rc == ISOCHRON_OK) rc = brc;
+                int brc = isochron_barrier_polite(dup);
+                if (brc && rc == ISOCHRON_OK) rc = brc;
+            }
     }
-    if (rc == ISOCHRON_OK &&
-        MPI_Gather(row, p, MPI_DOUBLE, rank == 0 ? rtt : NULL, p, MPI_DOUBLE, 0, dup) != MPI_SUCCESS)
+    if (wall) *wall = MPI_Wtime() - w0;
+    if (rc == ISOCHRON_OK && MPI_Gather(mine, (int)row, MPI_DOUBLE, all, (int)row, MPI_DOUBLE, 0, dup) != MPI_SUCCESS)
         rc = isochron_set_error(ISOCHRON_EMPI, "allpairs: MPI_Gather of the results failed");
-    if (rc == ISOCHRON_OK && rank == 0)
-        for (int i = 0; i < p; i++) {
-            rtt[(size_t)i * p + i] = 0.0;
-            for (int j = i + 1; j < p; j++) rtt[(size_t)j * p + i] = rtt[(size_t)i * p + j];
-        }
+    if (rc == ISOCHRON_OK && rank == 0) {
+        int k = 0;
+        for (int i = 0; i < p - 1 && rc == ISOCHRON_OK; i++)
+            for (int j = i + 1; j < p && rc == ISOCHRON_OK; j++, k++) {
+                double *m = all + row * (size_t)i + 2 * (size_t)reps * (size_t)j;
+                pairs[k].i = i;
+                pairs[k].j = j;
+                rc = isochron_summarize(m, reps, ci_level, NULL, 0, &pairs[k].s);
+                pairs[k].send_s = isochron_median(m + reps, reps);
+            }
+    }
     MPI_Comm_free(&dup);
-    free(times); free(row); free(sbuf); free(rbuf);
+    free(mine); free(all); free(sbuf); free(rbuf);
+    return rc;
+}
+
+int isochron_ops_allpairs(MPI_Comm comm, size_t bytes, int reps, double *rtt)
+{
+    int rank, p;
+    if (comm == MPI_COMM_NULL) return isochron_set_error(ISOCHRON_EINVAL, "allpairs: no communicator");
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &p) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "allpairs: cannot query the communicator");
+    isochron_pair_t *pairs = NULL;
+    int rc = ISOCHRON_OK;
+    if (rank == 0 && rtt) {
+        pairs = calloc((size_t)p * (size_t)(p > 1 ? p - 1 : 1) / 2 + 1, sizeof *pairs);
+        if (!pairs) rc = isochron_set_error(ISOCHRON_ENOMEM, "allpairs: out of memory");
+    } else if (rank == 0) rc = isochron_set_error(ISOCHRON_EINVAL, "allpairs: rtt is NULL on rank 0");
+    if (rc != ISOCHRON_OK) { /* the others must not wait: run with an invalid argument that every rank refuses */
+        isochron_ops_allpairs_run(comm, bytes, 0, ISOCHRON_P2P_PARALLEL, 0.95, NULL, NULL);
+        free(pairs);
+        return isochron_set_error(rc, "allpairs: rtt is NULL on rank 0");
+    }
+    rc = isochron_ops_allpairs_run(comm, bytes, reps, ISOCHRON_P2P_PARALLEL, 0.95, pairs, NULL);
+    if (rc == ISOCHRON_OK && rank == 0) {
+        int k = 0;
+        for (int i = 0; i < p; i++) rtt[(size_t)i * p + i] = 0.0;
+        for (int i = 0; i < p - 1; i++)
+            for (int j = i + 1; j < p; j++, k++)
+                rtt[(size_t)i * p + j] = rtt[(size_t)j * p + i] = pairs[k].s.median;
+    }
+    free(pairs);
     return rc;
 }
