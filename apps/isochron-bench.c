@@ -181,6 +181,66 @@ static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps
     return failed;
 }
 
+/* --ops p2t: point-to-two experiments i <-> {j,k} in parallel rounds of
+ * disjoint triplets; one "triplet" record each (table/csv: op "p2t:i-j+k"). */
+static int app_p2t(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, double level, isochron_reporter_t **rp, const char *fmt,
+                   int quiet, int *done)
+{
+    int rank, p = 0, failed = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
+    int n = isochron_ops_p2t_count(p);
+    isochron_triplet_t *tr = rank == 0 ? calloc((size_t)n + 1, sizeof *tr) : NULL;
+    for (int s = 0; s < nsizes && !failed; s++) {
+        int rc = ISOCHRON_OK;
+        double wall = 0;
+        if (comm != MPI_COMM_NULL) rc = isochron_ops_p2t_run(comm, sizes[s], reps, level, tr, &wall);
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        (*done)++;
+        if (rc) {
+            if (rank == 0) fprintf(stderr, "isochron-bench: p2t at %zu B failed: %s\n", sizes[s], isochron_last_error());
+            failed = 1;
+            break;
+        }
+        if (rank != 0) continue;
+        char wj[40], ij[16], jj[16], kj[16];
+        isochron_json_format_number(wall, wj, sizeof wj);
+        for (int t = 0; t < n; t++) {
+            isochron_point_t pt;
+            memset(&pt, 0, sizeof pt);
+            snprintf(pt.family, sizeof pt.family, "p2p");
+            snprintf(pt.dtype, sizeof pt.dtype, "byte");
+            snprintf(pt.unit, sizeof pt.unit, "s");
+            pt.bytes = sizes[s];
+            pt.root = tr[t].i;
+            pt.nprocs = p;
+            pt.reps = pt.valid = reps;
+            pt.stop = ISOCHRON_STOP_MAXREPS;
+            pt.s = tr[t].s;
+            pt.active_ranks = 3;
+            pt.start_spread = pt.correction = pt.window = pt.overlap = pt.t_comm = pt.t_comp = NAN;
+            pt.clock_bound = pt.clock_true = pt.slack = pt.late_tolerance = NAN;
+            snprintf(ij, sizeof ij, "%d", tr[t].i);
+            snprintf(jj, sizeof jj, "%d", tr[t].j);
+            snprintf(kj, sizeof kj, "%d", tr[t].k);
+            isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"k", kj}, {"wall_s", wj}};
+            for (int r = 0; r < 3; r++) {
+                if (!rp[r]) continue;
+                if (r == 1 || (r == 0 && !strcmp(fmt, "jsonl"))) {
+                    snprintf(pt.op, sizeof pt.op, "p2t");
+                    isochron_report_point_as(rp[r], &pt, "none", "roundtrip", "triplet", ex, 4);
+                } else {
+                    snprintf(pt.op, sizeof pt.op, "p2t:%d-%d+%d", tr[t].i, tr[t].j, tr[t].k);
+                    isochron_report_point(rp[r], &pt, "none", "roundtrip");
+                }
+            }
+        }
+        if (!quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", sizes[s], n, reps, wall);
+    }
+    free(tr);
+    return failed;
+}
+
 static int is_blocking_collective(const isochron_op_t *op)
 {
     return !(op->flags & (ISOCHRON_OP_NONBLOCKING | ISOCHRON_OP_P2P | ISOCHRON_OP_RMA | ISOCHRON_OP_USER)) && op->family &&
@@ -215,6 +275,7 @@ int main(int argc, char **argv)
                 printf("%-24s %-14s %s\n", op->name, op->family ? op->family : "", op->description ? op->description : "");
             }
         if (rank == 0) printf("%-24s %-14s %s\n", "allpairs", "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
+        if (rank == 0) printf("%-24s %-14s %s\n", "p2t", "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
         goto done;
     }
     if (v[O_LSCH] || v[O_LMET]) {
@@ -291,7 +352,7 @@ int main(int argc, char **argv)
         nprocs = (int)lv;
         if (root >= nprocs) FAIL("--root %d is outside the sub-communicator of %d ranks", root, nprocs);
     }
-    int p2p_mode = ISOCHRON_P2P_PARALLEL, want_allpairs = 0;
+    int p2p_mode = ISOCHRON_P2P_PARALLEL, want_allpairs = 0, want_p2t = 0;
     if (v[O_P2PMODE] && isochron_ops_p2p_mode_find(v[O_P2PMODE], &p2p_mode)) FAIL("--p2p-mode: %s", isochron_last_error());
     size_t sizes[256];
     int nsizes = 0;
@@ -308,6 +369,7 @@ int main(int argc, char **argv)
                 continue;
             }
             if (!strcmp(t, "allpairs")) { want_allpairs = 1; continue; }
+            if (!strcmp(t, "p2t")) { want_p2t = 1; continue; }
             const isochron_op_t *op;
             if (isochron_ops_find(ops, t, &op)) { free(copy); FAIL("--ops: %s", isochron_last_error()); }
             if (nops < 512) list[nops++] = op;
@@ -318,7 +380,8 @@ int main(int argc, char **argv)
     size_t avail = 0;
     isochron_op_memory_available(MPI_COMM_WORLD, &avail);
     if (want_allpairs && nprocs < 2) FAIL("allpairs needs at least 2 processes (running on %d)", nprocs);
-    for (int s = 0; want_allpairs && s < nsizes; s++)
+    if (want_p2t && nprocs < 3) FAIL("p2t needs at least 3 processes (running on %d)", nprocs);
+    for (int s = 0; (want_allpairs || want_p2t) && s < nsizes; s++)
         if (sizes[s] > (size_t)1 << 30 || 2 * sizes[s] > avail) FAIL("allpairs at %zu B needs %zu bytes per process, more than the %zu available (or above 1 GiB)", sizes[s], 2 * sizes[s], avail);
     for (int i = 0; i < nops; i++) {
         if ((list[i]->flags & ISOCHRON_OP_MIN2) && nprocs < 2) FAIL("%s needs at least 2 processes (running on %d)", list[i]->name, nprocs);
@@ -429,6 +492,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nops; i++) total += nsizes * ((list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1);
     int failed = 0;
     if (want_allpairs) failed = app_allpairs(comm, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, jf, fmt, quiet, &done_pts);
+    if (want_p2t && !failed) failed = app_p2t(comm, sizes, nsizes, bo.max_reps, bo.ci_level, reps, fmt, quiet, &done_pts);
     if (failed) code = 1;
     for (int i = 0; i < nops && !failed; i++) {
         int nr = (list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1;

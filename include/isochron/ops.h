@@ -230,6 +230,29 @@ int isochron_ops_allpairs_partner(int rank, int round, int p);
 int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, double ci_level, isochron_pair_t *pairs,
                               double *wall);
 
+/** One point-to-two experiment: i sends \p bytes to j and to k at once and waits for both replies. */
+typedef struct {
+    int i, j, k;          /**< centre i; j < k, both != i */
+    isochron_summary_t s; /**< over the reps exchanges, timed by i (s) */
+} isochron_triplet_t;
+
+/** \brief Point-to-two experiments at \p p processes: p (p-1) (p-2) / 2 (0 below 3). */
+int isochron_ops_p2t_count(int p);
+/** \brief The triplets in their order (i ascending, then j, then k) and the round of each in the
+ *  parallel schedule (greedy: a triplet joins the first round where none of its three
+ *  processes is busy). \p trip: 3 x count ints (may be NULL), \p round: count ints (may be
+ *  NULL). Returns the number of rounds. Pure function. */
+int isochron_ops_p2t_schedule(int p, int *trip, int *round);
+/**
+ * \brief Point-to-two round trips (the extra experiment of the heterogeneous Hockney model,
+ * paper 001 sec. 5): every triplet of isochron_ops_p2t_schedule in parallel rounds of
+ * non-overlapping triplets, a polite barrier between rounds; the centre times \p reps
+ * exchanges (MPI_Isend to both, MPI_Irecv of both replies) after one untimed warm-up.
+ * Collective; on rank 0 \p out (count entries, schedule order) gets the statistics at
+ * \p ci_level. EINVAL below 3 processes and as isochron_ops_allpairs_run.
+ */
+int isochron_ops_p2t_run(MPI_Comm comm, size_t bytes, int reps, double ci_level, isochron_triplet_t *out, double *wall);
+
 /** Datatypes and reduction ops by name ("byte", "char", "int", "long", "float", "double"; "sum", "max", "min", "prod"). */
 int isochron_op_dtype_find(const char *name, MPI_Datatype *dt, int *size);
 int isochron_op_reduce_find(const char *name, MPI_Op *op);

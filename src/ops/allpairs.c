@@ -203,3 +203,138 @@ int isochron_ops_allpairs(MPI_Comm comm, size_t bytes, int reps, double *rtt)
     free(pairs);
     return rc;
 }
+
+/* ---- point-to-two: i <-> {j, k}, in parallel rounds of disjoint triplets */
+
+enum { TAG_P2T_OUT = 0x15A3, TAG_P2T_BACK };
+
+typedef struct { int t, w; } ap_key_t;
+static int ap_key_cmp(const void *a, const void *b)
+{
+    const ap_key_t *x = a, *y = b;
+    return x->w != y->w ? (y->w > x->w ? 1 : -1) : (x->t > y->t) - (x->t < y->t);
+}
+
+int isochron_ops_p2t_count(int p) { return p < 3 ? 0 : p * (p - 1) * (p - 2) / 2; }
+
+int isochron_ops_p2t_schedule(int p, int *trip, int *round)
+{
+    int n = isochron_ops_p2t_count(p);
+    if (n == 0) return 0;
+    int *tr = malloc((size_t)n * 3 * sizeof *tr), *rd = malloc((size_t)n * sizeof *rd);
+    char *busy = malloc((size_t)p);
+    if (!tr || !rd || !busy) {
+        free(tr); free(rd); free(busy);
+        return isochron_set_error(ISOCHRON_ENOMEM, "p2t: out of memory");
+    }
+    int t = 0;
+    for (int i = 0; i < p; i++)
+        for (int j = 0; j < p; j++)
+            for (int k = j + 1; k < p; k++)
+                if (j != i && k != i) { tr[3 * t] = i; tr[3 * t + 1] = j; tr[3 * t + 2] = k; rd[t++] = -1; }
+    /* each round takes the unscheduled triplets in order of their processes' remaining
+     * work (most first, then schedule order), skipping those that touch a busy process:
+     * at p = 7..9 this needs 53, 84, 100 rounds against a lower bound of 53, 84, 84 */
+    int left = n, r = 0, *rem = calloc((size_t)p, sizeof *rem);
+    ap_key_t *ord = malloc((size_t)n * sizeof *ord);
+    if (!rem || !ord) {
+        free(tr); free(rd); free(busy); free(rem); free(ord);
+        return isochron_set_error(ISOCHRON_ENOMEM, "p2t: out of memory");
+    }
+    for (t = 0; t < n; t++) rem[tr[3 * t]]++, rem[tr[3 * t + 1]]++, rem[tr[3 * t + 2]]++;
+    for (; left > 0; r++) {
+        int m = 0;
+        for (t = 0; t < n; t++)
+            if (rd[t] < 0) { ord[m].t = t; ord[m].w = rem[tr[3 * t]] + rem[tr[3 * t + 1]] + rem[tr[3 * t + 2]]; m++; }
+        qsort(ord, (size_t)m, sizeof *ord, ap_key_cmp);
+        memset(busy, 0, (size_t)p);
+        for (int u = 0; u < m; u++) {
+            t = ord[u].t;
+            const int *x = tr + 3 * t;
+            if (busy[x[0]] || busy[x[1]] || busy[x[2]]) continue;
+            rd[t] = r;
+            busy[x[0]] = busy[x[1]] = busy[x[2]] = 1;
+            rem[x[0]]--, rem[x[1]]--, rem[x[2]]--;
+            left--;
+        }
+    }
+    free(rem); free(ord);
+    if (trip) memcpy(trip, tr, (size_t)n * 3 * sizeof *tr);
+    if (round) memcpy(round, rd, (size_t)n * sizeof *rd);
+    free(tr); free(rd); free(busy);
+    return r;
+}
+
+int isochron_ops_p2t_run(MPI_Comm comm, size_t bytes, int reps, double ci_level, isochron_triplet_t *out, double *wall)
+{
+    int rank, p;
+    if (comm == MPI_COMM_NULL) return isochron_set_error(ISOCHRON_EINVAL, "p2t: no communicator");
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &p) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "p2t: cannot query the communicator");
+    int rc = ISOCHRON_OK, n = isochron_ops_p2t_count(p);
+    if (p < 3) rc = isochron_set_error(ISOCHRON_EINVAL, "p2t needs at least 3 processes (running on %d)", p);
+    else if (reps < 1) rc = isochron_set_error(ISOCHRON_EINVAL, "p2t: reps must be at least 1 (got %d)", reps);
+    else if (!(ci_level > 0 && ci_level < 1)) rc = isochron_set_error(ISOCHRON_EINVAL, "p2t: confidence level %g is not in (0, 1)", ci_level);
+    else if (bytes > (size_t)INT_MAX / 2) rc = isochron_set_error(ISOCHRON_EINVAL, "p2t: %zu bytes is more than an MPI count can hold", bytes);
+    else if (rank == 0 && !out) rc = isochron_set_error(ISOCHRON_EINVAL, "p2t: the result array is NULL on rank 0");
+    int *tr = NULL, *rd = NULL, nr = 0;
+    double *times = NULL, *sum = NULL;
+    char *sbuf = NULL, *rbuf = NULL;
+    if (rc == ISOCHRON_OK) {
+        tr = malloc((size_t)n * 3 * sizeof *tr);
+        rd = malloc((size_t)n * sizeof *rd);
+        times = calloc((size_t)n * (size_t)reps, sizeof *times);
+        if (rank == 0) sum = malloc((size_t)n * (size_t)reps * sizeof *sum);
+        sbuf = malloc(bytes ? bytes : 1);
+        rbuf = malloc(2 * (bytes ? bytes : 1));
+        if (!tr || !rd || !times || !sbuf || !rbuf || (rank == 0 && !sum) || (nr = isochron_ops_p2t_schedule(p, tr, rd)) < 0)
+            rc = isochron_set_error(ISOCHRON_ENOMEM, "p2t: out of memory on rank %d", rank);
+        else
+            memset(sbuf, rank & 0xFF, bytes);
+    }
+    int agreed = rc;
+    if (MPI_Allreduce(&rc, &agreed, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) agreed = ISOCHRON_EMPI;
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (agreed == ISOCHRON_OK && MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) agreed = rc = isochron_set_error(ISOCHRON_EMPI, "p2t: MPI_Comm_dup failed");
+    if (agreed != ISOCHRON_OK) {
+        free(tr); free(rd); free(times); free(sum); free(sbuf); free(rbuf);
+        if (rc == ISOCHRON_OK) rc = isochron_set_error(agreed, "p2t: refused on another rank");
+        return rc;
+    }
+    int cnt = (int)bytes;
+    double w0 = MPI_Wtime();
+    for (int r = 0; r < nr && rc == ISOCHRON_OK; r++) {
+        for (int t = 0; t < n && rc == ISOCHRON_OK; t++) {
+            const int *x = tr + 3 * t;
+            if (rd[t] != r || (rank != x[0] && rank != x[1] && rank != x[2])) continue;
+            for (int k = -1; k < reps && rc == ISOCHRON_OK; k++) {
+                if (rank == x[0]) {
+                    MPI_Request q[4];
+                    double t0 = MPI_Wtime();
+                    if (MPI_Irecv(rbuf, cnt, MPI_BYTE, x[1], TAG_P2T_BACK, dup, &q[0]) != MPI_SUCCESS ||
+                        MPI_Irecv(rbuf + (bytes ? bytes : 1), cnt, MPI_BYTE, x[2], TAG_P2T_BACK, dup, &q[1]) != MPI_SUCCESS ||
+                        MPI_Isend(sbuf, cnt, MPI_BYTE, x[1], TAG_P2T_OUT, dup, &q[2]) != MPI_SUCCESS ||
+                        MPI_Isend(sbuf, cnt, MPI_BYTE, x[2], TAG_P2T_OUT, dup, &q[3]) != MPI_SUCCESS ||
+                        MPI_Waitall(4, q, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+                        rc = isochron_set_error(ISOCHRON_EMPI, "p2t: exchange %d <-> %d,%d failed", x[0], x[1], x[2]);
+                    else if (k >= 0) times[(size_t)t * reps + k] = MPI_Wtime() - t0;
+                } else if (MPI_Recv(rbuf, cnt, MPI_BYTE, x[0], TAG_P2T_OUT, dup, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+                           MPI_Send(sbuf, cnt, MPI_BYTE, x[0], TAG_P2T_BACK, dup) != MPI_SUCCESS)
+                    rc = isochron_set_error(ISOCHRON_EMPI, "p2t: exchange %d <-> %d,%d failed", x[0], x[1], x[2]);
+            }
+        }
+        int brc = isochron_barrier_polite(dup);
+        if (brc && rc == ISOCHRON_OK) rc = brc;
+    }
+    if (wall) *wall = MPI_Wtime() - w0;
+    /* each time is written by its centre only, zeros elsewhere: a sum gathers them */
+    if (rc == ISOCHRON_OK && MPI_Reduce(times, sum, n * reps, MPI_DOUBLE, MPI_SUM, 0, dup) != MPI_SUCCESS)
+        rc = isochron_set_error(ISOCHRON_EMPI, "p2t: MPI_Reduce of the results failed");
+    for (int t = 0; rc == ISOCHRON_OK && rank == 0 && t < n; t++) {
+        out[t].i = tr[3 * t]; out[t].j = tr[3 * t + 1]; out[t].k = tr[3 * t + 2];
+        rc = isochron_summarize(sum + (size_t)t * reps, reps, ci_level, NULL, 0, &out[t].s);
+    }
+    MPI_Comm_free(&dup);
+    free(tr); free(rd); free(times); free(sum); free(sbuf); free(rbuf);
+    return rc;
+}

@@ -11,6 +11,9 @@
  *    most one pair and pairs are mutual, every pair occurs exactly once over
  *    all rounds, p - 1 rounds (p even, nobody idle) or p (p odd, one idle).
  *  - isochron_models_pair finds pair (a,b) in either order.
+ *  - The point-to-two schedule at p = 3..9: every triplet (i; j < k) exactly
+ *    once, no process in two triplets of one round, at most 25 % more rounds
+ *    than the lower bound ceil(count / floor(p/3)), no empty round.
  */
 #include <math.h>
 #include <stdio.h>
@@ -118,8 +121,39 @@ static void test_schedule(void)
     CHECK(isochron_models_pair(pm, 5, 2, 2) == NULL && isochron_models_pair(pm, 5, 0, 5) == NULL, "no pair (a,a) or outside p");
 }
 
+static void test_p2t_schedule(void)
+{
+    CHECK(isochron_ops_p2t_count(2) == 0 && isochron_ops_p2t_schedule(2, NULL, NULL) == 0, "p2t: no triplets below 3 processes");
+    for (int p = 3; p <= 9; p++) {
+        int n = isochron_ops_p2t_count(p);
+        int *tr = malloc((size_t)n * 3 * sizeof *tr), *rd = malloc((size_t)n * sizeof *rd);
+        int nr = isochron_ops_p2t_schedule(p, tr, rd);
+        int *seen = calloc((size_t)p * p * p, sizeof *seen), *use = calloc((size_t)nr * p, sizeof *use), *per = calloc((size_t)nr, sizeof *per);
+        int valid = 1, disjoint = 1, once = 1;
+        for (int t = 0; t < n; t++) {
+            int i = tr[3 * t], j = tr[3 * t + 1], k = tr[3 * t + 2];
+            if (i == j || i == k || j >= k || i < 0 || k >= p || rd[t] < 0 || rd[t] >= nr) { valid = 0; continue; }
+            seen[(i * p + j) * p + k]++;
+            per[rd[t]]++;
+            if (use[rd[t] * p + i]++ || use[rd[t] * p + j]++ || use[rd[t] * p + k]++) disjoint = 0;
+        }
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j < p; j++)
+                for (int k = j + 1; k < p; k++)
+                    if (i != j && i != k && seen[(i * p + j) * p + k] != 1) once = 0;
+        int full = 0, empty = 0, lb = (n + p / 3 - 1) / (p / 3);
+        for (int r = 0; r < nr; r++) full += per[r] == p / 3, empty += per[r] == 0;
+        CHECK(n == p * (p - 1) * (p - 2) / 2 && valid, "p2t p=%d: %d triplets, well formed", p, n);
+        CHECK(once, "p2t p=%d: every triplet exactly once", p);
+        CHECK(disjoint, "p2t p=%d: no process in two triplets of one round (%d rounds)", p, nr);
+        CHECK(nr >= lb && 4 * nr <= 5 * lb && !empty, "p2t p=%d: %d rounds (lower bound %d), %d full (%d triplets each), none empty", p, nr, lb, full, p / 3);
+        free(tr); free(rd); free(seen); free(use); free(per);
+    }
+}
+
 int main(void)
 {
+    test_p2t_schedule();
     test_hockney();
     test_schedule();
     return check_report("test_models");

@@ -7,6 +7,7 @@
  *  - isochron_models_measure at 0 B and 64 KiB: every rank receives the same
  *    models; alpha > 0, beta > 0 (64 KiB takes longer than 0 B on any
  *    transport) and LogGP's G equals Hockney's beta.
+ *  - point-to-two: every triplet measured with a finite positive median.
  *  - a bad mode, reps 0 and one size are refused on every rank, and a
  *    following call still works.
  */
@@ -57,6 +58,18 @@ int main(int argc, char **argv)
     const isochron_pair_model_t *q = isochron_models_pair(m, p, p - 1, 0);
     CHECK(q && q->i == 0 && q->j == p - 1, "rank %d: pair (%d,0) found", rank, p - 1);
 
+    int nt = isochron_ops_p2t_count(p);
+    isochron_triplet_t *tr = calloc((size_t)nt, sizeof *tr);
+    double tw = -1;
+    CHECK_RC(isochron_ops_p2t_run(MPI_COMM_WORLD, 512, 10, 0.95, tr, &tw), ISOCHRON_OK, "rank %d: point-to-two, %d triplets x 10 (%.4f s)", rank, nt, tw);
+    if (rank == 0) {
+        int good = 1;
+        for (int t = 0; t < nt; t++)
+            if (tr[t].s.n != 10 || !(tr[t].s.median > 0 && tr[t].s.median < 1) || tr[t].j >= tr[t].k || tr[t].i == tr[t].j || tr[t].i == tr[t].k) good = 0;
+        CHECK(good, "p2t: every triplet has 10 exchanges with a median in (0, 1 s)");
+    }
+    CHECK_RC(isochron_ops_p2t_run(MPI_COMM_WORLD, 512, 0, 0.95, tr, NULL), ISOCHRON_EINVAL, "rank %d: p2t reps 0 refused", rank);
+    free(tr);
     CHECK_RC(isochron_ops_allpairs_run(MPI_COMM_WORLD, 8, 5, 7, 0.95, pr, NULL), ISOCHRON_ENAME, "rank %d: mode 7 refused", rank);
     CHECK_RC(isochron_ops_allpairs_run(MPI_COMM_WORLD, 8, rank == 0 ? 0 : 5, 0, 0.95, pr, NULL) != ISOCHRON_OK, 1,
              "rank %d: reps 0 on rank 0 refused everywhere", rank);

@@ -11,3 +11,4 @@ isochron_cli_test(allpairs_bad_mode 1 TOOL isochron-bench EXPECT nonzero MATCH "
 isochron_cli_test(allpairs_one_rank 1 TOOL isochron-bench EXPECT nonzero MATCH "allpairs needs at least 2 processes" ARGS --ops allpairs --sizes 8)
 isochron_cli_test(allpairs_sequential_np3 3 TOOL isochron-bench EXPECT zero MATCH "allpairs:0-1" "allpairs:0-2" "allpairs:1-2"
                   "allpairs sequential, 8 B: median round trip" ARGS --ops allpairs --sizes 8 --p2p-mode sequential --max-reps 10 --quiet)
+isochron_cli_test(p2t_two_ranks 2 TOOL isochron-bench EXPECT nonzero MATCH "p2t needs at least 3 processes \\(running on 2\\)" ARGS --ops p2t --sizes 8)
