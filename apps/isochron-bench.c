@@ -74,6 +74,25 @@ static const app_option_t opts[NOPT] = {
     [O_VERSION] = APP_OPT_VERSION,
 };
 
+/* A point record of the p2p experiments below (fixed repetitions, timed by
+ * rank `timer` with MPI_Wtime, no global clock involved). */
+static void p2p_point(isochron_point_t *pt, size_t bytes, int timer, int p, int reps, const isochron_summary_t *s, int active)
+{
+    memset(pt, 0, sizeof *pt);
+    snprintf(pt->family, sizeof pt->family, "p2p");
+    snprintf(pt->dtype, sizeof pt->dtype, "byte");
+    snprintf(pt->unit, sizeof pt->unit, "s");
+    pt->bytes = bytes;
+    pt->root = timer;
+    pt->nprocs = p;
+    pt->reps = pt->valid = reps;
+    pt->stop = ISOCHRON_STOP_MAXREPS;
+    pt->s = *s;
+    pt->active_ranks = active;
+    pt->start_spread = pt->correction = pt->window = pt->overlap = pt->t_comm = pt->t_comp = NAN;
+    pt->clock_bound = pt->clock_true = pt->slack = pt->late_tolerance = NAN;
+}
+
 /* --ops allpairs (paper 001 sec. 4): every pair's round trips at each size in
  * the chosen mode; one "pair" record per pair (table/csv: op "allpairs:i-j",
  * root = i) and one "matrix" record per size (table: the matrix of medians).
@@ -104,19 +123,7 @@ static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps
         isochron_json_format_number(wall, wj, sizeof wj);
         for (int k = 0; k < np; k++) {
             isochron_point_t pt;
-            memset(&pt, 0, sizeof pt);
-            snprintf(pt.family, sizeof pt.family, "p2p");
-            snprintf(pt.dtype, sizeof pt.dtype, "byte");
-            snprintf(pt.unit, sizeof pt.unit, "s");
-            pt.bytes = sizes[s];
-            pt.root = pr[k].i;
-            pt.nprocs = p;
-            pt.reps = pt.valid = reps;
-            pt.stop = ISOCHRON_STOP_MAXREPS;
-            pt.s = pr[k].s;
-            pt.active_ranks = 2;
-            pt.start_spread = pt.correction = pt.window = pt.overlap = pt.t_comm = pt.t_comp = NAN;
-            pt.clock_bound = pt.clock_true = pt.slack = pt.late_tolerance = NAN;
+            p2p_point(&pt, sizes[s], pr[k].i, p, reps, &pr[k].s, 2);
             snprintf(pt.op, sizeof pt.op, "allpairs");
             snprintf(ij, sizeof ij, "%d", pr[k].i);
             snprintf(jj, sizeof jj, "%d", pr[k].j);
@@ -207,19 +214,7 @@ static int app_p2t(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, dou
         isochron_json_format_number(wall, wj, sizeof wj);
         for (int t = 0; t < n; t++) {
             isochron_point_t pt;
-            memset(&pt, 0, sizeof pt);
-            snprintf(pt.family, sizeof pt.family, "p2p");
-            snprintf(pt.dtype, sizeof pt.dtype, "byte");
-            snprintf(pt.unit, sizeof pt.unit, "s");
-            pt.bytes = sizes[s];
-            pt.root = tr[t].i;
-            pt.nprocs = p;
-            pt.reps = pt.valid = reps;
-            pt.stop = ISOCHRON_STOP_MAXREPS;
-            pt.s = tr[t].s;
-            pt.active_ranks = 3;
-            pt.start_spread = pt.correction = pt.window = pt.overlap = pt.t_comm = pt.t_comp = NAN;
-            pt.clock_bound = pt.clock_true = pt.slack = pt.late_tolerance = NAN;
+            p2p_point(&pt, sizes[s], tr[t].i, p, reps, &tr[t].s, 3);
             snprintf(ij, sizeof ij, "%d", tr[t].i);
             snprintf(jj, sizeof jj, "%d", tr[t].j);
             snprintf(kj, sizeof kj, "%d", tr[t].k);
