@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 NP=${NP:-4}
-REPS=${REPS:-20}          # repetitions per point, part 1 (fixed: min = max, no CI stop)
+REPS=${REPS:-50}          # repetitions per point, part 1 (fixed: min = max, no CI stop)
 STEP=${STEP:-1}           # KB between sizes, part 1
 SCHEME=${SCHEME:-barrier} # part 1: MPIBlib separates repetitions with a barrier
 PARTS=${PARTS:-1,2,3}
@@ -41,11 +41,15 @@ if [[ ,$PARTS, == *,1,* ]]; then
       tools/mpirun-local -np "$NP" "$BENCH" --ops scatter,gather --sizes "$sizes" --method "$m" --scheme "$SCHEME" \
         --min-reps "$REPS" --max-reps "$REPS" --rel-ci 0 --warmup 2 --quiet --format none --jsonl "$OUT/tm-$m.jsonl"
   done
+  # and isochron's default: the global method under Round-Time (no barrier between repetitions)
+  /usr/bin/time -f "%e" -o "$OUT/tm-global-roundtime.time" \
+    tools/mpirun-local -np "$NP" "$BENCH" --ops scatter,gather --sizes "$sizes" --method global --scheme roundtime \
+      --min-reps "$REPS" --max-reps "$REPS" --rel-ci 0 --warmup 2 --quiet --format none --jsonl "$OUT/tm-global-roundtime.jsonl"
   "$PY" - "$OUT" "$NP" "$REPS" "$SCHEME" <<'PY'
 import json, sys
 out, np_, reps, scheme = sys.argv[1:5]
 runs = {}
-for m in ("global", "max", "root"):
+for m in ("global", "max", "root", "global-roundtime"):
     pts, wall = {}, None
     for line in open(f"{out}/tm-{m}.jsonl"):
         x = json.loads(line)
@@ -57,13 +61,14 @@ print(f"\n## Part 1: timing methods (paper 001, Table 1 / Fig. 2), {np_} ranks, 
 print("| method | points | launch wall (s) | run wall (s) | points only (s) | scatter points (s) | gather points (s) |")
 print("|---|---|---|---|---|---|---|")
 for m, (pts, wall, launch) in runs.items():
+    m = m if m != "global-roundtime" else "global, roundtime scheme"
     el = lambda op: sum(p.get("elapsed_s") or 0 for (o, _), p in pts.items() if o == op)
     print(f"| {m} | {len(pts)} | {launch:.1f} | {wall:.1f} | {el('scatter') + el('gather'):.2f} | {el('scatter'):.2f} | {el('gather'):.2f} |")
 g = runs["global"][0]
 for op in ("scatter", "gather"):
     diffs, rows = [], []
     for key in sorted(k for k in g if k[0] == op):
-        meds = {m: runs[m][0][key]["median_s"] for m in runs if key in runs[m][0] and runs[m][0][key]["median_s"]}
+        meds = {m: runs[m][0][key]["median_s"] for m in ("global", "max", "root") if key in runs[m][0] and runs[m][0][key]["median_s"]}
         if len(meds) < 3: continue
         d = (max(meds.values()) - min(meds.values())) / min(meds.values())
         diffs.append(d); rows.append((key[1], meds, d))
@@ -71,11 +76,13 @@ for op in ("scatter", "gather"):
     q = lambda f: diffs_sorted[min(len(diffs_sorted) - 1, int(f * len(diffs_sorted)))] * 100
     print(f"\n{op}: (largest - smallest median) / smallest over the 3 methods, {len(diffs)} sizes:"
           f" median {q(0.5):.1f} %, 90th percentile {q(0.9):.1f} %, largest {max(diffs) * 100:.1f} %")
-    print("| size | global (us) | max (us) | root (us) | spread |")
-    print("|---|---|---|---|---|")
+    print("| size | global (us) | max (us) | root (us) | spread | global, roundtime (us) |")
+    print("|---|---|---|---|---|---|")
     pick = [r for r in rows if r[0] in (0, 1024, 10240, 25600, 51200, 76800, 102400)]
     for b, meds, d in pick:
-        print(f"| {b // 1024} KB | {meds['global'] * 1e6:.1f} | {meds['max'] * 1e6:.1f} | {meds['root'] * 1e6:.1f} | {d * 100:.1f} % |")
+        rt = runs["global-roundtime"][0].get((op, b), {}).get("median_s")
+        rts = f"{rt * 1e6:.1f}" if rt else "-"
+        print(f"| {b // 1024} KB | {meds['global'] * 1e6:.1f} | {meds['max'] * 1e6:.1f} | {meds['root'] * 1e6:.1f} | {d * 100:.1f} % | {rts} |")
 PY
 fi
 
