@@ -46,7 +46,7 @@ static const app_option_t opts[NOPT] = {
     [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time", "0.5"},
     [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
     [O_REDOP] = {"op", "NAME", "reduction: sum, prod, max, min", "sum"},
-    [O_ROOT] = {"root", "N|rotate", "root of rooted operations; 'rotate' measures every root in turn", "0"},
+    [O_ROOT] = {"root", "N|rotate|all", "root of rooted operations; 'rotate': a new root every repetition inside one point (k mod p); 'all': every root as its own point", "0"},
     [O_P2PMODE] = {"p2p-mode", "NAME", "allpairs: parallel (round-robin rounds of disjoint pairs) or sequential (one pair at a time, a barrier holding the others)", "parallel"},
     [O_INPLACE] = {"in-place", NULL, "use MPI_IN_PLACE where MPI allows it", NULL},
     [O_CACHE] = {"cache-clear", "SIZE", "write SIZE bytes between repetitions to clear caches (e.g. 32M)", "0"},
@@ -337,9 +337,11 @@ int main(int argc, char **argv)
     if (v[O_REDOP] && isochron_op_reduce_find(v[O_REDOP], &rop)) FAIL("--op: %s", isochron_last_error());
     int rotate = 0, root = 0;
     if (v[O_ROOT]) {
-        if (!strcmp(v[O_ROOT], "rotate")) rotate = 1;
-        else if (isochron_parse_long(v[O_ROOT], &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate' or a rank in [0, %d]", v[O_ROOT], size - 1);
+        if (!strcmp(v[O_ROOT], "all")) rotate = 1;
+        else if (!strcmp(v[O_ROOT], "rotate")) bo.rotate_root = 1;
+        else if (isochron_parse_long(v[O_ROOT], &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate', 'all' or a rank in [0, %d]", v[O_ROOT], size - 1);
         else root = (int)lv;
+        if (bo.rotate_root && isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
     }
     int nprocs = size;
     if (v[O_NPROCS] && strcmp(v[O_NPROCS], "all")) {
@@ -389,6 +391,8 @@ int main(int argc, char **argv)
             memset(&c, 0, sizeof c);
             c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window;
             size_t need = isochron_op_memory_needed(list[i], &c);
+            if (bo.rotate_root && (list[i]->flags & ISOCHRON_OP_ROOTED)) /* every root set up at once */
+                for (c.root = 1; c.root < nprocs; c.root++) need += isochron_op_memory_needed(list[i], &c);
             if (need > avail) FAIL("%s at %zu B needs %zu bytes per process, more than the %zu available (node memory / ranks per node)", list[i]->name, sizes[s], need, avail);
         }
     }

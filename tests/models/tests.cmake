@@ -12,3 +12,7 @@ isochron_cli_test(allpairs_one_rank 1 TOOL isochron-bench EXPECT nonzero MATCH "
 isochron_cli_test(allpairs_sequential_np3 3 TOOL isochron-bench EXPECT zero MATCH "allpairs:0-1" "allpairs:0-2" "allpairs:1-2"
                   "allpairs sequential, 8 B: median round trip" ARGS --ops allpairs --sizes 8 --p2p-mode sequential --max-reps 10 --quiet)
 isochron_cli_test(p2t_two_ranks 2 TOOL isochron-bench EXPECT nonzero MATCH "p2t needs at least 3 processes \\(running on 2\\)" ARGS --ops p2t --sizes 8)
+# --root rotate: a new root every repetition inside one point (engine option rotate_root)
+isochron_mpi_test(test_root_rotate models/test_root_rotate.c "3;4")
+isochron_cli_test(root_rotate_refused_by_root_method 2 TOOL isochron-bench EXPECT nonzero MATCH "--root rotate .* works with the global and max methods" "--root all"
+                  ARGS --ops bcast --root rotate --method root)
