@@ -118,7 +118,7 @@ static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps
             break;
         }
         if (rank != 0) continue;
-        char mj[16], wj[40], sj[40], ij[16], jj[16];
+        char mj[16], wj[40], sj[40], gj[40], ij[16], jj[16];
         snprintf(mj, sizeof mj, "\"%s\"", mname);
         isochron_json_format_number(wall, wj, sizeof wj);
         for (int k = 0; k < np; k++) {
@@ -128,10 +128,11 @@ static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps
             snprintf(ij, sizeof ij, "%d", pr[k].i);
             snprintf(jj, sizeof jj, "%d", pr[k].j);
             isochron_json_format_number(pr[k].send_s, sj, sizeof sj);
-            isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"mode", mj}, {"send_s", sj}, {"wall_s", wj}};
+            isochron_json_format_number(pr[k].gap_s, gj, sizeof gj);
+            isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"mode", mj}, {"send_s", sj}, {"gap_s", gj}, {"wall_s", wj}};
             for (int r = 0; r < 3; r++) {
                 if (!rp[r]) continue;
-                if (r == 1 || (r == 0 && !strcmp(fmt, "jsonl"))) isochron_report_point_as(rp[r], &pt, "none", "roundtrip", "pair", ex, 5);
+                if (r == 1 || (r == 0 && !strcmp(fmt, "jsonl"))) isochron_report_point_as(rp[r], &pt, "none", "roundtrip", "pair", ex, 6);
                 else {
                     snprintf(pt.op, sizeof pt.op, "allpairs:%d-%d", pr[k].i, pr[k].j);
                     isochron_report_point(rp[r], &pt, "none", "roundtrip");

@@ -40,7 +40,8 @@ int isochron_hockney_fit(const double *bytes, const double *t, const double *se,
 typedef struct {
     double L;        /**< latency (s) */
     double o;        /**< overhead per message on each side (s): the sender's time inside MPI_Send at the smallest size */
-    double g;        /**< gap between messages (s); round trips cannot observe it: set to its lower bound o (g_bound = 1) */
+    double g;        /**< gap between messages (s): from bursts of messages (isochron_pair_t.gap_s), or, when not
+                          measured, its lower bound o (g_bound = 1) */
     double G;        /**< gap per byte (s/B): the slope of the one-way time */
     double L_se, G_se;
     int g_bound;     /**< 1: g is the lower bound o, not a measurement */
@@ -49,9 +50,11 @@ typedef struct {
 /**
  * \brief LogGP from a sweep of sizes: one-way times \p t (with \p se, may be
  * NULL) over \p bytes fit L + 2o - G + G m; \p o is the sender overhead
- * (e.g. isochron_pair_t.send_s at the smallest size). EINVAL on bad input.
+ * (e.g. isochron_pair_t.send_s at the smallest size), \p g the gap
+ * (isochron_pair_t.gap_s at the smallest size; NaN: not measured, g = o
+ * flagged as a bound). EINVAL on bad input.
  */
-int isochron_loggp_fit(const double *bytes, const double *t, const double *se, int n, double o, isochron_loggp_t *out);
+int isochron_loggp_fit(const double *bytes, const double *t, const double *se, int n, double o, double g, isochron_loggp_t *out);
 
 /** The models of one pair (i < j). */
 typedef struct {

@@ -211,6 +211,8 @@ typedef struct {
     int i, j;             /**< ranks; i timed the round trips */
     isochron_summary_t s; /**< over the reps round trips (median, CI of mean and median, ...) */
     double send_s;        /**< median time i spent in MPI_Send of the ping (sender overhead o of LogP) */
+    double gap_s;         /**< LogGP's gap g at this size: (median burst of 8 messages answered by one reply - median
+                               round trip) / 7, over up to 10 bursts after the round trips; 0 if the bursts were faster */
 } isochron_pair_t;
 
 /** \brief Rounds of the parallel schedule at \p p processes: p - 1 (p even) or p (p odd). */

@@ -36,7 +36,12 @@ def test_fit_of_a_real_run():
     assert {(p["i"], p["j"]) for p in m["pairs"]} == {(i, j) for i in range(4) for j in range(i + 1, 4)}
     for p in m["pairs"]:
         assert p["hockney"]["alpha"] > 0 and p["hockney"]["beta"] > 0
-        assert p["loggp"]["G"] == p["hockney"]["beta"] and p["loggp"]["g_bound"]
+        assert p["loggp"]["G"] == p["hockney"]["beta"] and not p["loggp"]["g_bound"]
+        assert p["loggp"]["g"] >= 0
+    # a file without gap_s (older driver): g is the lower bound o, flagged
+    h = m["pairs"][0]["hockney"]
+    lg = M.loggp_from(h, 1e-7)
+    assert lg["g"] == 1e-7 and lg["g_bound"]
 
 
 def test_models_json_round_trips(tmp_path, cli):

@@ -7,9 +7,9 @@
  * their uncertainty propagated from each series' standard error); LogGP
  * (Alexandrov, Ionescu, Schauser, Scheiman 1995) shares the slope G = beta
  * and splits the intercept L + 2o - G with the sender overhead o measured
- * inside MPI_Send. The gap g between consecutive messages is not observable
- * from round trips (a round trip separates them) and is reported as its
- * lower bound o, flagged.
+ * inside MPI_Send. The gap g between consecutive messages, which round
+ * trips cannot show, comes from bursts of messages (isochron_pair_t.gap_s);
+ * without it g is reported as its lower bound o, flagged.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ int isochron_hockney_fit(const double *bytes, const double *t, const double *se,
     return ISOCHRON_OK;
 }
 
-int isochron_loggp_fit(const double *bytes, const double *t, const double *se, int n, double o, isochron_loggp_t *out)
+int isochron_loggp_fit(const double *bytes, const double *t, const double *se, int n, double o, double g, isochron_loggp_t *out)
 {
     if (!out) return isochron_set_error(ISOCHRON_EINVAL, "loggp fit: NULL argument");
     out->L = out->o = out->g = out->G = out->L_se = out->G_se = NAN;
@@ -68,7 +68,8 @@ int isochron_loggp_fit(const double *bytes, const double *t, const double *se, i
     out->G = h.beta;
     out->G_se = h.beta_se;
     out->o = o;
-    out->g = o;
+    out->g_bound = !(g >= 0 && isfinite(g));
+    out->g = out->g_bound ? o : g;
     /* intercept = L + 2o - G */
     out->L = h.alpha + h.beta - 2 * o;
     out->L_se = sqrt(h.alpha_se * h.alpha_se + h.beta_se * h.beta_se);
@@ -131,7 +132,7 @@ int isochron_models_measure(MPI_Comm comm, const size_t *sizes, int nsizes, int 
             models[k].i = pr[k].i;
             models[k].j = pr[k].j;
             rc = isochron_hockney_fit(x, t, e, nsizes, &models[k].hockney);
-            if (rc == ISOCHRON_OK) rc = isochron_loggp_fit(x, t, e, nsizes, pr[(size_t)smallest * np + k].send_s, &models[k].loggp);
+            if (rc == ISOCHRON_OK) rc = isochron_loggp_fit(x, t, e, nsizes, pr[(size_t)smallest * np + k].send_s, pr[(size_t)smallest * np + k].gap_s, &models[k].loggp);
         }
         free(x); free(t); free(e);
     }

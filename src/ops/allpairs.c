@@ -58,9 +58,17 @@ int isochron_ops_allpairs_partner(int a, int t, int p)
 }
 
 /* One pair's exchange: the lower rank times reps round trips (after one
- * untimed warm-up) into times[] and the time inside MPI_Send into sends[]. */
-static int exchange(MPI_Comm dup, int me, int q, char *sbuf, char *rbuf, int cnt, int reps, double *times, double *sends)
+ * untimed warm-up) into times[] and the time inside MPI_Send into sends[];
+ * then ap_bursts(reps) bursts of AP_BURST messages answered by one reply of
+ * the same size into bursts[]: a burst takes (AP_BURST - 1) g + one round
+ * trip, which gives LogGP's gap g at this size. */
+enum { AP_BURST = 8 };
+static int ap_bursts(int reps) { return reps < 10 ? reps : 10; }
+
+static int exchange(MPI_Comm dup, int me, int q, char *sbuf, char *rbuf, int cnt, int reps, double *times, double *sends,
+                    double *bursts)
 {
+    int rc = ISOCHRON_OK;
     for (int k = -1; k < reps; k++) {
         if (me < q) {
             double t0 = MPI_Wtime();
@@ -77,7 +85,19 @@ static int exchange(MPI_Comm dup, int me, int q, char *sbuf, char *rbuf, int cnt
                    MPI_Send(sbuf, cnt, MPI_BYTE, q, TAG_AP_PONG, dup) != MPI_SUCCESS)
             return isochron_set_error(ISOCHRON_EMPI, "allpairs: round trip %d <-> %d failed", q, me);
     }
-    return ISOCHRON_OK;
+    for (int k = 0; k < ap_bursts(reps) && rc == ISOCHRON_OK; k++) {
+        double t0 = MPI_Wtime();
+        for (int m = 0; m < AP_BURST && rc == ISOCHRON_OK; m++)
+            if ((me < q ? MPI_Send(sbuf, cnt, MPI_BYTE, q, TAG_AP_PING, dup) : MPI_Recv(rbuf, cnt, MPI_BYTE, q, TAG_AP_PING, dup, MPI_STATUS_IGNORE)) !=
+                MPI_SUCCESS)
+                rc = isochron_set_error(ISOCHRON_EMPI, "allpairs: burst %d -> %d failed", me < q ? me : q, me < q ? q : me);
+        if (rc == ISOCHRON_OK &&
+            (me < q ? MPI_Recv(rbuf, cnt, MPI_BYTE, q, TAG_AP_PONG, dup, MPI_STATUS_IGNORE) : MPI_Send(sbuf, cnt, MPI_BYTE, q, TAG_AP_PONG, dup)) !=
+                MPI_SUCCESS)
+            rc = isochron_set_error(ISOCHRON_EMPI, "allpairs: burst reply %d <-> %d failed", me, q);
+        if (me < q) bursts[k] = MPI_Wtime() - t0;
+    }
+    return rc;
 }
 
 int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, double ci_level, isochron_pair_t *pairs,
@@ -106,7 +126,7 @@ int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, d
         rc = isochron_set_error(ISOCHRON_EINVAL, "allpairs needs %zu bytes per process, more than the %zu available",
                                 2 * bytes, avail);
     /* per rank: for each higher partner q, reps round trips then reps send times (row of 2*reps*p) */
-    size_t row = 2 * (size_t)reps * (size_t)p;
+    size_t row = 3 * (size_t)reps * (size_t)p;
     double *mine = NULL, *all = NULL;
     char *sbuf = NULL, *rbuf = NULL;
     if (rc == ISOCHRON_OK) {
@@ -138,8 +158,8 @@ int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, d
         for (int t = 0; t < isochron_ops_allpairs_rounds(p) && rc == ISOCHRON_OK; t++) {
             int q = isochron_ops_allpairs_partner(rank, t, p);
             if (q >= 0) {
-                double *m = mine + 2 * (size_t)reps * (size_t)q;
-                rc = exchange(dup, rank, q, sbuf, rbuf, cnt, reps, m, m + reps);
+                double *m = mine + 3 * (size_t)reps * (size_t)q;
+                rc = exchange(dup, rank, q, sbuf, rbuf, cnt, reps, m, m + reps, m + 2 * (size_t)reps);
             }
             int brc = isochron_barrier_polite(dup);
             if (brc && rc == ISOCHRON_OK) rc = brc;
@@ -149,8 +169,8 @@ int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, d
             for (int j = i + 1; j < p && rc == ISOCHRON_OK; j++) {
                 if (rank == i || rank == j) {
                     int q = rank == i ? j : i;
-                    double *m = mine + 2 * (size_t)reps * (size_t)q;
-                    rc = exchange(dup, rank, q, sbuf, rbuf, cnt, reps, m, m + reps);
+                    double *m = mine + 3 * (size_t)reps * (size_t)q;
+                    rc = exchange(dup, rank, q, sbuf, rbuf, cnt, reps, m, m + reps, m + 2 * (size_t)reps);
                 }
                 int brc = isochron_barrier_polite(dup);
                 if (brc && rc == ISOCHRON_OK) rc = brc;
@@ -163,11 +183,13 @@ int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, d
         int k = 0;
         for (int i = 0; i < p - 1 && rc == ISOCHRON_OK; i++)
             for (int j = i + 1; j < p && rc == ISOCHRON_OK; j++, k++) {
-                double *m = all + row * (size_t)i + 2 * (size_t)reps * (size_t)j;
+                double *m = all + row * (size_t)i + 3 * (size_t)reps * (size_t)j;
                 pairs[k].i = i;
                 pairs[k].j = j;
                 rc = isochron_summarize(m, reps, ci_level, NULL, 0, &pairs[k].s);
                 pairs[k].send_s = isochron_median(m + reps, reps);
+                double burst = isochron_median(m + 2 * (size_t)reps, ap_bursts(reps));
+                pairs[k].gap_s = fmax(0.0, (burst - pairs[k].s.median) / (AP_BURST - 1));
             }
     }
     MPI_Comm_free(&dup);

@@ -64,9 +64,11 @@ static void test_hockney(void)
     const double L = 1.5e-6, o = 0.4e-6, G = 2e-10;
     for (int k = 0; k < N; k++) t[k] = L + 2 * o + (m[k] - 1) * G;
     isochron_loggp_t lg;
-    CHECK_RC(isochron_loggp_fit(m, t, NULL, N, o, &lg), ISOCHRON_OK, "loggp fit");
+    CHECK_RC(isochron_loggp_fit(m, t, NULL, N, o, NAN, &lg), ISOCHRON_OK, "loggp fit, g not measured");
     CHECK(fabs(lg.L - L) < 1e-15 && fabs(lg.G - G) < 1e-20 && lg.o == o, "loggp: L %.6g o %.6g G %.6g", lg.L, lg.o, lg.G);
     CHECK(lg.g == o && lg.g_bound == 1, "loggp: g reported as its lower bound o, flagged");
+    CHECK_RC(isochron_loggp_fit(m, t, NULL, N, o, 0.7e-6, &lg), ISOCHRON_OK, "loggp fit with a measured gap");
+    CHECK(lg.g == 0.7e-6 && lg.g_bound == 0, "loggp: the measured g kept, not flagged");
 
     /* bad input */
     CHECK_RC(isochron_hockney_fit(m, t, NULL, 1, &h), ISOCHRON_EINVAL, "one point refused");
@@ -77,7 +79,7 @@ static void test_hockney(void)
     CHECK_RC(isochron_hockney_fit(m2, t2, bad, 2, &h), ISOCHRON_EINVAL, "zero standard error refused");
     double tn[2] = {NAN, 1e-6};
     CHECK_RC(isochron_hockney_fit(m2, tn, NULL, 2, &h), ISOCHRON_EINVAL, "NaN time refused");
-    CHECK_RC(isochron_loggp_fit(m, t, NULL, N, -1, &lg), ISOCHRON_EINVAL, "negative overhead refused");
+    CHECK_RC(isochron_loggp_fit(m, t, NULL, N, -1, NAN, &lg), ISOCHRON_EINVAL, "negative overhead refused");
 }
 
 static void test_schedule(void)

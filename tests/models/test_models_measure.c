@@ -37,10 +37,11 @@ int main(int argc, char **argv)
             for (int i = 0; i < p - 1; i++)
                 for (int j = i + 1; j < p; j++, k++) {
                     if (pr[k].i != i || pr[k].j != j || pr[k].s.n != 15) order = 0;
-                    if (!(pr[k].s.median > 0 && pr[k].s.median < 1) || !(pr[k].send_s >= 0 && pr[k].send_s <= pr[k].s.max)) fin = 0;
+                    if (!(pr[k].s.median > 0 && pr[k].s.median < 1) || !(pr[k].send_s >= 0 && pr[k].send_s <= pr[k].s.max) ||
+                        !(pr[k].gap_s >= 0 && pr[k].gap_s < 1)) fin = 0;
                 }
             CHECK(order, "%s: every pair once, in order, 15 round trips each", mode ? "sequential" : "parallel");
-            CHECK(fin, "%s: medians in (0, 1 s), sender overhead within the round trip", mode ? "sequential" : "parallel");
+            CHECK(fin, "%s: medians in (0, 1 s), sender overhead within the round trip, gap in [0, 1 s) (0-1: g %.3g s)", mode ? "sequential" : "parallel", pr[0].gap_s);
         }
     }
     isochron_pair_model_t *m = calloc((size_t)np, sizeof *m);

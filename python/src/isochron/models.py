@@ -9,8 +9,8 @@ two-series fit of the smallest and the largest size is kept beside the all-size 
 that is not linear in the size (shared memory: eager copy, then a rendezvous) shows as their
 disagreement and as the residual of the all-size fit. LogGP (L, o, g, G) shares the slope G =
 beta and splits the intercept L + 2o - G with the sender overhead o (time inside MPI_Send at the
-smallest size); the gap g is not observable from round trips and is reported as its lower bound
-o (``g_bound``).
+smallest size); the gap g comes from bursts of messages (``gap_s`` of the records at the smallest
+size; files without it: g is reported as its lower bound o, ``g_bound``).
 
 Predictions: isochron's own linear and binomial Bcast, Scatter and Gather (src/ops/alt.c) are
 simulated message by message under the fitted per-pair Hockney parameters (the heterogeneous
@@ -71,13 +71,16 @@ def hockney_fit(m, t, se=None):
             "rms": math.sqrt(sum(r * r for r in res) / n)}
 
 
-def loggp_from(h, o):
-    """LogGP from a Hockney fit of one-way times and the sender overhead o (s)."""
+def loggp_from(h, o, g=None):
+    """LogGP from a Hockney fit of one-way times, the sender overhead o and the gap g (s).
+
+    g None (not measured): g is reported as its lower bound o with ``g_bound`` true."""
     if not (isinstance(o, (int, float)) and math.isfinite(o) and o >= 0):
         raise IsochronError(f"LogGP: overhead o = {o!r} s; need a finite value >= 0")
-    return {"L": h["alpha"] + h["beta"] - 2 * o, "o": o, "g": o, "G": h["beta"],
+    bound = not (isinstance(g, (int, float)) and math.isfinite(g) and g >= 0)
+    return {"L": h["alpha"] + h["beta"] - 2 * o, "o": o, "g": o if bound else g, "G": h["beta"],
             "L_se": math.hypot(h["alpha_se"], h["beta_se"]), "G_se": h["beta_se"],
-            "g_bound": True}
+            "g_bound": bound}
 
 
 def _one_way_se(rec):
@@ -132,13 +135,13 @@ def fit(path_or_ds, mode=None):
         o = d[ms[0]].get("send_s")
         pairs.append({"i": i, "j": j, "sizes": ms, "one_way_s": t, "one_way_se_s": e,
                       "hockney": h, "hockney_two_series": two,
-                      "loggp": loggp_from(h, o if o is not None else 0.0)})
+                      "loggp": loggp_from(h, o if o is not None else 0.0, d[ms[0]].get("gap_s"))})
     mean = lambda key, sub: sum(p[sub][key] for p in pairs) / len(pairs)
     return {"version": MODELS_VERSION, "kind": "isochron-models", "mode": mode,
             "nprocs": nprocs, "sizes": sizes, "pairs": pairs,
             "average": {"alpha": mean("alpha", "hockney"), "beta": mean("beta", "hockney"),
                         "L": mean("L", "loggp"), "o": mean("o", "loggp"),
-                        "G": mean("G", "loggp")}}
+                        "g": mean("g", "loggp"), "G": mean("G", "loggp")}}
 
 
 # ---------------------------------------------------------------- JSON
@@ -294,7 +297,7 @@ def models_table(models):
              " one-way times",
              f"{'pair':>6} {'alpha us':>9} {'±SE':>7} {'beta ns/B':>10} {'±SE':>8} {'GB/s':>7}"
              f" {'rms us':>7} | {'2-series alpha':>14} {'beta ns/B':>10} | {'L us':>7}"
-             f" {'o us':>6} {'g>= us':>6} {'G ns/B':>7}"]
+             f" {'o us':>6} {'g us':>7} {'G ns/B':>7}"]
     for p in models["pairs"]:
         h, t, lg = p["hockney"], p["hockney_two_series"], p["loggp"]
         bw = 1 / h["beta"] / 1e9 if h["beta"] > 0 else math.nan
@@ -302,11 +305,15 @@ def models_table(models):
                      f" {_us(h['alpha_se']):>7} {h['beta'] * 1e9:>10.4f}"
                      f" {h['beta_se'] * 1e9:>8.4f} {bw:>7.2f} {_us(h['rms']):>7} |"
                      f" {_us(t['alpha']):>14} {t['beta'] * 1e9:>10.4f} | {_us(lg['L']):>7}"
-                     f" {_us(lg['o']):>6} {_us(lg['g']):>6} {lg['G'] * 1e9:>7.4f}")
+                     f" {_us(lg['o']):>6} {('>=' if lg.get('g_bound') else '') + _us(lg['g']):>7}"
+                     f" {lg['G'] * 1e9:>7.4f}")
     a = models["average"]
+    g_note = ("g: its lower bound o (no gap_s in the file)"
+              if any(p["loggp"].get("g_bound") for p in models["pairs"])
+              else "g from bursts of 8 messages")
     lines.append(f"average: alpha {_us(a['alpha'])} us, beta {a['beta'] * 1e9:.4f} ns/B;"
-                 f" LogGP L {_us(a['L'])} us, o {_us(a['o'])} us, G {a['G'] * 1e9:.4f} ns/B"
-                 " (g not observable from round trips: its lower bound o)")
+                 f" LogGP L {_us(a['L'])} us, o {_us(a['o'])} us, g {_us(a.get('g'))} us,"
+                 f" G {a['G'] * 1e9:.4f} ns/B ({g_note})")
     worst = max(models["pairs"], key=lambda p: p["hockney"]["rms"] / max(
         1e-12, abs(p["hockney"]["alpha"])))
     lines.append(f"linearity: the all-size fit of pair {worst['i']}-{worst['j']} misses by"
