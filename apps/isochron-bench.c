@@ -23,7 +23,7 @@
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN,
        O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_HELP, O_VERSION, NOPT };
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
@@ -70,6 +70,7 @@ static const app_option_t opts[NOPT] = {
     [O_LMET] = {"list-methods", NULL, "list the timing methods and exit", NULL},
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
+    [O_STARTUP] = {"startup", NULL, "measure start-up only (osu_init/osu_hello): each rank's MPI_Init and first MPI_Barrier and MPI_Allreduce, min/mean/max over ranks, then exit", NULL},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -243,12 +244,64 @@ static int is_blocking_collective(const isochron_op_t *op)
            !strcmp(op->family, op->name);
 }
 
+/* --startup (osu_init, osu_hello): the time each rank spent in MPI_Init and in
+ * its first barrier and allreduce (the first collectives set up connections),
+ * on each rank's own monotonic clock: no global clock exists yet. */
+static int startup(const double t[4], int size, const char *fmt, const char *jsonl)
+{
+    double d[3] = {t[1] - t[0], t[2] - t[1], t[3] - t[2]}, mn[3], mx[3], sum[3];
+    MPI_Reduce(d, mn, 3, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(d, mx, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank) return 0;
+    static const char *what[3] = {"MPI_Init", "first MPI_Barrier", "first MPI_Allreduce"};
+    static const char *key[3] = {"init_s", "first_barrier_s", "first_allreduce_s"};
+    if (!fmt || strcmp(fmt, "none")) {
+        printf("%-22s %6s %12s %12s %12s\n", "start-up", "ranks", "min", "mean", "max");
+        for (int i = 0; i < 3; i++)
+            printf("%-22s %6d %10.3f ms %10.3f ms %10.3f ms\n", what[i], size, mn[i] * 1e3, sum[i] / size * 1e3, mx[i] * 1e3);
+    }
+    if (jsonl) {
+        FILE *f = fopen(jsonl, "w");
+        if (!f) { fprintf(stderr, "isochron-bench: cannot write %s\n", jsonl); return 2; }
+        isochron_json_t j;
+        isochron_json_init(&j, f);
+        isochron_json_record_begin(&j, "startup");
+        isochron_json_kstring(&j, "tool", "isochron-bench");
+        isochron_json_kint(&j, "ranks", size);
+        isochron_json_kstring(&j, "clock", "each rank's CLOCK_MONOTONIC");
+        for (int i = 0; i < 3; i++) {
+            isochron_json_key(&j, key[i]);
+            isochron_json_object_begin(&j);
+            isochron_json_knumber(&j, "min", mn[i]);
+            isochron_json_knumber(&j, "mean", sum[i] / size);
+            isochron_json_knumber(&j, "max", mx[i]);
+            isochron_json_object_end(&j);
+        }
+        isochron_json_record_end(&j);
+        if (fclose(f)) { fprintf(stderr, "isochron-bench: cannot write %s\n", jsonl); return 2; }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    double st[4];
+    st[0] = isochron_truth_now();
     MPI_Init(&argc, &argv);
+    st[1] = isochron_truth_now();
     int rank, size, code = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    {   /* the first collectives, for --startup: before anything else talks */
+        int one = 1, all = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        st[2] = isochron_truth_now();
+        MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        st[3] = isochron_truth_now();
+    }
     const char *v[NOPT];
     isochron_ops_t *ops = NULL;
     if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
@@ -263,6 +316,7 @@ int main(int argc, char **argv)
         goto done;
     }
     if (v[O_VERSION]) { if (rank == 0) printf("isochron-bench %s\n", ISOCHRON_VERSION_STRING); goto done; }
+    if (v[O_STARTUP]) { code = startup(st, size, v[O_FORMAT], v[O_JSONL]); goto done; }
     if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
     if (v[O_LOPS]) {
         if (rank == 0)
