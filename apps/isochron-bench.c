@@ -22,8 +22,8 @@
 #include "common.h"
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN,
-       O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_HELP, O_VERSION, NOPT };
+       O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
@@ -46,7 +46,8 @@ static const app_option_t opts[NOPT] = {
     [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time", "0.5"},
     [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
     [O_REDOP] = {"op", "NAME", "reduction: sum, prod, max, min", "sum"},
-    [O_ROOT] = {"root", "N|rotate", "root of rooted operations; 'rotate' measures every root in turn", "0"},
+    [O_ROOT] = {"root", "N|rotate|all", "root of rooted operations; 'rotate': a new root every repetition inside one point (k mod p); 'all': every root as its own point", "0"},
+    [O_P2PMODE] = {"p2p-mode", "NAME", "allpairs: parallel (round-robin rounds of disjoint pairs) or sequential (one pair at a time, a barrier holding the others)", "parallel"},
     [O_INPLACE] = {"in-place", NULL, "use MPI_IN_PLACE where MPI allows it", NULL},
     [O_CACHE] = {"cache-clear", "SIZE", "write SIZE bytes between repetitions to clear caches (e.g. 32M)", "0"},
     [O_NPROCS] = {"nprocs", "N", "measure on a sub-communicator of the first N ranks", "all"},
@@ -69,9 +70,173 @@ static const app_option_t opts[NOPT] = {
     [O_LMET] = {"list-methods", NULL, "list the timing methods and exit", NULL},
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
+    [O_STARTUP] = {"startup", NULL, "measure start-up only (osu_init/osu_hello): each rank's MPI_Init and first MPI_Barrier and MPI_Allreduce, min/mean/max over ranks, then exit", NULL},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
+
+/* A point record of the p2p experiments below (fixed repetitions, timed by
+ * rank `timer` with MPI_Wtime, no global clock involved). */
+static void p2p_point(isochron_point_t *pt, size_t bytes, int timer, int p, int reps, const isochron_summary_t *s, int active)
+{
+    memset(pt, 0, sizeof *pt);
+    snprintf(pt->family, sizeof pt->family, "p2p");
+    snprintf(pt->dtype, sizeof pt->dtype, "byte");
+    snprintf(pt->unit, sizeof pt->unit, "s");
+    pt->bytes = bytes;
+    pt->root = timer;
+    pt->nprocs = p;
+    pt->reps = pt->valid = reps;
+    pt->stop = ISOCHRON_STOP_MAXREPS;
+    pt->s = *s;
+    pt->active_ranks = active;
+    pt->start_spread = pt->correction = pt->window = pt->overlap = pt->t_comm = pt->t_comp = NAN;
+    pt->clock_bound = pt->clock_true = pt->slack = pt->late_tolerance = NAN;
+}
+
+/* --ops allpairs (paper 001 sec. 4): every pair's round trips at each size in
+ * the chosen mode; one "pair" record per pair (table/csv: op "allpairs:i-j",
+ * root = i) and one "matrix" record per size (table: the matrix of medians).
+ * Collective over MPI_COMM_WORLD; returns 1 if a size failed. */
+static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, int mode, double level, isochron_reporter_t **rp,
+                        FILE *jf, const char *fmt, int quiet, int *done)
+{
+    int rank, p = 0, failed = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
+    int np = p * (p - 1) / 2;
+    isochron_pair_t *pr = rank == 0 ? calloc((size_t)np + 1, sizeof *pr) : NULL;
+    const char *mname = mode == ISOCHRON_P2P_SEQUENTIAL ? "sequential" : "parallel";
+    for (int s = 0; s < nsizes && !failed; s++) {
+        int rc = ISOCHRON_OK;
+        double wall = 0;
+        if (comm != MPI_COMM_NULL) rc = isochron_ops_allpairs_run(comm, sizes[s], reps, mode, level, pr, &wall);
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        (*done)++;
+        if (rc) {
+            if (rank == 0) fprintf(stderr, "isochron-bench: allpairs at %zu B failed: %s\n", sizes[s], isochron_last_error());
+            failed = 1;
+            break;
+        }
+        if (rank != 0) continue;
+        char mj[16], wj[40], sj[40], gj[40], ij[16], jj[16];
+        snprintf(mj, sizeof mj, "\"%s\"", mname);
+        isochron_json_format_number(wall, wj, sizeof wj);
+        for (int k = 0; k < np; k++) {
+            isochron_point_t pt;
+            p2p_point(&pt, sizes[s], pr[k].i, p, reps, &pr[k].s, 2);
+            snprintf(pt.op, sizeof pt.op, "allpairs");
+            snprintf(ij, sizeof ij, "%d", pr[k].i);
+            snprintf(jj, sizeof jj, "%d", pr[k].j);
+            isochron_json_format_number(pr[k].send_s, sj, sizeof sj);
+            isochron_json_format_number(pr[k].gap_s, gj, sizeof gj);
+            isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"mode", mj}, {"send_s", sj}, {"gap_s", gj}, {"wall_s", wj}};
+            for (int r = 0; r < 3; r++) {
+                if (!rp[r]) continue;
+                if (r == 1 || (r == 0 && !strcmp(fmt, "jsonl"))) isochron_report_point_as(rp[r], &pt, "none", "roundtrip", "pair", ex, 6);
+                else {
+                    snprintf(pt.op, sizeof pt.op, "allpairs:%d-%d", pr[k].i, pr[k].j);
+                    isochron_report_point(rp[r], &pt, "none", "roundtrip");
+                    snprintf(pt.op, sizeof pt.op, "allpairs");
+                }
+            }
+        }
+        /* the matrix of median round trips */
+        FILE *outs[2] = {jf, !strcmp(fmt, "jsonl") ? stdout : NULL};
+        for (int o = 0; o < 2; o++) {
+            if (!outs[o]) continue;
+            isochron_json_t j;
+            isochron_json_init(&j, outs[o]);
+            isochron_json_record_begin(&j, "matrix");
+            isochron_json_kstring(&j, "op", "allpairs");
+            isochron_json_kstring(&j, "mode", mname);
+            isochron_json_kint(&j, "bytes", (long long)sizes[s]);
+            isochron_json_kint(&j, "nprocs", p);
+            isochron_json_kint(&j, "reps", reps);
+            isochron_json_knumber(&j, "wall_s", wall);
+            isochron_json_key(&j, "median_s");
+            isochron_json_array_begin(&j);
+            for (int i = 0; i < p; i++) {
+                double rowv[p];
+                for (int jx = 0; jx < p; jx++) rowv[jx] = i == jx ? 0.0 : NAN;
+                for (int k = 0; k < np; k++) {
+                    if (pr[k].i == i) rowv[pr[k].j] = pr[k].s.median;
+                    if (pr[k].j == i) rowv[pr[k].i] = pr[k].s.median;
+                }
+                isochron_json_numbers(&j, rowv, p);
+            }
+            isochron_json_array_end(&j);
+            isochron_json_record_end(&j);
+        }
+        if (rp[0] && !strcmp(fmt, "table")) {
+            char b[32];
+            printf("\nallpairs %s, %zu B: median round trip (s) of %d pairs, %d reps each, %.3f s wall\n%6s", mname, sizes[s], np, reps, wall, "");
+            for (int j = 0; j < p; j++) printf(" %11d", j);
+            printf("\n");
+            for (int i = 0; i < p; i++) {
+                printf("%6d", i);
+                for (int j = 0; j < p; j++) {
+                    const isochron_pair_t *q = NULL;
+                    for (int k = 0; k < np; k++) if ((pr[k].i == i && pr[k].j == j) || (pr[k].i == j && pr[k].j == i)) q = &pr[k];
+                    printf(" %11s", q ? isochron_fmt_time(q->s.median, b, sizeof b) : "-");
+                }
+                printf("\n");
+            }
+            fflush(stdout);
+        }
+        if (!quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mname, sizes[s], np, reps, wall);
+    }
+    free(pr);
+    return failed;
+}
+
+/* --ops p2t: point-to-two experiments i <-> {j,k} in parallel rounds of
+ * disjoint triplets; one "triplet" record each (table/csv: op "p2t:i-j+k"). */
+static int app_p2t(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, double level, isochron_reporter_t **rp, const char *fmt,
+                   int quiet, int *done)
+{
+    int rank, p = 0, failed = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
+    int n = isochron_ops_p2t_count(p);
+    isochron_triplet_t *tr = rank == 0 ? calloc((size_t)n + 1, sizeof *tr) : NULL;
+    for (int s = 0; s < nsizes && !failed; s++) {
+        int rc = ISOCHRON_OK;
+        double wall = 0;
+        if (comm != MPI_COMM_NULL) rc = isochron_ops_p2t_run(comm, sizes[s], reps, level, tr, &wall);
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        (*done)++;
+        if (rc) {
+            if (rank == 0) fprintf(stderr, "isochron-bench: p2t at %zu B failed: %s\n", sizes[s], isochron_last_error());
+            failed = 1;
+            break;
+        }
+        if (rank != 0) continue;
+        char wj[40], ij[16], jj[16], kj[16];
+        isochron_json_format_number(wall, wj, sizeof wj);
+        for (int t = 0; t < n; t++) {
+            isochron_point_t pt;
+            p2p_point(&pt, sizes[s], tr[t].i, p, reps, &tr[t].s, 3);
+            snprintf(ij, sizeof ij, "%d", tr[t].i);
+            snprintf(jj, sizeof jj, "%d", tr[t].j);
+            snprintf(kj, sizeof kj, "%d", tr[t].k);
+            isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"k", kj}, {"wall_s", wj}};
+            for (int r = 0; r < 3; r++) {
+                if (!rp[r]) continue;
+                if (r == 1 || (r == 0 && !strcmp(fmt, "jsonl"))) {
+                    snprintf(pt.op, sizeof pt.op, "p2t");
+                    isochron_report_point_as(rp[r], &pt, "none", "roundtrip", "triplet", ex, 4);
+                } else {
+                    snprintf(pt.op, sizeof pt.op, "p2t:%d-%d+%d", tr[t].i, tr[t].j, tr[t].k);
+                    isochron_report_point(rp[r], &pt, "none", "roundtrip");
+                }
+            }
+        }
+        if (!quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", sizes[s], n, reps, wall);
+    }
+    free(tr);
+    return failed;
+}
 
 static int is_blocking_collective(const isochron_op_t *op)
 {
@@ -79,12 +244,64 @@ static int is_blocking_collective(const isochron_op_t *op)
            !strcmp(op->family, op->name);
 }
 
+/* --startup (osu_init, osu_hello): the time each rank spent in MPI_Init and in
+ * its first barrier and allreduce (the first collectives set up connections),
+ * on each rank's own monotonic clock: no global clock exists yet. */
+static int startup(const double t[4], int size, const char *fmt, const char *jsonl)
+{
+    double d[3] = {t[1] - t[0], t[2] - t[1], t[3] - t[2]}, mn[3], mx[3], sum[3];
+    MPI_Reduce(d, mn, 3, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(d, mx, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank) return 0;
+    static const char *what[3] = {"MPI_Init", "first MPI_Barrier", "first MPI_Allreduce"};
+    static const char *key[3] = {"init_s", "first_barrier_s", "first_allreduce_s"};
+    if (!fmt || strcmp(fmt, "none")) {
+        printf("%-22s %6s %12s %12s %12s\n", "start-up", "ranks", "min", "mean", "max");
+        for (int i = 0; i < 3; i++)
+            printf("%-22s %6d %10.3f ms %10.3f ms %10.3f ms\n", what[i], size, mn[i] * 1e3, sum[i] / size * 1e3, mx[i] * 1e3);
+    }
+    if (jsonl) {
+        FILE *f = fopen(jsonl, "w");
+        if (!f) { fprintf(stderr, "isochron-bench: cannot write %s\n", jsonl); return 2; }
+        isochron_json_t j;
+        isochron_json_init(&j, f);
+        isochron_json_record_begin(&j, "startup");
+        isochron_json_kstring(&j, "tool", "isochron-bench");
+        isochron_json_kint(&j, "ranks", size);
+        isochron_json_kstring(&j, "clock", "each rank's CLOCK_MONOTONIC");
+        for (int i = 0; i < 3; i++) {
+            isochron_json_key(&j, key[i]);
+            isochron_json_object_begin(&j);
+            isochron_json_knumber(&j, "min", mn[i]);
+            isochron_json_knumber(&j, "mean", sum[i] / size);
+            isochron_json_knumber(&j, "max", mx[i]);
+            isochron_json_object_end(&j);
+        }
+        isochron_json_record_end(&j);
+        if (fclose(f)) { fprintf(stderr, "isochron-bench: cannot write %s\n", jsonl); return 2; }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    double st[4];
+    st[0] = isochron_truth_now();
     MPI_Init(&argc, &argv);
+    st[1] = isochron_truth_now();
     int rank, size, code = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    {   /* the first collectives, for --startup: before anything else talks */
+        int one = 1, all = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        st[2] = isochron_truth_now();
+        MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        st[3] = isochron_truth_now();
+    }
     const char *v[NOPT];
     isochron_ops_t *ops = NULL;
     if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
@@ -99,6 +316,7 @@ int main(int argc, char **argv)
         goto done;
     }
     if (v[O_VERSION]) { if (rank == 0) printf("isochron-bench %s\n", ISOCHRON_VERSION_STRING); goto done; }
+    if (v[O_STARTUP]) { code = startup(st, size, v[O_FORMAT], v[O_JSONL]); goto done; }
     if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
     if (v[O_LOPS]) {
         if (rank == 0)
@@ -106,6 +324,8 @@ int main(int argc, char **argv)
                 const isochron_op_t *op = isochron_ops_get(ops, i);
                 printf("%-24s %-14s %s\n", op->name, op->family ? op->family : "", op->description ? op->description : "");
             }
+        if (rank == 0) printf("%-24s %-14s %s\n", "allpairs", "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
+        if (rank == 0) printf("%-24s %-14s %s\n", "p2t", "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
         goto done;
     }
     if (v[O_LSCH] || v[O_LMET]) {
@@ -172,9 +392,11 @@ int main(int argc, char **argv)
     if (v[O_REDOP] && isochron_op_reduce_find(v[O_REDOP], &rop)) FAIL("--op: %s", isochron_last_error());
     int rotate = 0, root = 0;
     if (v[O_ROOT]) {
-        if (!strcmp(v[O_ROOT], "rotate")) rotate = 1;
-        else if (isochron_parse_long(v[O_ROOT], &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate' or a rank in [0, %d]", v[O_ROOT], size - 1);
+        if (!strcmp(v[O_ROOT], "all")) rotate = 1;
+        else if (!strcmp(v[O_ROOT], "rotate")) bo.rotate_root = 1;
+        else if (isochron_parse_long(v[O_ROOT], &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate', 'all' or a rank in [0, %d]", v[O_ROOT], size - 1);
         else root = (int)lv;
+        if (bo.rotate_root && isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
     }
     int nprocs = size;
     if (v[O_NPROCS] && strcmp(v[O_NPROCS], "all")) {
@@ -182,6 +404,8 @@ int main(int argc, char **argv)
         nprocs = (int)lv;
         if (root >= nprocs) FAIL("--root %d is outside the sub-communicator of %d ranks", root, nprocs);
     }
+    int p2p_mode = ISOCHRON_P2P_PARALLEL, want_allpairs = 0, want_p2t = 0;
+    if (v[O_P2PMODE] && isochron_ops_p2p_mode_find(v[O_P2PMODE], &p2p_mode)) FAIL("--p2p-mode: %s", isochron_last_error());
     size_t sizes[256];
     int nsizes = 0;
     if (app_parse_sizes(v[O_SIZES] ? v[O_SIZES] : "8..1M", sizes, 256, &nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
@@ -196,6 +420,8 @@ int main(int argc, char **argv)
                     if (is_blocking_collective(isochron_ops_get(ops, i))) list[nops++] = isochron_ops_get(ops, i);
                 continue;
             }
+            if (!strcmp(t, "allpairs")) { want_allpairs = 1; continue; }
+            if (!strcmp(t, "p2t")) { want_p2t = 1; continue; }
             const isochron_op_t *op;
             if (isochron_ops_find(ops, t, &op)) { free(copy); FAIL("--ops: %s", isochron_last_error()); }
             if (nops < 512) list[nops++] = op;
@@ -205,6 +431,10 @@ int main(int argc, char **argv)
     /* every point must be possible before anything runs: datatype, sizes, memory, process count */
     size_t avail = 0;
     isochron_op_memory_available(MPI_COMM_WORLD, &avail);
+    if (want_allpairs && nprocs < 2) FAIL("allpairs needs at least 2 processes (running on %d)", nprocs);
+    if (want_p2t && nprocs < 3) FAIL("p2t needs at least 3 processes (running on %d)", nprocs);
+    for (int s = 0; (want_allpairs || want_p2t) && s < nsizes; s++)
+        if (sizes[s] > (size_t)1 << 30 || 2 * sizes[s] > avail) FAIL("allpairs at %zu B needs %zu bytes per process, more than the %zu available (or above 1 GiB)", sizes[s], 2 * sizes[s], avail);
     for (int i = 0; i < nops; i++) {
         if ((list[i]->flags & ISOCHRON_OP_MIN2) && nprocs < 2) FAIL("%s needs at least 2 processes (running on %d)", list[i]->name, nprocs);
         if (isochron_op_accepts(list[i], dt, rop, v[O_INPLACE] != NULL)) FAIL("%s", isochron_last_error());
@@ -216,6 +446,8 @@ int main(int argc, char **argv)
             memset(&c, 0, sizeof c);
             c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window;
             size_t need = isochron_op_memory_needed(list[i], &c);
+            if (bo.rotate_root && (list[i]->flags & ISOCHRON_OP_ROOTED)) /* every root set up at once */
+                for (c.root = 1; c.root < nprocs; c.root++) need += isochron_op_memory_needed(list[i], &c);
             if (need > avail) FAIL("%s at %zu B needs %zu bytes per process, more than the %zu available (node memory / ranks per node)", list[i]->name, sizes[s], need, avail);
         }
     }
@@ -313,6 +545,9 @@ int main(int argc, char **argv)
     int nroots = rotate ? nprocs : 1, total = 0, done_pts = 0;
     for (int i = 0; i < nops; i++) total += nsizes * ((list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1);
     int failed = 0;
+    if (want_allpairs) failed = app_allpairs(comm, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, jf, fmt, quiet, &done_pts);
+    if (want_p2t && !failed) failed = app_p2t(comm, sizes, nsizes, bo.max_reps, bo.ci_level, reps, fmt, quiet, &done_pts);
+    if (failed) code = 1;
     for (int i = 0; i < nops && !failed; i++) {
         int nr = (list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1;
         for (int s = 0; s < nsizes && !failed; s++)

@@ -70,6 +70,10 @@ typedef struct {
     int track;            /**< 1 (default): keep the clock true with clock tracking (isochron/sync.h): a refresh
                                when due before each point and between batches of repetitions, never inside one;
                                the engine's own tracker unless isochron_bench_use_tracker gave one. 0: off */
+    int rotate_root;      /**< 1: a rooted operation changes its root every repetition (rank k mod p at repetition k,
+                               warm-up included) inside one point, every root set up before the first repetition
+                               (MPIBlib, paper 001 sec. 3); the point's root is reported as -1. Refused with the
+                               root and ack methods, whose correction is measured for one root */
 } isochron_bench_opts_t;
 
 /** \brief Defaults: roundtime/global, 10..1000 reps, 5 % at 95 %, 1 s per point, validate first+last. */

@@ -46,6 +46,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include "isochron/stats.h"
 
 /** Flags of an operation descriptor. */
 enum {
@@ -195,6 +196,64 @@ int isochron_op_memory_available(MPI_Comm comm, size_t *bytes);
  * or rtt == NULL on rank 0.
  */
 int isochron_ops_allpairs(MPI_Comm comm, size_t bytes, int reps, double *rtt);
+
+/** Modes of the all-pairs measurement (isochron_ops_allpairs_run). */
+enum {
+    ISOCHRON_P2P_PARALLEL = 0,  /**< the rounds of a round-robin tournament, disjoint pairs at the same time */
+    ISOCHRON_P2P_SEQUENTIAL = 1 /**< one pair at a time, the other ranks held in a barrier */
+};
+/** \brief "parallel" / "sequential" -> ISOCHRON_P2P_*; ENAME naming both otherwise. */
+int isochron_ops_p2p_mode_find(const char *name, int *mode);
+const char *isochron_ops_p2p_mode_names(void); /**< "parallel, sequential" */
+
+/** One pair (i < j) of an all-pairs measurement; times in seconds. */
+typedef struct {
+    int i, j;             /**< ranks; i timed the round trips */
+    isochron_summary_t s; /**< over the reps round trips (median, CI of mean and median, ...) */
+    double send_s;        /**< median time i spent in MPI_Send of the ping (sender overhead o of LogP) */
+    double gap_s;         /**< LogGP's gap g at this size: (median burst of 8 messages answered by one reply - median
+                               round trip) / 7, over up to 10 bursts after the round trips; 0 if the bursts were faster */
+} isochron_pair_t;
+
+/** \brief Rounds of the parallel schedule at \p p processes: p - 1 (p even) or p (p odd). */
+int isochron_ops_allpairs_rounds(int p);
+/** \brief Partner of \p rank in round \p round (0-based) of the parallel schedule at \p p
+ *  processes (circle method), or -1 if it sits the round out (odd p). Pure function. */
+int isochron_ops_allpairs_partner(int rank, int round, int p);
+/**
+ * \brief All-pairs round trips of \p bytes with per-pair statistics. Collective over comm.
+ * ISOCHRON_P2P_PARALLEL: the rounds of isochron_ops_allpairs_partner, a polite barrier
+ * between rounds; ISOCHRON_P2P_SEQUENTIAL: pairs (0,1), (0,2), ..., (p-2,p-1) one at a time,
+ * every other rank waiting in a polite barrier (MPIBlib's comparison, paper 001 sec. 4).
+ * On rank 0 \p pairs (p(p-1)/2 entries, in the order (0,1), (0,2), ..., (p-2,p-1)) receives
+ * the statistics at \p ci_level; other ranks may pass NULL. \p wall (may be NULL): seconds the
+ * whole measurement took on this rank. EINVAL / ENAME as isochron_ops_allpairs, and for a bad mode.
+ */
+int isochron_ops_allpairs_run(MPI_Comm comm, size_t bytes, int reps, int mode, double ci_level, isochron_pair_t *pairs,
+                              double *wall);
+
+/** One point-to-two experiment: i sends \p bytes to j and to k at once and waits for both replies. */
+typedef struct {
+    int i, j, k;          /**< centre i; j < k, both != i */
+    isochron_summary_t s; /**< over the reps exchanges, timed by i (s) */
+} isochron_triplet_t;
+
+/** \brief Point-to-two experiments at \p p processes: p (p-1) (p-2) / 2 (0 below 3). */
+int isochron_ops_p2t_count(int p);
+/** \brief The triplets in their order (i ascending, then j, then k) and the round of each in the
+ *  parallel schedule (greedy: a triplet joins the first round where none of its three
+ *  processes is busy). \p trip: 3 x count ints (may be NULL), \p round: count ints (may be
+ *  NULL). Returns the number of rounds. Pure function. */
+int isochron_ops_p2t_schedule(int p, int *trip, int *round);
+/**
+ * \brief Point-to-two round trips (the extra experiment of the heterogeneous Hockney model,
+ * paper 001 sec. 5): every triplet of isochron_ops_p2t_schedule in parallel rounds of
+ * non-overlapping triplets, a polite barrier between rounds; the centre times \p reps
+ * exchanges (MPI_Isend to both, MPI_Irecv of both replies) after one untimed warm-up.
+ * Collective; on rank 0 \p out (count entries, schedule order) gets the statistics at
+ * \p ci_level. EINVAL below 3 processes and as isochron_ops_allpairs_run.
+ */
+int isochron_ops_p2t_run(MPI_Comm comm, size_t bytes, int reps, double ci_level, isochron_triplet_t *out, double *wall);
 
 /** Datatypes and reduction ops by name ("byte", "char", "int", "long", "float", "double"; "sum", "max", "min", "prod"). */
 int isochron_op_dtype_find(const char *name, MPI_Datatype *dt, int *size);

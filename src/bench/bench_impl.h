@@ -29,6 +29,8 @@ typedef struct {
     isochron_op_ctx_t *ctx;
     const struct method_s *method; /* the point's timing method */
     double t0;            /* point start (global clock, rank 0's value on all) */
+    double data_s;        /* this rank's time in validation (validate, and the prepare a validated repetition needs):
+                           * not charged to the budget, so a point of large buffers still gets its repetitions */
     /* window */
     double window, next_start;
     /* roundtime */

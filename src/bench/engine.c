@@ -253,6 +253,63 @@ static void op_name(MPI_Op op, char *buf, size_t len)
     snprintf(buf, len, "%s", n);
 }
 
+/* Root rotation (opts.rotate_root): one set-up per root, the contexts swapped
+ * in and out of *ctx between repetitions so that prepare, run and validate of
+ * repetition k all see root k mod p. */
+typedef struct {
+    isochron_op_ctx_t *ctxs; /* per root; NULL when not rotating */
+    int cur, orig, n;
+} rotation_t;
+
+static void rotate_to(rotation_t *rt, isochron_op_ctx_t *ctx, int k)
+{
+    if (!rt->ctxs) return;
+    int r = k % rt->n;
+    if (r == rt->cur) return;
+    int rep = ctx->rep;
+    rt->ctxs[rt->cur] = *ctx;
+    *ctx = rt->ctxs[r];
+    ctx->rep = rep;
+    rt->cur = r;
+}
+
+static int rotation_setup(isochron_bench_t *b, const isochron_op_t *op, const isochron_op_ctx_t *pristine, isochron_op_ctx_t *ctx, rotation_t *rt)
+{
+    memset(rt, 0, sizeof *rt);
+    if (!b->o.rotate_root || !(op->flags & ISOCHRON_OP_ROOTED) || b->size < 2) return ISOCHRON_OK;
+    int rc = ISOCHRON_OK;
+    rt->ctxs = calloc((size_t)b->size, sizeof *rt->ctxs);
+    if ((rc = agree(b, rt->ctxs ? ISOCHRON_OK : isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for %d roots", b->size)))) {
+        free(rt->ctxs);
+        rt->ctxs = NULL;
+        return rc;
+    }
+    rt->n = b->size;
+    rt->cur = rt->orig = ctx->root;
+    int r = 0;
+    for (; r < b->size && !rc; r++) {
+        if (r == rt->orig) continue;
+        rt->ctxs[r] = *pristine;
+        rt->ctxs[r].root = r;
+        rc = agree(b, isochron_op_setup(op, &rt->ctxs[r]));
+    }
+    if (rc) { /* undo the set-ups that succeeded */
+        for (int q = 0; q < r - 1; q++) if (q != rt->orig) isochron_op_teardown(op, &rt->ctxs[q]);
+        free(rt->ctxs);
+        rt->ctxs = NULL;
+    }
+    return rc;
+}
+
+static void rotation_free(const isochron_op_t *op, isochron_op_ctx_t *ctx, rotation_t *rt)
+{
+    if (!rt->ctxs) return;
+    rotate_to(rt, ctx, rt->orig);
+    for (int r = 0; r < rt->n; r++) if (r != rt->orig) isochron_op_teardown(op, &rt->ctxs[r]);
+    free(rt->ctxs);
+    rt->ctxs = NULL;
+}
+
 int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res)
 {
     const isochron_bench_opts_t *o = &b->o;
@@ -273,8 +330,12 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     if ((op->flags & ISOCHRON_OP_MIN2) && b->size < 2) return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes", op->name);
     int rc = track_poll(b);
     if (rc) return rc;
+    isochron_op_ctx_t pristine = *ctx;
     rc = agree(b, isochron_op_setup(op, ctx));
     if (rc) return rc;
+    rotation_t rot;
+    if ((rc = rotation_setup(b, op, &pristine, ctx, &rot))) { isochron_op_teardown(op, ctx); return rc; }
+    if (rot.ctxs) res->root = -1;
     dtype_name(ctx->dtype, res->dtype, sizeof res->dtype);
     if (op->flags & ISOCHRON_OP_REDUCTION) op_name(ctx->op, res->redop, sizeof res->redop);
     else snprintf(res->redop, sizeof res->redop, "-");
@@ -293,7 +354,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     int attempts = o->max_attempts > 0 ? o->max_attempts : o->max_reps + (o->max_reps < 333333 ? 3 * o->max_reps : 1000000);
     int cap = attempts;
     res->slack = res->late_tolerance = NAN;
-    if ((rc = agree(b, reps_alloc(&r, cap, b->rank == 0)))) { isochron_op_teardown(op, ctx); return rc; }
+    if ((rc = agree(b, reps_alloc(&r, cap, b->rank == 0)))) { rotation_free(op, ctx, &rot); isochron_op_teardown(op, ctx); return rc; }
     if (o->raw && !(r.mine = malloc(sizeof(double) * 2 * CHUNK)))
         rc = isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the raw data");
     if (o->raw && b->rank == 0) {
@@ -305,10 +366,11 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         if (!r.all || !res->raw_start || !res->raw_end || !res->raw_time || !res->raw_valid)
             rc = isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the raw data of %d repetitions x %d ranks", cap, b->size);
     }
-    if ((rc = agree(b, rc))) { reps_free(&r); isochron_point_free(res); isochron_op_teardown(op, ctx); return rc; }
+    if ((rc = agree(b, rc))) { reps_free(&r); isochron_point_free(res); rotation_free(op, ctx, &rot); isochron_op_teardown(op, ctx); return rc; }
     rc = agree(b, me->prepare(b, &ps));
     /* warm-up: the same path, untimed */
     for (int w = 0; w < o->warmup && !rc; w++) {
+        rotate_to(&rot, ctx, w);
         ctx->rep = w;
         if (op->prepare) rc = op->prepare(ctx);
         MPI_Barrier(b->comm);
@@ -339,7 +401,12 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
      * buffer would accumulate results. */
     int prepare_always = op->prepare && (in_place_point(op, ctx) || (op->flags & (ISOCHRON_OP_RMA | ISOCHRON_OP_USER)));
     ctx->rep = 0;
-    if (!rc && op->prepare) err = op->prepare(ctx);
+    rotate_to(&rot, ctx, 0);
+    {
+        double d0 = isochron_clock_now(b->clk);
+        if (!rc && op->prepare) err = op->prepare(ctx);
+        ps.data_s = isochron_clock_now(b->clk) - d0;
+    }
     if (b->cache) memset(b->cache, 0, o->cache_bytes);
     while (!rc && !stop) {
         int late = 0;
@@ -347,16 +414,19 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         if ((rc = sc->before(b, &ps, k, &late))) break;
         if ((rc = me->run(b, &ps, &s, &en, &l))) break;
         /* every rank calls validate/prepare (one-sided operations synchronize inside them) */
+        double d0 = isochron_clock_now(b->clk);
         if (op->validate && validated(o, k)) {
             int v = op->validate(ctx);
             if (!err) err = v;
             res->validated++;
         }
         ctx->rep = k + 1;
+        rotate_to(&rot, ctx, k + 1);
         if (op->prepare && (prepare_always || validated(o, k + 1))) {
             int p = op->prepare(ctx);
             if (!err) err = p;
         }
+        if (validated(o, k) || validated(o, k + 1)) ps.data_s += isochron_clock_now(b->clk) - d0;
         if (b->cache) memset(b->cache, (k + 1) & 0xff, o->cache_bytes);
         int st = 0, inv = late;
         ps.rep_start = s;
@@ -366,6 +436,11 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         int force = k >= attempts || st;
         if (k >= next_check || force) {
             if ((rc = reduce_batch(b, me, &r, reduced, k, err, &any_err))) break;
+            double data_max = ps.data_s; /* the budget does not count the longest validation */
+            if (!sc->per_rep && o->budget > 0 && MPI_Allreduce(&ps.data_s, &data_max, 1, MPI_DOUBLE, MPI_MAX, b->ctl) != MPI_SUCCESS) {
+                rc = isochron_set_error(ISOCHRON_EMPI, "bench: MPI_Allreduce failed");
+                break;
+            }
             if (o->raw) gather_raw(b, &r, reduced, k, res);
             int decision = 0, due = 0, nv = 0;
             if (b->rank == 0) {
@@ -383,7 +458,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
                 else if (o->rel_ci > 0 && nv >= o->min_reps &&
                          (o->ci_mean ? sum.ci_half <= o->rel_ci * fabs(sum.mean)
                                      : 0.5 * (sum.med_hi - sum.med_lo) <= o->rel_ci * fabs(sum.median))) decision = ISOCHRON_STOP_CI;
-                else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 >= o->budget) decision = ISOCHRON_STOP_BUDGET;
+                else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 - data_max >= o->budget) decision = ISOCHRON_STOP_BUDGET;
             }
             reduced = k;
             if (any_err) decision = -1;
@@ -436,6 +511,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
 out:
     if (me->finish) me->finish(b, &ps);
     reps_free(&r);
+    rotation_free(op, ctx, &rot);
     isochron_op_teardown(op, ctx);
     return rc;
 }

@@ -99,5 +99,8 @@ int isochron_bench_opts_check(const isochron_bench_opts_t *o)
         if (!(o->q[i] >= 0 && o->q[i] <= 1)) return isochron_set_error(ISOCHRON_EINVAL, "quantile %g not in [0, 1]", o->q[i]);
     if (isochron_streq_ci(o->method, "ack") && !(isochron_streq_ci(o->scheme, "barrier") || isochron_streq_ci(o->scheme, "none")))
         return isochron_set_error(ISOCHRON_EINVAL, "the ack method (de Supinski-Karonis) times each root->i task after a barrier; use --scheme barrier");
+    if (o->rotate_root && (isochron_streq_ci(o->method, "root") || isochron_streq_ci(o->method, "ack")))
+        return isochron_set_error(ISOCHRON_EINVAL, "--root rotate (a new root every repetition) works with the global and max methods; the %s method"
+                                  " corrects for one root (measure each root as its own point with --root all)", o->method);
     return ISOCHRON_OK;
 }

@@ -74,8 +74,10 @@ static double quantile(const double *x, int n, double q)
 
 /* After every repetition, on every rank, from the last RT_HIST repetitions
  * (identical on all ranks: they come from the flags' allreduce):
+ * once 8 are known, or as soon as 3 all broke the same rule:
  *  - more than 10 % got the start time after it had passed (still finishing
- *    the previous repetition): the slack B doubles, up to 1000;
+ *    the previous repetition): the slack B doubles, or grows at once by
+ *    1.25 x the 90th percentile of their lateness if that is more, up to 1000;
  *  - more than 10 % were invalid because a rank started later than the
  *    tolerance (descheduled while waiting: at 4 ranks on 2 cores half the
  *    ranks wait for a core at every start, longer the larger the
@@ -90,10 +92,21 @@ static double quantile(const double *x, int n, double q)
 static void rt_adapt(isochron_bench_t *b, point_state_t *ps)
 {
     int n = ps->hist_n < RT_HIST ? ps->hist_n : RT_HIST, recv = 0, slow = 0;
-    if (n < 8) return;
+    if (n < 3) return;
     for (int i = 0; i < n; i++) { recv += ps->hist_recv[i]; slow += ps->hist_slow[i]; }
+    /* 8 repetitions of evidence, or 3 that all broke the same rule: a point
+     * of 10 ms repetitions (bw at 1 MiB: 64 MiB a window) gets only a few in
+     * its time slice and ended without a valid one, 7-50 µs late each time
+     * against a 1 µs tolerance and a 5 ms cap */
+    if (n < 8 && !(slow == n || recv == n)) return;
     if (10 * recv > n && ps->slack < 1000) {
-        ps->slack = ps->slack * 2 < 1000 ? ps->slack * 2 : 1000;
+        /* double it, or at once as far as the lateness measured asks (a
+         * repetition that is still finishing the last one's validation of
+         * 64 MiB is hundreds of µs late: doubling from 4 would take the
+         * whole slice) */
+        double need = ceil(ps->slack + 1.25 * quantile(ps->hist_late, n, 0.9) / b->bcast_lat);
+        double next = need > ps->slack * 2 ? need : ps->slack * 2;
+        ps->slack = next < 1000 ? next : 1000;
         ps->adapted++;
         memset(ps->hist_recv, 0, sizeof ps->hist_recv);
     }
@@ -156,8 +169,10 @@ static int rt_after(isochron_bench_t *b, point_state_t *ps, int rep, double t_en
      * makes the repetition invalid: its start was not simultaneous.
      * Agreed by all ranks (max): {got the start late, start lateness, end
      * after the start time, out of time}. */
-    double in[4] = {(double)*invalid, ps->rep_start - ps->start_at, t_end - ps->start_at, t_end - ps->t0 >= b->o.budget}, out[4];
-    if (isochron_bench_allreduce(b, in, out, 4, MPI_DOUBLE, MPI_MAX)) return isochron_set_error(ISOCHRON_EMPI, "roundtime: MPI_Allreduce failed");
+    double in[5] = {(double)*invalid, ps->rep_start - ps->start_at, t_end - ps->start_at, t_end - ps->t0, ps->data_s}, out[5];
+    if (isochron_bench_allreduce(b, in, out, 5, MPI_DOUBLE, MPI_MAX)) return isochron_set_error(ISOCHRON_EMPI, "roundtime: MPI_Allreduce failed");
+    /* the slice: the latest end, less the longest validation (a receiver checking 64 MiB) */
+    out[3] = b->o.budget > 0 && out[3] - out[4] >= b->o.budget;
     int h = ps->hist_n % RT_HIST;
     ps->hist_late[h] = out[1] > 0 ? out[1] : 0;
     ps->hist_dur[h] = out[2] - ps->hist_late[h];
@@ -174,8 +189,8 @@ static int rt_after(isochron_bench_t *b, point_state_t *ps, int rep, double t_en
     *invalid = recv || slow;
     *stop = out[3] > 0;
     if (getenv("ISOCHRON_RT_DEBUG") && b->rank == 0)
-        fprintf(stderr, "rt %s %zu rep %d: late %.1f us dur %.1f us recv %d slow %d tol %.1f us slack %g\n", ps->op->name, ps->ctx->bytes, rep,
-                out[1] * 1e6, ps->hist_dur[h] * 1e6, recv, slow, ps->tolerance * 1e6, ps->slack);
+        fprintf(stderr, "rt %s %zu rep %d: late %.1f us dur %.1f us recv %d slow %d tol %.1f us slack %g (elapsed %.3f s, validation %.3f s)\n", ps->op->name, ps->ctx->bytes, rep,
+                out[1] * 1e6, ps->hist_dur[h] * 1e6, recv, slow, ps->tolerance * 1e6, ps->slack, t_end - ps->t0, out[4]);
     ps->hist_n++;
     ps->hist_recv[h] = (char)recv;
     ps->hist_slow[h] = (char)slow;

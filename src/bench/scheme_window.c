@@ -61,16 +61,16 @@ static int window_after(isochron_bench_t *b, point_state_t *ps, int rep, double 
 {
     (void)rep;
     /* in: {late (as 0/1 from before, passed via invalid), end} -> max over ranks */
-    double in[2] = {(double)*invalid, t_end}, out[2];
-    int rc = isochron_bench_allreduce(b, in, out, 2, MPI_DOUBLE, MPI_MAX);
+    double in[3] = {(double)*invalid, t_end, ps->data_s}, out[3];
+    int rc = isochron_bench_allreduce(b, in, out, 3, MPI_DOUBLE, MPI_MAX);
     if (rc) return rc;
     double planned = ps->next_start;
     *invalid = out[0] > 0;
     ps->next_start = planned + ps->window;
     if (*invalid || out[1] > planned + ps->window) /* a miss or an overrun: re-anchor, don't cascade */
         ps->next_start = out[1] + ps->window;
-    /* the budget, from the latest end (the same on every rank) */
-    *stop = b->o.budget > 0 && out[1] - ps->t0 >= b->o.budget;
+    /* the budget, from the latest end less the longest validation (the same on every rank) */
+    *stop = b->o.budget > 0 && out[1] - ps->t0 - out[2] >= b->o.budget;
     return ISOCHRON_OK;
 }
 

@@ -240,7 +240,8 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         snprintf(vr, sizeof vr, "%d/%d", p->valid, p->reps);
         isochron_fmt_bytes(p->bytes, sz, sizeof sz);
         char root[12];
-        snprintf(root, sizeof root, "%d", p->root);
+        if (p->root < 0) snprintf(root, sizeof root, "rotate");
+        else snprintf(root, sizeof root, "%d", p->root);
         if (p->valid == 0)
             fprintf(f, "%-22s %9s %6s %11s  no valid repetitions (%d invalid): no statistics\n", p->op, sz, root, vr, p->reps);
         else {

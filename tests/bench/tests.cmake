@@ -92,3 +92,8 @@ isochron_cli_test(bench_overlap 2 TOOL isochron-bench EXPECT zero MATCH "overlap
 isochron_cli_test(bench_node_size 4 TOOL isochron-bench EXPECT zero MATCH "allreduce" "node_size\":2" "\"nodes\":2"
                   ARGS --ops allreduce --sizes 8 --max-reps 20 --sync hca3+hca3 --node-size 2 --format jsonl --quiet)
 isochron_cli_test(bench_bad_node_size 1 TOOL isochron-bench EXPECT nonzero MATCH "--node-size 'x'" ARGS --node-size x)
+# start-up (osu_init): MPI_Init and the first collectives per rank, a table and a JSON record, then exit
+isochron_cli_test(bench_startup 2 TOOL isochron-bench EXPECT zero MATCH "MPI_Init +2 " "first MPI_Barrier" "first MPI_Allreduce"
+                  OUTFILE ${CMAKE_CURRENT_BINARY_DIR}/startup.jsonl
+                  FILE_MATCH "\"type\":\"startup\"" "\"ranks\":2" "\"init_s\":\\{\"min\":[0-9]" "\"first_allreduce_s\""
+                  ARGS --startup --jsonl ${CMAKE_CURRENT_BINARY_DIR}/startup.jsonl)

@@ -1,6 +1,6 @@
 # The layering rule of isochron, checked on the sources (cmake -P, no build):
 #
-#   modules, lowest first: core timer clock sync stats ops barrier bench report shmem trace
+#   modules, lowest first: core timer clock sync stats ops models barrier bench report shmem trace
 #   - src/<m>/ includes "isochron/<x>.h" only for x at or below m, and private
 #     headers "<y>/..." only of its own module or of core;
 #   - src/core includes no module header at all (only isochron.h);
@@ -15,7 +15,7 @@
 if(NOT DEFINED ROOT)
   message(FATAL_ERROR "layering: -DROOT=<source dir> is required")
 endif()
-set(MODULES core timer clock sync stats ops barrier bench report shmem trace)
+set(MODULES core timer clock sync stats ops models barrier bench report shmem trace)
 set(failures "")
 
 function(_includes FILE OUTVAR)

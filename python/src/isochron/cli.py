@@ -264,7 +264,60 @@ def build_parser():
                    " (default: NAME-CALL-N.FORMAT here)")
     g.add_argument("--format", choices=FORMATS, default="png", help="format when -o is not given")
     g.set_defaults(func=cmd_gantt)
+    mo = sub.add_parser("models", help="Hockney and LogGP models per pair from an allpairs run;"
+                        " predictions of linear/binomial Bcast, Scatter, Gather",
+                        description="Fit Hockney (alpha, beta) and LogGP (L, o, g, G) per pair from"
+                        " the 'pair' records of isochron-bench --ops allpairs (at least two sizes,"
+                        " e.g. --sizes 0,1K,16K,64K), print them, and optionally write them as JSON,"
+                        " predict isochron's linear/binomial Bcast, Scatter and Gather and compare"
+                        " with their measurement (paper 001, sec. 4-5). FILE may also be a models"
+                        " JSON written by --json.", epilog=EPILOG)
+    mo.add_argument("file", metavar="FILE", help="allpairs JSON Lines, or a models .json")
+    mo.add_argument("--mode", choices=("parallel", "sequential"),
+                    help="which all-pairs records to fit when the file has both")
+    mo.add_argument("--json", metavar="OUT", help="write the models to OUT (JSON)")
+    mo.add_argument("--predict", metavar="MEASURED",
+                    help="isochron-bench JSON Lines of " + ", ".join(_models_ops())
+                    + ": table of predicted vs measured")
+    mo.add_argument("--plot", metavar="OUT", help="with --predict: predicted vs measured plot")
+    mo.add_argument("--heatmap", metavar="OUT", help="heatmap of the round-trip matrix")
+    mo.add_argument("--heatmap-size", metavar="BYTES", type=int,
+                    help="message size of the heatmap (default: the last matrix)")
+    mo.set_defaults(func=cmd_models)
     return p
+
+
+def _models_ops():
+    from .models import PREDICTED_OPS
+    return PREDICTED_OPS
+
+
+def cmd_models(args):
+    from . import models as M
+    if args.file.endswith(".json"):
+        m = M.from_json(args.file)
+        if args.heatmap:
+            raise IsochronError("--heatmap needs the allpairs JSON Lines, not a models .json")
+    else:
+        ds = read(args.file)
+        _warn(ds)
+        m = M.fit(ds, args.mode)
+        if args.heatmap:
+            save(M.plot_heatmap(ds, args.heatmap_size, m["mode"]), args.heatmap)
+            print(f"heatmap: {args.heatmap}")
+    sys.stdout.write(M.models_table(m))
+    if args.json:
+        M.to_json(m, args.json)
+        print(f"models: {args.json}")
+    if args.plot and not args.predict:
+        raise IsochronError("--plot draws predictions: give --predict MEASURED too")
+    if args.predict:
+        rows = M.compare(m, args.predict)
+        sys.stdout.write("\n" + M.compare_table(rows))
+        if args.plot:
+            save(M.plot_predictions(rows), args.plot)
+            print(f"plot: {args.plot}")
+    return 0
 
 
 def main(argv=None):

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# isochron beside OSU Micro-Benchmarks and IMB on the points they share (issue 18): point-to-point
+# bandwidth (osu_bw / IMB Uniband / bw), bidirectional bandwidth (osu_bibw / Biband / bibw), multi-pair
+# bandwidth and message rate (osu_mbw_mr / mbw_mr), persistent allreduce (osu_allreduce_persistent /
+# allreduce_persistent), neighbourhood alltoall (osu_neighbor_alltoall / neighbor_alltoall_cart), and
+# put/get latency under lock and flush (osu_put_latency, osu_get_latency -s flush / put_lockall,
+# get_lockall). LAUNCHES rounds; in each round every tool runs once per benchmark, one after the
+# other (interleaved), so that the machine's drift hits all tools alike. Per point it prints each
+# tool's median over the launches with the launch range [min, max], and isochron over OSU.
+#
+# OSU and IMB are not part of isochron: build them outside the repository and name them:
+#   OSU_DIR  OSU 7.x's libexec/osu-micro-benchmarks/mpi (its pt2pt/, collective/, one-sided/)
+#   IMB      IMB-MPI1 (Uniband, Biband)
+# A tool not given (or a benchmark it did not build, e.g. OSU's persistent collectives without
+# MPI-4) shows "-". What each tool reports, so the table can be read:
+#   bandwidth  OSU: bytes x window x iterations over the time of all windows (one window =
+#              64 MPI_Isend + a 4-byte reply), so the mean; IMB: the same with a window of 64 and
+#              its own repetition count; isochron: the median over repetitions of one window of
+#              --msg-window 64 (+ ack), so its MB/s = window bytes / median window time.
+#   latency    OSU: mean over iterations of rank 0 (put/get: rank 0 origin, rank 1 passive, one
+#              lock_all/lock around the loop, a flush per iteration); isochron: median of the
+#              global-clock time of one epoch in which every rank accesses its right neighbour
+#              (lock_all, put, flush, unlock_all: the lock and unlock are inside the time).
+#   collective OSU: mean latency averaged over ranks; isochron: median of the global-clock time
+#              from the common start to the last rank's exit (Round-Time).
+# A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env NP (2), NP_NEIGHBOR (4:
+# OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NP=${NP:-2}
+NPN=${NP_NEIGHBOR:-4}
+LAUNCHES=${LAUNCHES:-3}
+SIZES=${SIZES:-8,1K,64K,1M}
+BUILD=${BUILD:-build}
+PY=${PY:-python3}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+bytes=$($PY -c "import sys
+def b(s):
+    m={'K':1<<10,'M':1<<20}
+    return int(s[:-1])*m[s[-1]] if s[-1] in m else int(s)
+print(' '.join(str(b(x)) for x in sys.argv[1].split(',')))" "$SIZES")
+lo=$(echo $bytes | tr ' ' '\n' | sort -n | head -1); hi=$(echo $bytes | tr ' ' '\n' | sort -n | tail -1)
+log2() { $PY -c "import math,sys; print(int(math.log2(int(sys.argv[1]))))" "$1"; }
+echo "isochron beside OSU and IMB: $NP ranks (neighbourhood: $NPN), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+     "$LAUNCHES launches per tool, sizes $SIZES"
+echo "OSU: ${OSU_DIR:-not given}   IMB: ${IMB:-not given}"
+osu() { # osu NAME SUBDIR NP ARGS...: run if built
+  local name=$1 sub=$2 np=$3; shift 3
+  local bin="${OSU_DIR:-/nonexistent}/$sub/$name"
+  [ -x "$bin" ] && tools/mpirun-local -np "$np" "$bin" -m "$lo:$hi" "$@" 2>/dev/null || true
+}
+for i in $(seq 1 "$LAUNCHES"); do
+  tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --ops bw,bibw,mbw_mr,allreduce_persistent,put_lockall,get_lockall \
+      --sizes "$SIZES" --quiet --format none --jsonl "$out/iso-$i.jsonl"
+  tools/mpirun-local -np "$NPN" "$BUILD/isochron-bench" --ops neighbor_alltoall_cart --sizes "$SIZES" --quiet --format none \
+      --jsonl "$out/isoN-$i.jsonl"
+  osu osu_bw pt2pt "$NP" > "$out/osu-bw-$i.txt"
+  osu osu_bibw pt2pt "$NP" > "$out/osu-bibw-$i.txt"
+  osu osu_mbw_mr pt2pt "$NP" > "$out/osu-mbw_mr-$i.txt"
+  osu osu_allreduce_persistent collective "$NP" > "$out/osu-allreduce_persistent-$i.txt"
+  osu osu_neighbor_alltoall collective "$NPN" > "$out/osu-neighbor_alltoall_cart-$i.txt"
+  osu osu_put_latency one-sided "$NP" -s flush > "$out/osu-put_lockall-$i.txt"
+  osu osu_get_latency one-sided "$NP" -s flush > "$out/osu-get_lockall-$i.txt"
+  if [ -n "${IMB:-}" ] && [ -x "$IMB" ]; then
+    tools/mpirun-local -np "$NP" "$IMB" Uniband Biband -msglog "$(log2 "$lo"):$(log2 "$hi")" -npmin "$NP" \
+        > "$out/imb-$i.txt" 2>/dev/null || true
+  fi
+done
+$PY - "$out" "$LAUNCHES" "$bytes" <<'PY'
+import json, os, re, statistics, sys
+d, n, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split()]
+# (bench, unit) -> isochron op; bandwidths in MB/s (10^6 B/s), latencies in microseconds
+benches = [("bw", "MB/s"), ("bibw", "MB/s"), ("mbw_mr", "MB/s"), ("allreduce_persistent", "us"),
+           ("neighbor_alltoall_cart", "us"), ("put_lockall", "us"), ("get_lockall", "us")]
+vals = {}
+def add(tool, bench, size, v):
+    if size in sizes and v is not None and v > 0:
+        vals.setdefault((tool, bench, size), []).append(v)
+for i in range(1, n + 1):
+    for f in (f"iso-{i}.jsonl", f"isoN-{i}.jsonl"):
+        p = os.path.join(d, f)
+        if not os.path.exists(p):
+            continue
+        for line in open(p):
+            r = json.loads(line)
+            if r.get("type") != "point" or not r.get("median_s"):
+                continue
+            if r.get("unit") == "B/s":
+                add("isochron", r["op"], r["bytes"], r["bytes_per_run"] / r["median_s"] / 1e6)
+            else:
+                add("isochron", r["op"], r["bytes"], r["median_s"] * 1e6)
+    for b, _ in benches:
+        p = os.path.join(d, f"osu-{b}-{i}.txt")
+        if not os.path.exists(p):
+            continue
+        for line in open(p):
+            f = line.split()
+            if len(f) >= 2 and f[0].isdigit():
+                add("OSU", b, int(f[0]), float(f[1]))
+    p = os.path.join(d, f"imb-{i}.txt")
+    if os.path.exists(p):
+        bench = None
+        for line in open(p):
+            m = re.match(r"# Benchmarking (\w+)", line)
+            if m:
+                bench = {"Uniband": "bw", "Biband": "bibw"}.get(m.group(1))
+                continue
+            f = line.split()
+            if bench and len(f) == 4 and f[0].isdigit():
+                add("IMB", bench, int(f[0]), float(f[2]))  # Mbytes/sec (10^6)
+def cell(v):
+    if not v:
+        return "-"
+    return f"{statistics.median(v):.4g} [{min(v):.4g}, {max(v):.4g}]"
+print(f"\n{'benchmark':<24}{'size':>9}  {'unit':<5} {'OSU median [launch range]':<30} {'IMB':<30} {'isochron':<30} iso/OSU")
+for b, unit in benches:
+    for s in sizes:
+        o, m, iso = vals.get(("OSU", b, s)), vals.get(("IMB", b, s)), vals.get(("isochron", b, s))
+        ratio = f"{statistics.median(iso) / statistics.median(o):.2f}" if o and iso else "-"
+        print(f"{b:<24}{s:>9}  {unit:<5} {cell(o):<30} {cell(m):<30} {cell(iso):<30} {ratio}")
+PY
