@@ -3,7 +3,7 @@
  * true for a whole run, against injected drift (this machine has one
  * oscillator for all ranks, so only injected skew shows drift).
  *
- * Two skews, each over a run of ISOCHRON_TEST_TRACK_S seconds (default 30):
+ * Two skews, each over a run of ISOCHRON_TEST_TRACK_S seconds (ctest: 20; the program alone: 30):
  *  A "small": offsets of ±1 ms and per-rank drifts of 1, -0.1 and 5 ppm
  *    against rank 0 (the real-cluster case). The same timer carries two
  *    clocks: one synchronized with the default (short) spec and tracked, one
