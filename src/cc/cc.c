@@ -1,0 +1,210 @@
+/* libisochron-cc.so: the collective-clock layer of paper 003 (sections 3-4),
+ * interposed through PMPI with the wrappers tools/gen-pmpi.py generates from
+ * src/pmpi/mpi.tbl (layer prefix "icc").
+ *
+ * Design. ISOCHRON_CC_MODE (read once, at load) selects
+ *   native  every wrapper is a tail call to PMPI (icc_bypass = 1);
+ *   2pc     the two-phase-commit baseline as MANA does it: before every
+ *           blocking collective and every non-blocking collective initiation,
+ *           PMPI_Ibarrier on the same communicator and a PMPI_Test loop;
+ *   cc      Algorithm 1's bookkeeping on the fast path: each communicator maps
+ *           to a ggid computed from its group's world ranks (FNV-1a over the
+ *           ordered list; on a hash collision the member lists are compared and
+ *           a different group gets its own entry, so two groups never merge),
+ *           and SEQ[ggid] is incremented at every collective entry, with no
+ *           extra message. Communicators with the same group (MPI_Comm_dup,
+ *           MPI_IDENT/CONGRUENT) share a ggid, as in the paper. Handles are
+ *           cached (comm -> ggid) and dropped at MPI_Comm_free/disconnect
+ *           because an implementation may reuse a freed handle.
+ * Not implemented yet (issue 14): checkpoint requests, TARGET agreement
+ * (Algorithms 2-3), safe state, checkpoint action and restart. Only the
+ * normal-execution cost of CC is therefore measurable today.
+ * ISOCHRON_CC_TEST_COLLIDE=1 makes every hash equal (tests the member
+ * comparison). The layer calls only PMPI_ functions itself.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "pmpi/pmpi.h"
+#include "isochron/cc.h"
+
+enum { ICC_NATIVE, ICC_CC, ICC_2PC };
+static const char *const icc_mode_names[] = { "native", "cc", "2pc" };
+static int icc_mode = ICC_CC;
+volatile int icc_bypass = 0;
+static int icc_collide = 0;
+
+typedef struct {
+    uint64_t hash;
+    int size;
+    int *members;       /* world ranks, in group order */
+    long long seq;
+} icc_group_t;
+
+static icc_group_t *groups;
+static int ngroups, capgroups;
+
+/* comm handle -> group index cache (open addressing, handles as bytes) */
+typedef struct { MPI_Comm comm; int used; int group; } icc_slot_t;
+#define ICC_SLOTS 1024
+static icc_slot_t slots[ICC_SLOTS];
+
+__attribute__((constructor)) static void icc_load(void)
+{
+    const char *m = getenv("ISOCHRON_CC_MODE");
+    if (m && *m) {
+        int found = -1;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(m, icc_mode_names[i]) == 0) found = i;
+        if (found < 0) {
+            fprintf(stderr, "isochron-cc: ISOCHRON_CC_MODE=%s is not a mode; valid modes: cc, 2pc, native\n", m);
+            _exit(2);
+        }
+        icc_mode = found;
+    }
+    const char *c = getenv("ISOCHRON_CC_TEST_COLLIDE");
+    icc_collide = c && strcmp(c, "1") == 0;
+    icc_bypass = icc_mode == ICC_NATIVE;
+}
+
+static uint64_t handle_key(MPI_Comm comm)
+{
+    uint64_t k = 0;
+    memcpy(&k, &comm, sizeof comm < sizeof k ? sizeof comm : sizeof k);
+    return k * 0x9e3779b97f4a7c15ull;
+}
+
+static int group_of_members(const int *w, int n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < n; i++) {
+        h ^= (uint64_t)(uint32_t)w[i];
+        h *= 1099511628211ull;
+    }
+    if (icc_collide) h = 42;
+    for (int g = 0; g < ngroups; g++)
+        if (groups[g].hash == h && groups[g].size == n && memcmp(groups[g].members, w, (size_t)n * sizeof *w) == 0)
+            return g;
+    if (ngroups == capgroups) {
+        capgroups = capgroups ? 2 * capgroups : 16;
+        groups = realloc(groups, (size_t)capgroups * sizeof *groups);
+        if (!groups) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    }
+    icc_group_t *g = &groups[ngroups];
+    g->hash = h;
+    g->size = n;
+    g->members = malloc((size_t)(n ? n : 1) * sizeof *w);
+    if (!g->members) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    memcpy(g->members, w, (size_t)n * sizeof *w);
+    g->seq = 0;
+    return ngroups++;
+}
+
+static int compute_group(MPI_Comm comm)
+{
+    MPI_Group grp, world, rgrp;
+    int inter = 0, n = 0, nr = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Comm_group(comm, &grp);
+    PMPI_Group_size(grp, &n);
+    if (inter) {
+        PMPI_Comm_remote_group(comm, &rgrp);
+        PMPI_Group_size(rgrp, &nr);
+    }
+    int *idx = malloc((size_t)(n + nr + 1) * sizeof *idx);
+    int *w = malloc((size_t)(n + nr + 1) * sizeof *w);
+    if (!idx || !w) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    for (int i = 0; i < n + nr; i++) idx[i] = i < n ? i : i - n;
+    PMPI_Group_translate_ranks(grp, n, idx, world, w);
+    if (inter) {
+        /* an intercommunicator's group: both sides, lower-ranked side first */
+        PMPI_Group_translate_ranks(rgrp, nr, idx + n, world, w + n);
+        if (nr > 0 && n > 0 && w[n] < w[0]) {
+            int *t = malloc((size_t)(n + nr) * sizeof *t);
+            if (!t) PMPI_Abort(MPI_COMM_WORLD, 1);
+            memcpy(t, w + n, (size_t)nr * sizeof *t);
+            memcpy(t + nr, w, (size_t)n * sizeof *t);
+            memcpy(w, t, (size_t)(n + nr) * sizeof *t);
+            free(t);
+        }
+        PMPI_Group_free(&rgrp);
+    }
+    int g = group_of_members(w, n + nr);
+    free(idx);
+    free(w);
+    PMPI_Group_free(&grp);
+    PMPI_Group_free(&world);
+    return g;
+}
+
+static int lookup(MPI_Comm comm, int create)
+{
+    if (comm == MPI_COMM_NULL) return -1;
+    unsigned h = (unsigned)(handle_key(comm) >> 40) % ICC_SLOTS;
+    for (unsigned i = 0; i < ICC_SLOTS; i++) {
+        icc_slot_t *s = &slots[(h + i) % ICC_SLOTS];
+        if (s->used == 1 && memcmp(&s->comm, &comm, sizeof comm) == 0) return s->group;
+        if (s->used == 0) {
+            if (!create) return -1;
+            s->comm = comm;
+            s->group = compute_group(comm);
+            s->used = 1;
+            return s->group;
+        }
+    }
+    return create ? compute_group(comm) : -1; /* cache full: not cached */
+}
+
+static void forget(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) return;
+    unsigned h = (unsigned)(handle_key(comm) >> 40) % ICC_SLOTS;
+    for (unsigned i = 0; i < ICC_SLOTS; i++) {
+        icc_slot_t *s = &slots[(h + i) % ICC_SLOTS];
+        if (s->used == 0) return;
+        if (s->used == 1 && memcmp(&s->comm, &comm, sizeof comm) == 0) {
+            s->used = 2; /* tombstone keeps later probes intact */
+            return;
+        }
+    }
+}
+
+void icc_enter(isochron_pmpi_call_t *c)
+{
+    if (c->category != ISOCHRON_PMPI_COLL && c->category != ISOCHRON_PMPI_ICOLL) return;
+    if (icc_mode == ICC_2PC) {
+        MPI_Request r;
+        int flag = 0;
+        PMPI_Ibarrier(c->comm, &r);
+        while (!flag) PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        return;
+    }
+    int g = lookup(c->comm, 1);
+    if (g >= 0) groups[g].seq++;
+}
+
+int icc_leave(isochron_pmpi_call_t *c, int rc)
+{
+    if (c->category == ISOCHRON_PMPI_COMMFREE && icc_mode == ICC_CC) forget(c->comm);
+    return rc;
+}
+
+const char *isochron_cc_mode(void) { return icc_mode_names[icc_mode]; }
+
+long long isochron_cc_seq(MPI_Comm comm)
+{
+    if (icc_mode != ICC_CC) return -1;
+    int g = lookup(comm, 1);
+    return g < 0 ? -1 : groups[g].seq;
+}
+
+long long isochron_cc_ggid(MPI_Comm comm)
+{
+    if (icc_mode != ICC_CC) return -1;
+    return lookup(comm, 1);
+}
+
+int isochron_cc_ngroups(void) { return icc_mode == ICC_CC ? ngroups : -1; }

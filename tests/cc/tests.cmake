@@ -1,0 +1,19 @@
+# libisochron-cc.so (issue 14): SEQ/ggid bookkeeping under each mode, hash
+# collisions forced, and a bad mode refused.
+add_executable(test_cc_seq ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_cc_seq.c)
+target_include_directories(test_cc_seq PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(test_cc_seq PRIVATE isochron_cc MPI::MPI_C)
+foreach(cfg "cc;3;ISOCHRON_CC_MODE=cc" "cc_collide;4;ISOCHRON_CC_MODE=cc ISOCHRON_CC_TEST_COLLIDE=1"
+            "2pc;3;ISOCHRON_CC_MODE=2pc" "native;2;ISOCHRON_CC_MODE=native")
+  list(GET cfg 0 tag)
+  list(GET cfg 1 np)
+  list(GET cfg 2 envs)
+  string(REPLACE " " ";" envs "${envs}")
+  add_test(NAME cc_seq_${tag}_np${np} COMMAND ${ISOCHRON_MPIRUN_LOCAL} -np ${np} $<TARGET_FILE:test_cc_seq>)
+  set_tests_properties(cc_seq_${tag}_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};${envs}"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS ${np}
+                       PASS_REGULAR_EXPRESSION "rank 0 mode [a-z0-9]+ groups -?[0-9]+: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+add_test(NAME cc_bad_mode COMMAND ${CMAKE_COMMAND} -E env ISOCHRON_CC_MODE=fast $<TARGET_FILE:test_cc_seq>)
+set_tests_properties(cc_bad_mode PROPERTIES LABELS "serial"
+                     PASS_REGULAR_EXPRESSION "ISOCHRON_CC_MODE=fast is not a mode; valid modes: cc, 2pc, native")
