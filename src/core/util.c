@@ -75,8 +75,39 @@ void isochron_nap(double seconds)
     while (nanosleep(&ts, &ts) != 0) {}
 }
 
+/*
+ * Under SimGrid (built with -DSMPI_ISOCHRON) waiting is different: all
+ * simulated ranks share the simulator's host process, a busy loop burns host
+ * time (every clock read or MPI_Test is a context switch into the simulator)
+ * and only advances simulated time by what SMPI injects per call (10 ns per
+ * clock read, 100 µs and growing per failed MPI_Test), and the simulated
+ * cores never contend because computation is not simulated (sim/run.sh).
+ * So there a polite wait is MPI_Wait (completion at the exact simulated
+ * instant, one simcall), a wait for a time sleeps the simulated time left,
+ * and no node is oversubscribed.
+ */
+void isochron_spin_until(double (*now)(void *), void *arg, double t)
+{
+#ifdef SMPI_ISOCHRON
+    /* The clock may run slower than simulated time (injected drift), so
+     * sleep what is left until a reading reaches t: a few rounds at most. */
+    for (double left; (left = t - now(arg)) > 0;) isochron_nap(left > 1e-9 ? left : 1e-9);
+#else
+    while (now(arg) < t) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+#endif
+}
+
 int isochron_wait_polite(MPI_Request *req, MPI_Status *st)
 {
+#ifdef SMPI_ISOCHRON
+    if (MPI_Wait(req, st ? st : MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "MPI_Wait failed");
+    return ISOCHRON_OK;
+#endif
     int done = 0;
     double nap = 1e-6;
     for (int spins = 0;; spins++) {
@@ -91,6 +122,9 @@ int isochron_wait_polite(MPI_Request *req, MPI_Status *st)
 
 int isochron_wait_yield(MPI_Request *req)
 {
+#ifdef SMPI_ISOCHRON
+    return isochron_wait_polite(req, NULL);
+#endif
     int done = 0;
     for (;;) {
         if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -150,6 +184,10 @@ double isochron_median(double *v, int n)
  * its ranks may run on (their affinity masks). Collective over node. */
 int isochron_node_oversubscribed(MPI_Comm node)
 {
+#ifdef SMPI_ISOCHRON
+    (void)node;
+    return 0; /* simulated cores do not contend (see isochron_spin_until) */
+#endif
     int n;
     MPI_Comm_size(node, &n);
     enum { W = CPU_SETSIZE / (8 * sizeof(unsigned long)) };
