@@ -21,7 +21,7 @@ static const app_option_t opts[NOPT] = {
     [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
     [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = {"timer", "NAME", "base timer; see --list-timers", "mpi_wtime"},
-    [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank, e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
+    [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank (by=host: per host), e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
     [O_TRACK] = APP_OPT_TRACK,
     [O_WAIT] = {"wait", "LIST", "check times after sync, seconds (comma-separated, ascending, each <= 3600)", "0,1,10"},
     [O_CPP] = {"check-pingpongs", "N", "ping-pongs per offset measurement of the check (1..100000)", "100"},
