@@ -9,7 +9,11 @@
 # machine; simulated times are deterministic (computation is not simulated).
 #   usage: bench/sim_scale.sh    env: SIZES ("64 256 1024 4096"), ALGS ("skampi jk hca2 hca3 hier"),
 #          DRIFTS ("50 1"), RPH (1; the hierarchical spec always runs at 16 ranks per host),
-#          OUT (bench/results/sim_scale), LIMIT (seconds of host time per run, 1800)
+#          OUT (bench/results/sim_scale), LIMIT (seconds of host time per run, 1800),
+#          PARTS ("sync barrier bench"), EXTRA_P (1024: ranks of the barrier and bench parts)
+# Part "barrier": isochron-barrier's exit-skew experiment (every barrier algorithm, 30 calls from a
+# common start) at EXTRA_P simulated ranks. Part "bench": isochron-bench's default sweep
+# (Round-Time, hca3) of allreduce, bcast, alltoall and barrier at 8 B, 1 KiB, 64 KiB, 10-50 reps.
 # "hier" is hca3+prop: HCA3 between hosts, the model copied to the ranks of a host (16 per host).
 # The algorithms run with --track off and their default fit (40 points over 20 ms; skampi: none).
 set -euo pipefail
@@ -20,8 +24,26 @@ DRIFTS=${DRIFTS:-"50 1"}
 RPH=${RPH:-1}
 OUT=${OUT:-bench/results/sim_scale}
 LIMIT=${LIMIT:-1800}
+PARTS=${PARTS:-"sync barrier bench"}
+EXTRA_P=${EXTRA_P:-1024}
 mkdir -p "$OUT"
 bash sim/build.sh >/dev/null
+run_extra() { # name driver args...: one run at EXTRA_P ranks, output and host time/memory into $OUT
+  local name=$1; shift
+  echo "== $name at $EXTRA_P simulated ranks (fat tree, 1 rank per host): $*"
+  if /usr/bin/time -f "%e %M" -o "$OUT/$name.time" timeout "$LIMIT" nice -n 10 sim/run.sh "$EXTRA_P" "$@" > "$OUT/$name.txt" 2>&1; then
+    cat "$OUT/$name.txt"
+  else
+    echo "(failed or over $LIMIT s; see $OUT/$name.txt)"; tail -5 "$OUT/$name.txt"
+  fi
+  read -r w m < <(tail -1 "$OUT/$name.time") || true
+  echo "host wall ${w:-?} s, peak memory $(( ${m:-0} / 1024 )) MB (host times contaminated by other load)"
+}
+case " $PARTS " in *" barrier "*)
+  run_extra barrier_skew isochron-barrier --experiments skew --calls 30 --late-tolerance 1ms --quiet ;; esac
+case " $PARTS " in *" bench "*)
+  run_extra bench_sweep isochron-bench --ops allreduce,bcast,alltoall,barrier --sizes 8,1K,64K --min-reps 10 --max-reps 50 --quiet ;; esac
+case " $PARTS " in *" sync "*) ;; *) exit 0 ;; esac
 table=$OUT/table.txt
 printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s\n" alg ranks rph drift sync_sim_s true_max_0s_us true_max_10s_us host_wall_s host_mem_MB | tee "$table"
 for drift in $DRIFTS; do
