@@ -21,7 +21,7 @@ static const app_option_t opts[NOPT] = {
     [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
     [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = {"timer", "NAME", "base timer; see --list-timers", "mpi_wtime"},
-    [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank, e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
+    [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank (by=host: per host), e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
     [O_TRACK] = APP_OPT_TRACK,
     [O_WAIT] = {"wait", "LIST", "check times after sync, seconds (comma-separated, ascending, each <= 3600)", "0,1,10"},
     [O_CPP] = {"check-pingpongs", "N", "ping-pongs per offset measurement of the check (1..100000)", "100"},
@@ -291,7 +291,11 @@ int main(int argc, char **argv)
         isochron_json_kint(&j, "node_size", spec.node_size);
         isochron_json_kbool(&j, "oversubscribed", rep.oversubscribed);
         isochron_json_kbool(&j, "sockets_split", rep.sockets_split);
+#ifdef SMPI_ISOCHRON
+        if (has_truth) isochron_json_kstring(&j, "truth", "simulated_time");
+#else
         if (has_truth) isochron_json_kstring(&j, "truth", "host_clock_monotonic");
+#endif
         else { isochron_json_key(&j, "truth"); isochron_json_null(&j); }
         isochron_json_key(&j, "skew");
         if (isochron_skew_spec_active(&skew)) {
@@ -402,7 +406,11 @@ int main(int argc, char **argv)
                     (int)recs[0].trk_refreshes, recs[0].trk_cost * 1e3, recs[0].trk_cost * 1e3 / fmax(recs[0].trk_refreshes, 1));
         else
             fprintf(tab, "  track   off: the clock is synchronized once\n");
+#ifdef SMPI_ISOCHRON
+        fprintf(tab, "  truth   %s\n\n", "SimGrid's simulated time (one clock for all simulated hosts)");
+#else
         fprintf(tab, "  truth   %s\n\n", has_truth ? "host-wide CLOCK_MONOTONIC (all ranks on one host)" : "none (ranks span hosts): only Alg. 6 measured offsets");
+#endif
         fprintf(tab, "%4s %4s %13s %9s %5s %9s %9s", "rank", "ref", "slope[ppm]", "±se", "kept", "resid[ns]", "pts");
         for (int k = 0; k < 2; k++)
             for (int w = 0; w < nwaits; w++) {

@@ -96,6 +96,7 @@ typedef struct {
     double jitter;       /**< jitter stddev, the same on all ranks */
     uint64_t seed;       /**< seed of the per-rank draw */
     int ref_exact;       /**< if nonzero, rank 0 keeps offset 0 / drift 0 */
+    int per_host;        /**< by=host: one skew per host (shared-memory node), drawn for the host's index; ranks of a host share it (as they share an oscillator) */
     int nexplicit;       /**< number of explicit per-rank overrides */
     int explicit_rank[ISOCHRON_SKEW_MAX_RANKS];
     isochron_skew_t explicit_skew[ISOCHRON_SKEW_MAX_RANKS];
@@ -106,6 +107,9 @@ typedef struct {
  *   offset (max |offset|, units s/ms/us/ns, default s), drift (max |ppm|),
  *   ddrift (max |ppm/s|), jitter (stddev, time units), seed (integer), and
  *   rank R given as  rR:offset=..:drift=..:ddrift=..:jitter=..  for explicit values.
+ * by=host draws one skew per host (shared-memory node, a simulated host under
+ * SimGrid) instead of per rank: the driver passes the host's index as \p rank
+ * to isochron_skew_for_rank, and rR names host R.
  * Example: "offset=10ms,drift=50,seed=7" or "r1:offset=-3ms:drift=20".
  * An empty string or "none" gives no skew.
  */

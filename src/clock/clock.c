@@ -99,14 +99,19 @@ double isochron_clock_apply(const isochron_clock_t *c, double t)
 
 double isochron_clock_now(isochron_clock_t *c) { return isochron_clock_apply(c, isochron_timer_now(c->timer)); }
 
+static double clock_now_cb(void *c) { return isochron_clock_now(c); }
+
 void isochron_clock_wait_until(isochron_clock_t *c, double t, int yield)
 {
+#ifdef SMPI_ISOCHRON
+    yield = 0; /* sched_yield would loop in host time; isochron_spin_until sleeps in simulated time */
+#endif
     double left = t - isochron_clock_now(c);
     if (yield && left > 200e-6) isochron_sleep(left - 150e-6);
     if (yield)
         while (isochron_clock_now(c) < t) sched_yield();
     else
-        while (isochron_clock_now(c) < t) isochron_spin_pause();
+        isochron_spin_until(clock_now_cb, c, t);
 }
 
 isochron_lm_t isochron_clock_model(const isochron_clock_t *c)

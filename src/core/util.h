@@ -19,7 +19,19 @@ int isochron_streq_ci(const char *a, const char *b);
  * The timer module's public isochron_sleep is this. */
 void isochron_nap(double seconds);
 
-/* Complete a request, sleeping between tests (polite). */
+/* Wait until now(arg) >= t: natively a busy wait (microsecond wake-up for
+ * the callers that need it); under SimGrid a sleep of the simulated time left. */
+void isochron_spin_until(double (*now)(void *), void *arg, double t);
+
+/* 1 if isochron_truth_now() reads one clock for all ranks of a job, not
+ * only for the ranks of one host: under SimGrid it is the simulated time. */
+#ifdef SMPI_ISOCHRON
+#define ISOCHRON_TRUTH_GLOBAL 1
+#else
+#define ISOCHRON_TRUTH_GLOBAL 0
+#endif
+
+/* Complete a request, sleeping between tests (polite; under SimGrid MPI_Wait). */
 int isochron_wait_polite(MPI_Request *req, MPI_Status *st);
 int isochron_recv_polite(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm);
 int isochron_barrier_polite(MPI_Comm comm);

@@ -11,7 +11,8 @@
  *    clock as a function of m from its own pairs (rate estimated over the
  *    longest span available), so true_offset_i = G_i - G_0(m_i), with no
  *    network in the way. With skew injection this is the exact error of the
- *    synchronization against the injected truth.
+ *    synchronization against the injected truth. Under SimGrid the truth
+ *    clock is the simulated time, one clock for every simulated host.
  * Waiting sleeps until shortly before each check time, so an oversubscribed
  * node is not starved by ranks spinning for seconds.
  */
@@ -53,7 +54,7 @@ int isochron_sync_true_error(MPI_Comm comm, isochron_clock_t *global, double *ma
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &nsize);
     MPI_Comm_free(&node);
-    one = nsize == p;
+    one = nsize == p || ISOCHRON_TRUTH_GLOBAL;
     MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_MIN, comm);
     if (!one) return ISOCHRON_OK;
     /* rank 0 brackets everyone's samples with two of its own, so its global
@@ -90,12 +91,14 @@ int isochron_sync_check(MPI_Comm comm, isochron_clock_t *global, const double *w
     return isochron_sync_check_tracked(comm, global, NULL, waits, nwaits, npp, out, has_truth);
 }
 
+static double clock_now_cb(void *g) { return isochron_clock_now(g); }
+
 /* Sleep until shortly before global time t, then spin to it. */
 static void wait_global(isochron_clock_t *global, double t)
 {
     double left = t - isochron_clock_now(global);
     if (left > 2e-3) isochron_sleep(left - 1e-3);
-    while (isochron_clock_now(global) < t) isochron_spin_pause();
+    isochron_spin_until(clock_now_cb, global, t);
 }
 
 int isochron_sync_check_tracked(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const double *waits,
@@ -122,7 +125,7 @@ int isochron_sync_check_xport(MPI_Comm comm, isochron_clock_t *global, isochron_
     over = isochron_node_oversubscribed(node);
     MPI_Comm_free(&node);
     MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, work);
-    int one = nsize == p, truth = 0;
+    int one = nsize == p || ISOCHRON_TRUTH_GLOBAL, truth = 0;
     MPI_Allreduce(&one, &truth, 1, MPI_INT, MPI_MIN, work);
     if (has_truth) *has_truth = truth;
 

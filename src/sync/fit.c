@@ -22,7 +22,8 @@
  *
  * Slope significance: the slope is kept only if it exceeds 3 standard errors
  * of the unconstrained weighted fit (corrected for autocorrelated residuals)
- * and, with hard bounds, only if no constant offset fits inside all of them; otherwise an offset-only model is fitted
+ * and, with hard bounds, only if no constant offset fits inside all of them
+ * or it exceeds 20 standard errors; otherwise an offset-only model is fitted
  * under the same constraints. On one host all processes read one oscillator
  * and the true relative drift is 0, so an insignificant slope is noise that
  * grows as slope*t (a peer: 65 µs after 10 s); an injected ±50 ppm is
@@ -37,6 +38,7 @@
 #include "sync/sync_impl.h"
 
 #define SLOPE_MAX 0.2 /* |relative drift| searched: 20 %, far beyond any real clock */
+#define BOUNDS_VETO_SE 20.0 /* slopes beyond this many corrected SE are kept even when the bounds look flat */
 
 typedef struct { double xm, ym, b, sw, swxx; int m; } wls_t;
 
@@ -268,7 +270,17 @@ int isochron_fit_line(const double *x_in, const double *y, const double *u, int 
      * drift is 0: slopes of 0.3-0.5 ppm at 3-7 corrected SE, costing up to
      * 7 µs after 10 s). A real drift moves the offset across the span by
      * more than the tightest intervals allow (±50 ppm: 6 µs vs ±0.2 µs). */
-    if (keep_slope && policy == 0 && u && hard_bounds && n >= 2 && margin(x, lo, hi, n, 0.0) >= 0) {
+    /* That veto is for slopes of marginal significance, though. When the
+     * intervals are wide next to the drift across the span (round trips of
+     * microseconds between hosts, as in SimGrid's fat tree: ±4 µs intervals
+     * vs 1 µs of a 50 ppm drift over 20 ms) a flat constant fits inside them
+     * whatever the drift, and the veto dropped a 50 ppm drift that the
+     * midpoints showed at thousands of standard errors (690 µs off after
+     * 10 s). A slope beyond BOUNDS_VETO_SE corrected standard errors is kept
+     * whatever the bounds say; the false slopes measured on one host were
+     * 3-7 of them. */
+    if (keep_slope && policy == 0 && u && hard_bounds && n >= 2 && !(fabs(s.b) > BOUNDS_VETO_SE * out->slope_se) &&
+        margin(x, lo, hi, n, 0.0) >= 0) {
         keep_slope = 0;
         out->bounds_flat = 1;
     }

@@ -111,11 +111,10 @@ int isochron_pair_end(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int n
  * points: measured here, a client woken from a sleep is often put on the CPU
  * where its reference spins, and the next exchanges are slow and biased.
  * Only the active pair spins (the others wait politely), so this costs no
- * one else a core. */
-static void wait_until(isochron_clock_t *clk, double t)
-{
-    while (isochron_clock_now(clk) < t) isochron_spin_pause();
-}
+ * one else a core. Under SimGrid the wait sleeps in simulated time instead
+ * (isochron_spin_until). */
+static double clock_now_cb(void *clk) { return isochron_clock_now(clk); }
+static void wait_until(isochron_clock_t *clk, double t) { isochron_spin_until(clock_now_cb, clk, t); }
 
 int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int client, isochron_clock_t *clk,
                          isochron_lm_t *lm, isochron_fit_info_t *fit)

@@ -131,7 +131,7 @@ static int check_range(const char *key, double v, int allow_negative)
     return ISOCHRON_OK;
 }
 
-static const char *KEYS = "offset, drift, ddrift, jitter, seed, ref=exact, rR:offset=..:drift=..:ddrift=..:jitter=..";
+static const char *KEYS = "offset, drift, ddrift, jitter, seed, ref=exact, by=rank|host, rR:offset=..:drift=..:ddrift=..:jitter=..";
 
 static int parse_explicit(char *tok, isochron_skew_spec_t *out)
 {
@@ -194,6 +194,10 @@ int isochron_skew_spec_parse(const char *spec, isochron_skew_spec_t *out)
             if (!strcmp(val, "exact")) out->ref_exact = 1;
             else if (!strcmp(val, "skewed")) out->ref_exact = 0;
             else rc = isochron_set_error(ISOCHRON_EPARSE, "skew: ref=%s; valid: exact, skewed", val);
+        } else if (!strcmp(key, "by")) {
+            if (!strcmp(val, "rank")) out->per_host = 0;
+            else if (!strcmp(val, "host")) out->per_host = 1;
+            else rc = isochron_set_error(ISOCHRON_EPARSE, "skew: by=%s; valid: rank, host", val);
         } else if (!strcmp(key, "offset") || !strcmp(key, "drift") || !strcmp(key, "ddrift") || !strcmp(key, "jitter")) {
             if ((rc = parse_value(key, val, &v)) == ISOCHRON_OK && (rc = check_range(key, v, 0)) == ISOCHRON_OK) {
                 if (!strcmp(key, "offset")) out->offset_max = v;

@@ -60,6 +60,9 @@ static void test_basic(void)
               "\"none\" gives rank 3 no skew");
     }
     if (parse_ok("jitter=1ns", &s)) CHECK(isochron_skew_spec_active(&s), "jitter alone is active");
+    if (parse_ok("drift=5", &s)) CHECK(s.per_host == 0, "by=rank is the default (%d)", s.per_host);
+    if (parse_ok("drift=5,by=host", &s)) CHECK(s.per_host == 1, "by=host sets per_host (%d)", s.per_host);
+    if (parse_ok("drift=5,by=host,by=rank", &s)) CHECK(s.per_host == 0, "by=rank after by=host resets it (%d)", s.per_host);
 }
 
 static void test_explicit(void)
@@ -179,6 +182,8 @@ static void test_bad(void)
     CHECK_FAILS_WITH(isochron_skew_spec_parse("bogus=1", &s), perr_name, "skew spec \"bogus=1\"");
     CHECK(strstr(isochron_last_error(), "bogus") != NULL, "the message names \"bogus\": \"%s\"", isochron_last_error());
     CHECK_FAILS_WITH(isochron_skew_spec_parse("r1:offset=1ms:bogus=2", &s), perr_name, "skew spec \"r1:offset=1ms:bogus=2\"");
+    CHECK_FAILS_WITH(isochron_skew_spec_parse("by=node", &s), perr, "skew spec \"by=node\"");
+    CHECK(strstr(isochron_last_error(), "rank, host") != NULL, "by=node names the valid choices: \"%s\"", isochron_last_error());
     isochron_skew_spec_parse("offset=abc", &s);
     CHECK(strstr(isochron_last_error(), "abc") != NULL, "the message names the bad value \"abc\": \"%s\"",
           isochron_last_error());

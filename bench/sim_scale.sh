@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Clock synchronization at scale under SimGrid SMPI (paper 000, Fig. 5-7: JK's duration grows
+# linearly in p, HCA3's and H2HCA's with log p). For every algorithm x rank count x injected drift,
+# one isochron-clock run on a simulated fat tree (sim/run.sh) with skew injected per simulated host
+# (offset ±1 ms, drift ±D ppm, by=host); it prints the simulated sync duration, the true max error
+# (against the simulated time) right after sync and 10 s later, the host wall time and the peak
+# memory of the simulator. Then plots duration vs p on log axes (python with matplotlib, if found).
+# A benchmark, not a test. Host wall times here are contaminated by whatever else runs on the
+# machine; simulated times are deterministic (computation is not simulated).
+#   usage: bench/sim_scale.sh    env: SIZES ("64 256 1024 4096"), ALGS ("skampi jk hca2 hca3 hier"),
+#          DRIFTS ("50 1"), RPH (1; the hierarchical spec always runs at 16 ranks per host),
+#          OUT (bench/results/sim_scale), LIMIT (seconds of host time per run, 1800),
+#          PARTS ("sync barrier bench"), EXTRA_P (1024: ranks of the barrier and bench parts)
+# Part "barrier": isochron-barrier's exit-skew experiment (every barrier algorithm, 30 calls from a
+# common start) at EXTRA_P simulated ranks. Part "bench": isochron-bench's default sweep
+# (Round-Time, hca3) of allreduce, bcast, alltoall and barrier at 8 B, 1 KiB, 64 KiB, 10-50 reps.
+# "hier" is hca3+prop: HCA3 between hosts, the model copied to the ranks of a host (16 per host).
+# The algorithms run with --track off and their default fit (40 points over 20 ms; skampi: none).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES=${SIZES:-"64 256 1024 4096"}
+ALGS=${ALGS:-"skampi jk hca2 hca3 hier"}
+DRIFTS=${DRIFTS:-"50 1"}
+RPH=${RPH:-1}
+OUT=${OUT:-bench/results/sim_scale}
+LIMIT=${LIMIT:-1800}
+PARTS=${PARTS:-"sync barrier bench"}
+EXTRA_P=${EXTRA_P:-1024}
+mkdir -p "$OUT"
+bash sim/build.sh >/dev/null
+run_extra() { # name driver args...: one run at EXTRA_P ranks, output and host time/memory into $OUT
+  local name=$1; shift
+  echo "== $name at $EXTRA_P simulated ranks (fat tree, 1 rank per host): $*"
+  if /usr/bin/time -f "%e %M" -o "$OUT/$name.time" timeout "$LIMIT" nice -n 10 sim/run.sh "$EXTRA_P" "$@" > "$OUT/$name.txt" 2>&1; then
+    cat "$OUT/$name.txt"
+  else
+    echo "(failed or over $LIMIT s; see $OUT/$name.txt)"; tail -5 "$OUT/$name.txt"
+  fi
+  read -r w m < <(tail -1 "$OUT/$name.time") || true
+  echo "host wall ${w:-?} s, peak memory $(( ${m:-0} / 1024 )) MB (host times contaminated by other load)"
+}
+case " $PARTS " in *" barrier "*)
+  run_extra barrier_skew isochron-barrier --experiments skew --calls 30 --late-tolerance 1ms --quiet ;; esac
+case " $PARTS " in *" bench "*)
+  run_extra bench_sweep isochron-bench --ops allreduce,bcast,alltoall,barrier --sizes 8,1K,64K --min-reps 10 --max-reps 50 --quiet ;; esac
+case " $PARTS " in *" sync "*) ;; *) exit 0 ;; esac
+table=$OUT/table.txt
+printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s\n" alg ranks rph drift sync_sim_s true_max_0s_us true_max_10s_us host_wall_s host_mem_MB | tee "$table"
+for drift in $DRIFTS; do
+  for p in $SIZES; do
+    for alg in $ALGS; do
+      spec=$alg rph=$RPH
+      [ "$alg" = hier ] && spec="hca3+prop" rph=16
+      js=$OUT/$alg-$p-$drift.jsonl
+      tm=$OUT/$alg-$p-$drift.time
+      if ! /usr/bin/time -f "%e %M" -o "$tm" timeout "$LIMIT" nice -n 10 sim/run.sh -r "$rph" "$p" isochron-clock --sync "$spec" \
+          --track off --wait 0,10 --skew "offset=1ms,drift=$drift,by=host,seed=3" --check-pingpongs 1 --format none --jsonl "$js" --quiet \
+          > "$OUT/$alg-$p-$drift.log" 2>&1; then
+        printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s\n" "$alg" "$p" "$rph" "$drift" "failed" "-" "-" "$(cut -d' ' -f1 "$tm" 2>/dev/null || echo '>'$LIMIT)" "-" | tee -a "$table"
+        continue
+      fi
+      python3 - "$js" "$tm" "$alg" "$p" "$rph" "$drift" <<'PY' | tee -a "$table"
+import json, sys
+js, tm, alg, p, rph, drift = sys.argv[1:]
+dur, err = None, {}
+for line in open(js):
+    r = json.loads(line)
+    if r.get("type") == "summary":
+        dur = r["duration_s"]; err[r["wait_s"]] = r["max_abs_true_offset_s"]
+wall, mem = open(tm).read().split()[:2]
+print("%-7s %6s %4s %6s %12.6f %14.3f %14.3f %10s %10.0f" % (alg, p, rph, drift, dur, err.get(0, float("nan")) * 1e6,
+      err.get(10, float("nan")) * 1e6, wall, int(mem) / 1024))
+PY
+    done
+  done
+done
+PY=python3
+[ -x /work/main/.venv/bin/python ] && ! python3 -c 'import matplotlib' 2>/dev/null && PY=/work/main/.venv/bin/python
+"$PY" - "$table" "$OUT/duration_vs_p.png" <<'PY' || echo "(no plot: matplotlib not found)"
+import sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+fig, ax = plt.subplots(figsize=(6, 4))
+for alg in dict.fromkeys(r[0] for r in rows):
+    for drift in dict.fromkeys(r[3] for r in rows):
+        pts = sorted((int(r[1]), float(r[4])) for r in rows if r[0] == alg and r[3] == drift and r[4] != "failed")
+        if pts:
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=f"{alg} ±{drift} ppm")
+ax.set_xscale("log", base=2); ax.set_yscale("log")
+ax.set_xlabel("simulated ranks p"); ax.set_ylabel("simulated sync duration [s]")
+ax.set_title("isochron clock sync under SimGrid (fat tree)"); ax.legend(fontsize=7)
+fig.tight_layout(); fig.savefig(sys.argv[2], dpi=120)
+print("plot:", sys.argv[2])
+PY
+echo "table: $table"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Run an isochron driver on a simulated cluster (SimGrid SMPI):
+#   sim/run.sh [-t fattree|dragonfly|flat] [-r RANKS_PER_HOST] NP DRIVER [driver options...]
+#   e.g. sim/run.sh -r 16 1024 isochron-clock --sync hca3 --skew drift=50,by=host --wait 0,10
+# DRIVER is isochron-clock, isochron-bench or isochron-barrier, built by sim/build.sh (run when
+# sim/build/ lacks it). The platform is sim/platforms/TOPO-NP-RPH.xml when committed, else made
+# by sim/platform.sh in a temporary directory; the hostfile puts rank r on host r / RPH.
+# Defaults: fattree, 1 rank per host. Settings, and why:
+#   smpi/simulate-computation:no  host CPU time between MPI calls is not injected: the simulated
+#       times depend on the platform only (deterministic), not on the load of this machine.
+#   -no-privatize                 SMPI's default privatization dlopens a copy of the binary per
+#       rank (1 MB each, 16 GB at 16384 ranks); libisochron keeps its state in handles, and its few
+#       statics are lazily built registries and parse caches, identical on every rank.
+#   contexts/stack-size:512       KiB per simulated rank (default 8 MiB).
+# Anything in SIM_CFG is passed to smpirun as well (e.g. SIM_CFG="--cfg=network/model:LV08").
+# Time is simulated: a wait of 10 s costs no host time, and the drivers' real-time watchdog is
+# off. The truth of isochron-clock's accuracy check is the simulated time (all hosts).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+topo=fattree rph=1
+while getopts "t:r:h" o; do
+  case $o in
+    t) topo=$OPTARG ;;
+    r) rph=$OPTARG ;;
+    *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] || { echo "usage: sim/run.sh [-t fattree|dragonfly|flat] [-r RANKS_PER_HOST] NP DRIVER [options...]" >&2; exit 2; }
+np=$1 driver=$2
+shift 2
+case $driver in
+  isochron-clock|isochron-bench|isochron-barrier) ;;
+  *) echo "sim/run.sh: unknown driver '$driver'; valid: isochron-clock, isochron-bench, isochron-barrier" >&2; exit 2 ;;
+esac
+command -v smpirun >/dev/null || { echo "sim/run.sh: smpirun not found; install libsimgrid-dev (EXTRA_PKGS=libsimgrid-dev tools/install-deps.sh)" >&2; exit 2; }
+bin=${SIM_BUILD:-$here/build}/$driver
+[ -x "$bin" ] || bash "$here/build.sh" >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+name=$topo-$np-$rph
+if [ -f "$here/platforms/$name.xml" ]; then
+  plat=$here/platforms/$name.xml
+  awk -v h=$((np / rph)) -v r="$rph" 'BEGIN { for (i = 0; i < h; i++) for (j = 0; j < r; j++) printf "node-%d\n", i }' > "$tmp/hosts"
+  hosts=$tmp/hosts
+else
+  { read -r plat; read -r hosts; } < <(bash "$here/platform.sh" "$topo" "$np" "$rph" "$tmp")
+fi
+# shellcheck disable=SC2086
+smpirun -np "$np" -platform "$plat" -hostfile "$hosts" -no-privatize \
+  --log=root.thres:warning --log=xbt_cfg.thres:warning --cfg=smpi/simulate-computation:no \
+  --cfg=contexts/stack-size:512 ${SIM_CFG:-} "$bin" "$@"

@@ -1,0 +1,3 @@
+# Simulation (issue 15): one 64-rank case under SimGrid SMPI, skipped (with a message) without smpicc.
+add_test(NAME sim_hca3_64 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sim/check_sim.sh ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/sim)
+set_tests_properties(sim_hca3_64 PROPERTIES TIMEOUT 120 LABELS "sim" SKIP_RETURN_CODE 77)
