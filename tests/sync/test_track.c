@@ -5,15 +5,18 @@
  *
  * Two skews, each over a run of ISOCHRON_TEST_TRACK_S seconds (ctest: 20; the program alone: 30):
  *  A "small": offsets of ±1 ms and per-rank drifts of 1, -0.1 and 5 ppm
- *    against rank 0 (the real-cluster case). The same timer carries two
- *    clocks: one synchronized with the default (short) spec and tracked, one
- *    synchronized once with the long untracked spec. Every second the true
- *    error (CLOCK_MONOTONIC against the injected truth) of the tracked clock
- *    must stay within BOUND, at the end the untracked one must not (the
- *    negative control: one sync cannot hold a 1 ppm drift for 10 s).
+ *    against rank 0 (the real-cluster case). Every second the true error
+ *    (CLOCK_MONOTONIC against the injected truth) of the tracked clock must
+ *    stay within BOUND.
  *  B "large, changing": drifts of ±50 and 30 ppm that change by 0.05-0.1 ppm/s
  *    (ddrift) and 20 ns of Gaussian read jitter; the tracked clock must stay
- *    within BOUND + 10 x jitter the whole run.
+ *    within BOUND + 10 x jitter the whole run. The same timer carries a second
+ *    clock, synchronized once with the long untracked spec, which at the end
+ *    must not (the negative control: one linear model cannot hold a drift
+ *    that changes, 0.5 x 0.1 ppm/s x (10 s)^2 = 5 µs). Until this session the
+ *    control was case A's constant 1 ppm, which one sync dropped as
+ *    insignificant; since a slope beyond 20 standard errors is kept (the fit's
+ *    simulation fix) one sync holds a constant drift: 0.25 µs after 20 s.
  * BOUND (2.5 µs, see below): isochron's target (0.5 µs worst case) is
  * shown by bench/clock_tracking.sh; a test must hold on a loaded 2-core CI machine.
  * The tracker's own bound must be finite and positive, and the refresh
@@ -171,10 +174,10 @@ int main(int argc, char **argv)
     double seconds = 30;
     const char *env = getenv("ISOCHRON_TEST_TRACK_S");
     if (env && atof(env) >= 2) seconds = atof(env);
-    run("A small drifts", "r0:offset=0:drift=0,r1:offset=1ms:drift=1,r2:offset=-1ms:drift=-0.1,r3:offset=0.5ms:drift=5", 0, 1, seconds);
+    run("A small drifts", "r0:offset=0:drift=0,r1:offset=1ms:drift=1,r2:offset=-1ms:drift=-0.1,r3:offset=0.5ms:drift=5", 0, 0, seconds);
     run("B large changing drifts",
         "r0:offset=0:drift=0,r1:offset=10ms:drift=50:ddrift=0.1,r2:offset=-7ms:drift=-50:ddrift=-0.05,r3:offset=3ms:drift=30:ddrift=0.1,jitter=20ns",
-        20e-9, 0, seconds);
+        20e-9, 1, seconds);
     run_follow(3);
     int fails = 0;
     MPI_Allreduce(&check_failures, &fails, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
