@@ -21,7 +21,7 @@
 #include "isochron/report.h"
 #include "common.h"
 
-enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN,
+enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
        O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
        O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_HELP, O_VERSION, NOPT };
 
@@ -42,6 +42,7 @@ static const app_option_t opts[NOPT] = {
     [O_WARMUP] = {"warmup", "N", "untimed repetitions before each point", "2"},
     [O_WINDOW] = {"window", "SECONDS", "window scheme: window length (0: derived from a measured estimate)", "0"},
     [O_MSGWIN] = {"msg-window", "W", "throughput operations (bw, bibw, mbw_mr, bw_fan_in/out): messages per window and sender (osu_bw's 64)", "64"},
+    [O_THREADS] = {"threads", "T", "threaded operations (latency_mt): threads per rank, recorded in each point (osu_latency_mt -t); MPI is then initialised with MPI_THREAD_MULTIPLE", "2"},
     [O_SLACK] = {"slack", "B", "roundtime: start time = now + B x Bcast latency (doubles while starts arrive late)", "4"},
     [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time", "0.5"},
     [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
@@ -286,11 +287,37 @@ static int startup(const double t[4], int size, const char *fmt, const char *jso
     return 0;
 }
 
+/* MPI_THREAD_MULTIPLE only when --ops names a threaded operation (latency_mt): a library
+ * initialised for it may take locks on every call, which would tax every other measurement.
+ * Read before MPI_Init, from argv (the registry needs no MPI); an unknown name is left to the
+ * option checks after MPI_Init, which answer it with the valid names. */
+static int wants_thread_multiple(int argc, char **argv)
+{
+    const char *list = NULL;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--ops") && a + 1 < argc) list = argv[a + 1];
+        else if (!strncmp(argv[a], "--ops=", 6)) list = argv[a] + 6;
+    }
+    isochron_ops_t *ops = NULL;
+    if (!list || isochron_ops_create(&ops)) return 0;
+    int want = 0;
+    char *copy = strdup(list), *save = NULL;
+    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        const isochron_op_t *op;
+        if (!isochron_ops_find(ops, t, &op) && (op->flags & ISOCHRON_OP_THREADED)) want = 1;
+    }
+    free(copy);
+    isochron_ops_destroy(ops);
+    return want;
+}
+
 int main(int argc, char **argv)
 {
     double st[4];
+    int want_mt = wants_thread_multiple(argc, argv), provided = MPI_THREAD_SINGLE;
     st[0] = isochron_truth_now();
-    MPI_Init(&argc, &argv);
+    if (want_mt) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else MPI_Init(&argc, &argv);
     st[1] = isochron_truth_now();
     int rank, size, code = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -375,6 +402,12 @@ int main(int argc, char **argv)
             FAIL("--msg-window '%s': expected an integer in [1, %d] (messages per window of the throughput operations)", v[O_MSGWIN], ISOCHRON_OP_WINDOW_MAX);
         msg_window = (int)lv;
     }
+    int threads = ISOCHRON_OP_THREADS_DEFAULT;
+    if (v[O_THREADS]) {
+        if (isochron_parse_long(v[O_THREADS], &lv) || lv < 1 || lv > ISOCHRON_OP_THREADS_MAX)
+            FAIL("--threads '%s': expected an integer in [1, %d] (threads per rank of the threaded operations)", v[O_THREADS], ISOCHRON_OP_THREADS_MAX);
+        threads = (int)lv;
+    }
     if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
     if (v[O_LATECAP]) { if (isochron_parse_double(v[O_LATECAP], &dv)) FAIL("--late-cap '%s': expected a number", v[O_LATECAP]); bo.late_cap = dv; }
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
@@ -436,6 +469,13 @@ int main(int argc, char **argv)
     for (int s = 0; (want_allpairs || want_p2t) && s < nsizes; s++)
         if (sizes[s] > (size_t)1 << 30 || 2 * sizes[s] > avail) FAIL("allpairs at %zu B needs %zu bytes per process, more than the %zu available (or above 1 GiB)", sizes[s], 2 * sizes[s], avail);
     for (int i = 0; i < nops; i++) {
+        if ((list[i]->flags & ISOCHRON_OP_THREADED) && provided != MPI_THREAD_MULTIPLE) {
+            MPI_Query_thread(&provided);
+            if (provided != MPI_THREAD_MULTIPLE)
+                FAIL("%s needs MPI_THREAD_MULTIPLE; MPI_Init_thread asked for it and this MPI library provided %s", list[i]->name,
+                     provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : provided == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+                     : provided == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" : "an unknown level");
+        }
         if ((list[i]->flags & ISOCHRON_OP_MIN2) && nprocs < 2) FAIL("%s needs at least 2 processes (running on %d)", list[i]->name, nprocs);
         if (isochron_op_accepts(list[i], dt, rop, v[O_INPLACE] != NULL)) FAIL("%s", isochron_last_error());
         int esz = dt != MPI_DATATYPE_NULL ? dsz : (list[i]->flags & ISOCHRON_OP_REDUCTION) ? (int)sizeof(int) : 1;
@@ -444,7 +484,7 @@ int main(int argc, char **argv)
                 FAIL("%s: size %zu B is not a multiple of the datatype size %d (use --dtype byte or sizes in multiples of %d)", list[i]->name, sizes[s], esz, esz);
             isochron_op_ctx_t c;
             memset(&c, 0, sizeof c);
-            c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window;
+            c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads;
             size_t need = isochron_op_memory_needed(list[i], &c);
             if (bo.rotate_root && (list[i]->flags & ISOCHRON_OP_ROOTED)) /* every root set up at once */
                 for (c.root = 1; c.root < nprocs; c.root++) need += isochron_op_memory_needed(list[i], &c);
@@ -521,6 +561,8 @@ int main(int argc, char **argv)
             isochron_json_knumber(&j, "late_cap", bo.late_cap);
             isochron_json_knumber(&j, "window_s", bo.window);
             isochron_json_kint(&j, "msg_window", msg_window);
+            isochron_json_kint(&j, "threads", threads);
+            isochron_json_kbool(&j, "thread_multiple", provided == MPI_THREAD_MULTIPLE);
             isochron_json_kint(&j, "validate", bo.validate);
             isochron_json_kint(&j, "cache_clear_bytes", (long long)bo.cache_bytes);
             isochron_json_object_end(&j);
@@ -578,7 +620,7 @@ int main(int argc, char **argv)
                 if (comm != MPI_COMM_NULL) {
                     isochron_op_ctx_t c;
                     memset(&c, 0, sizeof c);
-                    c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window;
+                    c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads;
                     {
                         char what[96];
                         snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);

@@ -119,6 +119,7 @@ typedef struct {
     double moved_bytes;   /**< payload bytes one run moves, all senders (0 for "s") */
     double moved_msgs;    /**< messages one run carries, acknowledgements not counted (0 for "s") */
     int msg_window;       /**< messages per window and sender (0 for "s") */
+    int threads;          /**< ISOCHRON_OP_THREADED operations: threads per rank (0 for the others) */
 } isochron_point_t;
 
 void isochron_point_free(isochron_point_t *p);

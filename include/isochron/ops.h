@@ -61,13 +61,20 @@ enum {
     ISOCHRON_OP_NODATA = 1u << 8,      /**< moves no data (barrier): size, datatype and op are ignored */
     ISOCHRON_OP_PAIR = 1u << 9,        /**< only ranks 0 and 1 take part; the others return from run at once */
     ISOCHRON_OP_WINDOWED = 1u << 10,   /**< one run is a window of ctx->window messages per sender (bandwidth, message rate) */
-    ISOCHRON_OP_INTEGER = 1u << 11     /**< defined on integer and byte types only (MPI_Compare_and_swap) */
+    ISOCHRON_OP_INTEGER = 1u << 11,    /**< defined on integer and byte types only (MPI_Compare_and_swap) */
+    ISOCHRON_OP_THREADED = 1u << 12    /**< runs ctx->threads threads per rank calling MPI at once: set-up refuses
+                                            (EUNSUPPORTED, naming the level provided) unless MPI_Query_thread gives
+                                            MPI_THREAD_MULTIPLE */
 };
 
 /** Messages per window of the windowed (throughput) operations when ctx->window is 0 (osu_bw's default). */
 #define ISOCHRON_OP_WINDOW_DEFAULT 64
 /** Largest window accepted. */
 #define ISOCHRON_OP_WINDOW_MAX 65536
+/** Threads per rank of the ISOCHRON_OP_THREADED operations when ctx->threads is 0 (osu_latency_mt's default). */
+#define ISOCHRON_OP_THREADS_DEFAULT 2
+/** Most threads per rank accepted. */
+#define ISOCHRON_OP_THREADS_MAX 64
 
 /** Per-point state handed to an operation. Filled by isochron_op_setup(). */
 typedef struct isochron_op_ctx {
@@ -89,6 +96,8 @@ typedef struct isochron_op_ctx {
     void *state;            /**< operation-private */
     int window;             /**< caller-set, ISOCHRON_OP_WINDOWED operations: messages each sender posts per run
                                  (0: ISOCHRON_OP_WINDOW_DEFAULT; < 0 or > ISOCHRON_OP_WINDOW_MAX: EINVAL) */
+    int threads;            /**< caller-set, ISOCHRON_OP_THREADED operations: threads per rank
+                                 (0: ISOCHRON_OP_THREADS_DEFAULT; < 0 or > ISOCHRON_OP_THREADS_MAX: EINVAL) */
 } isochron_op_ctx_t;
 
 /** An operation. set-up/teardown allocate, run executes once, validate checks the last run. */
@@ -151,7 +160,9 @@ int isochron_ops_find(const isochron_ops_t *ops, const char *name, const isochro
  * exceeds 1 MiB, which any process has), every MPI count within INT_MAX.
  * EUNSUPPORTED for a combination the MPI library is known to crash on (today
  * one: reduce with in_place at a non-zero root under MPICH 4.0 to 4.1.2,
- * pmodels/mpich#6540). Then calls op->setup on every rank and agrees: if it
+ * pmodels/mpich#6540), and for an ISOCHRON_OP_THREADED operation when
+ * MPI_Query_thread gives less than MPI_THREAD_MULTIPLE (the message names the
+ * level provided). Then calls op->setup on every rank and agrees: if it
  * failed anywhere, it is torn down everywhere and all ranks return the
  * failing rank's code.
  */

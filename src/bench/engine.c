@@ -343,6 +343,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
     snprintf(res->unit, sizeof res->unit, "%s", op->moved ? "B/s" : "s");
     res->moved_bytes = op->moved ? op->moved(ctx, &res->moved_msgs) : 0;
     res->msg_window = op->moved && (op->flags & ISOCHRON_OP_WINDOWED) ? ctx->window : 0;
+    res->threads = (op->flags & ISOCHRON_OP_THREADED) ? ctx->threads : 0;
 
     point_state_t ps;
     memset(&ps, 0, sizeof ps);

@@ -64,6 +64,9 @@ typedef struct {
 /* 1 and the version if the library is MPICH (MPI_Get_library_version), else 0 (setup.c). */
 int isochron_ops_mpich_version(int *major, int *minor, int *patch);
 
+/* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" for a thread level (thread.c). */
+const char *isochron_ops_thread_level_name(int level);
+
 /* Shared implementation of a kind (kind.c). */
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
 size_t isochron_ops_kind_memory(const isochron_op_ctx_t *c, isochron_ops_kind_t k);
@@ -103,6 +106,7 @@ const isochron_op_t *isochron_ops_builtin_alt(int *n);
 const isochron_op_t *isochron_ops_builtin_tput(int *n);
 const isochron_op_t *isochron_ops_builtin_neighbor(int *n);
 const isochron_op_t *isochron_ops_builtin_persist(int *n);
+const isochron_op_t *isochron_ops_builtin_thread(int *n);
 
 /* The shared functions of a kind, wrapped once per operation (the run
  * functions stay individual). */
@@ -133,5 +137,7 @@ enum {
     ISOCHRON_TAG_RING, ISOCHRON_TAG_BCAST, ISOCHRON_TAG_SCATTER, ISOCHRON_TAG_GATHER,
     ISOCHRON_TAG_REDUCE, ISOCHRON_TAG_WIN, ISOCHRON_TAG_ACK
 };
+/* Threaded operations (thread.c): thread t of a rank uses tag ISOCHRON_TAG_THREAD + t. */
+#define ISOCHRON_TAG_THREAD 0x1600
 
 #endif

@@ -218,6 +218,21 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
                                       name, ctx->window, ISOCHRON_OP_WINDOW_MAX, ISOCHRON_OP_WINDOW_DEFAULT);
         if (ctx->window == 0) ctx->window = ISOCHRON_OP_WINDOW_DEFAULT;
     }
+    if (op->flags & ISOCHRON_OP_THREADED) {
+        if (ctx->threads < 0 || ctx->threads > ISOCHRON_OP_THREADS_MAX)
+            return isochron_set_error(ISOCHRON_EINVAL, "%s: %d threads per rank: expected 1..%d (0: the default %d)",
+                                      name, ctx->threads, ISOCHRON_OP_THREADS_MAX, ISOCHRON_OP_THREADS_DEFAULT);
+        if (ctx->threads == 0) ctx->threads = ISOCHRON_OP_THREADS_DEFAULT;
+        int provided = MPI_THREAD_SINGLE;
+        if (MPI_Query_thread(&provided) != MPI_SUCCESS)
+            return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Query_thread failed", name);
+        if (provided != MPI_THREAD_MULTIPLE)
+            return isochron_set_error(ISOCHRON_EUNSUPPORTED,
+                                      "%s needs MPI_THREAD_MULTIPLE (its threads call MPI at once), but MPI provides %s: "
+                                      "initialise with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) (isochron-bench does "
+                                      "when --ops names a threaded operation) on a library that supports it",
+                                      name, isochron_ops_thread_level_name(provided));
+    }
 
     /* The need is the same on every rank, so skipping the query below a
      * floor no node falls under is a decision all ranks make alike; it saves

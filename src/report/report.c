@@ -171,6 +171,7 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         isochron_json_knumber(&j, "correction_s", p->correction);
         isochron_json_knumber(&j, "scheme_param_s", p->window);
         isochron_json_kint(&j, "validated", p->validated);
+        if (p->threads > 0) isochron_json_kint(&j, "threads", p->threads);
         isochron_json_kstring(&j, "unit", p->unit[0] ? p->unit : "s");
         rate_t rt;
         if (rate_of(p, &rt)) {
@@ -258,6 +259,7 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
                 if (isfinite(rt.lo) && isfinite(rt.hi)) fprintf(f, " [%.2f, %.2f]", rt.lo / 1e6, rt.hi / 1e6);
                 fprintf(f, ", %.4g msg/s (window %d)", rt.msgs, p->msg_window);
             }
+            if (p->threads > 0) fprintf(f, "  threads %d", p->threads);
             if (isfinite(p->overlap)) fprintf(f, "  overlap %.0f%% (comm %s alone)", 100 * p->overlap, isochron_fmt_time(p->t_comm, a, sizeof a));
             fputc('\n', f);
         }
