@@ -12,7 +12,9 @@
  * teardown. validate() compares every element on every receiving rank
  * (test_ops_validate proves it can fail). The only refusal tolerated is
  * EUNSUPPORTED for reduce in place at a non-zero root under MPICH 4.0-4.1.2,
- * which crashes there (printed as "skip"). Runs at 2, 3 and 4 processes (odd
+ * which crashes there (printed as "skip"). Threaded operations (latency_mt)
+ * must be refused here, naming MPI_THREAD_SINGLE: this program calls
+ * MPI_Init (test_ops_threads runs them). Runs at 2, 3 and 4 processes (odd
  * counts matter for trees, rings and round-robin schedules). Prints one line
  * per operation on rank 0; any failing point is printed by the rank it
  * failed on.
@@ -68,6 +70,15 @@ static int run_point(const isochron_op_t *op, size_t bytes, const char *tname, c
     snprintf(what, sizeof what, "%s %zu B %s%s%s root %d%s", op->name, c.bytes, tname, rname ? " " : "",
              rname ? rname : "", root, in_place ? " in_place" : "");
 
+    if (op->flags & ISOCHRON_OP_THREADED) {
+        /* this program calls MPI_Init: MPI_THREAD_SINGLE (test_ops_threads runs them under MPI_THREAD_MULTIPLE) */
+        int rc = isochron_op_setup(op, &c);
+        CHECK(rc == ISOCHRON_EUNSUPPORTED && strstr(isochron_last_error(), "needs MPI_THREAD_MULTIPLE") &&
+                  strstr(isochron_last_error(), "provides MPI_THREAD_SINGLE"),
+              "rank %d: %s refused under MPI_Init, naming the level provided (%s)", rank, what, isochron_last_error());
+        if (rc == ISOCHRON_OK) isochron_op_teardown(op, &c);
+        return check_failures - before;
+    }
     if ((op->flags & ISOCHRON_OP_INTEGER) && !strcmp(tname, "double")) {
         /* MPI_Compare_and_swap is defined on integer, logical and byte types only: refused, setup too */
         int rc = isochron_op_accepts(op, c.dtype, c.op, in_place);
