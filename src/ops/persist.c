@@ -64,6 +64,15 @@ static int i_alltoall(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Alltoall
 static int i_gather(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Gather)(SA, N, DT, RA, N, DT, c->root, CM, MPI_INFO_NULL, q); }
 static int i_scatter(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Scatter)(SA, N, DT, RA, N, DT, c->root, CM, MPI_INFO_NULL, q); }
 static int i_barrier(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Barrier)(CM, MPI_INFO_NULL, q); }
+/* the v-forms with uniform counts (kind.c fills counts and displs), the reduce-scatters and the scans */
+static int i_allgatherv(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Allgatherv)(SA, N, DT, RA, c->counts, c->displs, DT, CM, MPI_INFO_NULL, q); }
+static int i_alltoallv(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Alltoallv)(SA, c->counts, c->displs, DT, RA, c->counts, c->displs, DT, CM, MPI_INFO_NULL, q); }
+static int i_gatherv(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Gatherv)(SA, N, DT, RA, c->counts, c->displs, DT, c->root, CM, MPI_INFO_NULL, q); }
+static int i_scatterv(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Scatterv)(SA, c->counts, c->displs, DT, RA, N, DT, c->root, CM, MPI_INFO_NULL, q); }
+static int i_reduce_scatter(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Reduce_scatter)(SA, RA, c->counts, DT, c->op, CM, MPI_INFO_NULL, q); }
+static int i_reduce_scatter_block(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Reduce_scatter_block)(SA, RA, N, DT, c->op, CM, MPI_INFO_NULL, q); }
+static int i_scan(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Scan)(SA, RA, N, DT, c->op, CM, MPI_INFO_NULL, q); }
+static int i_exscan(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Exscan)(SA, RA, N, DT, c->op, CM, MPI_INFO_NULL, q); }
 #else
 #define i_allreduce NULL
 #define i_bcast NULL
@@ -73,6 +82,14 @@ static int i_barrier(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Barrier)(
 #define i_gather NULL
 #define i_scatter NULL
 #define i_barrier NULL
+#define i_allgatherv NULL
+#define i_alltoallv NULL
+#define i_gatherv NULL
+#define i_scatterv NULL
+#define i_reduce_scatter NULL
+#define i_reduce_scatter_block NULL
+#define i_scan NULL
+#define i_exscan NULL
 #endif
 
 /* Set-up: the kind's buffers, agreement (the init is collective), the request. */
@@ -160,6 +177,14 @@ POP(alltoall, SEM_ALLTOALL, i_alltoall)
 POP(gather, SEM_GATHER, i_gather)
 POP(scatter, SEM_SCATTER, i_scatter)
 POP(barrier, SEM_BARRIER, i_barrier)
+POP(allgatherv, SEM_ALLGATHERV, i_allgatherv)
+POP(alltoallv, SEM_ALLTOALLV, i_alltoallv)
+POP(gatherv, SEM_GATHERV, i_gatherv)
+POP(scatterv, SEM_SCATTERV, i_scatterv)
+POP(reduce_scatter, SEM_REDUCE_SCATTER, i_reduce_scatter)
+POP(reduce_scatter_block, SEM_REDUCE_SCATTER_BLOCK, i_reduce_scatter_block)
+POP(scan, SEM_SCAN, i_scan)
+POP(exscan, SEM_EXSCAN, i_exscan)
 
 /* ---- persistent ping-pong: four requests made once */
 typedef struct {
@@ -245,6 +270,14 @@ static const isochron_op_t persist_ops[] = {
     PERS(gather, F_R | F_IP, "MPI_Gather_init"),
     PERS(scatter, F_R | F_IP, "MPI_Scatter_init"),
     PERS(barrier, ISOCHRON_OP_NODATA, "MPI_Barrier_init"),
+    PERS(allgatherv, F_IP, "MPI_Allgatherv_init"),
+    PERS(alltoallv, F_IP, "MPI_Alltoallv_init"),
+    PERS(gatherv, F_R | F_IP, "MPI_Gatherv_init"),
+    PERS(scatterv, F_R | F_IP, "MPI_Scatterv_init"),
+    PERS(reduce_scatter, F_RED | F_IP, "MPI_Reduce_scatter_init"),
+    PERS(reduce_scatter_block, F_RED | F_IP, "MPI_Reduce_scatter_block_init"),
+    PERS(scan, F_RED | F_IP, "MPI_Scan_init"),
+    PERS(exscan, F_RED | F_IP, "MPI_Exscan_init"),
     { "pingpong_persistent", "pingpong", "rank 0 <-> 1 round trip on MPI_Send_init/MPI_Recv_init requests made once, "
       "MPI_Start(all) + waits", ISOCHRON_OP_P2P | ISOCHRON_OP_MIN2 | ISOCHRON_OP_PAIR, setup_pingpong_persistent,
       isochron_ops_kind_prepare, run_pingpong_persistent, NULL, NULL, isochron_ops_kind_validate,

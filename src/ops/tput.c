@@ -14,7 +14,12 @@
  *   bw_fan_out  rank 0 sends a window to every rank r > 0, each acknowledges;
  *   pingping    ranks 0 and 1 each MPI_Isend to the other, MPI_Recv from it,
  *               wait for the send (IMB PingPing: one message time);
- *   multi_lat   p/2 pairs i <-> i + p/2 ping-pong at once (osu_multi_lat).
+ *   multi_lat   p/2 pairs i <-> i + p/2 ping-pong at once (osu_multi_lat);
+ *   bw_persistent  bw on persistent requests (osu_bw_persistent): the W
+ *               MPI_Send_init / MPI_Recv_init requests are made once in set-up
+ *               (not timed) and freed in teardown; one run = MPI_Startall of
+ *               the window + MPI_Waitall, then the same ack as bw (a plain
+ *               zero-byte message, as OSU's).
  * One run (one repetition of the engine) is one window with its ack, so the
  * engine's statistics are times per window; moved() gives the payload bytes
  * and messages of one window (all senders), and the reporters turn times
@@ -35,7 +40,7 @@
 #include "core/util.h"
 #include "ops/ops_impl.h"
 
-enum { T_BW, T_BIBW, T_MBW, T_FANIN, T_FANOUT, T_PINGPING, T_MULTILAT };
+enum { T_BW, T_BIBW, T_MBW, T_FANIN, T_FANOUT, T_PINGPING, T_MULTILAT, T_BW_PERS };
 
 typedef struct {
     isochron_ops_state_t base; /* first: ISOCHRON_OPS_ST works */
@@ -45,6 +50,8 @@ typedef struct {
     int ack;                   /* receivers acknowledge each sender after the window */
     MPI_Request *q;
     MPI_Status *sts;
+    MPI_Request *pq;           /* bw_persistent: the window's requests, made once */
+    int npq;
 } tput_state_t;
 
 #define TST(c) ((tput_state_t *)(c)->state)
@@ -62,7 +69,7 @@ static void plan(int id, int p, int r, int *sendto, int *ns, int *recvfrom, int 
     *ns = *nr = 0;
 #define ADD(arr, n, v) do { if (arr) (arr)[*(n)] = (v); (*(n))++; } while (0)
     switch (id) {
-    case T_BW:
+    case T_BW: case T_BW_PERS:
         if (r == 0) ADD(sendto, ns, 1);
         if (r == 1) ADD(recvfrom, nr, 0);
         break;
@@ -117,7 +124,7 @@ static double msgs_of(int id, const isochron_op_ctx_t *c)
 {
     int p = c->size, w = window_of(id, c);
     switch (id) {
-    case T_BW: return w;
+    case T_BW: case T_BW_PERS: return w;
     case T_BIBW: return 2.0 * w;
     case T_MBW: return (double)(p / 2) * w;
     case T_FANIN: case T_FANOUT: return (double)(p - 1) * w;
@@ -143,6 +150,9 @@ static void teardown_tput(isochron_op_ctx_t *c)
 {
     tput_state_t *st = TST(c);
     if (st) {
+        for (int i = 0; st->pq && i < st->npq; i++)
+            if (st->pq[i] != MPI_REQUEST_NULL) MPI_Request_free(&st->pq[i]); /* inactive: every start was waited */
+        free(st->pq);
         free(st->sendto);
         free(st->recvfrom);
         free(st->q);
@@ -164,7 +174,7 @@ static int setup_of(int id, isochron_op_ctx_t *c, const char *name)
     st->base.tk = isochron_ops_tkind(c->dtype);
     st->id = id;
     st->w = window_of(id, c);
-    st->ack = id == T_BW || id == T_MBW || id == T_FANIN || id == T_FANOUT;
+    st->ack = id == T_BW || id == T_BW_PERS || id == T_MBW || id == T_FANIN || id == T_FANOUT;
     int p = c->size;
     st->sendto = malloc((size_t)p * sizeof(int));
     st->recvfrom = malloc((size_t)p * sizeof(int));
@@ -181,6 +191,23 @@ static int setup_of(int id, isochron_op_ctx_t *c, const char *name)
     if (!c->sbuf || !c->rbuf || !st->q || !st->sts)
         return isochron_set_error(ISOCHRON_ENOMEM, "%s: cannot allocate %zu + %zu bytes on rank %d", name, c->sbuf_bytes,
                                   c->rbuf_bytes, c->rank);
+    if (id == T_BW_PERS) { /* the window's requests, in run_window's order: receives, then sends */
+        int k = 0, n = (int)c->count;
+        st->pq = malloc(nreq * sizeof *st->pq);
+        if (!st->pq) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for %zu requests", name, nreq);
+        for (size_t i = 0; i < nreq; i++) st->pq[i] = MPI_REQUEST_NULL;
+        st->npq = (int)nreq;
+        for (int i = 0; i < st->nrecv; i++)
+            for (int j = 0; j < st->w; j++, k++)
+                if (MPI_Recv_init((char *)c->rbuf + (size_t)k * per, n, c->dtype, st->recvfrom[i], ISOCHRON_TAG_WIN, c->comm,
+                                  &st->pq[k]) != MPI_SUCCESS)
+                    return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Recv_init failed on rank %d", name, c->rank);
+        for (int i = 0; i < st->nsend; i++)
+            for (int j = 0; j < st->w; j++, k++)
+                if (MPI_Send_init(c->sbuf, n, c->dtype, st->sendto[i], ISOCHRON_TAG_WIN, c->comm, &st->pq[k]) != MPI_SUCCESS)
+                    return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Send_init failed on rank %d", name, c->rank);
+        st->npq = k;
+    }
     return ISOCHRON_OK;
 }
 
@@ -212,6 +239,29 @@ static int validate_tput(isochron_op_ctx_t *c)
 #define DT (c->dtype)
 #define CM (c->comm)
 
+/* The acks: every receiver to each of its senders, after the window. */
+static int run_acks(isochron_op_ctx_t *c)
+{
+    tput_state_t *st = TST(c);
+    int k = 0;
+    for (int i = 0; i < st->nsend; i++, k++)
+        ISOCHRON_OPS_MPI(MPI_Irecv(NULL, 0, MPI_BYTE, st->sendto[i], ISOCHRON_TAG_ACK, CM, &st->q[k]), c, "MPI_Irecv (ack)");
+    for (int i = 0; i < st->nrecv; i++, k++)
+        ISOCHRON_OPS_MPI(MPI_Isend(NULL, 0, MPI_BYTE, st->recvfrom[i], ISOCHRON_TAG_ACK, CM, &st->q[k]), c, "MPI_Isend (ack)");
+    if (k) ISOCHRON_OPS_MPI(MPI_Waitall(k, st->q, st->sts), c, "MPI_Waitall (ack)");
+    return ISOCHRON_OK;
+}
+
+/* bw_persistent: the window's persistent requests started at once, completed, then the ack. */
+static int run_window_persistent(isochron_op_ctx_t *c)
+{
+    tput_state_t *st = TST(c);
+    if (!st->npq) return ISOCHRON_OK;
+    ISOCHRON_OPS_MPI(MPI_Startall(st->npq, st->pq), c, "MPI_Startall");
+    ISOCHRON_OPS_MPI(MPI_Waitall(st->npq, st->pq, st->sts), c, "MPI_Waitall");
+    return run_acks(c);
+}
+
 /* A window: every receive posted, then every send, then all completed; then the acks. */
 static int run_window(isochron_op_ctx_t *c)
 {
@@ -226,14 +276,7 @@ static int run_window(isochron_op_ctx_t *c)
         for (int j = 0; j < st->w; j++, k++)
             ISOCHRON_OPS_MPI(MPI_Isend(c->sbuf, N, DT, st->sendto[i], ISOCHRON_TAG_WIN, CM, &st->q[k]), c, "MPI_Isend");
     if (k) ISOCHRON_OPS_MPI(MPI_Waitall(k, st->q, st->sts), c, "MPI_Waitall");
-    if (!st->ack) return ISOCHRON_OK;
-    k = 0;
-    for (int i = 0; i < st->nsend; i++, k++)
-        ISOCHRON_OPS_MPI(MPI_Irecv(NULL, 0, MPI_BYTE, st->sendto[i], ISOCHRON_TAG_ACK, CM, &st->q[k]), c, "MPI_Irecv (ack)");
-    for (int i = 0; i < st->nrecv; i++, k++)
-        ISOCHRON_OPS_MPI(MPI_Isend(NULL, 0, MPI_BYTE, st->recvfrom[i], ISOCHRON_TAG_ACK, CM, &st->q[k]), c, "MPI_Isend (ack)");
-    if (k) ISOCHRON_OPS_MPI(MPI_Waitall(k, st->q, st->sts), c, "MPI_Waitall (ack)");
-    return ISOCHRON_OK;
+    return st->ack ? run_acks(c) : ISOCHRON_OK;
 }
 
 static int run_pingping(isochron_op_ctx_t *c)
@@ -272,6 +315,7 @@ static int run_multi_lat(isochron_op_ctx_t *c)
 
 TPUT(bw, T_BW)
 TPUT(bibw, T_BIBW)
+TPUT(bw_persistent, T_BW_PERS)
 TPUT(mbw_mr, T_MBW)
 TPUT(bw_fan_in, T_FANIN)
 TPUT(bw_fan_out, T_FANOUT)
@@ -286,6 +330,9 @@ LAT(multi_lat, T_MULTILAT)
 static const isochron_op_t tput_ops[] = {
     DESC(bw, "bw", "bandwidth: rank 0 sends a window of --msg-window Isends to rank 1, zero-byte ack (osu_bw, IMB Uniband); B/s",
          F_WIN | ISOCHRON_OP_PAIR, run_window, moved_bw),
+    DESC(bw_persistent, "bw", "bw on MPI_Send_init/MPI_Recv_init requests made once in set-up: one run = MPI_Startall of the "
+         "window + MPI_Waitall, zero-byte ack (osu_bw_persistent); B/s", F_WIN | ISOCHRON_OP_PAIR, run_window_persistent,
+         moved_bw_persistent),
     DESC(bibw, "bibw", "bidirectional bandwidth: ranks 0 and 1 each send a window to the other (osu_bibw, IMB Biband); B/s",
          F_WIN | ISOCHRON_OP_PAIR, run_window, moved_bibw),
     DESC(mbw_mr, "mbw_mr", "multi-pair bandwidth and message rate: pairs i -> i+p/2 each send a window + ack (osu_mbw_mr); B/s, msg/s",

@@ -19,7 +19,7 @@ run() {
   fi
 }
 run isochron-bench "$build/isochron-bench" --ops allreduce,bcast,alltoall,pingpong,put_fence --sizes 0,8,4K --max-reps 20
-run isochron-bench-osu "$build/isochron-bench" --ops bw,mbw_mr,allreduce_persistent,allreduce_init,pingpong_persistent,neighbor_alltoallw_graph,ineighbor_allgather_cart,ialltoallw --sizes 8,1K --max-reps 10 --msg-window 8
+run isochron-bench-osu "$build/isochron-bench" --ops bw,mbw_mr,allreduce_persistent,allreduce_init,pingpong_persistent,neighbor_alltoallw_graph,ineighbor_allgather_cart,ialltoallw,bw_persistent,alltoallv_persistent,reduce_scatter_init,latency_mt --sizes 8,1K --max-reps 10 --msg-window 8 --threads 2
 run isochron-clock "$build/isochron-clock" --wait 0,1
 run isochron-barrier "$build/isochron-barrier" --calls 100 --trials 20 --payoff-trials 10 --payoff-sizes 0,4K --shift-sizes 4K --max-reps 30
 echo "test_valgrind: PASS"

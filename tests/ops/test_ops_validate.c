@@ -213,6 +213,9 @@ int main(int argc, char **argv)
     corruption("neighbor_allgatherv_graph", size - 1, 0);
     corruption("allreduce_persistent", size - 1, 0);
     corruption("pingpong_persistent", 1, 0);
+    corruption("bw_persistent", 1, 0);                 /* the last message of the persistent window */
+    corruption("reduce_scatter_persistent", size - 1, 0);
+    corruption("allgatherv_persistent", 0, 0);
     corruption("put_pscw", size - 1, 0);
     corruption("get_accumulate_fence", size - 1, 0); /* the atomics' result buffer (old target values) */
     corruption("fetch_and_op_fence", 0, 0);
