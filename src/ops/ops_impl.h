@@ -107,6 +107,7 @@ const isochron_op_t *isochron_ops_builtin_tput(int *n);
 const isochron_op_t *isochron_ops_builtin_neighbor(int *n);
 const isochron_op_t *isochron_ops_builtin_persist(int *n);
 const isochron_op_t *isochron_ops_builtin_thread(int *n);
+const isochron_op_t *isochron_ops_builtin_rmabw(int *n);
 
 /* The shared functions of a kind, wrapped once per operation (the run
  * functions stay individual). */

@@ -44,7 +44,8 @@ int isochron_ops_create(isochron_ops_t **out)
     const isochron_op_t *(*tables[])(int *) = { isochron_ops_builtin_coll, isochron_ops_builtin_p2p,
                                                 isochron_ops_builtin_rma, isochron_ops_builtin_alt,
                                                 isochron_ops_builtin_tput, isochron_ops_builtin_neighbor,
-                                                isochron_ops_builtin_persist, isochron_ops_builtin_thread };
+                                                isochron_ops_builtin_persist, isochron_ops_builtin_thread,
+                                                isochron_ops_builtin_rmabw };
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         int n = 0;
         const isochron_op_t *v = tables[t](&n);

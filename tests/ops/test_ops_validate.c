@@ -216,6 +216,8 @@ int main(int argc, char **argv)
     corruption("bw_persistent", 1, 0);                 /* the last message of the persistent window */
     corruption("reduce_scatter_persistent", size - 1, 0);
     corruption("allgatherv_persistent", 0, 0);
+    corruption("put_bibw_fence", 1, 0);                /* the last message of the window put into rank 1 */
+    corruption("get_bibw_pscw", 0, 0);
     corruption("put_pscw", size - 1, 0);
     corruption("get_accumulate_fence", size - 1, 0); /* the atomics' result buffer (old target values) */
     corruption("fetch_and_op_fence", 0, 0);

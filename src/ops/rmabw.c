@@ -1,0 +1,257 @@
+/*
+ * Bidirectional one-sided bandwidth, osu_put_bibw's idea (and the same for
+ * get, which OSU measures only one way, osu_get_bw): ranks 0 and 1 each
+ * access the other's window with a window of W = ctx->window puts (gets) at
+ * once, message j at displacement j*n of the target window (MPI-3.1 ch. 11),
+ * inside one synchronization epoch:
+ *   *_fence    MPI_Win_fence, the W accesses, MPI_Win_fence (OSU's -s fence;
+ *              collective: the ranks outside the pair join both fences);
+ *   *_pscw     post/start to the peer, the W accesses, complete/wait (OSU's
+ *              default for osu_put_bibw; ranks outside the pair do nothing);
+ *   *_lockall  MPI_Win_lock_all, the W accesses, MPI_Win_flush of the peer,
+ *              MPI_Win_unlock_all (passive target; both ranks are origins at
+ *              once, which OSU's bibw does not offer, as its lock modes time
+ *              one origin).
+ * One run = one epoch: moved() gives 2 W bytes and 2 W messages, so the
+ * reporters turn the time of each epoch into B/s (OSU divides the bytes of all
+ * its iterations by their total time: a mean, where this reports the median
+ * epoch with its CI). Every message has its own source slot (elements j*n ..
+ * j*n+n-1 of the rank's movement pattern, pattern.c) and its own target
+ * slot, so validation checks each element of each message and a message put
+ * at the wrong displacement is caught. Synchronization of the window contents
+ * outside the timed part follows kind.c: under lock_all, prepare writes the
+ * local window inside an exclusive self-lock between two barriers, and put's
+ * validate reads it under a shared self-lock after a barrier.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "core/util.h"
+#include "ops/ops_impl.h"
+
+typedef struct {
+    isochron_ops_state_t base; /* first: ISOCHRON_OPS_ST works; base.win_base is the window memory */
+    int get, alg;              /* alg: ALG_FENCE, ALG_PSCW, ALG_LOCKALL */
+    int peer, w;               /* peer -1: outside the pair */
+    MPI_Group gpeer;
+} rbw_t;
+
+#define RST(c) ((rbw_t *)(c)->state)
+
+static int window_of(const isochron_op_ctx_t *c) { return c->window > 0 ? c->window : ISOCHRON_OP_WINDOW_DEFAULT; }
+
+/* Ranks 0 and 1: W messages of source (put) or destination (get) and a window of W messages. */
+static size_t memory_rbw(const isochron_op_ctx_t *c)
+{
+    size_t per = c->count * (size_t)c->dtype_size, w2 = 2 * (size_t)window_of(c);
+    if (per && w2 > SIZE_MAX / per) return SIZE_MAX;
+    return per * w2 + 64;
+}
+
+static double moved_rbw(const isochron_op_ctx_t *c, double *msgs)
+{
+    double m = 2.0 * window_of(c);
+    if (msgs) *msgs = m;
+    return m * (double)c->bytes;
+}
+
+static void *alloc_bytes(size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, n ? n : 64)) return NULL;
+    return p;
+}
+
+static void teardown_rbw(isochron_op_ctx_t *c)
+{
+    rbw_t *st = RST(c);
+    if (c->win != MPI_WIN_NULL) MPI_Win_free(&c->win);
+    if (st && st->gpeer != MPI_GROUP_NULL) MPI_Group_free(&st->gpeer);
+    free(c->sbuf);
+    if (st && st->get) free(c->rbuf); /* put: rbuf is the window */
+    free(st);
+    c->sbuf = c->rbuf = NULL;
+    c->state = NULL;
+    c->win = MPI_WIN_NULL;
+}
+
+static int setup_rbw(isochron_op_ctx_t *c, const char *name, int get, int alg)
+{
+    rbw_t *st = calloc(1, sizeof *st);
+    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
+    c->state = st;
+    st->base.name = name;
+    st->base.tk = isochron_ops_tkind(c->dtype);
+    st->get = get;
+    st->alg = alg;
+    st->gpeer = MPI_GROUP_NULL;
+    st->w = window_of(c);
+    st->peer = c->rank < 2 ? 1 - c->rank : -1;
+    size_t per = c->count * (size_t)c->dtype_size, total = st->peer >= 0 ? per * (size_t)st->w : 0;
+    int rc = ISOCHRON_OK;
+    if (st->peer >= 0) {
+        if (get) c->rbuf = alloc_bytes(total);
+        else c->sbuf = alloc_bytes(total);
+        if (!(get ? c->rbuf : c->sbuf))
+            rc = isochron_set_error(ISOCHRON_ENOMEM, "%s: cannot allocate %zu bytes on rank %d", name, total, c->rank);
+    }
+    /* the window is collective: agree first so no rank waits for one that failed */
+    int all = rc;
+    if (isochron_allreduce_polite(&rc, &all, 1, MPI_INT, MPI_MIN, c->comm) != ISOCHRON_OK)
+        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Iallreduce failed in set-up", name);
+    if (all != ISOCHRON_OK) return rc != ISOCHRON_OK ? rc : isochron_set_error(all, "%s: set-up failed on another rank", name);
+    void *base = NULL;
+    size_t wbytes = (total + 63) / 64 * 64; /* padded as in kind.c (MPICH 4.0 shared-memory windows); never 0 */
+    if (wbytes == 0) wbytes = 64;
+    if (MPI_Win_allocate((MPI_Aint)wbytes, c->dtype_size, MPI_INFO_NULL, c->comm, &base, &c->win) != MPI_SUCCESS) {
+        c->win = MPI_WIN_NULL;
+        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_allocate of %zu bytes failed", name, total);
+    }
+    st->base.win_base = base;
+    if (!get) c->rbuf = base; /* data arrives in the window */
+    c->rbuf_bytes = total;
+    c->sbuf_bytes = get ? 0 : total;
+    if (alg == ALG_PSCW && st->peer >= 0) {
+        MPI_Group g;
+        MPI_Comm_group(c->comm, &g);
+        MPI_Group_incl(g, 1, &st->peer, &st->gpeer);
+        MPI_Group_free(&g);
+    }
+    return ISOCHRON_OK;
+}
+
+static int self_lock(isochron_op_ctx_t *c, int type)
+{
+    if (MPI_Win_lock(type, c->rank, 0, c->win) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_lock on itself failed on rank %d", RST(c)->base.name, c->rank);
+    return ISOCHRON_OK;
+}
+
+static int self_unlock(isochron_op_ctx_t *c)
+{
+    if (MPI_Win_unlock(c->rank, c->win) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_unlock on itself failed on rank %d", RST(c)->base.name, c->rank);
+    return ISOCHRON_OK;
+}
+
+static int prepare_rbw(isochron_op_ctx_t *c)
+{
+    rbw_t *st = RST(c);
+    int rc, lk = st->alg == ALG_LOCKALL;
+    size_t wn = (size_t)st->w * c->count;
+    /* passive target: nobody accesses a window while its owner writes it */
+    if (lk && ((rc = isochron_barrier_polite(c->comm)) || (rc = self_lock(c, MPI_LOCK_EXCLUSIVE)))) return rc;
+    if (st->peer >= 0) {
+        if (st->get) {
+            isochron_ops_fill_mv(st->base.win_base, st->base.tk, c->rank, 0, wn, c->rep);
+            isochron_ops_poison(c->rbuf, c->rbuf_bytes);
+        } else {
+            isochron_ops_fill_mv(c->sbuf, st->base.tk, c->rank, 0, wn, c->rep);
+            isochron_ops_poison(st->base.win_base, c->rbuf_bytes);
+        }
+    }
+    if (lk && ((rc = self_unlock(c)) || (rc = isochron_barrier_polite(c->comm)))) return rc;
+    return ISOCHRON_OK;
+}
+
+static int validate_rbw(isochron_op_ctx_t *c)
+{
+    rbw_t *st = RST(c);
+    int rc, lk = st->alg == ALG_LOCKALL && !st->get;
+    /* put under lock_all: the peer's unlock_all completed its puts here once it reached the barrier */
+    if (lk && ((rc = isochron_barrier_polite(c->comm)) || (rc = self_lock(c, MPI_LOCK_SHARED)))) return rc;
+    isochron_ops_vstate_t v;
+    memset(&v, 0, sizeof v);
+    size_t n = c->count;
+    if (st->peer >= 0)
+        isochron_ops_vblock(&v, c->rbuf, 0, (size_t)st->w * n, st->base.tk, st->peer, 0, c->rep);
+    if (lk && (rc = self_unlock(c))) return rc;
+    if (!v.bad) return ISOCHRON_OK;
+    return isochron_set_error(ISOCHRON_EVALIDATE,
+                              "%s: wrong data on rank %d, element %zu (message %zu of the window, %s rank %d): expected %lld, "
+                              "got %s (%s, %zu bytes, window %d, repetition %d; %zu of %zu elements wrong)",
+                              st->base.name, c->rank, v.first, n ? v.first / n : 0, st->get ? "got from" : "put by", v.from,
+                              v.expected, v.got, isochron_op_dtype_name(c->dtype), c->bytes, st->w, c->rep, v.bad, v.total);
+}
+
+/* The W accesses of this rank to its peer. */
+static int accesses(isochron_op_ctx_t *c, rbw_t *st)
+{
+    size_t per = c->count * (size_t)c->dtype_size;
+    int n = (int)c->count;
+    for (int j = 0; j < st->w; j++) {
+        MPI_Aint disp = (MPI_Aint)j * n;
+        if (st->get)
+            ISOCHRON_OPS_MPI(MPI_Get((char *)c->rbuf + (size_t)j * per, n, c->dtype, st->peer, disp, n, c->dtype, c->win), c,
+                             "MPI_Get");
+        else
+            ISOCHRON_OPS_MPI(MPI_Put((char *)c->sbuf + (size_t)j * per, n, c->dtype, st->peer, disp, n, c->dtype, c->win), c,
+                             "MPI_Put");
+    }
+    return ISOCHRON_OK;
+}
+
+static int run_rbw(isochron_op_ctx_t *c)
+{
+    rbw_t *st = RST(c);
+    int rc;
+    switch (st->alg) {
+    case ALG_FENCE:
+        ISOCHRON_OPS_MPI(MPI_Win_fence(0, c->win), c, "MPI_Win_fence");
+        if (st->peer >= 0 && (rc = accesses(c, st))) return rc;
+        ISOCHRON_OPS_MPI(MPI_Win_fence(0, c->win), c, "MPI_Win_fence");
+        break;
+    case ALG_PSCW:
+        if (st->peer < 0) break;
+        ISOCHRON_OPS_MPI(MPI_Win_post(st->gpeer, 0, c->win), c, "MPI_Win_post");
+        ISOCHRON_OPS_MPI(MPI_Win_start(st->gpeer, 0, c->win), c, "MPI_Win_start");
+        if ((rc = accesses(c, st))) return rc;
+        ISOCHRON_OPS_MPI(MPI_Win_complete(c->win), c, "MPI_Win_complete");
+        ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait");
+        break;
+    default: /* ALG_LOCKALL */
+        if (st->peer < 0) break;
+        ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all");
+        if ((rc = accesses(c, st))) return rc;
+        ISOCHRON_OPS_MPI(MPI_Win_flush(st->peer, c->win), c, "MPI_Win_flush");
+        ISOCHRON_OPS_MPI(MPI_Win_unlock_all(c->win), c, "MPI_Win_unlock_all");
+        break;
+    }
+    return ISOCHRON_OK;
+}
+
+#define RBW(id, get, alg) \
+    static int setup_##id(isochron_op_ctx_t *c) { return setup_rbw(c, #id, get, alg); }
+RBW(put_bibw_fence, 0, ALG_FENCE)
+RBW(put_bibw_pscw, 0, ALG_PSCW)
+RBW(put_bibw_lockall, 0, ALG_LOCKALL)
+RBW(get_bibw_fence, 1, ALG_FENCE)
+RBW(get_bibw_pscw, 1, ALG_PSCW)
+RBW(get_bibw_lockall, 1, ALG_LOCKALL)
+
+#define F_RBW (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2 | ISOCHRON_OP_PAIR | ISOCHRON_OP_WINDOWED)
+#define DESC(id, fam, desc) \
+    { #id, fam, desc, F_RBW, setup_##id, prepare_rbw, run_rbw, NULL, NULL, validate_rbw, teardown_rbw, memory_rbw, moved_rbw }
+
+static const isochron_op_t rmabw_ops[] = {
+    DESC(put_bibw_fence, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other between two "
+         "MPI_Win_fence (osu_put_bibw -s fence); B/s"),
+    DESC(put_bibw_pscw, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other in a "
+         "post/start/complete/wait epoch (osu_put_bibw's default); B/s"),
+    DESC(put_bibw_lockall, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other under "
+         "lock_all, flush, unlock_all; B/s"),
+    DESC(get_bibw_fence, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other between two "
+         "MPI_Win_fence; B/s"),
+    DESC(get_bibw_pscw, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other in a "
+         "post/start/complete/wait epoch; B/s"),
+    DESC(get_bibw_lockall, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other under "
+         "lock_all, flush, unlock_all; B/s"),
+};
+
+const isochron_op_t *isochron_ops_builtin_rmabw(int *n)
+{
+    *n = (int)(sizeof rmabw_ops / sizeof rmabw_ops[0]);
+    return rmabw_ops;
+}
