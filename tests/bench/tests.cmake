@@ -21,6 +21,16 @@ isochron_cli_test(bench_neighbor_no_topology 2 TOOL isochron-bench EXPECT nonzer
 isochron_cli_test(bench_neighbor_graph_alone 1 TOOL isochron-bench EXPECT nonzero MATCH "neighbor_alltoall_graph needs at least 2" ARGS --ops neighbor_alltoall_graph)
 isochron_cli_test(bench_neighbor 3 TOOL isochron-bench EXPECT zero MATCH "ineighbor_alltoallw_cart" "neighbor_allgather_graph" "alltoallw " ARGS --ops ineighbor_alltoallw_cart,neighbor_allgather_graph,alltoallw --sizes 8,1K --max-reps 20 --validate 2 --quiet)
 isochron_cli_test(bench_table_rates 2 TOOL isochron-bench EXPECT zero MATCH "bw " "MB/s" "msg/s \\(window 8\\)" ARGS --ops bw --sizes 1K --msg-window 8 --max-reps 20 --quiet)
+# thread-multiple latency (osu_latency_mt): MPI_THREAD_MULTIPLE is asked for only when --ops names a threaded operation,
+# and the threads per rank are recorded in the point; with the persistent and one-sided bandwidths beside it
+isochron_cli_test(bench_latency_mt 2 TOOL isochron-bench EXPECT zero MATCH "latency_mt " "threads 3" "bw_persistent " "put_bibw_pscw "
+                  OUTFILE ${CMAKE_CURRENT_BINARY_DIR}/latency_mt.jsonl
+                  FILE_MATCH "\"op\":\"latency_mt\"" "\"validated\":[0-9]+,\"threads\":3," "\"thread_multiple\":true"
+                  ARGS --ops latency_mt,bw_persistent,put_bibw_pscw --sizes 8 --threads 3 --msg-window 8 --max-reps 20 --validate 2 --quiet
+                       --jsonl ${CMAKE_CURRENT_BINARY_DIR}/latency_mt.jsonl)
+isochron_cli_test(bench_no_thread_multiple 2 TOOL isochron-bench EXPECT zero MATCH "\"thread_multiple\":false" NOMATCH "\"validated\":[0-9]+,\"threads\""
+                  ARGS --ops pingpong --sizes 8 --max-reps 10 --format jsonl --quiet)
+isochron_cli_test(bench_bad_threads 2 TOOL isochron-bench EXPECT nonzero MATCH "--threads '0'" "\\[1, 64\\]" ARGS --ops latency_mt --threads 0)
 
 # isochron-bench: every point records the tracked clock's error bound and its true error (injected
 # drift of up to ±2 ppm, which one sync cannot hold), and nothing without tracking
@@ -72,7 +82,9 @@ isochron_cli_test(bench_ack 3 TOOL isochron-bench EXPECT zero MATCH "bcast_binom
 
 # isochron-bench: bad input fails clearly, before measuring anything
 isochron_cli_test(bench_help 1 TOOL isochron-bench EXPECT zero MATCH "--scheme" "--method" "--sizes" ARGS --help)
-isochron_cli_test(bench_list_ops 1 TOOL isochron-bench EXPECT zero MATCH "allreduce" "iallreduce" "pingpong" "put_fence" "bcast_binomial" ARGS --list-ops)
+isochron_cli_test(bench_list_ops 1 TOOL isochron-bench EXPECT zero MATCH "allreduce" "iallreduce" "pingpong" "put_fence" "bcast_binomial"
+                  "latency_mt +latency_mt +--threads" "bw_persistent +bw " "scan_persistent" "exscan_init" "alltoallv_persistent"
+                  "put_bibw_pscw +put_bibw " "get_bibw_lockall" ARGS --list-ops)
 isochron_cli_test(bench_unknown_op 2 TOOL isochron-bench EXPECT nonzero MATCH "nosuch" "allreduce" ARGS --ops nosuch)
 isochron_cli_test(bench_bad_size 2 TOOL isochron-bench EXPECT nonzero MATCH "bad size" ARGS --ops allreduce --sizes 8,12Q)
 isochron_cli_test(bench_size_not_multiple 2 TOOL isochron-bench EXPECT nonzero MATCH "multiple" ARGS --ops allreduce --sizes 6)
