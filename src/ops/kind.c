@@ -194,7 +194,7 @@ size_t isochron_ops_kind_max_elems(const isochron_op_ctx_t *c, isochron_ops_kind
 
 /* ------------------------------------------------------------------ set-up */
 
-static void *alloc_bytes(size_t n)
+void *isochron_ops_alloc(size_t n)
 {
     void *p = NULL;
     /* page-aligned like the usual benchmarks; never 0 bytes so every buffer
@@ -240,9 +240,9 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
         c->sbuf_bytes = e.s * (size_t)ts;
         c->rbuf_bytes = e.r * (size_t)ts;
         st->tmp_bytes = e.tmp * (size_t)ts;
-        c->sbuf = alloc_bytes(c->sbuf_bytes);
-        if (own_rbuf(k.sem)) c->rbuf = alloc_bytes(c->rbuf_bytes);
-        if (st->tmp_bytes) st->tmp = alloc_bytes(st->tmp_bytes);
+        c->sbuf = isochron_ops_alloc(c->sbuf_bytes);
+        if (own_rbuf(k.sem)) c->rbuf = isochron_ops_alloc(c->rbuf_bytes);
+        if (st->tmp_bytes) st->tmp = isochron_ops_alloc(st->tmp_bytes);
         if (!c->sbuf || (!c->rbuf && own_rbuf(k.sem)) || (st->tmp_bytes && !st->tmp))
             rc = isochron_set_error(ISOCHRON_ENOMEM, "%s: cannot allocate %zu + %zu + %zu bytes on rank %d",
                                     name, c->sbuf_bytes, c->rbuf_bytes, st->tmp_bytes, r);

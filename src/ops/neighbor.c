@@ -78,13 +78,6 @@ static void teardown_nb(isochron_op_ctx_t *c)
     c->state = NULL;
 }
 
-static void *alloc_bytes(size_t n)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, n ? n : 64)) return NULL;
-    return p;
-}
-
 /* The topology communicator and the in-neighbours in the order MPI uses. */
 static int make_topology(isochron_op_ctx_t *c, nb_state_t *st)
 {
@@ -152,8 +145,8 @@ static int setup_of(int topo, int what, isochron_op_ctx_t *c, const char *name)
     st->rtypes = malloc(nd * sizeof(MPI_Datatype));
     c->sbuf_bytes = sends_blocks(what) ? nd * per : per;
     c->rbuf_bytes = nd * per;
-    c->sbuf = alloc_bytes(c->sbuf_bytes);
-    c->rbuf = alloc_bytes(c->rbuf_bytes);
+    c->sbuf = isochron_ops_alloc(c->sbuf_bytes);
+    c->rbuf = isochron_ops_alloc(c->rbuf_bytes);
     int rc = ISOCHRON_OK;
     if (!st->src || !st->blk || !st->scounts || !st->sdispls || !st->rcounts || !st->rdispls || !st->sdw || !st->rdw ||
         !st->stypes || !st->rtypes || !c->sbuf || !c->rbuf)

@@ -67,6 +67,9 @@ int isochron_ops_mpich_version(int *major, int *minor, int *patch);
 /* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" for a thread level (thread.c). */
 const char *isochron_ops_thread_level_name(int level);
 
+/* A page-aligned buffer of n bytes (64 when n is 0, so every pointer is valid); free() releases it (kind.c). */
+void *isochron_ops_alloc(size_t n);
+
 /* Shared implementation of a kind (kind.c). */
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
 size_t isochron_ops_kind_memory(const isochron_op_ctx_t *c, isochron_ops_kind_t k);

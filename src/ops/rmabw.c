@@ -57,13 +57,6 @@ static double moved_rbw(const isochron_op_ctx_t *c, double *msgs)
     return m * (double)c->bytes;
 }
 
-static void *alloc_bytes(size_t n)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, n ? n : 64)) return NULL;
-    return p;
-}
-
 static void teardown_rbw(isochron_op_ctx_t *c)
 {
     rbw_t *st = RST(c);
@@ -92,8 +85,8 @@ static int setup_rbw(isochron_op_ctx_t *c, const char *name, int get, int alg)
     size_t per = c->count * (size_t)c->dtype_size, total = st->peer >= 0 ? per * (size_t)st->w : 0;
     int rc = ISOCHRON_OK;
     if (st->peer >= 0) {
-        if (get) c->rbuf = alloc_bytes(total);
-        else c->sbuf = alloc_bytes(total);
+        if (get) c->rbuf = isochron_ops_alloc(total);
+        else c->sbuf = isochron_ops_alloc(total);
         if (!(get ? c->rbuf : c->sbuf))
             rc = isochron_set_error(ISOCHRON_ENOMEM, "%s: cannot allocate %zu bytes on rank %d", name, total, c->rank);
     }

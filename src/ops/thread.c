@@ -151,13 +151,6 @@ static void teardown_latency_mt(isochron_op_ctx_t *c)
     c->state = NULL;
 }
 
-static void *alloc_bytes(size_t n)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, n ? n : 64)) return NULL;
-    return p;
-}
-
 static int setup_latency_mt(isochron_op_ctx_t *c)
 {
     lmt_t *L = calloc(1, sizeof *L);
@@ -170,8 +163,8 @@ static int setup_latency_mt(isochron_op_ctx_t *c)
     if (L->peer < 0) return ISOCHRON_OK;
     size_t total = memory_latency_mt(c) / 2; /* setup.c checked it against the memory available */
     c->sbuf_bytes = c->rbuf_bytes = total;
-    c->sbuf = alloc_bytes(total);
-    c->rbuf = alloc_bytes(total);
+    c->sbuf = isochron_ops_alloc(total);
+    c->rbuf = isochron_ops_alloc(total);
     L->w = calloc((size_t)L->nthreads, sizeof *L->w);
     if (!c->sbuf || !c->rbuf || !L->w)
         return isochron_set_error(ISOCHRON_ENOMEM, "latency_mt: cannot allocate 2 x %zu bytes for %d threads on rank %d",

@@ -139,13 +139,6 @@ static double moved_of(int id, const isochron_op_ctx_t *c, double *msgs)
     return m * (double)c->bytes;
 }
 
-static void *alloc_bytes(size_t n)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, n ? n : 64)) return NULL;
-    return p;
-}
-
 static void teardown_tput(isochron_op_ctx_t *c)
 {
     tput_state_t *st = TST(c);
@@ -184,8 +177,8 @@ static int setup_of(int id, isochron_op_ctx_t *c, const char *name)
     size_t nreq = ((size_t)st->nsend + (size_t)st->nrecv) * (size_t)st->w + 1;
     c->sbuf_bytes = st->nsend ? per : 0;
     c->rbuf_bytes = per * (size_t)st->nrecv * (size_t)st->w; /* memory() checked the product */
-    c->sbuf = alloc_bytes(c->sbuf_bytes);
-    c->rbuf = alloc_bytes(c->rbuf_bytes);
+    c->sbuf = isochron_ops_alloc(c->sbuf_bytes);
+    c->rbuf = isochron_ops_alloc(c->rbuf_bytes);
     st->q = malloc(nreq * sizeof *st->q);
     st->sts = malloc(nreq * sizeof *st->sts);
     if (!c->sbuf || !c->rbuf || !st->q || !st->sts)
