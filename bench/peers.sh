@@ -4,7 +4,10 @@
 # bandwidth and message rate (osu_mbw_mr / mbw_mr), persistent allreduce (osu_allreduce_persistent /
 # allreduce_persistent), neighbourhood alltoall (osu_neighbor_alltoall / neighbor_alltoall_cart), and
 # put/get latency under lock and flush (osu_put_latency, osu_get_latency -s flush / put_lockall,
-# get_lockall). LAUNCHES rounds; in each round every tool runs once per benchmark, one after the
+# get_lockall), persistent bandwidth (osu_bw_persistent / bw_persistent), bidirectional put bandwidth
+# under PSCW (osu_put_bibw / put_bibw_pscw) and thread-multiple latency at 8 B with 2 threads per rank
+# (osu_latency_mt -t 2:2 / latency_mt --threads 2, its own launch: isochron-bench initialises MPI with
+# MPI_THREAD_MULTIPLE only for it). LAUNCHES rounds; in each round every tool runs once per benchmark, one after the
 # other (interleaved), so that the machine's drift hits all tools alike. Per point it prints each
 # tool's median over the launches with the launch range [min, max], and isochron over OSU.
 #
@@ -23,6 +26,12 @@
 #              (lock_all, put, flush, unlock_all: the lock and unlock are inside the time).
 #   collective OSU: mean latency averaged over ranks; isochron: median of the global-clock time
 #              from the common start to the last rank's exit (Round-Time).
+#   latency_mt OSU: each sender thread's loop time summed over threads, over 2 x iterations per
+#              thread (a one-way figure per thread); isochron: median time of one run in which the
+#              2 thread pairs each do one round trip at once (so about 2x OSU's figure when threads
+#              do not slow each other).
+#   put_bibw   OSU: bytes x 2 x window (64) x iterations over the loop time (PSCW epochs, one origin
+#              buffer per message); isochron: 2 x window bytes over the median epoch time.
 # A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env NP (2), NP_NEIGHBOR (4:
 # OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY
 set -euo pipefail
@@ -51,8 +60,10 @@ osu() { # osu NAME SUBDIR NP ARGS...: run if built
   [ -x "$bin" ] && tools/mpirun-local -np "$np" "$bin" -m "$lo:$hi" "$@" 2>/dev/null || true
 }
 for i in $(seq 1 "$LAUNCHES"); do
-  tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --ops bw,bibw,mbw_mr,allreduce_persistent,put_lockall,get_lockall \
+  tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --ops bw,bibw,mbw_mr,allreduce_persistent,put_lockall,get_lockall,bw_persistent,put_bibw_pscw \
       --sizes "$SIZES" --quiet --format none --jsonl "$out/iso-$i.jsonl"
+  tools/mpirun-local -np 2 "$BUILD/isochron-bench" --ops latency_mt --threads 2 --sizes 8 --quiet --format none \
+      --jsonl "$out/isoT-$i.jsonl"
   tools/mpirun-local -np "$NPN" "$BUILD/isochron-bench" --ops neighbor_alltoall_cart --sizes "$SIZES" --quiet --format none \
       --jsonl "$out/isoN-$i.jsonl"
   osu osu_bw pt2pt "$NP" > "$out/osu-bw-$i.txt"
@@ -62,6 +73,9 @@ for i in $(seq 1 "$LAUNCHES"); do
   osu osu_neighbor_alltoall collective "$NPN" > "$out/osu-neighbor_alltoall_cart-$i.txt"
   osu osu_put_latency one-sided "$NP" -s flush > "$out/osu-put_lockall-$i.txt"
   osu osu_get_latency one-sided "$NP" -s flush > "$out/osu-get_lockall-$i.txt"
+  osu osu_bw_persistent pt2pt/persistent "$NP" > "$out/osu-bw_persistent-$i.txt"
+  osu osu_put_bibw one-sided "$NP" -s pscw > "$out/osu-put_bibw_pscw-$i.txt"
+  osu osu_latency_mt pt2pt 2 -t 2:2 -m 8:8 -i 1000 -x 100 > "$out/osu-latency_mt-$i.txt"
   if [ -n "${IMB:-}" ] && [ -x "$IMB" ]; then
     tools/mpirun-local -np "$NP" "$IMB" Uniband Biband -msglog "$(log2 "$lo"):$(log2 "$hi")" -npmin "$NP" \
         > "$out/imb-$i.txt" 2>/dev/null || true
@@ -72,13 +86,14 @@ import json, os, re, statistics, sys
 d, n, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split()]
 # (bench, unit) -> isochron op; bandwidths in MB/s (10^6 B/s), latencies in microseconds
 benches = [("bw", "MB/s"), ("bibw", "MB/s"), ("mbw_mr", "MB/s"), ("allreduce_persistent", "us"),
-           ("neighbor_alltoall_cart", "us"), ("put_lockall", "us"), ("get_lockall", "us")]
+           ("neighbor_alltoall_cart", "us"), ("put_lockall", "us"), ("get_lockall", "us"),
+           ("bw_persistent", "MB/s"), ("put_bibw_pscw", "MB/s"), ("latency_mt", "us")]
 vals = {}
 def add(tool, bench, size, v):
     if size in sizes and v is not None and v > 0:
         vals.setdefault((tool, bench, size), []).append(v)
 for i in range(1, n + 1):
-    for f in (f"iso-{i}.jsonl", f"isoN-{i}.jsonl"):
+    for f in (f"iso-{i}.jsonl", f"isoN-{i}.jsonl", f"isoT-{i}.jsonl"):
         p = os.path.join(d, f)
         if not os.path.exists(p):
             continue
