@@ -162,6 +162,18 @@ def test_show_throughput_in_mbps_and_messages_per_second(cli):
     assert "MB/s" not in "\n".join(_section(out, "operation pingpong")[:2])   # latency: seconds only
 
 
+def test_show_threads_of_threaded_points(cli):
+    # bench-mt.jsonl: isochron-bench --ops latency_mt,bw_persistent,put_bibw_pscw --threads 3 --msg-window 8 (2 ranks)
+    rc, out, err = cli("show", fx("bench-mt.jsonl"))
+    assert rc == 0 and err == ""
+    df = isochron.load(fx("bench-mt.jsonl"))
+    assert (df[df["op"] == "latency_mt"]["threads"] == 3).all()
+    table = _section(out, "operation latency_mt")
+    assert "threads" in table[1].split() and re.search(r"\b3\b", table[2])
+    assert "threads" not in _section(out, "operation bw_persistent")[1]     # only threaded points carry it
+    assert "MB/s (median)" in _section(out, "operation put_bibw_pscw")[1]
+
+
 def test_rate_is_none_for_latency_points():
     from isochron.units import fmt_mbps, rate
     assert rate({"unit": "s", "median_s": 1e-6}) is None

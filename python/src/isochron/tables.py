@@ -119,6 +119,8 @@ def _point_table(title, group, lead, right_from):
     """Rows of points: the ``lead`` columns, then columns that vary, size and statistics."""
     optional = [k for k in ("run", "nprocs", "root", "dtype", "redop", "in_place")
                 if _varies(group, k)]
+    if any(not is_missing(p.get("threads")) for p in group):   # threaded operations (latency_mt): threads per rank
+        optional.append("threads")
     with_clock = any(not is_missing(p.get("clock_bound_s")) for p in group)
     with_true = with_clock and any(not is_missing(p.get("clock_true_s")) for p in group)
     clock_cols = (["clock ± [µs]"] + (["clock true [µs]"] if with_true else [])) if with_clock else []
