@@ -23,7 +23,7 @@
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
        O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_HELP, O_VERSION, NOPT };
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_SLOWDOWN, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
@@ -72,6 +72,7 @@ static const app_option_t opts[NOPT] = {
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_STARTUP] = {"startup", NULL, "measure start-up only (osu_init/osu_hello): each rank's MPI_Init and first MPI_Barrier and MPI_Allreduce, min/mean/max over ranks, then exit", NULL},
+    [O_SLOWDOWN] = {"inject-slowdown", "F", "testing knob: each rank busy-waits F x its operation's own time inside the timed region (a known slowdown of 1+F, e.g. to check that compare detects it)", "0"},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -388,6 +389,8 @@ int main(int argc, char **argv)
         if (isochron_parse_long(v[O_MAXA], &la) || la < 0 || la > 40000000) FAIL("--max-attempts '%s': expected 0 or an integer up to 40000000", v[O_MAXA]);
         bo.max_attempts = (int)la;
     }
+    if (v[O_SLOWDOWN] && (isochron_parse_double(v[O_SLOWDOWN], &bo.inject_slowdown) || !(bo.inject_slowdown >= 0 && bo.inject_slowdown <= 10)))
+        FAIL("--inject-slowdown '%s': expected a number in [0, 10]", v[O_SLOWDOWN]);
     if (v[O_WARMUP]) { if (isochron_parse_long(v[O_WARMUP], &lv) || lv < 0 || lv > 1000000) FAIL("--warmup '%s': expected an integer in [0, 1000000]", v[O_WARMUP]); bo.warmup = (int)lv; }
     if (v[O_VALIDATE]) { if (isochron_parse_long(v[O_VALIDATE], &lv) || lv < 0 || lv > 2) FAIL("--validate '%s': expected 0, 1 or 2", v[O_VALIDATE]); bo.validate = (int)lv; }
     if (v[O_CIOF]) {
@@ -565,6 +568,7 @@ int main(int argc, char **argv)
             isochron_json_kbool(&j, "thread_multiple", provided == MPI_THREAD_MULTIPLE);
             isochron_json_kint(&j, "validate", bo.validate);
             isochron_json_kint(&j, "cache_clear_bytes", (long long)bo.cache_bytes);
+            if (bo.inject_slowdown > 0) isochron_json_knumber(&j, "inject_slowdown", bo.inject_slowdown);
             isochron_json_object_end(&j);
             opts_json = isochron_json_close_string(&j);
         }

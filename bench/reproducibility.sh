@@ -4,16 +4,16 @@
 #     interleaved (paired launch-level test), plus the A sides of consecutive sets against each
 #     other (independent sets run minutes apart: the unpaired test); the share of points flagged
 #     REGRESSION/improvement (target <= 5 %);
-#  2. detection: PAIRS A/B sets where B moves 1.1x the bytes of A at bandwidth-bound sizes (a real
-#     difference of about 10 %; its measured size is printed); the share of points flagged
-#     REGRESSION (target >= 80 %);
+#  2. detection: PAIRS A/B sets where B is A with --inject-slowdown 0.1 (every rank busy-waits
+#     10 % of its operation's own time inside the timed region: a real slowdown of 10 % at every
+#     point; its measured size is printed); the share of points flagged REGRESSION (target >= 80 %);
 #  3. coverage: the share of launch medians of the next set that fall inside the 95 % CI and the
 #     rerun (prediction) interval announced from the previous set (target >= 90 %);
 #  4. the between-launch spread (sd of log launch medians ~ CV) per point, and each launch's own
 #     95 % CI beside it.
 # A benchmark, not a test: it prints tables. CPU-heavy (PAIRS x 4 x LAUNCHES launches).
-# usage: bench/reproducibility.sh ; env NP (2), LAUNCHES (5), PAIRS (20), OPS, SIZES, BIG
-#        (sizes of the detection sets), REPS (max-reps, 1000), BUILD, KEEP (a directory to keep
+# usage: bench/reproducibility.sh ; env NP (2), LAUNCHES (5), PAIRS (20), OPS, SIZES,
+#        SLOW (the injected slowdown of the detection sets, 0.1), REPS (max-reps, 1000), BUILD, KEEP (a directory to keep
 #        the launch sets in), REUSE=1 (with KEEP: analyse the sets already there, run nothing),
 #        PY (python with isochron's dependencies)
 set -euo pipefail
@@ -23,7 +23,7 @@ LAUNCHES=${LAUNCHES:-5}
 PAIRS=${PAIRS:-20}
 OPS=${OPS:-allreduce,bcast,alltoall}
 SIZES=${SIZES:-8,1K,64K}
-BIG=${BIG:-64K,256K,1M}
+SLOW=${SLOW:-0.1}
 REPS=${REPS:-1000}
 BUILD=${BUILD:-build}
 PY=${PY:-python3}
@@ -31,12 +31,11 @@ out=${KEEP:-$(mktemp -d)}
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
 mkdir -p "$out"
 export PYTHONPATH="$PWD/python/src${PYTHONPATH:+:$PYTHONPATH}"
-scaled=$($PY -c "import sys; from isochron.units import parse_bytes as p; print(','.join(str(8 * round(1.1 * p(s) / 8)) for s in sys.argv[1].split(',')))" "$BIG")
 common="--quiet --format none --max-reps $REPS"
 echo "--ops $OPS --sizes $SIZES $common" > "$out/a.args"
 cp "$out/a.args" "$out/a2.args"
-echo "--ops allreduce,bcast --sizes $BIG $common" > "$out/small.args"
-echo "--ops allreduce,bcast --sizes $scaled $common" > "$out/large.args"
+cp "$out/a.args" "$out/base.args"
+echo "--ops $OPS --sizes $SIZES $common --inject-slowdown $SLOW" > "$out/slow.args"
 echo "isochron reproducibility: $NP ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
      "$(mpirun --version 2>/dev/null | head -1); LAUNCHES=$LAUNCHES PAIRS=$PAIRS REPS=$REPS"
 for i in $(seq 1 "$PAIRS"); do
@@ -44,19 +43,19 @@ for i in $(seq 1 "$PAIRS"); do
   $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$out/a.args" "$out/a2.args" --seed "$i" \
       -o "$out/aa-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
       || echo "  warning: a launch of aa-$i failed (see $out/aa-$i/manifest.json; KEEP=DIR keeps it)" >&2
-  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$out/small.args" "$out/large.args" \
+  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$out/base.args" "$out/slow.args" \
       --seed "$i" -o "$out/ab-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
       || echo "  warning: a launch of ab-$i failed (see $out/ab-$i/manifest.json; KEEP=DIR keeps it)" >&2
   echo "  pair $i of $PAIRS done ($(date +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
-$PY - "$out" "$PAIRS" "$BIG" <<'PY'
+$PY - "$out" "$PAIRS" "$SLOW" <<'PY'
 import math, statistics, sys
 import isochron
 from isochron import launches
 from isochron.compare import compare
 from isochron.units import fmt_bytes, parse_bytes
 
-d, pairs, big = sys.argv[1], int(sys.argv[2]), [parse_bytes(s) for s in sys.argv[3].split(",")]
+d, pairs, slow = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 pts = lambda s: isochron.read(f"{d}/{s}").records["point"]
 flag = lambda c: sum(r["verdict"] in ("REGRESSION", "improvement") for r in c.rows)
 
@@ -83,14 +82,12 @@ for spread in sorted({0.12, 0.2, 0.25, launches.DEFAULT_LAUNCH_SPREAD}):
 
 det, true_ratio = [], {}
 for i in range(1, pairs + 1):
-    a, b = pts(f"ab-{i}:small"), pts(f"ab-{i}:large")
-    for p in b:                               # B's 1.1x sizes stand for A's: match them
-        p["bytes"] = min(big, key=lambda s: abs(1.1 * s - p["bytes"]))
+    a, b = pts(f"ab-{i}:base"), pts(f"ab-{i}:slow")
     det.append(compare(a, b))
     for r in det[-1].rows:
         true_ratio.setdefault((r["op"], r["bytes"]), []).append(r["ratio"])
 n_d, f_d = sum(len(c.rows) for c in det), sum(len(c.regressions) for c in det)
-print(f"\n2. detection of 1.1x the bytes, {det[0].rows[0]['na']} launches per side"
+print(f"\n2. detection of an injected slowdown of {100 * slow:g} %, {det[0].rows[0]['na']} launches per side"
       " (paired launch t; target >= 80 %)")
 print(f"   {f_d}/{n_d} points flagged REGRESSION = {100 * f_d / max(n_d, 1):.1f} %")
 print("   op         size      measured ratio B/A (median of the sets)")

@@ -74,6 +74,9 @@ typedef struct {
                                warm-up included) inside one point, every root set up before the first repetition
                                (MPIBlib, paper 001 sec. 3); the point's root is reported as -1. Refused with the
                                root and ack methods, whose correction is measured for one root */
+    double inject_slowdown; /**< testing knob (0: off): after the operation each rank busy-waits this fraction of the
+                               operation's own local duration, inside the timed region, so a run is slower by a known
+                               factor (checks that `isochron compare` detects a real slowdown; recorded in the context) */
 } isochron_bench_opts_t;
 
 /** \brief Defaults: roundtime/global, 10..1000 reps, 5 % at 95 %, 1 s per point, validate first+last. */

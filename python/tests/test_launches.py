@@ -232,6 +232,31 @@ def test_binding_recorded_in_the_context(tmp_path):
     assert isochron.read(str(path)).contexts[0]["run"]["binding"] == "unbound"
 
 
+@needs_mpi
+def test_injected_slowdown_is_detected_on_the_launch_level(tmp_path):
+    """A real A/B set from the drivers: B runs every operation 3x longer on every rank
+    (--inject-slowdown 2, a busy wait inside the timed region). Paired launch-level compare must
+    flag every point REGRESSION, and the context must say the knob was on."""
+    common = "--ops allreduce,bcast --sizes 64K --max-reps 60 --budget 0.3 --quiet --format none\n"
+    (tmp_path / "base.args").write_text(common)
+    (tmp_path / "slow.args").write_text(common.strip() + " --inject-slowdown 2\n")
+    out = tmp_path / "ab"
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python", "src"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "isochron.cli", "run", "--launches", "4", "--configs",
+         str(tmp_path / "base.args"), str(tmp_path / "slow.args"), "--seed", "7", "-o", str(out), "--",
+         os.path.join(ROOT, "tools", "mpirun-local"), "-np", "2", os.path.join(ROOT, "build", "isochron-bench")],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    base, slow = isochron.read(f"{out}:base"), isochron.read(f"{out}:slow")
+    assert all(c["options"].get("inject_slowdown") == 2 for c in slow.contexts)
+    assert all("inject_slowdown" not in c["options"] for c in base.contexts)
+    cmp = compare(base.records["point"], slow.records["point"])
+    assert len(cmp.rows) == 2
+    for r in cmp.rows:
+        assert r["verdict"] == "REGRESSION" and r["ratio"] > 2, r
+
+
 def test_run_errors_are_clear(tmp_path):
     with pytest.raises(IsochronError, match="give the launcher command after --"):
         launches.run([], 2, outdir=str(tmp_path / "x"))

@@ -32,16 +32,22 @@
 #include "core/util.h"
 #include "bench/bench_impl.h"
 
-static int run_op(point_state_t *ps)
+static int run_op(isochron_bench_t *b, point_state_t *ps)
 {
     const isochron_op_t *op = ps->op;
-    return op->run(ps->ctx);
+    if (!(b->o.inject_slowdown > 0)) return op->run(ps->ctx);
+    /* the testing knob: stretch this rank's operation by a known factor */
+    double t0 = isochron_clock_now(b->clk);
+    int rc = op->run(ps->ctx);
+    double until = t0 + (isochron_clock_now(b->clk) - t0) * (1 + b->o.inject_slowdown);
+    while (isochron_clock_now(b->clk) < until) isochron_spin_pause();
+    return rc;
 }
 
 static int plain_run(isochron_bench_t *b, point_state_t *ps, double *start, double *end, double *local)
 {
     *start = isochron_clock_now(b->clk);
-    int rc = run_op(ps);
+    int rc = run_op(b, ps);
     *end = isochron_clock_now(b->clk);
     *local = NAN;
     return rc;
@@ -79,7 +85,7 @@ static int root_prepare(isochron_bench_t *b, point_state_t *ps)
 static int root_run(isochron_bench_t *b, point_state_t *ps, double *start, double *end, double *local)
 {
     *start = isochron_clock_now(b->clk);
-    int rc = run_op(ps);
+    int rc = run_op(b, ps);
     *end = isochron_clock_now(b->clk);
     if (!rc) rc = confirm(b, ps->root);
     *local = b->rank == ps->root ? isochron_clock_now(b->clk) - *start - ps->correction : NAN;
@@ -143,7 +149,7 @@ static int ack_run(isochron_bench_t *b, point_state_t *ps, double *start, double
         if ((rc = isochron_bench_bcast(b, &at, 1, MPI_DOUBLE, ps->root))) break;
         isochron_bench_wait_until(b, at);
         double s = isochron_clock_now(b->clk);
-        rc = run_op(ps);
+        rc = run_op(b, ps);
         double e = isochron_clock_now(b->clk);
         if (s < *start) *start = s;
         if (e > *end) *end = e;

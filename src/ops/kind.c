@@ -457,46 +457,37 @@ int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
 
 /* ------------------------------------------------------------------ validate */
 
+/* The checks below go block by block (isochron_ops_vblock / _rblock, typed
+ * loops at memory speed); vc() is the element-wise check of the few patterns
+ * that are neither (a fold of two ranks' values, atomics' results). */
 typedef struct {
     isochron_op_ctx_t *c;
-    size_t bad;
-    size_t first;
-    long long expected;
-    char got[64];
-    int from;
+    isochron_ops_vstate_t s;
 } vcheck_t;
 
 static void vc(vcheck_t *v, const void *buf, size_t idx, long long expected, int from)
 {
     int tk = ISOCHRON_OPS_ST(v->c)->tk;
     if (isochron_ops_elem_equal(buf, idx, tk, expected)) return;
-    if (v->bad++ == 0) {
-        v->first = idx;
-        v->expected = expected;
-        v->from = from;
-        isochron_ops_elem_format(buf, idx, tk, v->got, sizeof v->got);
+    if (v->s.bad++ == 0) {
+        v->s.first = idx;
+        v->s.expected = expected;
+        v->s.from = from;
+        isochron_ops_elem_format(buf, idx, tk, v->s.got, sizeof v->s.got);
     }
 }
 
 static int vfinish(vcheck_t *v, size_t total)
 {
-    if (!v->bad) return ISOCHRON_OK;
+    if (!v->s.bad) return ISOCHRON_OK;
     isochron_op_ctx_t *c = v->c;
     char from[48] = "";
-    if (v->from >= 0) snprintf(from, sizeof from, " (from rank %d)", v->from);
+    if (v->s.from >= 0) snprintf(from, sizeof from, " (from rank %d)", v->s.from);
     return isochron_set_error(ISOCHRON_EVALIDATE,
                               "%s: wrong data on rank %d, element %zu%s: expected %lld, got %s "
                               "(%s, %zu bytes, repetition %d; %zu of %zu elements wrong)",
-                              ISOCHRON_OPS_ST(c)->name, c->rank, v->first, from, v->expected, v->got,
-                              isochron_op_dtype_name(c->dtype), c->bytes, c->rep, v->bad, total);
-}
-
-/* Reduction over ranks lo..hi of element i of the inputs. */
-static long long fold_ranks(int rk, int lo, int hi, size_t i, int k, int p)
-{
-    long long acc = isochron_ops_rv(rk, lo, i, k, p);
-    for (int j = lo + 1; j <= hi; j++) acc = isochron_ops_fold(rk, acc, isochron_ops_rv(rk, j, i, k, p));
-    return acc;
+                              ISOCHRON_OPS_ST(c)->name, c->rank, v->s.first, from, v->s.expected, v->s.got,
+                              isochron_op_dtype_name(c->dtype), c->bytes, c->rep, v->s.bad, total);
 }
 
 int isochron_ops_kind_validate(isochron_op_ctx_t *c)
@@ -505,81 +496,79 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
     int r = c->rank, p = c->size, k = c->rep, tk = st->tk, rk = st->rk;
     size_t n = c->count, total = 0;
     int is_root = r == c->root;
-    vcheck_t v = { c, 0, 0, 0, "", -1 };
+    vcheck_t v = { c, { 0, 0, 0, 0, -1, "" } };
     int rc;
     switch (st->kind.sem) {
     case SEM_ALLGATHER: case SEM_ALLGATHERV:
         for (int j = 0; j < p; j++)
-            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, (size_t)j * n + e, isochron_ops_mv(tk, j, e, k), j);
+            isochron_ops_vblock(&v.s, c->rbuf, (size_t)j * n, n, tk, j, 0, k);
         total = (size_t)p * n;
         break;
     case SEM_ALLREDUCE:
-        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, p - 1, e, k, p), -1);
+        isochron_ops_rblock(&v.s, c->rbuf, 0, n, tk, rk, 0, p - 1, 0, k, p);
         total = n;
         break;
     case SEM_SCAN:
-        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, r, e, k, p), -1);
+        isochron_ops_rblock(&v.s, c->rbuf, 0, n, tk, rk, 0, r, 0, k, p);
         total = n;
         break;
     case SEM_EXSCAN: /* undefined on rank 0 */
         if (r > 0) {
-            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, r - 1, e, k, p), -1);
+            isochron_ops_rblock(&v.s, c->rbuf, 0, n, tk, rk, 0, r - 1, 0, k, p);
             total = n;
         }
         break;
     case SEM_ALLTOALL: case SEM_ALLTOALLV:
         for (int j = 0; j < p; j++)
-            for (size_t e = 0; e < n; e++)
-                vc(&v, c->rbuf, (size_t)j * n + e, isochron_ops_mv(tk, j, (size_t)r * n + e, k), j);
+            isochron_ops_vblock(&v.s, c->rbuf, (size_t)j * n, n, tk, j, (size_t)r * n, k);
         total = (size_t)p * n;
         break;
     case SEM_BARRIER:
         break;
     case SEM_BCAST:
-        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, c->root, e, k), c->root);
+        isochron_ops_vblock(&v.s, c->rbuf, 0, n, tk, c->root, 0, k);
         total = n;
         break;
     case SEM_GATHER: case SEM_GATHERV:
         if (is_root) {
             for (int j = 0; j < p; j++)
-                for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, (size_t)j * n + e, isochron_ops_mv(tk, j, e, k), j);
+                isochron_ops_vblock(&v.s, c->rbuf, (size_t)j * n, n, tk, j, 0, k);
             total = (size_t)p * n;
         }
         break;
     case SEM_REDUCE:
         if (is_root) {
-            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, p - 1, e, k, p), -1);
+            isochron_ops_rblock(&v.s, c->rbuf, 0, n, tk, rk, 0, p - 1, 0, k, p);
             total = n;
         }
         break;
     case SEM_REDUCE_SCATTER: case SEM_REDUCE_SCATTER_BLOCK:
-        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, fold_ranks(rk, 0, p - 1, (size_t)r * n + e, k, p), -1);
+        isochron_ops_rblock(&v.s, c->rbuf, 0, n, tk, rk, 0, p - 1, (size_t)r * n, k, p);
         total = n;
         break;
     case SEM_SCATTER: case SEM_SCATTERV:
         if (!(is_root && c->in_place)) {
-            for (size_t e = 0; e < n; e++)
-                vc(&v, c->rbuf, e, isochron_ops_mv(tk, c->root, (size_t)r * n + e, k), c->root);
+            isochron_ops_vblock(&v.s, c->rbuf, 0, n, tk, c->root, (size_t)r * n, k);
             total = n;
         }
         break;
     case SEM_PINGPONG:
         if (r < 2) {
-            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, 1 - r, e, k), 1 - r);
+            isochron_ops_vblock(&v.s, c->rbuf, 0, n, tk, 1 - r, 0, k);
             total = n;
         }
         break;
     case SEM_EXCHANGE:
-        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, st->left, e, k), st->left);
-        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, n + e, isochron_ops_mv(tk, st->right, e, k), st->right);
+        isochron_ops_vblock(&v.s, c->rbuf, 0, n, tk, st->left, 0, k);
+        isochron_ops_vblock(&v.s, c->rbuf, n, n, tk, st->right, 0, k);
         total = 2 * n;
         break;
     case SEM_RINGSHIFT:
-        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, st->left, e, k), st->left);
+        isochron_ops_vblock(&v.s, c->rbuf, 0, n, tk, st->left, 0, k);
         total = n;
         break;
     case SEM_GET:
-        for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, e, isochron_ops_mv(tk, st->right, e, k), st->right);
+        isochron_ops_vblock(&v.s, c->rbuf, 0, n, tk, st->right, 0, k);
         total = n;
         break;
     case SEM_PUT: case SEM_ACC:
@@ -604,7 +593,7 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
         for (int j = 0; j < p; j++) {
             if (j == r || (st->kind.sem == SEM_PUT_1ALL && j != c->root)) continue;
             size_t at0 = st->kind.sem == SEM_PUT_AALL ? (size_t)j * n : 0;
-            for (size_t e = 0; e < n; e++) vc(&v, st->win_base, at0 + e, isochron_ops_mv(tk, j, e, k), j);
+            isochron_ops_vblock(&v.s, st->win_base, at0, n, tk, j, 0, k);
             total += n;
         }
         if ((rc = unlock_self(c))) return rc;
@@ -613,7 +602,7 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
         if (st->kind.sem == SEM_GET_1ALL && !is_root) break;
         for (int j = 0; j < p; j++) {
             if (j == r) continue;
-            for (size_t e = 0; e < n; e++) vc(&v, c->rbuf, (size_t)j * n + e, isochron_ops_mv(tk, j, e, k), j);
+            isochron_ops_vblock(&v.s, c->rbuf, (size_t)j * n, n, tk, j, 0, k);
             total += n;
         }
         break;

@@ -100,6 +100,9 @@ typedef struct {
 /* Elements off..off+n-1 of buf must be rank from's pattern elements first..first+n-1 of repetition rep. */
 void isochron_ops_vblock(isochron_ops_vstate_t *v, const void *buf, size_t off, size_t n, int tk, int from, size_t first,
                          int rep);
+/* Elements off..off+n-1 of buf must be the reduction rk over ranks lo..hi of pattern elements first..first+n-1. */
+void isochron_ops_rblock(isochron_ops_vstate_t *v, const void *buf, size_t off, size_t n, int tk, int rk, int lo, int hi,
+                         size_t first, int rep, int size);
 
 /* Tables of built-in descriptors (one per source file). */
 const isochron_op_t *isochron_ops_builtin_coll(int *n);

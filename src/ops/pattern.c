@@ -25,6 +25,7 @@
  * long, float or double that is never a pattern value.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
 #include "ops/ops_impl.h"
@@ -166,8 +167,74 @@ void isochron_ops_fill_mv(void *buf, int tk, int rank, size_t first, size_t n, i
     mv_block(buf, tk, rank, first, n, rep, 0);
 }
 
+/* The reduction pattern (and so every fold of it over ranks) is periodic in
+ * the element index: sum in i mod 61, prod in i mod 3 and i mod 5, max/min in
+ * i mod 23 and i mod p. Filling and checking go through one period of
+ * values, not a function call and a division per element. */
+static size_t rv_period(int rk, int size)
+{
+    switch (rk) {
+    case RK_SUM: return 61;
+    case RK_PROD: return 15;
+    default: return 23 * (size_t)(size > 0 ? size : 1);
+    }
+}
+
+/* tab[t] = the fold over ranks lo..hi of element first + t, t < P */
+static long long *rv_table(int rk, int lo, int hi, size_t first, int rep, int size, size_t P)
+{
+    long long *tab = malloc(P * sizeof *tab);
+    if (!tab) return NULL;
+    for (size_t t = 0; t < P; t++) {
+        long long acc = isochron_ops_rv(rk, lo, first + t, rep, size);
+        for (int j = lo + 1; j <= hi; j++) acc = isochron_ops_fold(rk, acc, isochron_ops_rv(rk, j, first + t, rep, size));
+        tab[t] = acc;
+    }
+    return tab;
+}
+
+#define RV_LOOP(T, OP)                                                                             \
+    do {                                                                                           \
+        T *p_ = (T *)buf;                                                                          \
+        for (size_t e = 0, t = 0; e < n; e++, t = t + 1 == P ? 0 : t + 1) OP;                     \
+    } while (0)
+/* CHECK 0: write tab's values over buf[0..n); 1: return 1 if buf matches. */
+static int rv_block(void *buf, int tk, const long long *tab, size_t P, size_t n, int check)
+{
+    switch (tk) {
+    case TK_INT:
+        if (check) RV_LOOP(const int, if (p_[e] != (int)tab[t]) return 0);
+        else RV_LOOP(int, p_[e] = (int)tab[t]);
+        break;
+    case TK_LONG:
+        if (check) RV_LOOP(const long, if (p_[e] != (long)tab[t]) return 0);
+        else RV_LOOP(long, p_[e] = (long)tab[t]);
+        break;
+    case TK_FLOAT:
+        if (check) RV_LOOP(const float, if (p_[e] != (float)tab[t]) return 0);
+        else RV_LOOP(float, p_[e] = (float)tab[t]);
+        break;
+    case TK_DOUBLE:
+        if (check) RV_LOOP(const double, if (p_[e] != (double)tab[t]) return 0);
+        else RV_LOOP(double, p_[e] = (double)tab[t]);
+        break;
+    default:
+        if (check) RV_LOOP(const unsigned char, if (p_[e] != (unsigned char)tab[t]) return 0);
+        else RV_LOOP(unsigned char, p_[e] = (unsigned char)tab[t]);
+        break;
+    }
+    return 1;
+}
+
 void isochron_ops_fill_rv(void *buf, int tk, int rk, int rank, size_t first, size_t n, int rep, int size)
 {
+    size_t P = rv_period(rk, size);
+    long long *tab = n > P ? rv_table(rk, rank, rank, first, rep, size, P) : NULL;
+    if (tab) {
+        rv_block(buf, tk, tab, P, n, 0);
+        free(tab);
+        return;
+    }
     for (size_t j = 0; j < n; j++) store(buf, j, tk, isochron_ops_rv(rk, rank, first + j, rep, size));
 }
 
@@ -210,6 +277,28 @@ void isochron_ops_vblock(isochron_ops_vstate_t *v, const void *buf, size_t off, 
         if (v->bad++ == 0) {
             v->first = off + e;
             v->from = from;
+            v->expected = ex;
+            isochron_ops_elem_format(buf, off + e, tk, v->got, sizeof v->got);
+        }
+    }
+}
+
+void isochron_ops_rblock(isochron_ops_vstate_t *v, const void *buf, size_t off, size_t n, int tk, int rk, int lo, int hi,
+                         size_t first, int rep, int size)
+{
+    v->total += n;
+    size_t P = rv_period(rk, size);
+    long long *tab = n > P ? rv_table(rk, lo, hi, first, rep, size, P) : NULL;
+    int ok = tab && rv_block((char *)(uintptr_t)buf + off * (size_t)elem_size(tk), tk, tab, P, n, 1);
+    free(tab);
+    if (ok) return;
+    for (size_t e = 0; e < n; e++) {
+        long long ex = isochron_ops_rv(rk, lo, first + e, rep, size);
+        for (int j = lo + 1; j <= hi; j++) ex = isochron_ops_fold(rk, ex, isochron_ops_rv(rk, j, first + e, rep, size));
+        if (isochron_ops_elem_equal(buf, off + e, tk, ex)) continue;
+        if (v->bad++ == 0) {
+            v->first = off + e;
+            v->from = -1;
             v->expected = ex;
             isochron_ops_elem_format(buf, off + e, tk, v->got, sizeof v->got);
         }
