@@ -26,7 +26,7 @@ isochron_cli_test(bench_table_rates 2 TOOL isochron-bench EXPECT zero MATCH "bw 
 isochron_cli_test(bench_latency_mt 2 TOOL isochron-bench EXPECT zero MATCH "latency_mt " "threads 3" "bw_persistent " "put_bibw_pscw "
                   OUTFILE ${CMAKE_CURRENT_BINARY_DIR}/latency_mt.jsonl
                   FILE_MATCH "\"op\":\"latency_mt\"" "\"validated\":[0-9]+,\"threads\":3," "\"thread_multiple\":true"
-                  ARGS --ops latency_mt,bw_persistent,put_bibw_pscw --sizes 8 --threads 3 --msg-window 8 --max-reps 20 --validate 2 --quiet
+                  ARGS --ops latency_mt,bw_persistent,put_bibw_pscw --sizes 8 --threads 3 --msg-window 8 --max-reps 20 --budget 0.2 --validate 2 --quiet
                        --jsonl ${CMAKE_CURRENT_BINARY_DIR}/latency_mt.jsonl)
 isochron_cli_test(bench_no_thread_multiple 2 TOOL isochron-bench EXPECT zero MATCH "\"thread_multiple\":false" NOMATCH "\"validated\":[0-9]+,\"threads\""
                   ARGS --ops pingpong --sizes 8 --max-reps 10 --format jsonl --quiet)
