@@ -1,8 +1,10 @@
 /*
- * Internal interface of libisochron-trace.so (src/trace/): the generated PMPI
- * wrappers (wrappers.c, from src/trace/mpi_calls.tbl) call the inline hooks
- * below; trace.c owns the state; write_json.c and write_otf2.c are the
- * reporters, run on rank 0 at MPI_Finalize.
+ * Internal interface of libisochron-trace.so (src/trace/): the PMPI wrappers
+ * are generated for the layer prefix "itr" by tools/gen-pmpi.py from
+ * src/pmpi/mpi.tbl, the table the collective-clocks layer uses too (see
+ * src/pmpi/pmpi.h); their hooks itr_enter/itr_leave and the flag itr_bypass
+ * live in trace.c, which owns the state; write_json.c and write_otf2.c are
+ * the reporters, run on rank 0 at MPI_Finalize.
  */
 #ifndef ISOCHRON_TRACE_INTERNAL_H
 #define ISOCHRON_TRACE_INTERNAL_H
@@ -12,14 +14,17 @@
 #include <time.h>
 #include "isochron/timer.h"
 #include "isochron/trace.h"
-#include "trace/trace_calls.h"
+#include "pmpi.h"
+#include "isochron_pmpi_ids.h"
 
 /* One recorded call, as kept during the run (local timer readings). */
 typedef struct {
     double t0, t1;     /* trace timer (this rank's local clock) at entry and exit */
     int64_t bytes;     /* count x type size, -1 unknown */
-    int32_t call;      /* ITR_* */
+    int32_t call;      /* ISOCHRON_PMPI_ID_* (line of src/pmpi/mpi.tbl) */
     int32_t comm;      /* index in the rank's communicator table, -1 none */
+    int32_t peer;      /* dest / source / target rank as passed; -1 none */
+    int32_t root;      /* root; -1 none */
 } itr_event_t;
 
 /* One event as written: global and local times (s). */
@@ -29,16 +34,16 @@ typedef struct {
     int32_t call, comm_size;
     int32_t comm_id;   /* 0 = MPI_COMM_WORLD, k > 0: the k-th other communicator this rank saw, -1 none */
     int32_t instance;  /* n-th call of this function on this rank (0-based) */
+    int32_t peer, root; /* as in itr_event_t */
 } itr_out_t;
 
-typedef struct { const char *name, *kind; } itr_call_info_t;
-extern const itr_call_info_t itr_calls[ITR_NCALLS];
+/* the traced functions by id: name and category ("coll", "p2p", ... of mpi.tbl); name NULL: not wrapped */
+typedef struct { const char *name, *kind; int category; } itr_call_info_t;
+extern itr_call_info_t itr_calls[ISOCHRON_PMPI_NIDS];
 
 extern int itr_on;                       /* 1 while recording application calls */
-extern unsigned char itr_mask[ITR_NCALLS];
+extern unsigned char itr_mask[ISOCHRON_PMPI_NIDS];
 extern isochron_timer_t *itr_timer;
-
-static inline int itr_want(int id) { return itr_on & itr_mask[id]; }
 extern int itr_fast_mono;                /* 1: the trace timer is the unskewed "monotonic": read it inline */
 static inline double itr_now(void)
 {
@@ -50,7 +55,6 @@ static inline double itr_now(void)
     return isochron_timer_now(itr_timer);
 }
 int64_t itr_bytes(int count, MPI_Datatype t);
-void itr_record(int id, double t0, double t1, MPI_Comm comm, int64_t bytes, int coll);
 
 /* What the writers get (rank 0). */
 typedef struct {

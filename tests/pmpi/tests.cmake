@@ -9,7 +9,7 @@ set_target_properties(test_pmpi_wrappers PROPERTIES ENABLE_EXPORTS ON)
 add_test(NAME pmpi_wrappers_np3 COMMAND ${ISOCHRON_MPIRUN_LOCAL} -np 3 $<TARGET_FILE:test_pmpi_wrappers>)
 set_tests_properties(pmpi_wrappers_np3 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
                      TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 3
-                     PASS_REGULAR_EXPRESSION "rank 0: 103 of 103 table entries wrapped \\(22 non-blocking collectives\\), PASS"
+                     PASS_REGULAR_EXPRESSION "rank 0: 113 of 113 table entries wrapped \\(22 non-blocking collectives\\), PASS"
                      FAIL_REGULAR_EXPRESSION "FAIL")
 # a --skip name not in the table is refused with a clear error
 add_test(NAME pmpi_gen_bad_skip COMMAND Python3::Interpreter ${ISOCHRON_PMPI_GEN} --table ${ISOCHRON_PMPI_TABLE}
