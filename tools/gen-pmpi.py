@@ -23,7 +23,9 @@ The generated file defines: const isochron_pmpi_entry_t P_wrapped[];
                             const int P_nwrapped;   (names emitted)
                             const int P_ntable;     (lines in the table)
 --ids writes isochron_pmpi_ids.h: ISOCHRON_PMPI_ID_<MPI_f> for every table
-line (the same numbers for every layer) and ISOCHRON_PMPI_NIDS.
+line (the same numbers for every layer), ISOCHRON_PMPI_NIDS, and the lists
+ISOCHRON_PMPI_NAMES (function names, in id order) and
+ISOCHRON_PMPI_CATEGORY_NAMES (in the order of enum isochron_pmpi_category).
 
 Parameter names fill the call record (first match wins):
   comm   <- comm, comm_old, local_comm, intercomm   (MPI_Comm; for MPI_Comm *comm: *comm)
@@ -166,6 +168,8 @@ def main():
             for i, e in enumerate(entries):
                 o.write(f"#define ISOCHRON_PMPI_ID_{e['name']} {i}\n")
             o.write(f"#define ISOCHRON_PMPI_NIDS {len(entries)}\n")
+            o.write("/* the function names of mpi.tbl, in id order */\n#define ISOCHRON_PMPI_NAMES")
+            o.write("".join(f" \\\n    \"{e['name']}\"," for e in entries) + "\n")
             o.write("/* the category names of mpi.tbl, in the order of enum isochron_pmpi_category */\n")
             o.write("#define ISOCHRON_PMPI_CATEGORY_NAMES " + ", ".join(f'"{c}"' for c in CATEGORIES) + "\n#endif\n")
     if not a.out:

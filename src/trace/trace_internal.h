@@ -17,6 +17,15 @@
 #include "pmpi.h"
 #include "isochron_pmpi_ids.h"
 
+/* Everything below is internal to the library (hidden): the generated wrappers then call the hooks and
+ * read the flags directly, not through the PLT and the GOT (a few ns per traced call). */
+#pragma GCC visibility push(hidden)
+
+/* The hooks of the generated wrappers (layer "itr", src/pmpi/pmpi.h), in trace.c. */
+extern volatile int itr_bypass;
+void itr_enter(isochron_pmpi_call_t *c);
+int itr_leave(isochron_pmpi_call_t *c, int rc);
+
 /* One recorded call, as kept during the run (local timer readings). */
 typedef struct {
     double t0, t1;     /* trace timer (this rank's local clock) at entry and exit */
@@ -70,4 +79,5 @@ typedef struct {
 int itr_write_json(const char *path, const itr_trace_t *t);
 int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t);
 void itr_comm_label(const itr_out_t *e, char *buf, size_t len);
+#pragma GCC visibility pop
 #endif

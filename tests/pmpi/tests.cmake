@@ -15,3 +15,22 @@ set_tests_properties(pmpi_wrappers_np3 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_
 add_test(NAME pmpi_gen_bad_skip COMMAND Python3::Interpreter ${ISOCHRON_PMPI_GEN} --table ${ISOCHRON_PMPI_TABLE}
          --prefix x --out ${CMAKE_CURRENT_BINARY_DIR}/x.c --skip MPI_Nonesuch)
 set_tests_properties(pmpi_gen_bad_skip PROPERTIES WILL_FAIL ON LABELS "serial")
+# Coverage of the built layer libraries: every mpi.tbl entry resolves, in the library, to its wrapper
+# (libisochron-cc.so; libisochron-trace.so when built). No MPI job: the library is dlopen'ed.
+add_executable(test_pmpi_layer_coverage ${CMAKE_CURRENT_SOURCE_DIR}/pmpi/test_pmpi_layer_coverage.c)
+target_include_directories(test_pmpi_layer_coverage PRIVATE ${ISOCHRON_PMPI_INCLUDE_DIRS})
+target_link_libraries(test_pmpi_layer_coverage PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
+set(_pmpi_layers "cc:isochron_cc:icc")
+if(ISOCHRON_HAVE_TRACE)
+  list(APPEND _pmpi_layers "trace:isochron-trace:itr")
+endif()
+foreach(layer ${_pmpi_layers})
+  string(REPLACE ":" ";" layer "${layer}")
+  list(GET layer 0 tag)
+  list(GET layer 1 target)
+  list(GET layer 2 prefix)
+  add_test(NAME pmpi_coverage_${tag} COMMAND test_pmpi_layer_coverage $<TARGET_FILE:${target}> ${prefix})
+  set_tests_properties(pmpi_coverage_${tag} PROPERTIES LABELS "serial" TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION "pmpi_coverage ${prefix}: 113 of 113 table entries wrapped in .*, PASS"
+                       FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
