@@ -38,6 +38,8 @@ _Static_assert(sizeof category_names / sizeof *category_names == ISOCHRON_PMPI_N
                "pmpi.h's categories and gen-pmpi.py's differ");
 
 itr_call_info_t itr_calls[ISOCHRON_PMPI_NIDS];
+itr_buf_t itr_buf;
+itr_event_t itr_sink;
 int itr_on;
 volatile int itr_bypass;                 /* 1: the wrappers pass straight to PMPI (the tracer's own traffic) */
 unsigned char itr_mask[ISOCHRON_PMPI_NIDS];
@@ -49,8 +51,6 @@ int itr_fast_mono;
 #define NMETA 24
 
 static struct {
-    itr_event_t *ev;
-    long n, cap, dropped;
     MPI_Comm comms[MAX_COMMS];
     int comm_size[MAX_COMMS], ncomms, last_comm;
     isochron_clock_t *base, *global;
@@ -111,7 +111,7 @@ int64_t itr_bytes(int count, MPI_Datatype t)
     return (int64_t)count * sz;
 }
 
-static int comm_index(MPI_Comm c)
+int itr_comm_index(MPI_Comm c)
 {
     if (c == MPI_COMM_NULL) return -1;
     if (S.ncomms && S.comms[S.last_comm] == c) return S.last_comm;
@@ -157,50 +157,33 @@ static void poll_tracker(void)
 
 static void init_common(void);
 static void finalize_hook(void);
-static itr_event_t sink; /* a call beyond ISOCHRON_TRACE_MAX_EVENTS is written here, and counted as dropped */
 
-/* The hooks of the generated wrappers (src/pmpi/pmpi.h): enter, PMPI call, leave. */
-void itr_enter(isochron_pmpi_call_t *c)
+/* The out-of-line parts of the hooks (trace_internal.h): a call not recorded, the end of a recorded one. */
+void itr_enter_slow(int id, int category, MPI_Comm comm)
 {
-    if (!(itr_on & itr_mask[c->id])) { /* not recorded (MPI_Init and MPI_Finalize never are) */
-        c->layer = NULL;
-        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize) finalize_hook();
-        else if (c->category == ISOCHRON_PMPI_COMMFREE)
-            for (int i = 0; i < S.ncomms; i++)
-                if (S.comms[i] == c->comm) forget_comm(i);
-        return;
-    }
-    itr_event_t *e = &sink;
-    if (S.n < S.cap) e = &S.ev[S.n++];
-    else S.dropped++;
-    c->layer = e;
-    if (c->category == ISOCHRON_PMPI_COMMFREE) e->comm = comm_index(c->comm); /* while the handle is valid */
-    e->t0 = itr_now();
+    if (id == ISOCHRON_PMPI_ID_MPI_Finalize) finalize_hook();
+    else if (category == ISOCHRON_PMPI_COMMFREE)
+        for (int i = 0; i < S.ncomms; i++)
+            if (S.comms[i] == comm) forget_comm(i);
 }
 
-int itr_leave(isochron_pmpi_call_t *c, int rc)
+int itr_leave_slow(int id, int rc)
 {
-    itr_event_t *e = c->layer;
-    if (!e) {
-        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize) itr_bypass = 1;
-        else if (c->category == ISOCHRON_PMPI_INIT && rc == MPI_SUCCESS) init_common();
-        return rc;
-    }
-    e->t1 = itr_now();
-    /* bytes: the block this rank sends (count x datatype as the call record pairs them); for a scatter
-     * the send side counts at the root only, so there the block received */
-    int n = c->count;
-    MPI_Datatype t = c->datatype;
-    if (c->id == ISOCHRON_PMPI_ID_MPI_Scatter || c->id == ISOCHRON_PMPI_ID_MPI_Iscatter) n = c->recvcount, t = c->recvtype;
-    e->bytes = n >= 0 ? itr_bytes(n, t) : -1;
-    e->call = c->id;
-    e->peer = c->peer;
-    e->root = c->root;
-    if (c->category == ISOCHRON_PMPI_COMMFREE) forget_comm(e->comm);
-    else e->comm = comm_index(c->comm);
-    if (c->category == ISOCHRON_PMPI_COLL && S.track && c->comm == MPI_COMM_WORLD && ++S.ncoll_world % S.poll_every == 0)
-        poll_tracker();
+    if (id == ISOCHRON_PMPI_ID_MPI_Finalize) itr_bypass = 1;
+    else if (rc == MPI_SUCCESS) init_common();
     return rc;
+}
+
+void itr_end_event(itr_event_t *e, int id, int category, MPI_Comm comm, int count, MPI_Datatype type, int peer, int root)
+{
+    e->bytes = count >= 0 ? itr_bytes(count, type) : -1;
+    e->call = id;
+    e->peer = peer;
+    e->root = root;
+    if (category == ISOCHRON_PMPI_COMMFREE) forget_comm(e->comm);
+    else e->comm = itr_comm_index(comm);
+    if (category == ISOCHRON_PMPI_COLL && S.track && comm == MPI_COMM_WORLD && ++S.ncoll_world % S.poll_every == 0)
+        poll_tracker();
 }
 
 int isochron_trace_set_active(int on)
@@ -210,7 +193,7 @@ int isochron_trace_set_active(int on)
     return was;
 }
 
-long isochron_trace_event_count(void) { return S.n; }
+long isochron_trace_event_count(void) { return itr_buf.n; }
 
 /* the functions that can be traced: every wrapped one but MPI_Init, MPI_Init_thread, MPI_Finalize */
 static int traceable(int i) { return itr_calls[i].name && itr_calls[i].category != ISOCHRON_PMPI_INIT; }
@@ -273,11 +256,11 @@ static void setup(void)
     S.poll_every = (int)strtol(pe, &end, 10);
     if (*end || S.poll_every < 1 || S.poll_every > 1000000) die("ISOCHRON_TRACE_POLL: '%s' is not an integer in 1..1000000%s", pe, "");
     const char *me = env("ISOCHRON_TRACE_MAX_EVENTS", "1000000");
-    S.cap = strtol(me, &end, 10);
-    if (*end || S.cap < 1 || S.cap > 1000000000L) die("ISOCHRON_TRACE_MAX_EVENTS: '%s' is not an integer in 1..1000000000%s", me, "");
-    S.ev = malloc((size_t)S.cap * sizeof *S.ev);
-    if (!S.ev) die_here("ISOCHRON_TRACE_MAX_EVENTS=%s: out of memory for the buffer%s", me, "");
-    memset(S.ev, 0, (size_t)S.cap * sizeof *S.ev); /* fault the pages in now, not inside traced calls */
+    itr_buf.cap = strtol(me, &end, 10);
+    if (*end || itr_buf.cap < 1 || itr_buf.cap > 1000000000L) die("ISOCHRON_TRACE_MAX_EVENTS: '%s' is not an integer in 1..1000000000%s", me, "");
+    itr_buf.ev = malloc((size_t)itr_buf.cap * sizeof *itr_buf.ev);
+    if (!itr_buf.ev) die_here("ISOCHRON_TRACE_MAX_EVENTS=%s: out of memory for the buffer%s", me, "");
+    memset(itr_buf.ev, 0, (size_t)itr_buf.cap * sizeof *itr_buf.ev); /* fault the pages in now, not inside traced calls */
     const char *tr = env("ISOCHRON_TRACE_TRACK", "on");
     if (strcmp(tr, "on") && strcmp(tr, "off")) die("ISOCHRON_TRACE_TRACK: '%s'; valid: on, off%s", tr, "");
 
@@ -384,10 +367,10 @@ static void finish(void)
         isochron_sync_true_error(MPI_COMM_WORLD, S.global, &end_true); /* NaN unless all ranks share a host */
     }
     /* convert to the global clock */
-    itr_out_t *out = malloc((size_t)(S.n ? S.n : 1) * sizeof *out);
+    itr_out_t *out = malloc((size_t)(itr_buf.n ? itr_buf.n : 1) * sizeof *out);
     int inst[ISOCHRON_PMPI_NIDS] = {0}, seg = 0;
-    for (long i = 0; i < S.n; i++) {
-        const itr_event_t *e = &S.ev[i];
+    for (long i = 0; i < itr_buf.n; i++) {
+        const itr_event_t *e = &itr_buf.ev[i];
         itr_out_t *o = &out[i];
         o->l0 = e->t0;
         o->l1 = e->t1;
@@ -411,7 +394,7 @@ static void finish(void)
         }
     }
     /* gather on rank 0 */
-    int64_t n = S.n, *counts = S.rank == 0 ? malloc((size_t)S.size * sizeof *counts) : NULL;
+    int64_t n = itr_buf.n, *counts = S.rank == 0 ? malloc((size_t)S.size * sizeof *counts) : NULL;
     PMPI_Gather(&n, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     int *rc = NULL, *displ = NULL;
     itr_out_t *all = NULL;
@@ -433,7 +416,7 @@ static void finish(void)
     if (too_big) {
         if (S.rank == 0) fprintf(stderr, "isochron-trace: the trace is over 2 GB; nothing written (lower ISOCHRON_TRACE_MAX_EVENTS or select calls with ISOCHRON_TRACE_CALLS)\n");
     } else {
-        PMPI_Gatherv(out, (int)(S.n * (long)sizeof *out), MPI_BYTE, all, rc, displ, MPI_BYTE, 0, MPI_COMM_WORLD);
+        PMPI_Gatherv(out, (int)(itr_buf.n * (long)sizeof *out), MPI_BYTE, all, rc, displ, MPI_BYTE, 0, MPI_COMM_WORLD);
     }
     isochron_track_info_t ti;
     double tcost = 0, tcost_max = 0;
@@ -441,7 +424,7 @@ static void finish(void)
     PMPI_Reduce(&tcost, &tcost_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     long dropped = 0, nclamp = 0;
     double max_clamp = 0;
-    PMPI_Reduce(&S.dropped, &dropped, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(&itr_buf.dropped, &dropped, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     PMPI_Reduce(&S.nclamp, &nclamp, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     PMPI_Reduce(&S.max_clamp, &max_clamp, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (S.rank == 0 && !too_big) {

@@ -21,11 +21,6 @@
  * read the flags directly, not through the PLT and the GOT (a few ns per traced call). */
 #pragma GCC visibility push(hidden)
 
-/* The hooks of the generated wrappers (layer "itr", src/pmpi/pmpi.h), in trace.c. */
-extern volatile int itr_bypass;
-void itr_enter(isochron_pmpi_call_t *c);
-int itr_leave(isochron_pmpi_call_t *c, int rc);
-
 /* One recorded call, as kept during the run (local timer readings). */
 typedef struct {
     double t0, t1;     /* trace timer (this rank's local clock) at entry and exit */
@@ -64,6 +59,51 @@ static inline double itr_now(void)
     return isochron_timer_now(itr_timer);
 }
 int64_t itr_bytes(int count, MPI_Datatype t);
+int itr_comm_index(MPI_Comm c);
+
+/* The recording buffer (trace.c): a call beyond cap is written to itr_sink and counted as dropped. */
+typedef struct { itr_event_t *ev; long n, cap, dropped; } itr_buf_t;
+extern itr_buf_t itr_buf;
+extern itr_event_t itr_sink;
+
+/* The hooks of the generated wrappers (layer "itr": tools/gen-pmpi.py --hooks trace/trace_internal.h;
+ * src/pmpi/pmpi.h). Inline, so each wrapper keeps only what it needs of the call record (the id and
+ * category are constants there): a call not recorded costs a flag and a mask test; a recorded one
+ * reserves its slot and reads the timer last on entry, reads it first on exit, then hands the rest
+ * (bytes, communicator, peer, root; the tracker poll) to itr_end_event. */
+extern volatile int itr_bypass;          /* 1: the wrappers pass straight to PMPI (the tracer's own traffic) */
+void itr_enter_slow(int id, int category, MPI_Comm comm);
+int itr_leave_slow(int id, int rc);
+void itr_end_event(itr_event_t *e, int id, int category, MPI_Comm comm, int count, MPI_Datatype type, int peer, int root);
+
+static inline void itr_enter(isochron_pmpi_call_t *c)
+{
+    if (!(itr_on & itr_mask[c->id])) { /* not recorded (MPI_Init, MPI_Init_thread, MPI_Finalize never are) */
+        c->layer = NULL;
+        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize || c->category == ISOCHRON_PMPI_COMMFREE)
+            itr_enter_slow(c->id, c->category, c->comm);
+        return;
+    }
+    itr_event_t *e = &itr_sink;
+    if (itr_buf.n < itr_buf.cap) e = &itr_buf.ev[itr_buf.n++];
+    else itr_buf.dropped++;
+    if (c->category == ISOCHRON_PMPI_COMMFREE) e->comm = itr_comm_index(c->comm); /* while the handle is valid */
+    c->layer = e;
+    e->t0 = itr_now();
+}
+
+static inline int itr_leave(isochron_pmpi_call_t *c, int rc)
+{
+    itr_event_t *e = (itr_event_t *)c->layer;
+    if (!e) return c->category == ISOCHRON_PMPI_INIT ? itr_leave_slow(c->id, rc) : rc;
+    e->t1 = itr_now();
+    /* bytes: the block this rank sends (count x datatype as the call record pairs them); in a scatter
+     * the send side counts at the root only, so there the block received */
+    int scatter = c->id == ISOCHRON_PMPI_ID_MPI_Scatter || c->id == ISOCHRON_PMPI_ID_MPI_Iscatter;
+    itr_end_event(e, c->id, c->category, c->comm, scatter ? c->recvcount : c->count, scatter ? c->recvtype : c->datatype,
+                  c->peer, c->root);
+    return rc;
+}
 
 /* What the writers get (rank 0). */
 typedef struct {
