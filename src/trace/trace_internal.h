@@ -14,8 +14,8 @@
 #include <time.h>
 #include "isochron/timer.h"
 #include "isochron/trace.h"
-#include "pmpi.h"
-#include "isochron_pmpi_ids.h"
+#include "pmpi/pmpi.h"
+#include "pmpi/isochron_pmpi_ids.h" /* generated in the build tree from mpi.tbl */
 
 /* Everything below is internal to the library (hidden): the generated wrappers then call the hooks and
  * read the flags directly, not through the PLT and the GOT (a few ns per traced call). */
