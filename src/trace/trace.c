@@ -9,7 +9,7 @@
  * (isochron_track_*) keeps the clock true. The wrappers are generated from
  * src/pmpi/mpi.tbl by tools/gen-pmpi.py (layer prefix "itr", the table and
  * generator the collective-clocks layer uses); their hooks below only read
- * the local timer twice and fill 40 bytes of a buffer (itr_enter reserves the
+ * the local timer twice and fill 32 bytes of a buffer (itr_enter reserves the
  * slot and reads the timer last, itr_leave reads it first and fills the call,
  * bytes, communicator, peer and root from the call record); the global time is computed at
  * MPI_Finalize from the clock model that was valid at each event's time: the
@@ -46,7 +46,7 @@ unsigned char itr_mask[ISOCHRON_PMPI_NIDS];
 isochron_timer_t *itr_timer;
 int itr_fast_mono;
 
-#define MAX_COMMS 1024
+#define MAX_COMMS 1024 /* < 32768: itr_event_t.comm is an int16_t */
 #define MAX_SEGS 4096
 #define NMETA 24
 
@@ -174,14 +174,13 @@ int itr_leave_slow(int id, int rc)
     return rc;
 }
 
-void itr_end_event(itr_event_t *e, int id, int category, MPI_Comm comm, int count, MPI_Datatype type, int peer, int root)
+void itr_end_event(itr_event_t *e, int id, int category, MPI_Comm comm, int count, MPI_Datatype type, int rank)
 {
     e->bytes = count >= 0 ? itr_bytes(count, type) : -1;
-    e->call = id;
-    e->peer = peer;
-    e->root = root;
+    e->call = (int16_t)id;
+    e->rank = rank;
     if (category == ISOCHRON_PMPI_COMMFREE) forget_comm(e->comm);
-    else e->comm = itr_comm_index(comm);
+    else e->comm = (int16_t)itr_comm_index(comm);
     if (category == ISOCHRON_PMPI_COLL && S.track && comm == MPI_COMM_WORLD && ++S.ncoll_world % S.poll_every == 0)
         poll_tracker();
 }
@@ -381,8 +380,10 @@ static void finish(void)
         o->comm_size = e->comm >= 0 ? S.comm_size[e->comm] : 0;
         o->comm_id = e->comm < 0 ? -1 : S.comms[e->comm] == MPI_COMM_WORLD ? 0 : e->comm + 1;
         o->instance = inst[e->call]++;
-        o->peer = e->peer;
-        o->root = e->root;
+        int cat = itr_calls[e->call].category;
+        int rooted = cat == ISOCHRON_PMPI_COLL || cat == ISOCHRON_PMPI_ICOLL || cat == ISOCHRON_PMPI_COMMCREATE;
+        o->root = rooted ? e->rank : -1;
+        o->peer = rooted ? -1 : e->rank;
         /* a tracker refresh between two events can move the clock back by its correction (tens of ns):
          * keep the rank's events ordered, and say how often and how far that was needed */
         if (i > 0 && o->g0 < out[i - 1].g1) {

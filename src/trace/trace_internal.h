@@ -25,11 +25,12 @@
 typedef struct {
     double t0, t1;     /* trace timer (this rank's local clock) at entry and exit */
     int64_t bytes;     /* count x type size, -1 unknown */
-    int32_t call;      /* ISOCHRON_PMPI_ID_* (line of src/pmpi/mpi.tbl) */
-    int32_t comm;      /* index in the rank's communicator table, -1 none */
-    int32_t peer;      /* dest / source / target rank as passed; -1 none */
-    int32_t root;      /* root; -1 none */
-} itr_event_t;
+    int16_t call;      /* ISOCHRON_PMPI_ID_* (line of src/pmpi/mpi.tbl) */
+    int16_t comm;      /* index in the rank's communicator table, -1 none */
+    int32_t rank;      /* the root of a call in a rooted category (coll, icoll, commcreate: local_leader),
+                          else the peer (dest, source, target rank) as passed; -1 none */
+} itr_event_t;         /* 32 bytes, two a cache line: the buffer's writes are most of a traced call's cost */
+_Static_assert(sizeof(itr_event_t) == 32 && ISOCHRON_PMPI_NIDS < 32768, "itr_event_t: 32 bytes, ids in int16");
 
 /* One event as written: global and local times (s). */
 typedef struct {
@@ -38,7 +39,7 @@ typedef struct {
     int32_t call, comm_size;
     int32_t comm_id;   /* 0 = MPI_COMM_WORLD, k > 0: the k-th other communicator this rank saw, -1 none */
     int32_t instance;  /* n-th call of this function on this rank (0-based) */
-    int32_t peer, root; /* as in itr_event_t */
+    int32_t peer, root; /* -1: none (see itr_event_t.rank) */
 } itr_out_t;
 
 /* the traced functions by id: name and category ("coll", "p2p", ... of mpi.tbl); name NULL: not wrapped */
@@ -74,7 +75,7 @@ extern itr_event_t itr_sink;
 extern volatile int itr_bypass;          /* 1: the wrappers pass straight to PMPI (the tracer's own traffic) */
 void itr_enter_slow(int id, int category, MPI_Comm comm);
 int itr_leave_slow(int id, int rc);
-void itr_end_event(itr_event_t *e, int id, int category, MPI_Comm comm, int count, MPI_Datatype type, int peer, int root);
+void itr_end_event(itr_event_t *e, int id, int category, MPI_Comm comm, int count, MPI_Datatype type, int rank);
 
 static inline void itr_enter(isochron_pmpi_call_t *c)
 {
@@ -101,7 +102,7 @@ static inline int itr_leave(isochron_pmpi_call_t *c, int rc)
      * the send side counts at the root only, so there the block received */
     int scatter = c->id == ISOCHRON_PMPI_ID_MPI_Scatter || c->id == ISOCHRON_PMPI_ID_MPI_Iscatter;
     itr_end_event(e, c->id, c->category, c->comm, scatter ? c->recvcount : c->count, scatter ? c->recvtype : c->datatype,
-                  c->peer, c->root);
+                  c->root != -1 ? c->root : c->peer);
     return rc;
 }
 
