@@ -111,7 +111,7 @@ int64_t itr_bytes(int count, MPI_Datatype t)
     return (int64_t)count * sz;
 }
 
-int itr_comm_index(MPI_Comm c)
+static inline int comm_index(MPI_Comm c)
 {
     if (c == MPI_COMM_NULL) return -1;
     if (S.ncomms && S.comms[S.last_comm] == c) return S.last_comm;
@@ -126,6 +126,8 @@ int itr_comm_index(MPI_Comm c)
     PMPI_Comm_size(c, &S.comm_size[i]);
     return S.last_comm = i;
 }
+
+int itr_comm_index(MPI_Comm c) { return comm_index(c); }
 
 static void forget_comm(int i)
 {
@@ -174,15 +176,25 @@ int itr_leave_slow(int id, int rc)
     return rc;
 }
 
-void itr_end_event(itr_event_t *e, int id, int category, MPI_Comm comm, int count, MPI_Datatype type, int rank)
+void itr_end_event(itr_event_t *e, int id, MPI_Comm comm, int count, MPI_Datatype type, int rank)
 {
     e->bytes = count >= 0 ? itr_bytes(count, type) : -1;
     e->call = (int16_t)id;
     e->rank = rank;
-    if (category == ISOCHRON_PMPI_COMMFREE) forget_comm(e->comm);
-    else e->comm = (int16_t)itr_comm_index(comm);
-    if (category == ISOCHRON_PMPI_COLL && S.track && comm == MPI_COMM_WORLD && ++S.ncoll_world % S.poll_every == 0)
-        poll_tracker();
+    e->comm = (int16_t)comm_index(comm); /* inlined here: the common path of every recorded call */
+}
+
+void itr_end_commfree(itr_event_t *e, int id)
+{
+    e->bytes = -1;
+    e->call = (int16_t)id;
+    e->rank = -1;
+    forget_comm(e->comm); /* e->comm: found by itr_enter while the handle was valid */
+}
+
+void itr_coll_world(void)
+{
+    if (S.track && ++S.ncoll_world % S.poll_every == 0) poll_tracker();
 }
 
 int isochron_trace_set_active(int on)

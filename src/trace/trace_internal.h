@@ -71,13 +71,16 @@ extern itr_event_t itr_sink;
  * src/pmpi/pmpi.h). Inline, so each wrapper keeps only what it needs of the call record (the id and
  * category are constants there): a call not recorded costs a flag and a mask test; a recorded one
  * reserves its slot and reads the timer last on entry, reads it first on exit, then hands the rest
- * (bytes, communicator, peer, root; the tracker poll) to itr_end_event. */
+ * (bytes, communicator, peer, root) to itr_end_event, and a blocking collective on MPI_COMM_WORLD
+ * polls the tracker (itr_coll_world). */
 extern volatile int itr_bypass;          /* 1: the wrappers pass straight to PMPI (the tracer's own traffic) */
 void itr_enter_slow(int id, int category, MPI_Comm comm);
 int itr_leave_slow(int id, int rc);
-void itr_end_event(itr_event_t *e, int id, int category, MPI_Comm comm, int count, MPI_Datatype type, int rank);
+void itr_end_event(itr_event_t *e, int id, MPI_Comm comm, int count, MPI_Datatype type, int rank);
+void itr_end_commfree(itr_event_t *e, int id);
+void itr_coll_world(void);               /* a blocking collective on MPI_COMM_WORLD ended: poll the tracker? */
 
-static inline void itr_enter(isochron_pmpi_call_t *c)
+static inline __attribute__((always_inline)) void itr_enter(isochron_pmpi_call_t *c)
 {
     if (!(itr_on & itr_mask[c->id])) { /* not recorded (MPI_Init, MPI_Init_thread, MPI_Finalize never are) */
         c->layer = NULL;
@@ -93,7 +96,7 @@ static inline void itr_enter(isochron_pmpi_call_t *c)
     e->t0 = itr_now();
 }
 
-static inline int itr_leave(isochron_pmpi_call_t *c, int rc)
+static inline __attribute__((always_inline)) int itr_leave(isochron_pmpi_call_t *c, int rc)
 {
     itr_event_t *e = (itr_event_t *)c->layer;
     if (!e) return c->category == ISOCHRON_PMPI_INIT ? itr_leave_slow(c->id, rc) : rc;
@@ -101,8 +104,13 @@ static inline int itr_leave(isochron_pmpi_call_t *c, int rc)
     /* bytes: the block this rank sends (count x datatype as the call record pairs them); in a scatter
      * the send side counts at the root only, so there the block received */
     int scatter = c->id == ISOCHRON_PMPI_ID_MPI_Scatter || c->id == ISOCHRON_PMPI_ID_MPI_Iscatter;
-    itr_end_event(e, c->id, c->category, c->comm, scatter ? c->recvcount : c->count, scatter ? c->recvtype : c->datatype,
+    if (c->category == ISOCHRON_PMPI_COMMFREE) {
+        itr_end_commfree(e, c->id);
+        return rc;
+    }
+    itr_end_event(e, c->id, c->comm, scatter ? c->recvcount : c->count, scatter ? c->recvtype : c->datatype,
                   c->root != -1 ? c->root : c->peer);
+    if (c->category == ISOCHRON_PMPI_COLL && c->comm == MPI_COMM_WORLD) itr_coll_world();
     return rc;
 }
 
