@@ -18,10 +18,12 @@ fail() { echo "FAIL test_ckpt $tag np $np: $*"; exit 1; }
 result() { grep -o '^result [^ ]*' "$1" | head -1; }
 
 mkdir -p "$tmp/ref" "$tmp/d" "$tmp/l"
+[ "$tag" = badrestart ] || {
 ISOCHRON_CC_DIR="$tmp/ref" "$run" -np "$np" "$bin" none > "$tmp/ref.out" 2>&1 || { cat "$tmp/ref.out"; fail "reference run failed"; }
 ref=$(result "$tmp/ref.out"); [ -n "$ref" ] || fail "no result in the reference run"
 [ -z "$(ls "$tmp/ref")" ] || fail "a run without requests wrote checkpoints: $(ls "$tmp/ref")"
 echo "reference: $ref"
+}
 case $tag in
   api|signal|interval)
     mode=$tag; want=(--expect 2)
