@@ -4,7 +4,8 @@
  *
  * Design.
  *  Requests. SIGUSR1 (the handler only sets two flags), isochron_cc_request()
- *  or, on rank 0, every ISOCHRON_CC_INTERVAL seconds. The requesting rank sends
+ *  or, on rank 0, ISOCHRON_CC_INTERVAL seconds after the start or the last
+ *  checkpoint. The requesting rank sends
  *  REQ(epoch) to every rank on icomm (this library's PMPI_Comm_dup of
  *  MPI_COMM_WORLD). A ticker thread that never calls MPI sets icc_attn every
  *  ISOCHRON_CC_POLL_MS (default 10) ms, so the next wrapper looks at icomm: the
@@ -755,13 +756,15 @@ static void *ticker_main(void *arg)
 {
     (void)arg;
     double next = now_s() + interval_s, learned_at = 0;
-    int seen_epoch = 0;
+    int seen_epoch = 0, seen_n = 0;
     struct timespec ts = { (time_t)(poll_ms / 1000), (long)(1e6 * (poll_ms - 1000 * (long)(poll_ms / 1000))) };
     while (!ticker_stop) {
         nanosleep(&ts, NULL);
         __atomic_store_n(&icc_attn, 1, __ATOMIC_RELAXED);
         double t = now_s();
-        if (interval_s > 0 && icc_rank == 0 && t >= next) {
+        int n = __atomic_load_n(&nckpt, __ATOMIC_RELAXED);
+        if (n != seen_n) { seen_n = n; next = t + interval_s; }   /* the interval runs from the last resume */
+        if (interval_s > 0 && icc_rank == 0 && t >= next && !__atomic_load_n(&icc_pending, __ATOMIC_RELAXED)) {
             __atomic_store_n(&req_flag, 1, __ATOMIC_RELAXED);
             next = t + interval_s;
         }

@@ -25,7 +25,7 @@ set_tests_properties(cc_bad_mode PROPERTIES LABELS "serial"
 add_executable(test_ckpt ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt.c)
 target_include_directories(test_ckpt PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(test_ckpt PRIVATE isochron_cc MPI::MPI_C m)
-foreach(cfg "api;2" "signal;3" "interval;4" "restart;3")
+foreach(cfg "interval;2" "signal;3" "api;4" "restart;3")
   list(GET cfg 0 tag)
   list(GET cfg 1 np)
   add_test(NAME cc_ckpt_${tag}_np${np}
