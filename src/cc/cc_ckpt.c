@@ -616,8 +616,8 @@ static void take_checkpoint(const char *call)
         fsync_dir(dir);
     }
     PMPI_Barrier(icomm);
+    nckpt = epoch;          /* complete on every rank: counted from the AFTER_SAVE callbacks on */
     for (int i = 0; i < ncallbacks; i++) callbacks[i].fn(ISOCHRON_CC_AFTER_SAVE, callbacks[i].arg);
-    nckpt = epoch;
     if (icc_log) {
         fprintf(icc_log, "{\"ev\":\"saved\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"bytes\":%lld,\"t\":%.6f}\n", icc_rank,
                 epoch, dir, bytes, PMPI_Wtime());
