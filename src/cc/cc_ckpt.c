@@ -815,6 +815,9 @@ void icc_init_protocol(void)
         icc_log = fopen(path, "a");
         if (!icc_log) die("cannot open the state log %s: %s", path, strerror(errno));
     }
+    const char *cd = getenv("ISOCHRON_CC_DIR");   /* created now: a bad one fails at start, not at a checkpoint */
+    if (cd && *cd && mkdir(cd, 0755) != 0 && errno != EEXIST)
+        die("ISOCHRON_CC_DIR=%s cannot be created: %s", cd, strerror(errno));
     const char *rs = getenv("ISOCHRON_CC_RESTART");
     if (rs && *rs) load_restart(rs);
     struct sigaction sa;
