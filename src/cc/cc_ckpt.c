@@ -138,12 +138,12 @@ unsigned long long icc_version;
 
 static volatile sig_atomic_t req_flag;
 static MPI_Comm icomm = MPI_COMM_NULL;
-static int epoch = 1, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned, freeze_ok;
+static int epoch = 1, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned, freeze_ok, released;
 static double t_learn, timeout_s = 60.0;
 static const char *volatile cur_call = "";
 static volatile int in_wait;          /* inside a polled blocking call */
 static long long ctl_sent, ctl_recvd;
-static int rounds_this_epoch;
+static int rounds_this_epoch, stalls;
 
 enum { TAG_REQ = 1, TAG_TGT = 2 };
 enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_N };
@@ -283,7 +283,8 @@ static void learn(int origin)
     t_learn = PMPI_Wtime();
     all_learned = freeze_ok = 0;
     rfirst = 1;
-    rounds_this_epoch = 0;
+    rounds_this_epoch = stalls = 0;
+    released = 0;
     icc_version++;
     if (icc_log) {
         fprintf(icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,\"t\":%.6f}\n", icc_rank, origin, epoch,
@@ -418,6 +419,14 @@ static int evaluate(const char *call)
     }
     if (rout[V_LEARNED] == icc_size && icc_pending) freeze_ok = 1;
     if (finalizing && rout[V_FINAL] == icc_size && rout[V_PENDING] == 0 && rout[V_CTL] == 0) final_done = 1;
+    /* a stall: some rank must still run, yet nobody moved since the previous
+       round (those not ready are blocked, e.g. on a message a stopped rank
+       sends after its next collective): ranks stopped at collective entries
+       go on through one collective (raising its target) */
+    if (freeze_ok && rout[V_PENDING] == icc_size && rout[V_NOTREADY] > 0 && rout[V_MOVED] == 0) {
+        released = 1;
+        stalls++;
+    }
     if (rout[V_PENDING] == icc_size && rout[V_NOTREADY] == 0 && rout[V_MOVED] == 0 && rout[V_UNFROZEN] == 0 &&
         rout[V_CTL] == 0 && rout[V_APP] == 0) {
         if (!ready()) die("%s%s", "internal error: agreement decided a safe state this rank is not in", "");
@@ -453,8 +462,9 @@ static void watchdog(void)
     PMPI_Abort(MPI_COMM_WORLD, 3);
 }
 
-void icc_poll(int kind, const char *call)
+void icc_poll(int kind, const char *call, int g)
 {
+    int g_solo = g >= 0 && icc_groups[g].size == 1;   /* a collective nobody else takes part in never blocks */
     if (!icc_inited || in_poll) return;
     in_poll = 1;
     cur_call = call;
@@ -480,7 +490,10 @@ void icc_poll(int kind, const char *call)
             contribute(kind);
         }
         if (kind == ICC_PASS) break;
-        if (kind == ICC_COLL && !ready()) break;
+        if (kind == ICC_COLL && (!ready() || released || g_solo)) {
+            released = 0;
+            break;
+        }
         if (kind == ICC_BLOCKED && !(rfrozen && ready())) break;
         /* ICC_COLL with every target reached (Algorithm 3), a frozen
            blocked call, or MPI_Finalize: stay */
@@ -597,7 +610,7 @@ static void take_checkpoint(const char *call)
         log_counts("sent", icc_sent_to);
         log_counts("recvd", icc_recvd_from);
         fprintf(icc_log, ",\"sent_total\":%lld,\"recvd_total\":%lld,\"in_collective\":false,\"call\":\"%s\",\"rounds\":%d,"
-                "\"t\":%.6f}\n", icc_app_sent, icc_app_recvd, call, rounds_this_epoch, t_safe);
+                "\"stalls\":%d,\"t\":%.6f}\n", icc_app_sent, icc_app_recvd, call, rounds_this_epoch, stalls, t_safe);
         fflush(icc_log);
     }
     for (int i = 0; i < ncallbacks; i++) callbacks[i].fn(ISOCHRON_CC_BEFORE_SAVE, callbacks[i].arg);
@@ -840,7 +853,7 @@ void icc_finalize_protocol(void)
     if (!icc_inited) return;
     finalizing = 1;
     icc_attn = 1;
-    while (!final_done) icc_poll(ICC_COLL, "MPI_Finalize");
+    while (!final_done) icc_poll(ICC_COLL, "MPI_Finalize", -1);
     ticker_stop = 1;
     if (ticker_on) pthread_join(ticker, NULL);
     reap_sends(1);

@@ -45,7 +45,7 @@ enum { ICC_PASS, ICC_COLL, ICC_BLOCKED };
  * reached); BLOCKED: inside a blocking call whose operation is incomplete
  * (stay while a round this rank promised to stay for is open). May take the
  * checkpoint before returning. */
-void icc_poll(int kind, const char *call);
+void icc_poll(int kind, const char *call, int g);   /* g: the collective's group (ICC_COLL), else -1 */
 void icc_seq_bumped(int g);               /* after SEQ[g]++ while pending (Algorithm 2) */
 void icc_init_protocol(void);             /* in MPI_Init's wrapper, after PMPI_Init */
 void icc_finalize_protocol(void);         /* in MPI_Finalize's wrapper, before PMPI_Finalize */
