@@ -419,11 +419,13 @@ static int evaluate(const char *call)
     }
     if (rout[V_LEARNED] == icc_size && icc_pending) freeze_ok = 1;
     if (finalizing && rout[V_FINAL] == icc_size && rout[V_PENDING] == 0 && rout[V_CTL] == 0) final_done = 1;
-    /* a stall: some rank must still run, yet nobody moved since the previous
-       round (those not ready are blocked, e.g. on a message a stopped rank
-       sends after its next collective): ranks stopped at collective entries
-       go on through one collective (raising its target) */
-    if (freeze_ok && rout[V_PENDING] == icc_size && rout[V_NOTREADY] > 0 && rout[V_MOVED] == 0) {
+    /* a stall: some rank must still run, or a message is still to be
+       received, yet nobody moved since the previous round (those not ready
+       are blocked, e.g. on a message a stopped rank sends after its next
+       collective; or a message waits for a receive posted after a
+       collective): ranks stopped at collective entries go on through one
+       collective (raising its target) */
+    if (freeze_ok && rout[V_PENDING] == icc_size && rout[V_MOVED] == 0 && (rout[V_NOTREADY] > 0 || rout[V_APP] != 0)) {
         released = 1;
         stalls++;
     }
