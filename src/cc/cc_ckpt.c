@@ -32,7 +32,7 @@
  *  targets are at least its SEQ).
  *  Agreement. Rounds of PMPI_Iallreduce(SUM) on icomm of the vector
  *    [not ready, moved, unfrozen, ctl sent - ctl received,
- *     app sent - app received, pending, finalizing, learned]
+ *     app sent - app received, pending, finalizing, learned, open receives]
  *  contributed at protocol progress points, one round open per rank at a time
  *  (all ranks run the same sequence of rounds, so results are equal
  *  everywhere). "moved": the rank's protocol-relevant state (SEQ, targets,
@@ -41,7 +41,11 @@
  *  point until the round completes (it is at a non-blocking call, or not
  *  ready). A frozen rank leaves the round open only when a target raise
  *  arrives. Safe iff every rank is pending and ready, nobody moved, nobody
- *  unfrozen, and both balances are 0.
+ *  unfrozen, both balances are 0 and no receive is posted and incomplete
+ *  (the contract: a request pending at a checkpoint is complete after a
+ *  restart, so none may wait for data). A rank inside a blocking call that
+ *  sends (Send, Sendrecv...) never counts as stopped there: the checkpoint
+ *  must not fall between its message and its return.
  *  Why safe. moved = 0 everywhere means every rank's state was constant from
  *  its contribution to round r-1 until its contribution to round r; each
  *  r-1 contribution happens before every rank's r contribution (the r-1
@@ -146,7 +150,7 @@ static long long ctl_sent, ctl_recvd;
 static int rounds_this_epoch, stalls;
 
 enum { TAG_REQ = 1, TAG_TGT = 2 };
-enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_N };
+enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_OPEN, V_N };
 static long long rin[V_N], rout[V_N], rlast[V_N];
 static MPI_Request rreq = MPI_REQUEST_NULL;
 static int rfrozen, rfirst = 1;
@@ -387,14 +391,16 @@ static int ready(void)
 
 static void contribute(int kind)
 {
+    int open = 0;
     if (icc_pending) {
         flush_targets();
-        icc_req_count_arrived();
+        open = icc_req_count_arrived() + icc_open_recvs;
     }
     int rd = ready();
     rin[V_NOTREADY] = !rd;
     rin[V_MOVED] = rfirst || icc_version != rversion;
-    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS);
+    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS && !icc_nofreeze);
+    rin[V_OPEN] = open;
     rin[V_CTL] = ctl_sent - ctl_recvd;
     rin[V_APP] = icc_app_sent - icc_app_recvd;
     rin[V_PENDING] = icc_pending;
@@ -425,12 +431,13 @@ static int evaluate(const char *call)
        collective; or a message waits for a receive posted after a
        collective): ranks stopped at collective entries go on through one
        collective (raising its target) */
-    if (freeze_ok && rout[V_PENDING] == icc_size && rout[V_MOVED] == 0 && (rout[V_NOTREADY] > 0 || rout[V_APP] != 0)) {
+    if (freeze_ok && rout[V_PENDING] == icc_size && rout[V_MOVED] == 0 &&
+        (rout[V_NOTREADY] > 0 || rout[V_APP] != 0 || rout[V_OPEN] != 0)) {
         released = 1;
         stalls++;
     }
     if (rout[V_PENDING] == icc_size && rout[V_NOTREADY] == 0 && rout[V_MOVED] == 0 && rout[V_UNFROZEN] == 0 &&
-        rout[V_CTL] == 0 && rout[V_APP] == 0) {
+        rout[V_CTL] == 0 && rout[V_APP] == 0 && rout[V_OPEN] == 0) {
         if (!ready()) die("%s%s", "internal error: agreement decided a safe state this rank is not in", "");
         take_checkpoint(call);
         return 1;
@@ -456,8 +463,9 @@ static void watchdog(void)
     }
     if (!any)
         fprintf(stderr, " all its targets reached; last agreement round: %lld not ready, %lld moved, %lld not stopped, "
-                "%lld control and %lld application messages in flight, %lld of %d ranks pending",
-                rlast[V_NOTREADY], rlast[V_MOVED], rlast[V_UNFROZEN], rlast[V_CTL], rlast[V_APP],
+                "%lld control and %lld application messages in flight, %lld receives posted and not complete, "
+                "%lld of %d ranks pending",
+                rlast[V_NOTREADY], rlast[V_MOVED], rlast[V_UNFROZEN], rlast[V_CTL], rlast[V_APP], rlast[V_OPEN],
                 rlast[V_PENDING], icc_size);
     fputc('\n', stderr);
     fflush(stderr);

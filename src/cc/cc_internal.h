@@ -64,5 +64,7 @@ enum { ICC_REQ_ICOLL = 1, ICC_REQ_RECV = 2 };
 void icc_req_track(MPI_Request r, int kind, int g);
 int icc_req_pending_icoll(void);
 void icc_req_complete_icolls(void);       /* at the safe state: complete without freeing */
-void icc_req_count_arrived(void);         /* count tracked receives that completed */
+int icc_req_count_arrived(void);          /* count tracked receives that completed; returns those still open */
+extern int icc_open_recvs;                /* receives inside blocking wrappers, in progress */
+extern int icc_nofreeze;                  /* inside a blocking call that sends: never a stop point */
 #endif

@@ -24,6 +24,8 @@
  *    blocking completion or probe becomes a loop of the Test/Iprobe form with
  *    icc_poll(ICC_BLOCKED) between tests, so a process blocked in MPI takes
  *    part in the protocol (Algorithm 3 for processes outside collectives).
+ *    Receives in progress count as open (no checkpoint while one waits for
+ *    data) and a call that sends is never a stop point (icc_nofreeze).
  *    Persistent requests (Send_init/Recv_init/Start) are not counted or
  *    tracked.
  */
@@ -153,8 +155,11 @@ void icc_req_complete_icolls(void)
         }
 }
 
-void icc_req_count_arrived(void)
+int icc_open_recvs, icc_nofreeze;
+
+int icc_req_count_arrived(void)
 {
+    int open = 0;
     for (int i = 0; i < reqcap && reqlive; i++)
         if (reqs[i].used == 1 && reqs[i].kind == ICC_REQ_RECV && !reqs[i].counted) {
             int flag = 0;
@@ -163,8 +168,11 @@ void icc_req_count_arrived(void)
             if (flag) {
                 icc_count_recvd_status(reqs[i].g, &st);
                 reqs[i].counted = 1;
+            } else {
+                open++;
             }
         }
+    return open;
 }
 
 /* ---- blocking helpers */
@@ -205,7 +213,10 @@ static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, in
        : PMPI_Irsend(buf, count, dt, dest, tag, comm, &r);
     if (rc != MPI_SUCCESS) return rc;
     icc_count_sent(comm, dest);
-    return block_on(&r, MPI_STATUS_IGNORE, name);
+    icc_nofreeze++;
+    rc = block_on(&r, MPI_STATUS_IGNORE, name);
+    icc_nofreeze--;
+    return rc;
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -237,7 +248,9 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     } else {
         MPI_Request r;
         rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
+        icc_open_recvs++;
         if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Recv");
+        icc_open_recvs--;
     }
     if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
     return rc;
@@ -261,7 +274,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
         if (rc == MPI_SUCCESS) rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[0]);
         if (rc != MPI_SUCCESS) return rc;
         icc_count_sent(comm, dest);
+        icc_open_recvs++, icc_nofreeze++;
         rc = block_on_all(2, r, st, "MPI_Sendrecv");
+        icc_open_recvs--, icc_nofreeze--;
         if (sp != &st[1]) *sp = st[1];
     }
     if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
@@ -290,7 +305,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
         if (rc == MPI_SUCCESS) rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r[1]);
         if (rc == MPI_SUCCESS) {
             icc_count_sent(comm, dest);
+            icc_open_recvs++, icc_nofreeze++;
             rc = block_on_all(2, r, st, "MPI_Sendrecv_replace");
+            icc_open_recvs--, icc_nofreeze--;
             if (sp != &st[1]) *sp = st[1];
         }
         free(tmp);
@@ -310,7 +327,9 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
     } else {
         MPI_Request r;
         rc = PMPI_Imrecv(buf, count, datatype, message, &r);
+        icc_open_recvs++;
         if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Mrecv");
+        icc_open_recvs--;
     }
     if (rc == MPI_SUCCESS) icc_count_recvd_status(-1, sp);
     return rc;
