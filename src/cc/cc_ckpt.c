@@ -64,14 +64,22 @@
  *  Why it terminates. Targets only grow, and by the theorem a raise is caused
  *  by a collective that happens before an existing target, so finitely many
  *  raises occur (4.2.4); after the last raise every rank runs to its targets
- *  and then stops at a collective entry or blocks in a polled call. From then
- *  on no state changes except receives completing, which drains the messages
- *  in flight (a message sent before the cut must be matched by a receive that
- *  is posted before the receiver's next collective in a correct program --
- *  paper Figure 2), so two consecutive rounds see nobody move and decide.
- *  Limitation: a message sent before a collective and received only after the
- *  same rank's target collective (an Isend crossing a collective) is not
- *  drained into library buffers; the watchdog then names it.
+ *  and then stops at a collective entry or blocks in a polled call. Point-to-
+ *  point traffic can make that stop a stall the paper does not discuss: a
+ *  rank not yet at its targets (or a message, or a posted receive) waits for
+ *  a message that a stopped rank sends only after its next collective, e.g.
+ *  on a group the waiting rank is not in. A round in which somebody is not
+ *  ready or something is in flight, yet nobody moved since the previous
+ *  round, is such a stall: every rank stopped at a collective entry then goes
+ *  through that one collective (raising its target, so its members follow)
+ *  and stops again at the next. Each release advances the stopped ranks by
+ *  one collective of the original program, which (being deadlock-free)
+ *  eventually sends what the blocked rank waits for; collectives on a group
+ *  of one never stop a rank. When nobody is left to move, two consecutive
+ *  rounds see no change and decide. What is not guaranteed: a released rank
+ *  that blocks inside a collective whose members wait, through a chain of
+ *  messages, for a rank that is stopped again; rounds then stop completing
+ *  and the watchdog reports it.
  *  Action. Pending non-blocking collectives are completed with
  *  PMPI_Request_get_status (the request stays valid for the application's own
  *  Wait/Test), the "safe" line is logged, ISOCHRON_CC_BEFORE_SAVE callbacks
