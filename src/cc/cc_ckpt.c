@@ -98,7 +98,7 @@
  *  Watchdog: ISOCHRON_CC_TIMEOUT seconds (default 60) after a rank learned of
  *  a checkpoint it prints the rank, the MPI call it waits in, the targets it
  *  waits for (or the agreement state) and calls MPI_Abort; the ticker does the
- *  same, later, for a rank stuck inside a blocking call.
+ *  same, at 1.5 timeouts + 1 s, for a rank stuck inside a blocking call.
  *
  * State log (ISOCHRON_CC_LOG=DIR): DIR/cc-log.RANK.jsonl, one JSON object a
  * line, "t" in MPI_Wtime seconds, "ggid" the 16-hex-digit FNV-1a hash of the
@@ -802,7 +802,7 @@ static void *ticker_main(void *arg)
         /* a rank stuck inside a blocking MPI call never reaches the main-thread watchdog */
         int e = __atomic_load_n(&icc_pending, __ATOMIC_RELAXED) ? __atomic_load_n(&epoch, __ATOMIC_RELAXED) : 0;
         if (e != seen_epoch) { seen_epoch = e; learned_at = t; }
-        if (e && t - learned_at > timeout_s + 10) {
+        if (e && t - learned_at > 1.5 * timeout_s + 1) {
             fprintf(stderr, "isochron-cc: rank %d: checkpoint %d not reached after %.0f s (ISOCHRON_CC_TIMEOUT=%g); "
                     "stuck inside %s (a call that does not return while the protocol waits)\n",
                     icc_rank, e, t - learned_at, timeout_s, cur_call);
