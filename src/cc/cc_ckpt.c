@@ -494,6 +494,7 @@ void icc_poll(int kind, const char *call, int g)
             local_request();
         }
         if (!icc_pending && !finalizing) break;
+        watchdog();
         reap_sends(0);
         if (rreq != MPI_REQUEST_NULL) {
             int done = 0;
@@ -515,7 +516,6 @@ void icc_poll(int kind, const char *call, int g)
         if (kind == ICC_BLOCKED && !(rfrozen && ready())) break;
         /* ICC_COLL with every target reached (Algorithm 3), a frozen
            blocked call, or MPI_Finalize: stay */
-        watchdog();
     }
     in_poll = 0;
 }
