@@ -469,7 +469,10 @@ static void watchdog(void)
         fprintf(stderr, "%s] at SEQ %lld waits for TARGET %lld;", G->size > 16 ? ",..." : "", G->seq, G->target);
         any = 1;
     }
-    if (!any)
+    if (!any && rounds_this_epoch == 0)
+        fprintf(stderr, " no agreement round has completed: a rank takes no part (it makes no MPI call, or is "
+                "blocked inside one)");
+    else if (!any)
         fprintf(stderr, " all its targets reached; last agreement round: %lld not ready, %lld moved, %lld not stopped, "
                 "%lld control and %lld application messages in flight, %lld receives posted and not complete, "
                 "%lld of %d ranks pending",
