@@ -12,7 +12,7 @@ fail() { echo "FAIL cc_checkpoint example: $*"; exit 1; }
 # a fifth of the plain run's loop time
 interval=${INTERVAL:-$(awk '/^loop time/ { v = $3 / 5; if (v < 0.002) v = 0.002; printf "%.3f", v }' "$d/a")}
 echo "interval $interval s"
-ISOCHRON_CC_DIR=$d ISOCHRON_CC_INTERVAL=$interval "$run" -np "$np" "$bin" "$iters" "$n" > "$d/b" 2>&1 || { cat "$d/b"; fail "checkpointed run failed"; }
+ISOCHRON_CC_POLL_MS=2 ISOCHRON_CC_DIR=$d ISOCHRON_CC_INTERVAL=$interval "$run" -np "$np" "$bin" "$iters" "$n" > "$d/b" 2>&1 || { cat "$d/b"; fail "checkpointed run failed"; }
 ISOCHRON_CC_RESTART=$d ISOCHRON_CC_DIR=$d "$run" -np "$np" "$bin" "$iters" "$n" > "$d/c" 2>&1 || { cat "$d/c"; fail "restarted run failed"; }
 cat "$d/a" "$d/b" "$d/c"
 grep -q '^checkpoint 1 written' "$d/b" || fail "no checkpoint was written"
