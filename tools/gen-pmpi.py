@@ -19,17 +19,28 @@ For every table line not skipped, emits
 The layer defines:   volatile int P_bypass;
                      void P_enter(isochron_pmpi_call_t *c);
                      int  P_leave(isochron_pmpi_call_t *c, int rc);
+  With --hooks HEADER the generated file includes "HEADER" instead of declaring
+  these three itself: the layer may then define P_enter/P_leave there as static
+  inline functions, so each wrapper inlines them and the compiler drops the
+  record fields the hooks never read (libisochron-trace.so does, for speed).
 The generated file defines: const isochron_pmpi_entry_t P_wrapped[];
                             const int P_nwrapped;   (names emitted)
                             const int P_ntable;     (lines in the table)
 --ids writes isochron_pmpi_ids.h: ISOCHRON_PMPI_ID_<MPI_f> for every table
-line (the same numbers for every layer) and ISOCHRON_PMPI_NIDS.
+line (the same numbers for every layer), ISOCHRON_PMPI_NIDS, and the lists
+ISOCHRON_PMPI_NAMES (function names, in id order) and
+ISOCHRON_PMPI_CATEGORY_NAMES (in the order of enum isochron_pmpi_category).
 
 Parameter names fill the call record (first match wins):
   comm   <- comm, comm_old, local_comm, intercomm   (MPI_Comm; for MPI_Comm *comm: *comm)
-  root   <- root, local_leader        peer  <- dest, else source
+  root   <- root, local_leader        peer  <- dest, else source, target_rank, rank (RMA)
   peer2  <- source when dest is also present        tag <- tag, sendtag
-  count  <- count, sendcount, recvcount             datatype <- datatype, sendtype
+  count  <- count, sendcount, recvcount, origin_count (a scalar int)
+  datatype <- the type paired with that count (count: datatype, sendcount: sendtype,
+              recvcount: recvtype if present else datatype, origin_count: origin_datatype);
+              without a count: datatype, sendtype
+  recvcount/recvtype <- recvcount (scalar int) / recvtype  (-1 / MPI_DATATYPE_NULL if none)
+  win    <- win (MPI_Win, not MPI_Win *)
   request <- request (MPI_Request *)                requests/nrequests <- array_of_requests + count/incount
   newcomm <- newcomm, newintercomm, newintracomm, comm_cart, comm_graph, comm_dist_graph
   status <- status
@@ -40,7 +51,7 @@ import re
 import sys
 
 CATEGORIES = ["coll", "icoll", "persist", "commcreate", "group", "commfree",
-              "wait", "p2p", "ip2p", "probe", "init"]
+              "wait", "p2p", "ip2p", "probe", "init", "rma"]
 
 
 def fail(msg):
@@ -98,14 +109,26 @@ def record(e, idx):
         f["peer"] = "dest"
         f["peer2"] = "source" if "source" in ps else "-1"
     else:
-        f["peer"] = "source" if "source" in ps else "-1"
+        p = first(["source", "target_rank"] + (["rank"] if e["cat"] == "rma" else []))
+        f["peer"] = p["name"] if p else "-1"
         f["peer2"] = "-1"
     t = first(["tag", "sendtag"])
     f["tag"] = t["name"] if t else "-1"
-    n = first(["count", "sendcount", "recvcount"])
-    f["count"] = n["name"] if n and not n["array"] and n["type"] == "int" and e["name"] not in ("MPI_Startall", "MPI_Waitall", "MPI_Testall") else "-1"
-    d = first(["datatype", "sendtype"])
+    def scalar(p):
+        return p is not None and not p["array"] and p["type"] == "int"
+    n = first(["count", "sendcount", "recvcount", "origin_count"])
+    if not scalar(n) or e["name"] in ("MPI_Startall", "MPI_Waitall", "MPI_Testall"):
+        n = None
+    f["count"] = n["name"] if n else "-1"
+    pair = {"count": ["datatype"], "sendcount": ["sendtype"], "recvcount": ["recvtype", "datatype"],
+            "origin_count": ["origin_datatype"]}
+    d = first(pair[n["name"]] if n else ["datatype", "sendtype"])
     f["datatype"] = d["name"] if d else "MPI_DATATYPE_NULL"
+    rc = ps.get("recvcount")
+    f["recvcount"] = rc["name"] if scalar(rc) else "-1"
+    f["recvtype"] = "recvtype" if "recvtype" in ps else "MPI_DATATYPE_NULL"
+    w = ps.get("win")
+    f["win"] = "win" if w and w["type"] == "MPI_Win" else "MPI_WIN_NULL"
     rq = ps.get("request")
     f["request"] = "request" if rq else "NULL"
     if "array_of_requests" in ps:
@@ -118,11 +141,9 @@ def record(e, idx):
     nc = first(["newcomm", "newintercomm", "newintracomm", "comm_cart", "comm_graph", "comm_dist_graph"])
     f["newcomm"] = nc["name"] if nc and nc["type"].startswith("MPI_Comm") else "NULL"
     f["status"] = "status" if "status" in ps else "NULL"
-    order = ["comm", "root", "peer", "peer2", "tag", "count", "datatype", "request",
-             "nrequests", "requests", "newcomm", "status"]
     cat = "ISOCHRON_PMPI_" + e["cat"].upper()
-    body = ", ".join(f"{f[k]}" for k in order)
-    return f"{{ {idx}, \"{e['name']}\", {cat}, {body}, NULL }}"
+    body = ", ".join(f".{k} = {v}" for k, v in f.items())
+    return f"{{ .id = {idx}, .name = \"{e['name']}\", .category = {cat}, {body}, .layer = NULL }}"
 
 
 def main():
@@ -131,6 +152,7 @@ def main():
     ap.add_argument("--prefix", required=True, help="layer prefix P (hooks P_enter, P_leave, flag P_bypass)")
     ap.add_argument("--out", help="generated C file")
     ap.add_argument("--ids", help="write the id header here")
+    ap.add_argument("--hooks", help="header (as #include'd) that declares or defines the layer's hooks and flag")
     ap.add_argument("--skip", action="append", default=[],
                     help="comma-separated MPI functions the layer writes by hand")
     a = ap.parse_args()
@@ -150,15 +172,22 @@ def main():
             o.write("#ifndef ISOCHRON_PMPI_IDS_H\n#define ISOCHRON_PMPI_IDS_H\n")
             for i, e in enumerate(entries):
                 o.write(f"#define ISOCHRON_PMPI_ID_{e['name']} {i}\n")
-            o.write(f"#define ISOCHRON_PMPI_NIDS {len(entries)}\n#endif\n")
+            o.write(f"#define ISOCHRON_PMPI_NIDS {len(entries)}\n")
+            o.write("/* the function names of mpi.tbl, in id order */\n#define ISOCHRON_PMPI_NAMES")
+            o.write("".join(f" \\\n    \"{e['name']}\"," for e in entries) + "\n")
+            o.write("/* the category names of mpi.tbl, in the order of enum isochron_pmpi_category */\n")
+            o.write("#define ISOCHRON_PMPI_CATEGORY_NAMES " + ", ".join(f'"{c}"' for c in CATEGORIES) + "\n#endif\n")
     if not a.out:
         return
     P = a.prefix
     out = ["/* generated by tools/gen-pmpi.py from mpi.tbl for layer '%s': do not edit */" % P,
-           "#include <stddef.h>", "#include \"pmpi.h\"", "",
-           f"extern volatile int {P}_bypass;",
-           f"void {P}_enter(isochron_pmpi_call_t *c);",
-           f"int {P}_leave(isochron_pmpi_call_t *c, int rc);", ""]
+           "#include <stddef.h>", "#include \"pmpi.h\"", ""]
+    if a.hooks:
+        out += [f"#include \"{a.hooks}\"", ""]
+    else:
+        out += [f"extern volatile int {P}_bypass;",
+                f"void {P}_enter(isochron_pmpi_call_t *c);",
+                f"int {P}_leave(isochron_pmpi_call_t *c, int rc);", ""]
     wrapped = []
     for i, e in enumerate(entries):
         if e["name"] in skip:

@@ -7,8 +7,9 @@
  * (prefix P). Each wrapper
  *   1. returns PMPI_<f>(...) at once when the layer's flag `P_bypass` is
  *      nonzero (native mode, or the layer itself talking MPI);
- *   2. fills an isochron_pmpi_call_t on the stack (fields below; a field
- *      that the function has no parameter for keeps its "absent" value);
+ *   2. fills an isochron_pmpi_call_t on the stack (fields below, set by
+ *      designated initializers; a field that the function has no parameter
+ *      for keeps its "absent" value);
  *   3. calls `void P_enter(isochron_pmpi_call_t *)`, then the PMPI_ call,
  *      then `int P_leave(isochron_pmpi_call_t *, int rc)` whose result is
  *      what the application gets.
@@ -38,6 +39,7 @@ enum isochron_pmpi_category {
     ISOCHRON_PMPI_IP2P,         /* non-blocking point-to-point initiation */
     ISOCHRON_PMPI_PROBE,        /* probes, matched receives */
     ISOCHRON_PMPI_INIT,         /* Init, Init_thread, Finalize */
+    ISOCHRON_PMPI_RMA,          /* one-sided: window create/free, fence, lock, Put/Get/Accumulate */
     ISOCHRON_PMPI_NCATEGORIES
 };
 
@@ -59,6 +61,9 @@ typedef struct isochron_pmpi_call {
     MPI_Comm *newcomm;        /* output communicator of creation calls; NULL if none */
     MPI_Status *status;       /* status (single) if the function has one; may be MPI_STATUS_IGNORE */
     void *layer;              /* free for the layer between enter and leave */
+    int recvcount;            /* recvcount (scalar) beside sendcount; -1 if none */
+    MPI_Datatype recvtype;    /* recvtype; MPI_DATATYPE_NULL if none */
+    MPI_Win win;              /* the window of RMA calls (MPI_Win, not MPI_Win *); MPI_WIN_NULL if none */
 } isochron_pmpi_call_t;
 
 typedef struct isochron_pmpi_entry {

@@ -1,8 +1,10 @@
 /*
- * Internal interface of libisochron-trace.so (src/trace/): the generated PMPI
- * wrappers (wrappers.c, from src/trace/mpi_calls.tbl) call the inline hooks
- * below; trace.c owns the state; write_json.c and write_otf2.c are the
- * reporters, run on rank 0 at MPI_Finalize.
+ * Internal interface of libisochron-trace.so (src/trace/): the PMPI wrappers
+ * are generated for the layer prefix "itr" by tools/gen-pmpi.py from
+ * src/pmpi/mpi.tbl, the table the collective-clocks layer uses too (see
+ * src/pmpi/pmpi.h); their hooks itr_enter/itr_leave and the flag itr_bypass
+ * live in trace.c, which owns the state; write_json.c and write_otf2.c are
+ * the reporters, run on rank 0 at MPI_Finalize.
  */
 #ifndef ISOCHRON_TRACE_INTERNAL_H
 #define ISOCHRON_TRACE_INTERNAL_H
@@ -12,15 +14,23 @@
 #include <time.h>
 #include "isochron/timer.h"
 #include "isochron/trace.h"
-#include "trace/trace_calls.h"
+#include "pmpi/pmpi.h"
+#include "pmpi/isochron_pmpi_ids.h" /* generated in the build tree from mpi.tbl */
+
+/* Everything below is internal to the library (hidden): the generated wrappers then call the hooks and
+ * read the flags directly, not through the PLT and the GOT (a few ns per traced call). */
+#pragma GCC visibility push(hidden)
 
 /* One recorded call, as kept during the run (local timer readings). */
 typedef struct {
     double t0, t1;     /* trace timer (this rank's local clock) at entry and exit */
     int64_t bytes;     /* count x type size, -1 unknown */
-    int32_t call;      /* ITR_* */
-    int32_t comm;      /* index in the rank's communicator table, -1 none */
-} itr_event_t;
+    int16_t call;      /* ISOCHRON_PMPI_ID_* (line of src/pmpi/mpi.tbl) */
+    int16_t comm;      /* index in the rank's communicator table, -1 none */
+    int32_t rank;      /* the root of a call in a rooted category (coll, icoll, commcreate: local_leader),
+                          else the peer (dest, source, target rank) as passed; -1 none */
+} itr_event_t;         /* 32 bytes, two a cache line: the buffer's writes are most of a traced call's cost */
+_Static_assert(sizeof(itr_event_t) == 32 && ISOCHRON_PMPI_NIDS < 32768, "itr_event_t: 32 bytes, ids in int16");
 
 /* One event as written: global and local times (s). */
 typedef struct {
@@ -29,16 +39,16 @@ typedef struct {
     int32_t call, comm_size;
     int32_t comm_id;   /* 0 = MPI_COMM_WORLD, k > 0: the k-th other communicator this rank saw, -1 none */
     int32_t instance;  /* n-th call of this function on this rank (0-based) */
+    int32_t peer, root; /* -1: none (see itr_event_t.rank) */
 } itr_out_t;
 
-typedef struct { const char *name, *kind; } itr_call_info_t;
-extern const itr_call_info_t itr_calls[ITR_NCALLS];
+/* the traced functions by id: name and category ("coll", "p2p", ... of mpi.tbl); name NULL: not wrapped */
+typedef struct { const char *name, *kind; int category; } itr_call_info_t;
+extern itr_call_info_t itr_calls[ISOCHRON_PMPI_NIDS];
 
 extern int itr_on;                       /* 1 while recording application calls */
-extern unsigned char itr_mask[ITR_NCALLS];
+extern unsigned char itr_mask[ISOCHRON_PMPI_NIDS];
 extern isochron_timer_t *itr_timer;
-
-static inline int itr_want(int id) { return itr_on & itr_mask[id]; }
 extern int itr_fast_mono;                /* 1: the trace timer is the unskewed "monotonic": read it inline */
 static inline double itr_now(void)
 {
@@ -50,7 +60,59 @@ static inline double itr_now(void)
     return isochron_timer_now(itr_timer);
 }
 int64_t itr_bytes(int count, MPI_Datatype t);
-void itr_record(int id, double t0, double t1, MPI_Comm comm, int64_t bytes, int coll);
+int itr_comm_index(MPI_Comm c);
+
+/* The recording buffer (trace.c): a call beyond cap is written to itr_sink and counted as dropped. */
+typedef struct { itr_event_t *ev; long n, cap, dropped; } itr_buf_t;
+extern itr_buf_t itr_buf;
+extern itr_event_t itr_sink;
+
+/* The hooks of the generated wrappers (layer "itr": tools/gen-pmpi.py --hooks trace/trace_internal.h;
+ * src/pmpi/pmpi.h). Inline, so each wrapper keeps only what it needs of the call record (the id and
+ * category are constants there): a call not recorded costs a flag and a mask test; a recorded one
+ * reserves its slot and reads the timer last on entry, reads it first on exit, then hands the rest
+ * (bytes, communicator, peer, root) to itr_end_event, and a blocking collective on MPI_COMM_WORLD
+ * polls the tracker (itr_coll_world). */
+extern volatile int itr_bypass;          /* 1: the wrappers pass straight to PMPI (the tracer's own traffic) */
+void itr_enter_slow(int id, int category, MPI_Comm comm);
+int itr_leave_slow(int id, int rc);
+void itr_end_event(itr_event_t *e, int id, MPI_Comm comm, int count, MPI_Datatype type, int rank);
+void itr_end_commfree(itr_event_t *e, int id);
+void itr_coll_world(void);               /* a blocking collective on MPI_COMM_WORLD ended: poll the tracker? */
+
+static inline __attribute__((always_inline)) void itr_enter(isochron_pmpi_call_t *c)
+{
+    if (!(itr_on & itr_mask[c->id])) { /* not recorded (MPI_Init, MPI_Init_thread, MPI_Finalize never are) */
+        c->layer = NULL;
+        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize || c->category == ISOCHRON_PMPI_COMMFREE)
+            itr_enter_slow(c->id, c->category, c->comm);
+        return;
+    }
+    itr_event_t *e = &itr_sink;
+    if (itr_buf.n < itr_buf.cap) e = &itr_buf.ev[itr_buf.n++];
+    else itr_buf.dropped++;
+    if (c->category == ISOCHRON_PMPI_COMMFREE) e->comm = itr_comm_index(c->comm); /* while the handle is valid */
+    c->layer = e;
+    e->t0 = itr_now();
+}
+
+static inline __attribute__((always_inline)) int itr_leave(isochron_pmpi_call_t *c, int rc)
+{
+    itr_event_t *e = (itr_event_t *)c->layer;
+    if (!e) return c->category == ISOCHRON_PMPI_INIT ? itr_leave_slow(c->id, rc) : rc;
+    e->t1 = itr_now();
+    /* bytes: the block this rank sends (count x datatype as the call record pairs them); in a scatter
+     * the send side counts at the root only, so there the block received */
+    int scatter = c->id == ISOCHRON_PMPI_ID_MPI_Scatter || c->id == ISOCHRON_PMPI_ID_MPI_Iscatter;
+    if (c->category == ISOCHRON_PMPI_COMMFREE) {
+        itr_end_commfree(e, c->id);
+        return rc;
+    }
+    itr_end_event(e, c->id, c->comm, scatter ? c->recvcount : c->count, scatter ? c->recvtype : c->datatype,
+                  c->root != -1 ? c->root : c->peer);
+    if (c->category == ISOCHRON_PMPI_COLL && c->comm == MPI_COMM_WORLD) itr_coll_world();
+    return rc;
+}
 
 /* What the writers get (rank 0). */
 typedef struct {
@@ -66,4 +128,5 @@ typedef struct {
 int itr_write_json(const char *path, const itr_trace_t *t);
 int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t);
 void itr_comm_label(const itr_out_t *e, char *buf, size_t len);
+#pragma GCC visibility pop
 #endif

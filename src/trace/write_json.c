@@ -4,8 +4,9 @@
  * rank named "rank R"; each call is a complete event (ph "X") whose ts/dur
  * are global-clock microseconds from the trace's origin; collectives are
  * named "MPI_Allreduce (world, 4 ranks)"; args keep the local timestamps
- * beside the global ones, the bytes, and the call's instance number on that
- * rank. The top-level "isochron" object carries the clock metadata (which
+ * beside the global ones, the bytes, the peer (dest/source/target rank as
+ * passed, -1: none) and root (-1: none), and the call's instance number on
+ * that rank; "cat" is the function's category in src/pmpi/mpi.tbl. The top-level "isochron" object carries the clock metadata (which
  * correction was applied, the accuracy check's figure).
  */
 #include <math.h>
@@ -60,7 +61,7 @@ int itr_write_json(const char *path, const itr_trace_t *t)
             const itr_call_info_t *c = &itr_calls[e->call];
             char comm[32], name[128];
             itr_comm_label(e, comm, sizeof comm);
-            if (e->comm_id >= 0 && (!strcmp(c->kind, "coll") || !strcmp(c->kind, "icoll")))
+            if (e->comm_id >= 0 && (c->category == ISOCHRON_PMPI_COLL || c->category == ISOCHRON_PMPI_ICOLL))
                 snprintf(name, sizeof name, "%s (%s, %d ranks)", c->name, comm, e->comm_size);
             else
                 snprintf(name, sizeof name, "%s", c->name);
@@ -71,8 +72,9 @@ int itr_write_json(const char *path, const itr_trace_t *t)
             jnum(f, (e->g0 - t->gmin) * 1e6);
             fputs(", \"dur\": ", f);
             jnum(f, (e->g1 - e->g0) * 1e6);
-            fprintf(f, ", \"args\": {\"call\": \"%s\", \"instance\": %d, \"comm\": \"%s\", \"comm_size\": %d, \"bytes\": %lld, \"global_start_s\": ",
-                    c->name, e->instance, comm, e->comm_size, (long long)e->bytes);
+            fprintf(f, ", \"args\": {\"call\": \"%s\", \"instance\": %d, \"comm\": \"%s\", \"comm_size\": %d, \"bytes\": %lld, "
+                       "\"peer\": %d, \"root\": %d, \"global_start_s\": ",
+                    c->name, e->instance, comm, e->comm_size, (long long)e->bytes, e->peer, e->root);
             jnum(f, e->g0);
             fputs(", \"global_end_s\": ", f);
             jnum(f, e->g1);

@@ -2,10 +2,10 @@
  * OTF2 writer of libisochron-trace.so (rank 0, at MPI_Finalize, through
  * libotf2 in serial mode: rank 0 writes every rank's location). One location
  * group (process) and one location per rank; one region per MPI function
- * (paradigm MPI, role from the table's kind); Enter/Leave events at global
+ * (paradigm MPI, role from its category in src/pmpi/mpi.tbl); Enter/Leave events at global
  * time in nanoseconds from the trace's origin (clock properties: 1 GHz, offset
  * 0). Each event carries attributes: the local timestamp (ns, this rank's
- * timer), the bytes and the communicator's size. The clock metadata
+ * timer), the bytes, the communicator's size, the peer and the root. The clock metadata
  * (correction applied, accuracy check) are archive properties ISOCHRON::*.
  */
 #include <ctype.h>
@@ -25,16 +25,17 @@ static OTF2_TimeStamp post_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l) 
 
 static uint64_t ns(double s) { return s > 0 ? (uint64_t)llround(s * 1e9) : 0; }
 
-static OTF2_RegionRole role(const char *kind, const char *name)
+static OTF2_RegionRole role(int category, const char *name)
 {
-    if (!strcmp(kind, "coll") || !strcmp(kind, "icoll")) {
+    if (category == ISOCHRON_PMPI_COLL || category == ISOCHRON_PMPI_ICOLL) {
         if (strstr(name, "Barrier")) return OTF2_REGION_ROLE_BARRIER;
         if (strstr(name, "Bcast") || strstr(name, "Scatter")) return OTF2_REGION_ROLE_COLL_ONE2ALL;
         if (strstr(name, "Reduce") && !strstr(name, "All") && !strstr(name, "scatter")) return OTF2_REGION_ROLE_COLL_ALL2ONE;
         if (strstr(name, "Gather") && !strstr(name, "Allgather")) return OTF2_REGION_ROLE_COLL_ALL2ONE;
         return OTF2_REGION_ROLE_COLL_ALL2ALL;
     }
-    if (!strcmp(kind, "p2p")) return OTF2_REGION_ROLE_POINT2POINT;
+    if (category == ISOCHRON_PMPI_P2P || category == ISOCHRON_PMPI_IP2P) return OTF2_REGION_ROLE_POINT2POINT;
+    if (category == ISOCHRON_PMPI_RMA) return OTF2_REGION_ROLE_RMA;
     return OTF2_REGION_ROLE_FUNCTION;
 }
 
@@ -88,7 +89,7 @@ int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t)
         OK(OTF2_Archive_SetProperty(ar, key, t->meta_vals[i], true));
     }
     OK(OTF2_Archive_OpenEvtFiles(ar));
-    enum { A_LOCAL = 0, A_BYTES = 1, A_COMMSIZE = 2 };
+    enum { A_LOCAL = 0, A_BYTES = 1, A_COMMSIZE = 2, A_PEER = 3, A_ROOT = 4, NATTR = 5 };
     const itr_out_t *e = t->ev;
     for (int r = 0; r < t->nranks; r++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (OTF2_LocationRef)r);
@@ -98,6 +99,8 @@ int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t)
             OTF2_AttributeList_AddInt64(al, A_LOCAL, (int64_t)llround(e->l0 * 1e9));
             OTF2_AttributeList_AddInt64(al, A_BYTES, e->bytes);
             OTF2_AttributeList_AddInt32(al, A_COMMSIZE, e->comm_size);
+            OTF2_AttributeList_AddInt32(al, A_PEER, e->peer);
+            OTF2_AttributeList_AddInt32(al, A_ROOT, e->root);
             OK(OTF2_EvtWriter_Enter(w, al, ns(e->g0 - t->gmin), (OTF2_RegionRef)e->call));
             OTF2_AttributeList_AddInt64(al, A_LOCAL, (int64_t)llround(e->l1 * 1e9));
             OK(OTF2_EvtWriter_Leave(w, al, ns(e->g1 - t->gmin), (OTF2_RegionRef)e->call));
@@ -121,17 +124,20 @@ int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t)
     OK(OTF2_GlobalDefWriter_WriteString(g, s++, "isochron job"));
     OK(OTF2_GlobalDefWriter_WriteString(g, s++, "machine"));
     OK(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
-    for (int i = 0; i < ITR_NCALLS; i++) {
+    for (int i = 0; i < ISOCHRON_PMPI_NIDS; i++) {
+        if (!itr_calls[i].name) continue;
         uint32_t sn = s++;
         OK(OTF2_GlobalDefWriter_WriteString(g, sn, itr_calls[i].name));
-        OK(OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, sn, sn, 0, role(itr_calls[i].kind, itr_calls[i].name),
+        OK(OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, sn, sn, 0, role(itr_calls[i].category, itr_calls[i].name),
                                             OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0));
     }
-    static const char *an[3][2] = {{"local_time_ns", "this rank's own timer at the event (ns), before the clock correction"},
-                                   {"bytes", "count x datatype size (-1: not recorded)"},
-                                   {"comm_size", "size of the call's communicator (0: none)"}};
-    static const OTF2_Type at[3] = {OTF2_TYPE_INT64, OTF2_TYPE_INT64, OTF2_TYPE_INT32};
-    for (int i = 0; i < 3; i++) {
+    static const char *an[NATTR][2] = {{"local_time_ns", "this rank's own timer at the event (ns), before the clock correction"},
+                                       {"bytes", "count x datatype size (-1: not recorded)"},
+                                       {"comm_size", "size of the call's communicator (0: none)"},
+                                       {"peer", "dest, source or target rank as passed (-1: none)"},
+                                       {"root", "root rank (-1: none)"}};
+    static const OTF2_Type at[NATTR] = {OTF2_TYPE_INT64, OTF2_TYPE_INT64, OTF2_TYPE_INT32, OTF2_TYPE_INT32, OTF2_TYPE_INT32};
+    for (int i = 0; i < NATTR; i++) {
         uint32_t n1 = s++, n2 = s++;
         OK(OTF2_GlobalDefWriter_WriteString(g, n1, an[i][0]));
         OK(OTF2_GlobalDefWriter_WriteString(g, n2, an[i][1]));

@@ -114,6 +114,38 @@ int main(int argc, char **argv)
     CHECK(last.peer2 == from && last.tag == 7, "Sendrecv: source/tag not recorded");
     CHECK(got == from, "sendrecv got %d", got);
 
+    /* the fields the tracer added: recvcount/recvtype, count paired with its datatype (Scatterv: the
+     * receive side, as its sendcounts are an array), RMA: window, target rank, origin count/datatype */
+    double sv[64], rv[2];
+    int counts[64], displs[64];
+    for (int i = 0; i < size && i < 64; i++) counts[i] = 2, displs[i] = 2 * i, sv[2 * i] = i, sv[2 * i + 1] = i;
+    MPI_Datatype two; /* 2 doubles: the same type signature as the send side, another count and type */
+    PMPI_Type_contiguous(2, MPI_DOUBLE, &two);
+    PMPI_Type_commit(&two);
+    MPI_Scatter(sv, 2, MPI_DOUBLE, rv, 1, two, 0, MPI_COMM_WORLD);
+    expect(ISOCHRON_PMPI_ID_MPI_Scatter, "MPI_Scatter", ISOCHRON_PMPI_COLL, MPI_COMM_WORLD, 0, -1);
+    CHECK(last.count == 2 && last.datatype == MPI_DOUBLE && last.recvcount == 1 && last.recvtype == two,
+          "Scatter: count %d, recvcount %d or the types not recorded", last.count, last.recvcount);
+    MPI_Scatterv(sv, counts, displs, MPI_DOUBLE, rv, 1, two, 0, MPI_COMM_WORLD);
+    CHECK(last.count == 1 && last.datatype == two && last.recvtype == two, "Scatterv: count not paired with recvtype");
+    PMPI_Type_free(&two);
+    CHECK(rv[0] == rank && rv[1] == rank, "scatterv result %g %g", rv[0], rv[1]);
+    int wmem[2] = {0, 0}, one[2] = {rank, rank};
+    MPI_Win win;
+    MPI_Win_create(wmem, sizeof wmem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    expect(ISOCHRON_PMPI_ID_MPI_Win_create, "MPI_Win_create", ISOCHRON_PMPI_RMA, MPI_COMM_WORLD, -1, -1);
+    MPI_Win_fence(0, win);
+    expect(ISOCHRON_PMPI_ID_MPI_Win_fence, "MPI_Win_fence", ISOCHRON_PMPI_RMA, MPI_COMM_NULL, -1, -1);
+    CHECK(last.win == win, "Win_fence: window not recorded");
+    MPI_Put(one, 2, MPI_INT, peer, 0, 2, MPI_INT, win);
+    expect(ISOCHRON_PMPI_ID_MPI_Put, "MPI_Put", ISOCHRON_PMPI_RMA, MPI_COMM_NULL, -1, peer);
+    CHECK(last.win == win && last.count == 2 && last.datatype == MPI_INT, "Put: window, origin count/datatype not recorded");
+    MPI_Win_fence(0, win);
+    CHECK(wmem[1] == from, "put result %d", wmem[1]);
+    MPI_Win_free(&win);
+    expect(ISOCHRON_PMPI_ID_MPI_Win_free, "MPI_Win_free", ISOCHRON_PMPI_RMA, MPI_COMM_NULL, -1, -1);
+    CHECK(last.win == MPI_WIN_NULL, "Win_free: the window is a pointer parameter, recorded as MPI_WIN_NULL");
+
     /* bypass: no hook runs */
     int before = n_enter[ISOCHRON_PMPI_ID_MPI_Barrier];
     tpmpi_bypass = 1;

@@ -7,6 +7,7 @@ usage: check_trace.py DIR NAME NP [--call MPI_Allreduce] [--expect-misaligned]
     ENTER and LEAVE events as the JSON has calls;
   - DIR/NAME.json parses, names one track per rank (0..NP-1), and every
     call event sits on one of them;
+  - collectives are named "MPI_Allreduce (world, NP ranks)" (communicator, size);
   - every rank's events are ordered, on the global and on the local clock;
   - every instance of --call (a collective on MPI_COMM_WORLD) lines up across
     ranks on the global clock: no rank leaves it before the last rank entered
@@ -62,6 +63,16 @@ def main():
     g = subprocess.run(["otf2-print", "-G", f"{d}/{name}/{name}.otf2"], capture_output=True, text=True)
     if g.stdout.count("LOCATION_GROUP ") != np_:
         fails.append(f"otf2-print -G: {g.stdout.count('LOCATION_GROUP ')} location groups, expected {np_}")
+
+    # collectives named with their communicator and its size
+    for e in evs:
+        a = e["args"]
+        if e["cat"] in ("coll", "icoll") and a["comm"] != "-" and e["name"] != f"{a['call']} ({a['comm']}, {a['comm_size']} ranks)":
+            fails.append(f"collective event named {e['name']!r} (args {a['call']}, {a['comm']}, {a['comm_size']})")
+            break
+        if a["comm"] == "world" and a["comm_size"] != np_:
+            fails.append(f"{e['name']} on world of size {a['comm_size']}, expected {np_}")
+            break
 
     # order per rank
     by_rank = {r: [e for e in evs if e["tid"] == r] for r in range(np_)}
