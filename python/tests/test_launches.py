@@ -234,12 +234,14 @@ def test_binding_recorded_in_the_context(tmp_path):
 
 @needs_mpi
 def test_injected_slowdown_is_detected_on_the_launch_level(tmp_path):
-    """A real A/B set from the drivers: B runs every operation 3x longer on every rank
-    (--inject-slowdown 2, a busy wait inside the timed region). Paired launch-level compare must
-    flag every point REGRESSION, and the context must say the knob was on."""
+    """A real A/B set from the drivers: B runs every operation 10x longer on every rank
+    (--inject-slowdown 9, a busy wait inside the timed region). Paired launch-level compare must
+    flag every point REGRESSION, and the context must say the knob was on. (10x, not 3x: on the
+    2-core machine under a load of 8-15 one base launch in four came out 3x slow, so a 3x
+    slowdown gave ratio 3.8 at p = 0.2 over 4 blocks.)"""
     common = "--ops allreduce,bcast --sizes 64K --max-reps 60 --budget 0.3 --quiet --format none\n"
     (tmp_path / "base.args").write_text(common)
-    (tmp_path / "slow.args").write_text(common.strip() + " --inject-slowdown 2\n")
+    (tmp_path / "slow.args").write_text(common.strip() + " --inject-slowdown 9\n")
     out = tmp_path / "ab"
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python", "src"))
     proc = subprocess.run(
@@ -249,12 +251,12 @@ def test_injected_slowdown_is_detected_on_the_launch_level(tmp_path):
         capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     base, slow = isochron.read(f"{out}:base"), isochron.read(f"{out}:slow")
-    assert all(c["options"].get("inject_slowdown") == 2 for c in slow.contexts)
+    assert all(c["options"].get("inject_slowdown") == 9 for c in slow.contexts)
     assert all("inject_slowdown" not in c["options"] for c in base.contexts)
     cmp = compare(base.records["point"], slow.records["point"])
     assert len(cmp.rows) == 2
     for r in cmp.rows:
-        assert r["verdict"] == "REGRESSION" and r["ratio"] > 2, r
+        assert r["verdict"] == "REGRESSION" and r["ratio"] > 4, {k: r[k] for k in ("op", "verdict", "ratio", "p", "na", "nb")}
 
 
 def test_run_errors_are_clear(tmp_path):
