@@ -243,7 +243,8 @@ int app_parse_node_size(const char *prog, const char *v, int rank, int *out)
     return 0;
 }
 
-static double sync_limit = 600;
+static double sync_limit = 600, sync_watchdog = -1;
+void app_sync_watchdog(double secs) { sync_watchdog = secs; }
 int app_parse_sync_limit(const char *prog, const char *v, int rank)
 {
     double d;
@@ -282,7 +283,7 @@ int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const cha
     }
     char what[256];
     snprintf(what, sizeof what, "clock synchronization (%s, estimated %.2g s)", spec_text, est);
-    app_watchdog_arm(prog, 3 * est + 60, rank, what, out);
+    app_watchdog_arm(prog, sync_watchdog >= 0 ? sync_watchdog : 3 * est + 60, rank, what, out);
     return 0;
 }
 

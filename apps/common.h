@@ -104,6 +104,9 @@ int app_parse_sync_limit(const char *prog, const char *v, int rank);
  * (2), else arm the watchdog for the sync phase (3 x the estimate + 60 s),
  * naming it. Collective; the caller disarms after the sync. */
 int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const char *spec_text, MPI_Comm comm, const char *out);
+/* The sync phase's watchdog in seconds instead of 3 x the estimate + 60 s
+ * (0: off; negative: that default again), for a driver's --watchdog. */
+void app_sync_watchdog(double secs);
 
 /* Parse a comma-separated list of finite doubles (durations with units allowed; callers check ranges). */
 int app_parse_list(const char *s, double *out, int max, int *n);

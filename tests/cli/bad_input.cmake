@@ -23,6 +23,13 @@ isochron_cli_test(sync_estimate_refused 2 EXPECT nonzero MATCH "estimated to tak
 isochron_cli_test(bench_sync_estimate_refused 2 TOOL isochron-bench EXPECT nonzero MATCH "estimated to take" "--sync-limit"
                   ARGS --sync jk/1000000/skampi/1000)
 isochron_cli_test(bad_sync_limit 1 EXPECT nonzero MATCH "--sync-limit 'abc'" ARGS --sync-limit abc)
+# the watchdog covers the sync phase (by default 3 x its estimate + 60 s; here 1 s against an estimate of several
+# seconds) and the accuracy check (here 3 s against a 30 s wait, naming the file that keeps wait 0)
+isochron_cli_test(clock_sync_watchdog 2 EXPECT nonzero MATCH "watchdog: clock synchronization [(]hca3/2000/skampi/500.*estimated" "did not finish within 1 s"
+                  ARGS --sync hca3/2000/skampi/500 --watchdog 1 --wait 0)
+isochron_cli_test(clock_check_watchdog 2 EXPECT nonzero MATCH "watchdog: the accuracy check did not finish within 3 s" "Completed results are in"
+                  ARGS --watchdog 3 --wait 0,30 --jsonl clock_check_watchdog.jsonl)
+isochron_cli_test(bad_clock_watchdog 1 EXPECT nonzero MATCH "--watchdog 'soon': expected seconds" ARGS --watchdog soon)
 
 # Interrupted runs keep what they measured and say so (SIGTERM as mpirun forwards Ctrl-C)
 foreach(case "bench;isochron-bench;--sizes;8..1M" "barrier;isochron-barrier;--calls;200")
@@ -35,6 +42,12 @@ foreach(case "bench;isochron-bench;--sizes;8..1M" "barrier;isochron-barrier;--ca
   set_tests_properties(${name}_interrupted PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src"
                        TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
 endforeach()
+# the clock writes each wait's records as it is measured: interrupted during the 60 s wait, it keeps wait 0
+add_test(NAME clock_interrupted
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_interrupted.sh ${ISOCHRON_MPIRUN_LOCAL} 2 ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/interrupted_clock.jsonl $<TARGET_FILE:isochron-clock> --wait 0,60)
+set_tests_properties(clock_interrupted PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src;INTERRUPT_AFTER=\"type\":\"summary\""
+                     TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
 
 # The drivers write what the published schema says (python/src/isochron/results-1.schema.json)
 add_test(NAME drivers_satisfy_schema
