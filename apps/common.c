@@ -430,7 +430,7 @@ void app_clock_free(app_clock_t *c)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define ISOCHRON_SCHEMA_TEXT STR(ISOCHRON_SCHEMA_VERSION)
-static int intr_fd = -1, intr_count;
+static int intr_fd = -1, intr_count, intr_rank = -1;
 static char intr_unit[16] = "points";
 static struct timespec intr_t0;
 static void put(char *buf, size_t *u, const char *s) { while (*s && *u < 255) buf[(*u)++] = *s++; }
@@ -464,12 +464,18 @@ static void on_interrupt(int sig)
         put(buf, &u, "\"}\n");
         ssize_t w = write(intr_fd, buf, u);
         (void)w;
+    } else if (intr_rank > 0) {
+        /* Open MPI's mpirun signals the ranks one after another and SIGKILLs the rest as soon
+         * as one is gone: the other ranks wait, so rank 0 has the time to write its record */
+        struct timespec d = {2, 0};
+        nanosleep(&d, NULL);
     }
     _exit(128 + sig);
 }
 void app_interrupt_install(FILE *jsonl, int rank, const char *unit)
 {
-    clock_gettime(CLOCK_MONOTONIC, &intr_t0);
+    if (intr_rank < 0) clock_gettime(CLOCK_MONOTONIC, &intr_t0); /* installed again: same start */
+    intr_rank = rank;
     intr_fd = rank == 0 && jsonl ? fileno(jsonl) : -1;
     snprintf(intr_unit, sizeof intr_unit, "%s", unit);
     signal(SIGINT, on_interrupt);

@@ -124,7 +124,9 @@ int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, s
  * "complete":false,"interrupted":"SIGTERM"}, so the file holds every record
  * finished before and says why it stops there. N is what app_interrupt_count
  * last set (points, steps, checks). The handler only calls clock_gettime and
- * write (async-signal-safe); records are flushed as they complete. */
+ * write (async-signal-safe); records are flushed as they complete. The other
+ * ranks exit 2 s after the signal, since mpirun kills the whole job when the
+ * first rank is gone. Installing again (rank 0, with the file) keeps the start. */
 void app_interrupt_install(FILE *jsonl, int rank, const char *unit);
 void app_interrupt_count(int n);
 

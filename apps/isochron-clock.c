@@ -439,7 +439,9 @@ int main(int argc, char **argv)
     char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
     out_t o = {{js, out2 == js ? NULL : out2}, v, ctxbuf, timer, spec_text, &spec, &rep, &skew, recs, acc, waits, nwaits, size,
                &has_truth, cpp, trk != NULL, wall0, 0, 0};
-    /* SIGINT/SIGTERM during the check: rank 0 appends an end record after the waits already written */
+    /* SIGINT/SIGTERM during the check: rank 0 appends an end record after the waits already written
+     * (it installs the file in write_wait once the context is written) */
+    app_interrupt_install(NULL, rank, "checks");
     app_watchdog_arm("isochron-clock", watchdog >= 0 ? watchdog : 1.5 * waits[nwaits - 1] + 60 + 1e-3 * (double)cpp * nwaits * (size - 1), rank,
                      "the accuracy check", v[O_JSONL]);
     rc = isochron_sync_check_each(MPI_COMM_WORLD, global, trk, NULL, waits, nwaits, (int)cpp, acc, &has_truth, write_wait, &o);
