@@ -13,6 +13,7 @@ isochron_cli_test(bad_sizes_exponent 1 TOOL isochron-bench EXPECT nonzero MATCH 
 isochron_cli_test(sizes_fraction_ok 1 TOOL isochron-bench EXPECT zero MATCH "1536 B" ARGS --ops bcast --sizes 1.5K --max-reps 10 --quiet)
 isochron_cli_test(bad_skew_rank 2 TOOL isochron-bench EXPECT nonzero MATCH "--skew: rank 99 given but the job has 2 ranks" ARGS --skew r99:offset=1ms)
 isochron_cli_test(barrier_bad_skew_rank 2 TOOL isochron-barrier EXPECT nonzero MATCH "--skew: rank 5 given but the job has 2 ranks" ARGS --skew r5:offset=1ms)
+isochron_cli_test(clock_bad_skew_rank 2 EXPECT nonzero MATCH "--skew: rank 99 given but the job has 2 ranks" ARGS --skew r99:offset=1ms --wait 0)
 isochron_cli_test(bad_wait_empty 1 EXPECT nonzero MATCH "--wait '0,,0'" ARGS --wait 0,,0)
 isochron_cli_test(bad_barriers_empty 1 TOOL isochron-barrier EXPECT nonzero MATCH "--barriers: empty element" "valid: " ARGS --barriers mpi,)
 isochron_cli_test(bad_experiments_empty 1 TOOL isochron-barrier EXPECT nonzero MATCH "--experiments: empty element" ARGS --experiments ,skew)
