@@ -5,10 +5,13 @@
 #  - every run that must fail (label "error", 4 at a time as `make test` runs
 #    them): the error paths, where clean-up goes wrong;
 #  - the serial tests, and a subset of the MPI and CLI tests, each at its
-#    smallest rank count that exercises a distinct path: timers, the accuracy
-#    check, estimators, hierarchical sync, the engine, barriers, operations'
-#    validation, user-defined and all-pairs operations, models, the PMPI
-#    layers, the tracer, the drivers' outputs;
+#    smallest rank count that exercises a distinct path: timers, estimators,
+#    hierarchical sync (through isochron-clock at 4 ranks), the engine,
+#    barriers, operations' validation, user-defined and all-pairs operations,
+#    models, the PMPI layers, the tracer, the drivers' outputs and the accuracy
+#    check (cli_run_*). Tests that assert clock accuracy in microseconds
+#    (test_check, test_hier, test_track, test_recover) are left out: they fail
+#    on a loaded machine, and the code they run is run here without the bound;
 #  - every operation at sizes 0, 8 and 4K on 3 ranks with every repetition
 #    validated (where UBSan found the NULL memcpy of size 0 in src/ops/alt.c),
 #    and the barrier driver at 2 ranks.
@@ -34,7 +37,7 @@ if [ "${SAN_FULL:-0}" = 1 ]; then
      -E "test_track|test_recover|bench_clock_fields|install_out_of_tree|interrupted|valgrind|sweep") || rc=1
   exit $rc
 fi
-subset='^(test_timers_np1|test_check_np2|test_estimators_np2|test_hier_np4|test_engine_np2|test_engine_np3|test_barrier_np3|test_barrier_np5'
+subset='^(test_timers_np1|test_estimators_np2|cli_node_size_jsonl|test_engine_np2|test_engine_np3|test_barrier_np3|test_barrier_np5'
 subset+='|test_root_rotate_np3|test_ops_user_np2|test_ops_errors_np2|test_ops_allpairs_np3|test_ops_validate_np3|test_models_measure_np3'
 subset+='|pmpi_wrappers_np3|cc_seq_cc_np3|cc_seq_2pc_np3|trace_np2|trace_skew_np3|bench_rates_np2|bench_output_formats'
 subset+='|cli_run_jsonl|cli_run_skew_jsonl|cli_bench_roundtime|cli_bench_window|cli_bench_barrier|cli_bench_neighbor)$'
