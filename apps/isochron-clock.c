@@ -445,6 +445,7 @@ int main(int argc, char **argv)
     app_watchdog_arm("isochron-clock", watchdog >= 0 ? watchdog : 1.5 * waits[nwaits - 1] + 60 + 1e-3 * (double)cpp * nwaits * (size - 1), rank,
                      "the accuracy check", v[O_JSONL]);
     rc = isochron_sync_check_each(MPI_COMM_WORLD, global, trk, NULL, waits, nwaits, (int)cpp, acc, &has_truth, write_wait, &o);
+    app_watchdog_disarm();
     if (rc) {
         code = fail(rank, "accuracy check failed");
         if (rank == 0) write_end(&o, 0);
@@ -452,7 +453,6 @@ int main(int argc, char **argv)
         free(ctxbuf);
         goto free_all;
     }
-    app_watchdog_disarm();
     if (trk) isochron_track_info(trk, &ti);
     me = make_rec(&rep, &my_skew, &ti);
     MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
