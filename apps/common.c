@@ -243,7 +243,8 @@ int app_parse_node_size(const char *prog, const char *v, int rank, int *out)
     return 0;
 }
 
-static double sync_limit = 600;
+static double sync_limit = 600, sync_watchdog = -1;
+void app_sync_watchdog(double secs) { sync_watchdog = secs; }
 int app_parse_sync_limit(const char *prog, const char *v, int rank)
 {
     double d;
@@ -282,7 +283,7 @@ int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const cha
     }
     char what[256];
     snprintf(what, sizeof what, "clock synchronization (%s, estimated %.2g s)", spec_text, est);
-    app_watchdog_arm(prog, 3 * est + 60, rank, what, out);
+    app_watchdog_arm(prog, sync_watchdog >= 0 ? sync_watchdog : 3 * est + 60, rank, what, out);
     return 0;
 }
 
@@ -429,7 +430,7 @@ void app_clock_free(app_clock_t *c)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define ISOCHRON_SCHEMA_TEXT STR(ISOCHRON_SCHEMA_VERSION)
-static int intr_fd = -1, intr_count;
+static int intr_fd = -1, intr_count, intr_rank = -1;
 static char intr_unit[16] = "points";
 static struct timespec intr_t0;
 static void put(char *buf, size_t *u, const char *s) { while (*s && *u < 255) buf[(*u)++] = *s++; }
@@ -463,12 +464,18 @@ static void on_interrupt(int sig)
         put(buf, &u, "\"}\n");
         ssize_t w = write(intr_fd, buf, u);
         (void)w;
+    } else if (intr_rank > 0) {
+        /* Open MPI's mpirun signals the ranks one after another and SIGKILLs the rest as soon
+         * as one is gone: the other ranks wait, so rank 0 has the time to write its record */
+        struct timespec d = {2, 0};
+        nanosleep(&d, NULL);
     }
     _exit(128 + sig);
 }
 void app_interrupt_install(FILE *jsonl, int rank, const char *unit)
 {
-    clock_gettime(CLOCK_MONOTONIC, &intr_t0);
+    if (intr_rank < 0) clock_gettime(CLOCK_MONOTONIC, &intr_t0); /* installed again: same start */
+    intr_rank = rank;
     intr_fd = rank == 0 && jsonl ? fileno(jsonl) : -1;
     snprintf(intr_unit, sizeof intr_unit, "%s", unit);
     signal(SIGINT, on_interrupt);

@@ -104,6 +104,9 @@ int app_parse_sync_limit(const char *prog, const char *v, int rank);
  * (2), else arm the watchdog for the sync phase (3 x the estimate + 60 s),
  * naming it. Collective; the caller disarms after the sync. */
 int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const char *spec_text, MPI_Comm comm, const char *out);
+/* The sync phase's watchdog in seconds instead of 3 x the estimate + 60 s
+ * (0: off; negative: that default again), for a driver's --watchdog. */
+void app_sync_watchdog(double secs);
 
 /* Parse a comma-separated list of finite doubles (durations with units allowed; callers check ranges). */
 int app_parse_list(const char *s, double *out, int max, int *n);
@@ -121,7 +124,9 @@ int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, s
  * "complete":false,"interrupted":"SIGTERM"}, so the file holds every record
  * finished before and says why it stops there. N is what app_interrupt_count
  * last set (points, steps, checks). The handler only calls clock_gettime and
- * write (async-signal-safe); records are flushed as they complete. */
+ * write (async-signal-safe); records are flushed as they complete. The other
+ * ranks exit 2 s after the signal, since mpirun kills the whole job when the
+ * first rank is gone. Installing again (rank 0, with the file) keeps the start. */
 void app_interrupt_install(FILE *jsonl, int rank, const char *unit);
 void app_interrupt_count(int n);
 

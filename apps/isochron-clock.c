@@ -16,7 +16,7 @@
 #include "isochron/sync.h"
 #include "common.h"
 
-enum { O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_SYNCLIM, O_HELP, O_VERSION, NOPT };
+enum { O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_WAIT, O_CPP, O_JSONL, O_FORMAT, O_QUIET, O_LT, O_LS, O_LE, O_COST, O_SYNCLIM, O_WATCHDOG, O_HELP, O_VERSION, NOPT };
 static const app_option_t opts[NOPT] = {
     [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
     [O_NODESZ] = APP_OPT_NODE_SIZE,
@@ -33,6 +33,8 @@ static const app_option_t opts[NOPT] = {
     [O_LE] = {"list-estimators", NULL, "list the offset estimators and exit", NULL},
     [O_COST] = {"timer-cost", NULL, "measure the per-call cost and resolution of every timer and exit", NULL},
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
+    [O_WATCHDOG] = {"watchdog", "SECONDS", "abort the synchronization, or the accuracy check, when it runs longer than this, naming it (0: off; "
+                    "default: 3 x the sync's estimate + 60 s, and the last wait x 1.5 + 60 s + 1 ms per ping-pong)", NULL},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -155,10 +157,172 @@ typedef struct {
     double trk_drift, trk_drift_se, trk_ddrift, trk_noise, trk_refreshes, trk_cost, trk_updates, trk_aside;
 } rank_rec_t;
 #define REC_N ((int)(sizeof(rank_rec_t) / sizeof(double)))
+static rank_rec_t make_rec(const isochron_sync_report_t *rep, const isochron_skew_t *sk, const isochron_track_info_t *ti)
+{
+    return (rank_rec_t){rep->model.slope, rep->model.intercept, rep->fit.slope, rep->fit.slope_se, rep->fit.r2, rep->fit.resid_rms,
+                        rep->fit.span, rep->fit.partner, rep->fit.npoints, rep->fit.nused, rep->fit.slope_kept, rep->model.kind, rep->fit.attempts,
+                        sk->offset, sk->drift_ppm, sk->ddrift_ppm_s, sk->jitter,
+                        ti->drift, ti->drift_se, ti->ddrift, ti->noise, ti->refreshes, ti->cost, ti->updates, ti->set_aside};
+}
+
+/* What rank 0 writes during the check (isochron_check_each_fn): the run's
+ * context, sync and model records before the first wait, then each wait's
+ * accuracy and summary records as soon as that wait is measured, flushed, so
+ * an interrupted check keeps every wait it finished (issue 17). */
+typedef struct {
+    FILE *sinks[2];
+    const char **v;
+    const char *ctx;
+    isochron_timer_t *timer;
+    const char *spec_text;
+    const isochron_sync_spec_t *spec;
+    const isochron_sync_report_t *rep;
+    const isochron_skew_spec_t *skew;
+    const rank_rec_t *recs;
+    const isochron_accuracy_t *acc;
+    const double *waits;
+    int nwaits, size;
+    const int *has_truth;
+    long cpp;
+    int tracking;
+    double t0;
+    int head, written; /* context written; waits written */
+} out_t;
+
+static void write_head(out_t *o, FILE *f)
+{
+    const rank_rec_t *recs = o->recs;
+    isochron_json_t j;
+    isochron_json_init(&j, f);
+    isochron_json_record_begin(&j, "context");
+    isochron_json_kstring(&j, "tool", "isochron-clock");
+    isochron_json_members(&j, o->ctx);
+    isochron_json_kstring(&j, "timer", isochron_timer_base_name(o->timer));
+    isochron_json_kstring(&j, "sync_spec", o->spec_text);
+    isochron_json_kint(&j, "nodes", o->rep->nodes);
+    isochron_json_kint(&j, "node_size", o->spec->node_size);
+    isochron_json_kbool(&j, "oversubscribed", o->rep->oversubscribed);
+    isochron_json_kbool(&j, "sockets_split", o->rep->sockets_split);
+#ifdef SMPI_ISOCHRON
+    if (*o->has_truth) isochron_json_kstring(&j, "truth", "simulated_time");
+#else
+    if (*o->has_truth) isochron_json_kstring(&j, "truth", "host_clock_monotonic");
+#endif
+    else { isochron_json_key(&j, "truth"); isochron_json_null(&j); }
+    isochron_json_key(&j, "skew");
+    if (isochron_skew_spec_active(o->skew)) {
+        isochron_json_object_begin(&j);
+        isochron_json_kstring(&j, "spec", o->v[O_SKEW]);
+        isochron_json_key(&j, "per_rank");
+        isochron_json_array_begin(&j);
+        for (int i = 0; i < o->size; i++) {
+            isochron_json_object_begin(&j);
+            isochron_json_kint(&j, "rank", i);
+            isochron_json_knumber(&j, "offset_s", recs[i].inj_offset);
+            isochron_json_knumber(&j, "drift_ppm", recs[i].inj_drift);
+            isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].inj_ddrift);
+            isochron_json_knumber(&j, "jitter_s", recs[i].inj_jitter);
+            isochron_json_object_end(&j);
+        }
+        isochron_json_array_end(&j);
+        isochron_json_object_end(&j);
+    } else isochron_json_null(&j);
+    isochron_json_kint(&j, "check_pingpongs", o->cpp);
+    isochron_json_record_end(&j);
+    isochron_json_record_begin(&j, "sync");
+    isochron_json_kstring(&j, "sync_spec", o->spec_text);
+    isochron_json_knumber(&j, "duration_s", o->rep->duration);
+    isochron_json_kint(&j, "rounds", o->rep->rounds);
+    isochron_json_kbool(&j, "tracking", o->tracking);
+    isochron_json_record_end(&j);
+    for (int i = 0; i < o->size; i++) {
+        const rank_rec_t *q = &recs[i];
+        isochron_json_record_begin(&j, "model");
+        isochron_json_kint(&j, "rank", i);
+        isochron_json_knumber(&j, "slope", q->slope);
+        isochron_json_knumber(&j, "intercept_s", q->intercept);
+        isochron_json_kstring(&j, "kind", q->kind == ISOCHRON_LM_LINEAR ? "linear" : "offset");
+        isochron_json_key(&j, "fit");
+        if (q->partner >= 0) {
+            isochron_json_object_begin(&j);
+            isochron_json_kint(&j, "partner", (int)q->partner);
+            isochron_json_kint(&j, "points", (int)q->npoints);
+            isochron_json_kint(&j, "used", (int)q->nused);
+            isochron_json_knumber(&j, "slope", q->fslope);
+            isochron_json_knumber(&j, "slope_se", q->fse);
+            isochron_json_kbool(&j, "slope_kept", q->kept != 0);
+            isochron_json_knumber(&j, "r2", q->r2);
+            isochron_json_knumber(&j, "resid_rms_s", q->resid);
+            isochron_json_knumber(&j, "span_s", q->span);
+            isochron_json_kint(&j, "attempts", (int)q->attempts);
+            isochron_json_object_end(&j);
+        } else isochron_json_null(&j);
+        isochron_json_record_end(&j);
+    }
+}
+
+static void write_one_wait(out_t *o, FILE *f, int w)
+{
+    int nwaits = o->nwaits;
+    double mt = 0, mm = 0, mb = NAN;
+    isochron_json_t j;
+    isochron_json_init(&j, f);
+    for (int i = 0; i < o->size; i++) {
+        const isochron_accuracy_t *a = &o->acc[i * nwaits + w];
+        if (isfinite(a->bound) && !(a->bound <= mb)) mb = a->bound;
+        isochron_json_record_begin(&j, "accuracy");
+        isochron_json_kint(&j, "rank", i);
+        isochron_json_knumber(&j, "wait_s", a->wait);
+        isochron_json_knumber(&j, "measured_offset_s", a->measured_offset);
+        isochron_json_knumber(&j, "true_offset_s", a->true_offset);
+        isochron_json_knumber(&j, "bound_s", a->bound);
+        isochron_json_record_end(&j);
+        if (fabs(a->true_offset) > mt) mt = fabs(a->true_offset);
+        if (fabs(a->measured_offset) > mm) mm = fabs(a->measured_offset);
+    }
+    isochron_json_record_begin(&j, "summary");
+    isochron_json_kstring(&j, "sync_spec", o->spec_text);
+    isochron_json_knumber(&j, "wait_s", o->waits[w]);
+    isochron_json_knumber(&j, "duration_s", o->rep->duration);
+    isochron_json_knumber(&j, "max_abs_measured_offset_s", mm);
+    isochron_json_knumber(&j, "max_abs_true_offset_s", *o->has_truth ? mt : NAN);
+    isochron_json_knumber(&j, "max_bound_s", mb);
+    isochron_json_record_end(&j);
+}
+
+static void write_wait(int w, void *arg)
+{
+    out_t *o = arg;
+    for (int s = 0; s < 2; s++) {
+        if (!o->sinks[s]) continue;
+        if (w < 0) write_head(o, o->sinks[s]);
+        else write_one_wait(o, o->sinks[s], w);
+        fflush(o->sinks[s]);
+    }
+    if (w < 0) { o->head = 1; app_interrupt_install(o->sinks[1] ? o->sinks[1] : o->sinks[0], 0, "checks"); }
+    else app_interrupt_count(o->written = w + 1);
+}
+
+/* the last record: how many waits were checked, and whether all were */
+static void write_end(out_t *o, int complete)
+{
+    for (int s = 0; s < 2 && o->head; s++) {
+        if (!o->sinks[s]) continue;
+        isochron_json_t j;
+        isochron_json_init(&j, o->sinks[s]);
+        isochron_json_record_begin(&j, "end");
+        isochron_json_kint(&j, "checks", o->written);
+        isochron_json_knumber(&j, "wall_s", isochron_truth_now() - o->t0);
+        isochron_json_kbool(&j, "complete", complete);
+        isochron_json_record_end(&j);
+        fflush(o->sinks[s]);
+    }
+}
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    double wall0 = isochron_truth_now();
     int rank, size, code = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -230,6 +394,12 @@ int main(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "isochron-clock: --check-pingpongs '%s': expected an integer in [1, 100000]\n", v[O_CPP]);
         code = 2; goto close;
     }
+    double watchdog = -1;
+    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) {
+        if (rank == 0) fprintf(stderr, "isochron-clock: --watchdog '%s': expected seconds in [0, 86400] (0: off)\n", v[O_WATCHDOG]);
+        code = 2; goto close;
+    }
+    app_sync_watchdog(watchdog);
     isochron_timer_t *timer = NULL;
     isochron_skew_t my_skew;
     if ((code = app_make_timer("isochron-clock", v[O_TIMER] ? v[O_TIMER] : "mpi_wtime", &skew, MPI_COMM_WORLD, &timer, &my_skew))) goto close;
@@ -260,139 +430,57 @@ int main(int argc, char **argv)
                 waits[nwaits - 1], trk ? ", tracking the clock in between as the engine does between points" : ", clock not tracked");
     isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * (size_t)nwaits, sizeof *acc) : NULL;
     int has_truth = 0;
-    rc = isochron_sync_check_tracked(MPI_COMM_WORLD, global, trk, waits, nwaits, (int)cpp, acc, &has_truth);
-    if (rc) { code = fail(rank, "accuracy check failed"); goto free_all; }
+    /* gather per-rank models now, so each wait's records can be written as soon as it is measured */
     isochron_track_info_t ti;
     memset(&ti, 0, sizeof ti);
-    if (trk) isochron_track_info(trk, &ti);
-
-    /* gather per-rank models */
-    rank_rec_t me = {rep.model.slope, rep.model.intercept, rep.fit.slope, rep.fit.slope_se, rep.fit.r2, rep.fit.resid_rms,
-                     rep.fit.span, rep.fit.partner, rep.fit.npoints, rep.fit.nused, rep.fit.slope_kept, rep.model.kind, rep.fit.attempts,
-                     my_skew.offset, my_skew.drift_ppm, my_skew.ddrift_ppm_s, my_skew.jitter,
-                     ti.drift, ti.drift_se, ti.ddrift, ti.noise, ti.refreshes, ti.cost, ti.updates, ti.set_aside};
+    rank_rec_t me = make_rec(&rep, &my_skew, &ti);
     rank_rec_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
     MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-
-    /* JSON Lines */
     char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
-    FILE *sinks[2] = {js, out2 == js ? NULL : out2};
+    out_t o = {{js, out2 == js ? NULL : out2}, v, ctxbuf, timer, spec_text, &spec, &rep, &skew, recs, acc, waits, nwaits, size,
+               &has_truth, cpp, trk != NULL, wall0, 0, 0};
+    /* SIGINT/SIGTERM during the check: rank 0 appends an end record after the waits already written
+     * (it installs the file in write_wait once the context is written) */
+    app_interrupt_install(NULL, rank, "checks");
+    app_watchdog_arm("isochron-clock", watchdog >= 0 ? watchdog : 1.5 * waits[nwaits - 1] + 60 + 1e-3 * (double)cpp * nwaits * (size - 1), rank,
+                     "the accuracy check", v[O_JSONL]);
+    rc = isochron_sync_check_each(MPI_COMM_WORLD, global, trk, NULL, waits, nwaits, (int)cpp, acc, &has_truth, write_wait, &o);
+    app_watchdog_disarm();
+    if (rc) {
+        code = fail(rank, "accuracy check failed");
+        if (rank == 0) write_end(&o, 0);
+        free(recs);
+        free(ctxbuf);
+        goto free_all;
+    }
+    if (trk) isochron_track_info(trk, &ti);
+    me = make_rec(&rep, &my_skew, &ti);
+    MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (int s = 0; s < 2 && rank == 0; s++) {
-        FILE *f = sinks[s];
-        if (!f) continue;
+        FILE *f = o.sinks[s];
+        if (!f || !trk) continue;
         isochron_json_t j;
         isochron_json_init(&j, f);
-        isochron_json_record_begin(&j, "context");
-        isochron_json_kstring(&j, "tool", "isochron-clock");
-        isochron_json_members(&j, ctxbuf);
-        isochron_json_kstring(&j, "timer", isochron_timer_base_name(timer));
-        isochron_json_kstring(&j, "sync_spec", spec_text);
-        isochron_json_kint(&j, "nodes", rep.nodes);
-        isochron_json_kint(&j, "node_size", spec.node_size);
-        isochron_json_kbool(&j, "oversubscribed", rep.oversubscribed);
-        isochron_json_kbool(&j, "sockets_split", rep.sockets_split);
-#ifdef SMPI_ISOCHRON
-        if (has_truth) isochron_json_kstring(&j, "truth", "simulated_time");
-#else
-        if (has_truth) isochron_json_kstring(&j, "truth", "host_clock_monotonic");
-#endif
-        else { isochron_json_key(&j, "truth"); isochron_json_null(&j); }
-        isochron_json_key(&j, "skew");
-        if (isochron_skew_spec_active(&skew)) {
-            isochron_json_object_begin(&j);
-            isochron_json_kstring(&j, "spec", v[O_SKEW]);
-            isochron_json_key(&j, "per_rank");
-            isochron_json_array_begin(&j);
-            for (int i = 0; i < size; i++) {
-                isochron_json_object_begin(&j);
-                isochron_json_kint(&j, "rank", i);
-                isochron_json_knumber(&j, "offset_s", recs[i].inj_offset);
-                isochron_json_knumber(&j, "drift_ppm", recs[i].inj_drift);
-                isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].inj_ddrift);
-                isochron_json_knumber(&j, "jitter_s", recs[i].inj_jitter);
-                isochron_json_object_end(&j);
-            }
-            isochron_json_array_end(&j);
-            isochron_json_object_end(&j);
-        } else isochron_json_null(&j);
-        isochron_json_kint(&j, "check_pingpongs", cpp);
-        isochron_json_record_end(&j);
-        isochron_json_record_begin(&j, "sync");
-        isochron_json_kstring(&j, "sync_spec", spec_text);
-        isochron_json_knumber(&j, "duration_s", rep.duration);
-        isochron_json_kint(&j, "rounds", rep.rounds);
-        isochron_json_kbool(&j, "tracking", trk != NULL);
-        isochron_json_record_end(&j);
-        if (trk) {
-            isochron_json_record_begin(&j, "track");
-            isochron_json_kint(&j, "refreshes", (int)recs[0].trk_refreshes);
-            isochron_json_knumber(&j, "cost_s", recs[0].trk_cost);
-            isochron_json_key(&j, "per_rank");
-            isochron_json_array_begin(&j);
-            for (int i = 0; i < size; i++) {
-                isochron_json_object_begin(&j);
-                isochron_json_kint(&j, "rank", i);
-                isochron_json_knumber(&j, "drift_ppm", recs[i].trk_drift * 1e6);
-                isochron_json_knumber(&j, "drift_se_ppm", recs[i].trk_drift_se * 1e6);
-                isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].trk_ddrift * 1e6);
-                isochron_json_knumber(&j, "noise_s", recs[i].trk_noise);
-                isochron_json_kint(&j, "updates", (int)recs[i].trk_updates);
-                isochron_json_kint(&j, "set_aside", (int)recs[i].trk_aside);
-                isochron_json_object_end(&j);
-            }
-            isochron_json_array_end(&j);
-            isochron_json_record_end(&j);
-        }
+        isochron_json_record_begin(&j, "track");
+        isochron_json_kint(&j, "refreshes", (int)recs[0].trk_refreshes);
+        isochron_json_knumber(&j, "cost_s", recs[0].trk_cost);
+        isochron_json_key(&j, "per_rank");
+        isochron_json_array_begin(&j);
         for (int i = 0; i < size; i++) {
-            rank_rec_t *q = &recs[i];
-            isochron_json_record_begin(&j, "model");
+            isochron_json_object_begin(&j);
             isochron_json_kint(&j, "rank", i);
-            isochron_json_knumber(&j, "slope", q->slope);
-            isochron_json_knumber(&j, "intercept_s", q->intercept);
-            isochron_json_kstring(&j, "kind", q->kind == ISOCHRON_LM_LINEAR ? "linear" : "offset");
-            isochron_json_key(&j, "fit");
-            if (q->partner >= 0) {
-                isochron_json_object_begin(&j);
-                isochron_json_kint(&j, "partner", (int)q->partner);
-                isochron_json_kint(&j, "points", (int)q->npoints);
-                isochron_json_kint(&j, "used", (int)q->nused);
-                isochron_json_knumber(&j, "slope", q->fslope);
-                isochron_json_knumber(&j, "slope_se", q->fse);
-                isochron_json_kbool(&j, "slope_kept", q->kept != 0);
-                isochron_json_knumber(&j, "r2", q->r2);
-                isochron_json_knumber(&j, "resid_rms_s", q->resid);
-                isochron_json_knumber(&j, "span_s", q->span);
-                isochron_json_kint(&j, "attempts", (int)q->attempts);
-                isochron_json_object_end(&j);
-            } else isochron_json_null(&j);
-            isochron_json_record_end(&j);
+            isochron_json_knumber(&j, "drift_ppm", recs[i].trk_drift * 1e6);
+            isochron_json_knumber(&j, "drift_se_ppm", recs[i].trk_drift_se * 1e6);
+            isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].trk_ddrift * 1e6);
+            isochron_json_knumber(&j, "noise_s", recs[i].trk_noise);
+            isochron_json_kint(&j, "updates", (int)recs[i].trk_updates);
+            isochron_json_kint(&j, "set_aside", (int)recs[i].trk_aside);
+            isochron_json_object_end(&j);
         }
-        for (int w = 0; w < nwaits; w++) {
-            double mt = 0, mm = 0, mb = NAN;
-            for (int i = 0; i < size; i++) {
-                isochron_accuracy_t *a = &acc[i * nwaits + w];
-                if (isfinite(a->bound) && !(a->bound <= mb)) mb = a->bound;
-                isochron_json_record_begin(&j, "accuracy");
-                isochron_json_kint(&j, "rank", i);
-                isochron_json_knumber(&j, "wait_s", a->wait);
-                isochron_json_knumber(&j, "measured_offset_s", a->measured_offset);
-                isochron_json_knumber(&j, "true_offset_s", a->true_offset);
-                isochron_json_knumber(&j, "bound_s", a->bound);
-                isochron_json_record_end(&j);
-                if (fabs(a->true_offset) > mt) mt = fabs(a->true_offset);
-                if (fabs(a->measured_offset) > mm) mm = fabs(a->measured_offset);
-            }
-            isochron_json_record_begin(&j, "summary");
-            isochron_json_kstring(&j, "sync_spec", spec_text);
-            isochron_json_knumber(&j, "wait_s", waits[w]);
-            isochron_json_knumber(&j, "duration_s", rep.duration);
-            isochron_json_knumber(&j, "max_abs_measured_offset_s", mm);
-            isochron_json_knumber(&j, "max_abs_true_offset_s", has_truth ? mt : NAN);
-            isochron_json_knumber(&j, "max_bound_s", mb);
-            isochron_json_record_end(&j);
-        }
-        fflush(f);
+        isochron_json_array_end(&j);
+        isochron_json_record_end(&j);
     }
+    if (rank == 0) write_end(&o, 1);
 
     if (tab) {
         fprintf(tab, "isochron-clock %s: clock synchronization accuracy\n", ISOCHRON_VERSION_STRING);

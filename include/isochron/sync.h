@@ -365,5 +365,17 @@ int isochron_sync_check_tracked(MPI_Comm comm, isochron_clock_t *global, isochro
 /** \brief The same with Alg. 6's ping-pongs over \p xport (NULL: MPI). */
 int isochron_sync_check_xport(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const isochron_xport_t *xport,
                               const double *waits, int nwaits, int npingpongs, isochron_accuracy_t *out, int *has_truth);
+/**
+ * \brief Called on rank 0 during the check, so a driver can write each wait
+ * time's result as soon as it is measured: once with \p w = -1 before the
+ * first wait (\p has_truth is set by then), then with \p w = 0..nwaits-1
+ * when wait \p w's entries of \p out are complete for every rank.
+ * It must not call MPI.
+ */
+typedef void (*isochron_check_each_fn)(int w, void *arg);
+/** \brief isochron_sync_check_xport calling \p each (may be NULL) with \p arg. */
+int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const isochron_xport_t *xport,
+                             const double *waits, int nwaits, int npingpongs, isochron_accuracy_t *out, int *has_truth,
+                             isochron_check_each_fn each, void *arg);
 
 #endif

@@ -183,3 +183,20 @@ def test_shmem_points_load_with_their_loop_timing():
     ov = df[df["op"] == "put_nbi_overlap"]
     assert len(ov) == 2 and ov["overlap"].between(0, 1).all()
     assert (df[df["op"] == "get"]["median_s"] > 0).all()
+
+
+def test_clock_end_record_interrupted_or_absent(tmp_path):
+    """isochron-clock writes each wait as it is measured and closes with an 'end' record: one
+    saying complete: false (SIGTERM after the first wait) warns; a file from before the clock
+    wrote end records (none) loads without a warning."""
+    recs = [json.loads(line) for line in open(fx("clock-hca3.jsonl")) if line.strip()]
+    first_wait = [r for r in recs if r["type"] not in ("accuracy", "summary") or r["wait_s"] == 0]
+    cut = tmp_path / "clock-interrupted.jsonl"
+    end = {"schema": 1, "type": "end", "checks": 1, "wall_s": 1.2, "complete": False, "interrupted": "SIGTERM"}
+    cut.write_text("".join(json.dumps(r) + "\n" for r in first_wait + [end]))
+    with pytest.warns(IsochronWarning, match="ended early"):
+        df = isochron.load(str(cut))
+    assert set(df["wait_s"]) == {0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        isochron.load(fx("clock-hca3.jsonl"))

@@ -110,6 +110,13 @@ int isochron_sync_check_tracked(MPI_Comm comm, isochron_clock_t *global, isochro
 int isochron_sync_check_xport(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const isochron_xport_t *xport,
                               const double *waits, int nwaits, int npp, isochron_accuracy_t *out, int *has_truth)
 {
+    return isochron_sync_check_each(comm, global, track, xport, waits, nwaits, npp, out, has_truth, NULL, NULL);
+}
+
+int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_track_t *track, const isochron_xport_t *xport,
+                             const double *waits, int nwaits, int npp, isochron_accuracy_t *out, int *has_truth,
+                             isochron_check_each_fn each, void *arg)
+{
     int me, p, rc = ISOCHRON_OK;
     if (nwaits < 1 || npp < 1) return isochron_set_error(ISOCHRON_EINVAL, "check: need at least one wait time and one ping-pong");
     for (int i = 0; i < nwaits; i++)
@@ -141,6 +148,7 @@ int isochron_sync_check_xport(MPI_Comm comm, isochron_clock_t *global, isochron_
     double *samples = me == 0 ? malloc(sizeof(double) * 3 * (size_t)p) : NULL;
     if (me == 0 && !samples) rc = isochron_set_error(ISOCHRON_ENOMEM, "check: out of memory");
     rc = isochron_agree(work, rc);
+    if (!rc && me == 0 && each) each(-1, arg);
 
     for (int w = 0; w < nwaits && !rc; w++) {
         double target = anchor + waits[w];
@@ -196,6 +204,7 @@ int isochron_sync_check_xport(MPI_Comm comm, isochron_clock_t *global, isochron_
             }
         }
         rc = isochron_agree(work, rc);
+        if (!rc && me == 0 && each) each(w, arg);
         if (!rc) rc = isochron_barrier_polite(work);
     }
     free(samples);

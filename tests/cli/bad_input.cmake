@@ -13,6 +13,7 @@ isochron_cli_test(bad_sizes_exponent 1 TOOL isochron-bench EXPECT nonzero MATCH 
 isochron_cli_test(sizes_fraction_ok 1 TOOL isochron-bench EXPECT zero MATCH "1536 B" ARGS --ops bcast --sizes 1.5K --max-reps 10 --quiet)
 isochron_cli_test(bad_skew_rank 2 TOOL isochron-bench EXPECT nonzero MATCH "--skew: rank 99 given but the job has 2 ranks" ARGS --skew r99:offset=1ms)
 isochron_cli_test(barrier_bad_skew_rank 2 TOOL isochron-barrier EXPECT nonzero MATCH "--skew: rank 5 given but the job has 2 ranks" ARGS --skew r5:offset=1ms)
+isochron_cli_test(clock_bad_skew_rank 2 EXPECT nonzero MATCH "--skew: rank 99 given but the job has 2 ranks" ARGS --skew r99:offset=1ms --wait 0)
 isochron_cli_test(bad_wait_empty 1 EXPECT nonzero MATCH "--wait '0,,0'" ARGS --wait 0,,0)
 isochron_cli_test(bad_barriers_empty 1 TOOL isochron-barrier EXPECT nonzero MATCH "--barriers: empty element" "valid: " ARGS --barriers mpi,)
 isochron_cli_test(bad_experiments_empty 1 TOOL isochron-barrier EXPECT nonzero MATCH "--experiments: empty element" ARGS --experiments ,skew)
@@ -23,6 +24,14 @@ isochron_cli_test(sync_estimate_refused 2 EXPECT nonzero MATCH "estimated to tak
 isochron_cli_test(bench_sync_estimate_refused 2 TOOL isochron-bench EXPECT nonzero MATCH "estimated to take" "--sync-limit"
                   ARGS --sync jk/1000000/skampi/1000)
 isochron_cli_test(bad_sync_limit 1 EXPECT nonzero MATCH "--sync-limit 'abc'" ARGS --sync-limit abc)
+# the watchdog covers the sync phase (by default 3 x its estimate + 60 s; here 1 s against 20 M ping-pongs, 6 s or more
+# seconds) and the accuracy check (here 8 s against a 60 s wait, naming the file that keeps wait 0; 8 s, as a sync at 2
+# ranks took over 1 s on this machine under load, and the same --watchdog covers it)
+isochron_cli_test(clock_sync_watchdog 2 EXPECT nonzero MATCH "watchdog: clock synchronization [(]hca3/4000/skampi/5000.*estimated" "did not finish within 1 s"
+                  ARGS --sync hca3/4000/skampi/5000 --sync-limit 0 --watchdog 1 --wait 0)
+isochron_cli_test(clock_check_watchdog 2 EXPECT nonzero MATCH "watchdog: the accuracy check did not finish within 8 s" "Completed results are in"
+                  ARGS --watchdog 8 --wait 0,60 --jsonl clock_check_watchdog.jsonl)
+isochron_cli_test(bad_clock_watchdog 1 EXPECT nonzero MATCH "--watchdog 'soon': expected seconds" ARGS --watchdog soon)
 
 # Interrupted runs keep what they measured and say so (SIGTERM as mpirun forwards Ctrl-C)
 foreach(case "bench;isochron-bench;--sizes;8..1M" "barrier;isochron-barrier;--calls;200")
@@ -35,6 +44,12 @@ foreach(case "bench;isochron-bench;--sizes;8..1M" "barrier;isochron-barrier;--ca
   set_tests_properties(${name}_interrupted PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src"
                        TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
 endforeach()
+# the clock writes each wait's records as it is measured: interrupted during the 60 s wait, it keeps wait 0
+add_test(NAME clock_interrupted
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_interrupted.sh ${ISOCHRON_MPIRUN_LOCAL} 2 ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/interrupted_clock.jsonl $<TARGET_FILE:isochron-clock> --wait 0,60)
+set_tests_properties(clock_interrupted PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src;INTERRUPT_AFTER=\"type\":\"summary\""
+                     TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
 
 # The drivers write what the published schema says (python/src/isochron/results-1.schema.json)
 add_test(NAME drivers_satisfy_schema

@@ -14,9 +14,12 @@ shift 4
 rm -f "$out"
 "$launcher" -np "$np" "$@" --quiet --format none --jsonl "$out" &
 pid=$!
-# wait until at least two records are written (context + one result), then interrupt
+# wait until at least two records are written (context + one result), or a
+# record matching $INTERRUPT_AFTER (the clock writes its context before the
+# first wait: interrupt once a wait's summary is in), then interrupt
 for _ in $(seq 1 600); do
-  [ -f "$out" ] && [ "$(wc -l < "$out")" -ge 2 ] && break
+  if [ -n "${INTERRUPT_AFTER:-}" ]; then grep -q "$INTERRUPT_AFTER" "$out" 2>/dev/null && break
+  else [ -f "$out" ] && [ "$(wc -l < "$out")" -ge 2 ] && break; fi
   sleep 0.1
 done
 kill -TERM "$pid"
@@ -29,8 +32,13 @@ end = recs[-1]
 assert recs[0]["type"] == "context", recs[0]["type"]
 assert end["type"] == "end" and end["complete"] is False and end["interrupted"] in ("SIGTERM", "SIGINT"), end
 n = sum(r["type"] == "point" for r in recs)
-unit = "points" if "points" in end else "steps"
+unit = "points" if "points" in end else "checks" if "checks" in end else "steps"
 if unit == "points": assert end["points"] == n, (end, n)
+if unit == "checks":   # isochron-clock: every wait checked before the signal is in the file
+    waits = [r["wait_s"] for r in recs if r["type"] == "summary"]
+    ranks = {r["rank"] for r in recs if r["type"] == "model"}
+    assert end["checks"] == len(waits) >= 1, (end, waits)
+    assert sum(r["type"] == "accuracy" for r in recs) == len(waits) * len(ranks), recs
 print(f"check_interrupted: {len(recs)} records, last {end}")
 import isochron
 ds = isochron.read(sys.argv[1])

@@ -2,7 +2,7 @@
 
 The C drivers (isochron-clock, isochron-bench, isochron-barrier) write one JSON object per line:
 a ``context`` record opens a run, the records of that run follow (``sync``/``model``/``accuracy``/
-``summary`` for the clock driver, ``point`` and ``end`` for the benchmark, ``skew``/``cost``/
+``summary`` and ``end`` for the clock driver, ``point`` and ``end`` for the benchmark, ``skew``/``cost``/
 ``shift``/``payoff`` and ``end`` for the barrier driver). Files may hold several runs one after
 another (``cat a.jsonl b.jsonl``), so every record is tagged with the index of its run, and a
 :class:`Dataset` keeps one pandas table per record type plus the list of run contexts.
@@ -222,9 +222,9 @@ def _read_one(path, ds):
         )
     for r in range(first_run, len(ds.contexts)):
         tool = ds.contexts[r].get("tool", "unknown")
-        if tool not in _ENDED_TOOLS:
-            continue
         end = ended.get(r)
+        if tool not in _ENDED_TOOLS and end is None:   # isochron-clock's end record is newer than its files
+            continue
         what = f"{path}: run {r - first_run + 1} ({tool})"
         if end is None:
             ds.warnings.append(
