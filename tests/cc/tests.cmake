@@ -27,3 +27,6 @@ set_tests_properties(cc_bad_mode PROPERTIES LABELS "serial"
 add_executable(cc_stress ${CMAKE_CURRENT_SOURCE_DIR}/cc/cc_stress.c)
 target_include_directories(cc_stress PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(cc_stress PRIVATE isochron_cc MPI::MPI_C)
+add_executable(cc_latency ${CMAKE_CURRENT_SOURCE_DIR}/cc/cc_latency.c)
+target_include_directories(cc_latency PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(cc_latency PRIVATE isochron_cc MPI::MPI_C)
