@@ -32,6 +32,7 @@
  *
  * The checkpoint API is referenced weakly, so the program also runs against a
  * library that has only the bookkeeping (then it runs without requests). */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <signal.h>
 #include <stdint.h>
@@ -565,13 +566,19 @@ int main(int argc, char **argv)
         printf("cc_stress rank %d restarted from checkpoint %d at op %" PRId64 "\n", me, restarted, st.idx);
     }
     int can_request = have_api && !native;
+    if (!have_api && strcmp(mode, "cc") == 0 && ncreqs > 0 && me == 0)
+        printf("FAIL rank 0: libisochron-cc has no checkpoint API (isochron_cc_register/request/checkpoints/restarted); %d requests not issued\n", ncreqs);
     int fired = 0;
     for (int i = (int)st.idx; i < nops; i = (int)st.idx) {
         for (int q = 0; q < ncreqs; q++)
             if (can_request && creqs[q].idx == i && creqs[q].rank == me && i >= st.reqmark) {
                 st.reqmark = i + 1;
                 fired++;
-                if (creqs[q].signal) raise(SIGUSR1);
+                struct sigaction sa;
+                if (creqs[q].signal && sigaction(SIGUSR1, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
+                    printf("FAIL rank %d: mode %s installed no SIGUSR1 handler; op %d requests by isochron_cc_request()\n", me, mode, i);
+                    isochron_cc_request();
+                } else if (creqs[q].signal) raise(SIGUSR1);
                 else isochron_cc_request();
             }
         if (kill && !restarted && me == kill_rank && i >= kill_op && have_api && isochron_cc_checkpoints() >= 1) {
