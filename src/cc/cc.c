@@ -1,8 +1,11 @@
 /* libisochron-cc.so: the collective-clock layer of paper 003 (sections 3-4),
  * interposed through PMPI with the wrappers tools/gen-pmpi.py generates from
- * src/pmpi/mpi.tbl (layer prefix "icc").
+ * src/pmpi/mpi.tbl (layer prefix "icc"); cc_p2p.c writes the blocking
+ * point-to-point, probe and completion wrappers by hand, cc_ckpt.c holds the
+ * checkpoint protocol (its design paragraph: Algorithms 2-3, agreement, safe
+ * state, action, restart, state log).
  *
- * Design. ISOCHRON_CC_MODE (read once, at load) selects
+ * Design of this file. ISOCHRON_CC_MODE (read once, at load) selects
  *   native  every wrapper is a tail call to PMPI (icc_bypass = 1);
  *   2pc     the two-phase-commit baseline as MANA does it: before every
  *           blocking collective and every non-blocking collective initiation,
@@ -11,14 +14,16 @@
  *           to a ggid computed from its group's world ranks (FNV-1a over the
  *           ordered list; on a hash collision the member lists are compared and
  *           a different group gets its own entry, so two groups never merge),
- *           and SEQ[ggid] is incremented at every collective entry, with no
- *           extra message. Communicators with the same group (MPI_Comm_dup,
+ *           and SEQ[ggid] is incremented at every collective entry (blocking,
+ *           non-blocking initiation, and communicator creation, which is
+ *           collective over the parent and may synchronize), with no extra
+ *           message. Communicators with the same group (MPI_Comm_dup,
  *           MPI_IDENT/CONGRUENT) share a ggid, as in the paper. Handles are
  *           cached (comm -> ggid) and dropped at MPI_Comm_free/disconnect
- *           because an implementation may reuse a freed handle.
- * Not implemented yet (issue 14): checkpoint requests, TARGET agreement
- * (Algorithms 2-3), safe state, checkpoint action and restart. Only the
- * normal-execution cost of CC is therefore measurable today.
+ *           because an implementation may reuse a freed handle. The only extra
+ *           work per call when no checkpoint is in progress is one load of
+ *           icc_attn (set by SIGUSR1, isochron_cc_request, the ticker of
+ *           cc_ckpt.c, and kept set while a checkpoint is in progress).
  * ISOCHRON_CC_TEST_COLLIDE=1 makes every hash equal (tests the member
  * comparison). The layer calls only PMPI_ functions itself.
  */
@@ -28,23 +33,20 @@
 #include <string.h>
 #include <unistd.h>
 #include "pmpi/pmpi.h"
+#include "isochron_pmpi_ids.h"
 #include "isochron/cc.h"
+#include "cc/cc_internal.h"
 
-enum { ICC_NATIVE, ICC_CC, ICC_2PC };
 static const char *const icc_mode_names[] = { "native", "cc", "2pc" };
-static int icc_mode = ICC_CC;
+int icc_mode = ICC_CC;
 volatile int icc_bypass = 0;
 static int icc_collide = 0;
 
-typedef struct {
-    uint64_t hash;
-    int size;
-    int *members;       /* world ranks, in group order */
-    long long seq;
-} icc_group_t;
-
-static icc_group_t *groups;
-static int ngroups, capgroups;
+icc_group_t *icc_groups;
+int icc_ngroups;
+static int capgroups;
+#define groups icc_groups
+#define ngroups icc_ngroups
 
 /* comm handle -> group index cache (open addressing, handles as bytes) */
 typedef struct { MPI_Comm comm; int used; int group; } icc_slot_t;
@@ -76,7 +78,7 @@ static uint64_t handle_key(MPI_Comm comm)
     return k * 0x9e3779b97f4a7c15ull;
 }
 
-static int group_of_members(const int *w, int n)
+int icc_group_of_members(const int *w, int n)
 {
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < n; i++) {
@@ -99,7 +101,14 @@ static int group_of_members(const int *w, int n)
     if (!g->members) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
     memcpy(g->members, w, (size_t)n * sizeof *w);
     g->seq = 0;
-    return ngroups++;
+    g->target = 0;
+    g->dirty = 0;
+    g->me = 0;
+    for (int i = 0; i < n; i++)
+        if (w[i] == icc_rank) g->me = 1;
+    ngroups++;
+    icc_group_created(ngroups - 1);
+    return ngroups - 1;
 }
 
 static int compute_group(MPI_Comm comm)
@@ -132,7 +141,7 @@ static int compute_group(MPI_Comm comm)
         }
         PMPI_Group_free(&rgrp);
     }
-    int g = group_of_members(w, n + nr);
+    int g = icc_group_of_members(w, n + nr);
     free(idx);
     free(w);
     PMPI_Group_free(&grp);
@@ -140,7 +149,7 @@ static int compute_group(MPI_Comm comm)
     return g;
 }
 
-static int lookup(MPI_Comm comm, int create)
+int icc_lookup(MPI_Comm comm, int create)
 {
     if (comm == MPI_COMM_NULL) return -1;
     unsigned h = (unsigned)(handle_key(comm) >> 40) % ICC_SLOTS;
@@ -174,21 +183,69 @@ static void forget(MPI_Comm comm)
 
 void icc_enter(isochron_pmpi_call_t *c)
 {
-    if (c->category != ISOCHRON_PMPI_COLL && c->category != ISOCHRON_PMPI_ICOLL) return;
-    if (icc_mode == ICC_2PC) {
-        MPI_Request r;
-        int flag = 0;
-        PMPI_Ibarrier(c->comm, &r);
-        while (!flag) PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    switch (c->category) {
+    case ISOCHRON_PMPI_COLL:
+    case ISOCHRON_PMPI_ICOLL:
+    case ISOCHRON_PMPI_COMMCREATE: {
+        if (icc_mode == ICC_2PC) {
+            if (c->category == ISOCHRON_PMPI_COMMCREATE) return;
+            MPI_Request r;
+            int flag = 0;
+            PMPI_Ibarrier(c->comm, &r);
+            while (!flag) PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            return;
+        }
+        int g = icc_lookup(c->comm, 1);
+        if (icc_attn) icc_poll(ICC_COLL, c->name);   /* Algorithm 3 at commit_begin */
+        if (g >= 0) {
+            groups[g].seq++;                         /* Algorithm 1 */
+            if (icc_pending) icc_seq_bumped(g);      /* Algorithm 2 */
+        }
+        c->layer = (void *)(intptr_t)(g + 1);
         return;
     }
-    int g = lookup(c->comm, 1);
-    if (g >= 0) groups[g].seq++;
+    case ISOCHRON_PMPI_INIT:
+        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize && icc_mode == ICC_CC) icc_finalize_protocol();
+        return;
+    case ISOCHRON_PMPI_P2P:      /* MPI_Bsend: the others are written by hand */
+        if (icc_mode != ICC_CC) return;
+        if (icc_attn) icc_poll(ICC_PASS, c->name);
+        icc_count_sent(c->comm, c->peer);
+        return;
+    case ISOCHRON_PMPI_GROUP:
+        return;
+    default:
+        if (icc_mode == ICC_CC && icc_attn) icc_poll(ICC_PASS, c->name);
+        return;
+    }
 }
 
 int icc_leave(isochron_pmpi_call_t *c, int rc)
 {
-    if (c->category == ISOCHRON_PMPI_COMMFREE && icc_mode == ICC_CC) forget(c->comm);
+    if (icc_mode != ICC_CC) return rc;
+    switch (c->category) {
+    case ISOCHRON_PMPI_COMMFREE:
+        forget(c->comm);
+        break;
+    case ISOCHRON_PMPI_ICOLL:
+    case ISOCHRON_PMPI_COMMCREATE:   /* MPI_Comm_idup carries a request */
+        if (rc == MPI_SUCCESS && c->request)
+            icc_req_track(*c->request, ICC_REQ_ICOLL, (int)(intptr_t)c->layer - 1);
+        break;
+    case ISOCHRON_PMPI_IP2P:
+        if (rc != MPI_SUCCESS) break;
+        if (c->id == ISOCHRON_PMPI_ID_MPI_Irecv) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm));
+        else icc_count_sent(c->comm, c->peer);
+        break;
+    case ISOCHRON_PMPI_PROBE:    /* MPI_Imrecv: the message handle carries no communicator */
+        if (rc == MPI_SUCCESS && c->id == ISOCHRON_PMPI_ID_MPI_Imrecv) icc_req_track(*c->request, ICC_REQ_RECV, -1);
+        break;
+    case ISOCHRON_PMPI_INIT:
+        if (rc == MPI_SUCCESS && c->id != ISOCHRON_PMPI_ID_MPI_Finalize) icc_init_protocol();
+        break;
+    default:
+        break;
+    }
     return rc;
 }
 
@@ -197,14 +254,14 @@ const char *isochron_cc_mode(void) { return icc_mode_names[icc_mode]; }
 long long isochron_cc_seq(MPI_Comm comm)
 {
     if (icc_mode != ICC_CC) return -1;
-    int g = lookup(comm, 1);
+    int g = icc_lookup(comm, 1);
     return g < 0 ? -1 : groups[g].seq;
 }
 
 long long isochron_cc_ggid(MPI_Comm comm)
 {
     if (icc_mode != ICC_CC) return -1;
-    return lookup(comm, 1);
+    return icc_lookup(comm, 1);
 }
 
 int isochron_cc_ngroups(void) { return icc_mode == ICC_CC ? ngroups : -1; }

@@ -1,0 +1,903 @@
+/* libisochron-cc.so, cc mode: the checkpoint protocol of paper 003
+ * (Algorithms 2-3, the safe state of 4.1 and 4.3.2) with an MPI-only global
+ * agreement in place of the paper's DMTCP coordinator and checkpoint thread.
+ *
+ * Design.
+ *  Requests. SIGUSR1 (the handler only sets two flags), isochron_cc_request()
+ *  or, on rank 0, every ISOCHRON_CC_INTERVAL seconds. The requesting rank sends
+ *  REQ(epoch) to every rank on icomm (this library's PMPI_Comm_dup of
+ *  MPI_COMM_WORLD). A ticker thread that never calls MPI sets icc_attn every
+ *  ISOCHRON_CC_POLL_MS (default 10) ms, so the next wrapper looks at icomm: the
+ *  fast path stays one flag load per call and a rank learns of a request within
+ *  a tick of its next MPI call. Requests during a checkpoint join it. The
+ *  epoch of a checkpoint is its number (isochron_cc_checkpoints() + 1).
+ *  Targets (Algorithm 2). A rank that learns of epoch E sets TARGET[g] = SEQ[g]
+ *  for every group it knows and sends TGT(E, members, TARGET) to the group's
+ *  other members; a receiver maps the member list to its own ggid (creating
+ *  the entry if it has not built that communicator yet: its SEQ is 0) and keeps
+ *  the maximum. While E is pending, a rank whose SEQ[g] passes TARGET[g] at a
+ *  collective entry raises TARGET[g] and sends it to the members. Until every
+ *  rank has learned (seen in the first agreement round whose pending count is
+ *  the world size) nobody stops, and raised targets are sent at the next
+ *  contribution only (no message per collective); after that they are sent at
+ *  once, as in the paper.
+ *  Stopping (Algorithm 3). After every rank has learned, a rank stays at the
+ *  entry of a collective while all its targets are reached (SEQ == TARGET for
+ *  every group it is a member of), progressing the protocol; a raise received
+ *  there lets it go on. Blocking point-to-point/probe/wait calls poll
+ *  (cc_p2p.c), so no rank stays blocked in MPI out of the protocol's reach
+ *  except inside a blocking collective, which the others will enter (their
+ *  targets are at least its SEQ).
+ *  Agreement. Rounds of PMPI_Iallreduce(SUM) on icomm of the vector
+ *    [not ready, moved, unfrozen, ctl sent - ctl received,
+ *     app sent - app received, pending, finalizing]
+ *  contributed at protocol progress points, one round open per rank at a time
+ *  (all ranks run the same sequence of rounds, so results are equal
+ *  everywhere). "moved": the rank's protocol-relevant state (SEQ, targets,
+ *  message counts, requests) changed since its previous contribution (always
+ *  1 for the first of an epoch); "unfrozen": the rank will not stay at this
+ *  point until the round completes (it is at a non-blocking call, or not
+ *  ready). A frozen rank leaves the round open only when a target raise
+ *  arrives. Safe iff every rank is pending and ready, nobody moved, nobody
+ *  unfrozen, and both balances are 0.
+ *  Why safe. moved = 0 everywhere means every rank's state was constant from
+ *  its contribution to round r-1 until its contribution to round r; each
+ *  r-1 contribution happens before every rank's r contribution (the r-1
+ *  reduction completed first), so one consistent cut C exists with every rank
+ *  in its constant state. At a consistent cut received <= sent on every
+ *  channel, so zero sums mean no control and no application message is in
+ *  flight at C. Every rank at C is at a wrapper (not inside a collective) with
+ *  SEQ == TARGET; targets agree among members because every raise is sent to
+ *  all members and none is in flight. After C no rank can move before it sees
+ *  the result: frozen ranks move only on a raise, and a raise needs a message
+ *  that was in flight at C or sent by a rank that moved first. Theorem 4.2.4
+ *  (no cycle of happens-before among blocking collectives) gives the rest:
+ *  SEQ == TARGET on all members with nobody inside a collective is the paper's
+ *  safe state, and pending non-blocking collectives have been initiated by all
+ *  members (their SEQ is <= TARGET), so they complete (4.3.2).
+ *  Why it terminates. Targets only grow, and by the theorem a raise is caused
+ *  by a collective that happens before an existing target, so finitely many
+ *  raises occur (4.2.4); after the last raise every rank runs to its targets
+ *  and then stops at a collective entry or blocks in a polled call. From then
+ *  on no state changes except receives completing, which drains the messages
+ *  in flight (a message sent before the cut must be matched by a receive that
+ *  is posted before the receiver's next collective in a correct program --
+ *  paper Figure 2), so two consecutive rounds see nobody move and decide.
+ *  Limitation: a message sent before a collective and received only after the
+ *  same rank's target collective (an Isend crossing a collective) is not
+ *  drained into library buffers; the watchdog then names it.
+ *  Action. Pending non-blocking collectives are completed with
+ *  PMPI_Request_get_status (the request stays valid for the application's own
+ *  Wait/Test), the "safe" line is logged, ISOCHRON_CC_BEFORE_SAVE callbacks
+ *  run, every registered region and the CC state go to
+ *  DIR/ckpt.N/rank.R (write .tmp, fsync, rename), ISOCHRON_CC_COMMAND runs
+ *  (/bin/sh -c, %r rank, %n number, %d ckpt dir, %% a percent sign), a barrier
+ *  on icomm, rank 0 writes DIR/ckpt.N/complete the same way, a barrier, then
+ *  ISOCHRON_CC_AFTER_SAVE callbacks and the call continues.
+ *  Finalize. MPI_Finalize is a stop point; rounds continue until every rank
+ *  is finalizing with no checkpoint pending, so a request can never be lost
+ *  by a rank that left.
+ *  Restart (ISOCHRON_CC_RESTART=DIR): DIR's newest ckpt.N with a complete
+ *  marker written for the same world size; each rank reads its rank.R file at
+ *  MPI_Init; regions are filled when registered; SEQ of a group is restored
+ *  when its member list is seen again; checkpoint numbers continue from N.
+ *  Watchdog: ISOCHRON_CC_TIMEOUT seconds (default 60) after a rank learned of
+ *  a checkpoint it prints the rank, the MPI call it waits in, the targets it
+ *  waits for (or the agreement state) and calls MPI_Abort; the ticker does the
+ *  same, later, for a rank stuck inside a blocking call.
+ *
+ * State log (ISOCHRON_CC_LOG=DIR): DIR/cc-log.RANK.jsonl, one JSON object a
+ * line, "t" in MPI_Wtime seconds, "ggid" the 16-hex-digit FNV-1a hash of the
+ * member list (a string; equal on all ranks for the same group), "members"
+ * world ranks in group order:
+ *   {"ev":"request","rank":R,"from":ORIGIN,"ckpt":N,"t":T}
+ *        this rank learned of checkpoint N, first requested by rank ORIGIN
+ *        (also logged, with "joined":true, for a request made while one is
+ *        already in progress: it is served by checkpoint N)
+ *   {"ev":"target","rank":R,"ckpt":N,"ggid":"..","members":[..],"seq":S,"target":T,"t":T}
+ *        TARGET of a group set (on learning) or raised (own SEQ, or a message)
+ *   {"ev":"safe","rank":R,"ckpt":N,"groups":[{"ggid":"..","seq":S,"target":T,"members":[..]}],
+ *    "pending_icoll":K,"sent":[per world rank],"recvd":[per world rank],
+ *    "sent_total":A,"recvd_total":B,"in_collective":false,"call":"MPI_X",
+ *    "rounds":M,"t":T}
+ *        the safe state: groups this rank is a member of; pending_icoll: its
+ *        non-blocking collectives not yet complete (the library completes
+ *        them next); sent/recvd: application messages counted so far
+ *        (intercommunicator and matched-probe traffic in the totals only);
+ *        call: the wrapper the checkpoint is taken in, before that call runs
+ *   {"ev":"saved","rank":R,"ckpt":N,"dir":"..","bytes":B,"t":T}
+ *   {"ev":"resume","rank":R,"ckpt":N,"t":T}
+ *   {"ev":"restart","rank":R,"ckpt":N,"dir":"..","t":T}   at MPI_Init of a restarted run
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "pmpi/pmpi.h"
+#include "isochron/cc.h"
+#include "cc/cc_internal.h"
+
+extern char **environ;
+
+int icc_inited, icc_rank, icc_size = 1;
+volatile sig_atomic_t icc_attn;
+int icc_pending;
+unsigned long long icc_version;
+
+static volatile sig_atomic_t req_flag;
+static MPI_Comm icomm = MPI_COMM_NULL;
+static int epoch = 1, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned;
+static double t_learn, timeout_s = 60.0;
+static const char *volatile cur_call = "";
+static volatile int in_wait;          /* inside a polled blocking call */
+static long long ctl_sent, ctl_recvd;
+static int rounds_this_epoch;
+
+enum { TAG_REQ = 1, TAG_TGT = 2 };
+enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_N };
+static long long rin[V_N], rout[V_N], rlast[V_N];
+static MPI_Request rreq = MPI_REQUEST_NULL;
+static int rfrozen, rfirst = 1;
+static unsigned long long rversion;
+
+/* outstanding control sends and messages of a later epoch */
+typedef struct { MPI_Request r; long long *buf; } ctl_send_t;
+static ctl_send_t *csend;
+static int ncsend, capcsend;
+typedef struct stash { int src, tag, n; long long *buf; struct stash *next; } stash_t;
+static stash_t *stash_head, **stash_tail = &stash_head;
+
+/* regions, callbacks, restart data, log */
+#define ICC_MAX_REGIONS 64
+#define ICC_MAX_CALLBACKS 16
+static struct { char name[64]; void *ptr; size_t bytes; } regions[ICC_MAX_REGIONS];
+static int nregions;
+static struct { void (*fn)(int, void *); void *arg; } callbacks[ICC_MAX_CALLBACKS];
+static int ncallbacks;
+typedef struct { char name[64]; size_t bytes; unsigned char *data; } saved_region_t;
+static saved_region_t *rs_regions;
+static int rs_nregions;
+typedef struct { int n; int *members; long long seq; } saved_group_t;
+static saved_group_t *rs_groups;
+static int rs_ngroups;
+static FILE *icc_log;
+
+static pthread_t ticker;
+static volatile int ticker_stop, ticker_on;
+static double interval_s, poll_ms = 10.0;
+
+static void die(const char *fmt, const char *a, const char *b) __attribute__((noreturn));
+static void die(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "isochron-cc: rank %d: ", icc_rank);
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+    _exit(2);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) die("%s%s", "out of memory", "");
+    return p;
+}
+
+/* ---------------------------------------------------------------- log */
+static void log_members(const int *m, int n)
+{
+    fputc('[', icc_log);
+    for (int i = 0; i < n; i++) fprintf(icc_log, "%s%d", i ? "," : "", m[i]);
+    fputc(']', icc_log);
+}
+
+static void log_target(int g)
+{
+    if (!icc_log) return;
+    icc_group_t *G = &icc_groups[g];
+    fprintf(icc_log, "{\"ev\":\"target\",\"rank\":%d,\"ckpt\":%d,\"ggid\":\"%016llx\",\"members\":", icc_rank, epoch,
+            (unsigned long long)G->hash);
+    log_members(G->members, G->size);
+    fprintf(icc_log, ",\"seq\":%lld,\"target\":%lld,\"t\":%.6f}\n", G->seq, G->target, PMPI_Wtime());
+    fflush(icc_log);
+}
+
+static void log_counts(const char *key, const long long *v)
+{
+    fprintf(icc_log, ",\"%s\":[", key);
+    for (int i = 0; i < icc_size; i++) fprintf(icc_log, "%s%lld", i ? "," : "", v[i]);
+    fputc(']', icc_log);
+}
+
+/* ---------------------------------------------------------------- control messages */
+static void ctl_send(long long *buf, int n, int dest, int tag)
+{
+    if (ncsend == capcsend) {
+        capcsend = capcsend ? 2 * capcsend : 32;
+        csend = realloc(csend, (size_t)capcsend * sizeof *csend);
+        if (!csend) die("%s%s", "out of memory", "");
+    }
+    long long *b = xmalloc((size_t)n * sizeof *b);
+    memcpy(b, buf, (size_t)n * sizeof *b);
+    PMPI_Isend(b, n, MPI_LONG_LONG, dest, tag, icomm, &csend[ncsend].r);
+    csend[ncsend++].buf = b;
+    ctl_sent++;
+    icc_version++;
+}
+
+static void reap_sends(int wait)
+{
+    for (int i = 0; i < ncsend;) {
+        int flag = 0;
+        if (wait) PMPI_Wait(&csend[i].r, MPI_STATUS_IGNORE), flag = 1;
+        else PMPI_Test(&csend[i].r, &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            free(csend[i].buf);
+            csend[i] = csend[--ncsend];
+        } else {
+            i++;
+        }
+    }
+}
+
+static void send_target(int g)
+{
+    icc_group_t *G = &icc_groups[g];
+    G->dirty = 0;
+    log_target(g);
+    if (G->size < 2) return;
+    long long *m = xmalloc((size_t)(G->size + 3) * sizeof *m);
+    m[0] = epoch;
+    m[1] = G->target;
+    m[2] = G->size;
+    for (int i = 0; i < G->size; i++) m[3 + i] = G->members[i];
+    for (int i = 0; i < G->size; i++)
+        if (G->members[i] != icc_rank) ctl_send(m, G->size + 3, G->members[i], TAG_TGT);
+    free(m);
+}
+
+static void flush_targets(void)
+{
+    for (int g = 0; g < icc_ngroups; g++)
+        if (icc_groups[g].dirty) send_target(g);
+}
+
+static void learn(int origin)
+{
+    if (icc_pending) return;
+    icc_pending = 1;
+    icc_attn = 1;
+    t_learn = PMPI_Wtime();
+    all_learned = 0;
+    rfirst = 1;
+    rounds_this_epoch = 0;
+    icc_version++;
+    if (icc_log) {
+        fprintf(icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,\"t\":%.6f}\n", icc_rank, origin, epoch,
+                t_learn);
+        fflush(icc_log);
+    }
+    for (int g = 0; g < icc_ngroups; g++) {
+        if (!icc_groups[g].me) continue;
+        icc_groups[g].target = icc_groups[g].seq;
+        icc_groups[g].dirty = 1;
+    }
+}
+
+void icc_seq_bumped(int g)
+{
+    icc_group_t *G = &icc_groups[g];
+    icc_version++;
+    if (G->seq <= G->target) return;
+    G->target = G->seq;       /* Algorithm 2: ran past the target: raise it, tell the members */
+    G->dirty = 1;
+    if (all_learned) send_target(g);
+}
+
+static void handle_ctl(int src, int tag, const long long *m, int n)
+{
+    if (m[0] < epoch) return;                         /* an earlier checkpoint's: stale */
+    if (tag == TAG_REQ) {
+        learn((int)m[1]);
+        return;
+    }
+    if (n < 3 || m[2] != n - 3) die("%s%s", "malformed target message on the internal communicator", "");
+    learn(src);
+    int *w = xmalloc((size_t)m[2] * sizeof *w);
+    for (int i = 0; i < m[2]; i++) w[i] = (int)m[3 + i];
+    int g = icc_group_of_members(w, (int)m[2]);
+    free(w);
+    if (m[1] > icc_groups[g].target) {
+        icc_groups[g].target = m[1];
+        log_target(g);
+    }
+}
+
+static void drain_ctl(void)
+{
+    /* messages of this epoch that arrived before the previous one ended */
+    while (stash_head && stash_head->buf[0] <= epoch) {
+        stash_t *s = stash_head;
+        stash_head = s->next;
+        if (!stash_head) stash_tail = &stash_head;
+        handle_ctl(s->src, s->tag, s->buf, s->n);
+        free(s->buf);
+        free(s);
+    }
+    for (;;) {
+        int flag = 0, n = 0;
+        MPI_Status st;
+        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, icomm, &flag, &st);
+        if (!flag) return;
+        PMPI_Get_count(&st, MPI_LONG_LONG, &n);
+        long long *m = xmalloc((size_t)(n > 3 ? n : 3) * sizeof *m);
+        PMPI_Recv(m, n, MPI_LONG_LONG, st.MPI_SOURCE, st.MPI_TAG, icomm, MPI_STATUS_IGNORE);
+        ctl_recvd++;
+        icc_version++;
+        if (n >= 1 && m[0] > epoch) {                 /* the next checkpoint's, sent by a rank that finished this one */
+            stash_t *s = xmalloc(sizeof *s);
+            *s = (stash_t){ st.MPI_SOURCE, st.MPI_TAG, n, m, NULL };
+            *stash_tail = s;
+            stash_tail = &s->next;
+            continue;
+        }
+        if (n >= 2) handle_ctl(st.MPI_SOURCE, st.MPI_TAG, m, n);
+        free(m);
+    }
+}
+
+static void local_request(void)
+{
+    if (icc_pending) {
+        if (icc_log) {
+            fprintf(icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,\"joined\":true,\"t\":%.6f}\n",
+                    icc_rank, icc_rank, epoch, PMPI_Wtime());
+            fflush(icc_log);
+        }
+        return;
+    }
+    long long m[2] = { epoch, icc_rank };
+    for (int r = 0; r < icc_size; r++)
+        if (r != icc_rank) ctl_send(m, 2, r, TAG_REQ);
+    learn(icc_rank);
+}
+
+/* ---------------------------------------------------------------- agreement */
+static int ready(void)
+{
+    if (!icc_pending || !all_learned) return 0;
+    for (int g = 0; g < icc_ngroups; g++)
+        if (icc_groups[g].me && icc_groups[g].seq < icc_groups[g].target) return 0;
+    return 1;
+}
+
+static void contribute(int kind)
+{
+    if (icc_pending) {
+        flush_targets();
+        icc_req_count_arrived();
+    }
+    int rd = ready();
+    rin[V_NOTREADY] = !rd;
+    rin[V_MOVED] = rfirst || icc_version != rversion;
+    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS);
+    rin[V_CTL] = ctl_sent - ctl_recvd;
+    rin[V_APP] = icc_app_sent - icc_app_recvd;
+    rin[V_PENDING] = icc_pending;
+    rin[V_FINAL] = finalizing;
+    PMPI_Iallreduce(rin, rout, V_N, MPI_LONG_LONG, MPI_SUM, icomm, &rreq);
+    rfrozen = !rin[V_UNFROZEN];
+    rfirst = 0;
+    rversion = icc_version;
+}
+
+static void take_checkpoint(const char *call);
+
+/* a round completed: returns 1 when it decided the checkpoint (taken) */
+static int evaluate(const char *call)
+{
+    memcpy(rlast, rout, sizeof rlast);
+    rounds_this_epoch++;
+    if (rout[V_PENDING] == icc_size && icc_pending && !all_learned) {
+        all_learned = 1;            /* everybody has learned: targets are sent at once from now on */
+        flush_targets();
+    }
+    if (finalizing && rout[V_FINAL] == icc_size && rout[V_PENDING] == 0 && rout[V_CTL] == 0) final_done = 1;
+    if (rout[V_PENDING] == icc_size && rout[V_NOTREADY] == 0 && rout[V_MOVED] == 0 && rout[V_UNFROZEN] == 0 &&
+        rout[V_CTL] == 0 && rout[V_APP] == 0) {
+        if (!ready()) die("%s%s", "internal error: agreement decided a safe state this rank is not in", "");
+        take_checkpoint(call);
+        return 1;
+    }
+    return 0;
+}
+
+static void watchdog(void)
+{
+    if (!icc_pending) return;
+    double waited = PMPI_Wtime() - t_learn;
+    if (waited < timeout_s) return;
+    fprintf(stderr, "isochron-cc: rank %d: checkpoint %d not reached after %.0f s (ISOCHRON_CC_TIMEOUT=%g); waiting in %s;",
+            icc_rank, epoch, waited, timeout_s, cur_call);
+    int any = 0;
+    for (int g = 0; g < icc_ngroups; g++) {
+        icc_group_t *G = &icc_groups[g];
+        if (!G->me || G->seq >= G->target) continue;
+        fprintf(stderr, " ggid %016llx members [", (unsigned long long)G->hash);
+        for (int i = 0; i < G->size && i < 16; i++) fprintf(stderr, "%s%d", i ? "," : "", G->members[i]);
+        fprintf(stderr, "%s] at SEQ %lld waits for TARGET %lld;", G->size > 16 ? ",..." : "", G->seq, G->target);
+        any = 1;
+    }
+    if (!any)
+        fprintf(stderr, " all its targets reached; last agreement round: %lld not ready, %lld moved, %lld not stopped, "
+                "%lld control and %lld application messages in flight, %lld of %d ranks pending",
+                rlast[V_NOTREADY], rlast[V_MOVED], rlast[V_UNFROZEN], rlast[V_CTL], rlast[V_APP],
+                rlast[V_PENDING], icc_size);
+    fputc('\n', stderr);
+    fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+void icc_poll(int kind, const char *call)
+{
+    if (!icc_inited || in_poll) return;
+    in_poll = 1;
+    cur_call = call;
+    if (!icc_pending && !finalizing) icc_attn = 0;   /* cleared before looking: a new request sets it again */
+    for (;;) {
+        drain_ctl();
+        if (req_flag) {
+            req_flag = 0;
+            local_request();
+        }
+        if (!icc_pending && !finalizing) break;
+        reap_sends(0);
+        if (rreq != MPI_REQUEST_NULL) {
+            int done = 0;
+            PMPI_Test(&rreq, &done, MPI_STATUS_IGNORE);
+            if (done) {
+                if (evaluate(call)) break;
+                if (final_done) break;
+                if (kind == ICC_BLOCKED) break;   /* let the caller test its operation before the next round */
+                continue;
+            }
+        } else {
+            contribute(kind);
+        }
+        if (kind == ICC_PASS) break;
+        if (kind == ICC_COLL && !ready()) break;
+        if (kind == ICC_BLOCKED && !(rfrozen && ready())) break;
+        /* ICC_COLL with every target reached (Algorithm 3), a frozen
+           blocked call, or MPI_Finalize: stay */
+        watchdog();
+    }
+    in_poll = 0;
+}
+
+/* ---------------------------------------------------------------- checkpoint files */
+static const char *ckpt_dir(void)
+{
+    const char *d = getenv("ISOCHRON_CC_DIR");
+    return d && *d ? d : ".";
+}
+
+static void fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* write path atomically: tmp file, fsync, rename */
+static long long write_atomic(const char *path, void (*body)(FILE *, void *), void *arg)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) die("cannot write the checkpoint file %s: %s", tmp, strerror(errno));
+    body(f, arg);
+    long long bytes = ftell(f);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) die("cannot write the checkpoint file %s: %s", tmp, strerror(errno));
+    fclose(f);
+    if (rename(tmp, path) != 0) die("cannot rename the checkpoint file to %s: %s", path, strerror(errno));
+    return bytes;
+}
+
+static void rank_file_body(FILE *f, void *arg)
+{
+    (void)arg;
+    int n = 0;
+    for (int g = 0; g < icc_ngroups; g++) n += icc_groups[g].me;
+    fprintf(f, "isochron-cc-checkpoint 1\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", epoch, icc_rank, icc_size, n);
+    for (int g = 0; g < icc_ngroups; g++) {
+        icc_group_t *G = &icc_groups[g];
+        if (!G->me) continue;
+        fprintf(f, "group %016llx %lld %d", (unsigned long long)G->hash, G->seq, G->size);
+        for (int i = 0; i < G->size; i++) fprintf(f, " %d", G->members[i]);
+        fputc('\n', f);
+    }
+    fprintf(f, "regions %d\n", nregions);
+    for (int i = 0; i < nregions; i++) {
+        fprintf(f, "region %s %zu\n", regions[i].name, regions[i].bytes);
+        fwrite(regions[i].ptr, 1, regions[i].bytes, f);
+        fputc('\n', f);
+    }
+    fprintf(f, "end\n");
+}
+
+static void marker_body(FILE *f, void *arg)
+{
+    (void)arg;
+    fprintf(f, "isochron-cc-complete 1\nckpt %d\nnranks %d\n", epoch, icc_size);
+}
+
+static void run_command(const char *cmd, const char *dir)
+{
+    char buf[8192];
+    size_t o = 0;
+    for (const char *p = cmd; *p && o + 64 < sizeof buf; p++) {
+        if (*p != '%' || !p[1]) { buf[o++] = *p; continue; }
+        p++;
+        if (*p == 'r') o += (size_t)snprintf(buf + o, sizeof buf - o, "%d", icc_rank);
+        else if (*p == 'n') o += (size_t)snprintf(buf + o, sizeof buf - o, "%d", epoch);
+        else if (*p == 'd') o += (size_t)snprintf(buf + o, sizeof buf - o, "%.*s", (int)(sizeof buf - o - 64), dir);
+        else if (*p == '%') buf[o++] = '%';
+        else { buf[o++] = '%'; buf[o++] = *p; }
+        if (o >= sizeof buf - 64) break;
+    }
+    buf[o] = 0;
+    char *argv[] = { "/bin/sh", "-c", buf, NULL };
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ), status = 0;
+    if (rc != 0) {
+        fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_COMMAND could not start: %s\n", icc_rank, strerror(rc));
+        return;
+    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_COMMAND '%s' failed (status %d); checkpoint %d continues\n",
+                icc_rank, buf, WIFEXITED(status) ? WEXITSTATUS(status) : -1, epoch);
+}
+
+static void take_checkpoint(const char *call)
+{
+    int pend = icc_req_pending_icoll();
+    icc_req_complete_icolls();
+    double t_safe = PMPI_Wtime();
+    if (icc_log) {
+        fprintf(icc_log, "{\"ev\":\"safe\",\"rank\":%d,\"ckpt\":%d,\"groups\":[", icc_rank, epoch);
+        int first = 1;
+        for (int g = 0; g < icc_ngroups; g++) {
+            icc_group_t *G = &icc_groups[g];
+            if (!G->me) continue;
+            fprintf(icc_log, "%s{\"ggid\":\"%016llx\",\"seq\":%lld,\"target\":%lld,\"members\":", first ? "" : ",",
+                    (unsigned long long)G->hash, G->seq, G->target);
+            log_members(G->members, G->size);
+            fputc('}', icc_log);
+            first = 0;
+        }
+        fprintf(icc_log, "],\"pending_icoll\":%d", pend);
+        log_counts("sent", icc_sent_to);
+        log_counts("recvd", icc_recvd_from);
+        fprintf(icc_log, ",\"sent_total\":%lld,\"recvd_total\":%lld,\"in_collective\":false,\"call\":\"%s\",\"rounds\":%d,"
+                "\"t\":%.6f}\n", icc_app_sent, icc_app_recvd, call, rounds_this_epoch, t_safe);
+        fflush(icc_log);
+    }
+    for (int i = 0; i < ncallbacks; i++) callbacks[i].fn(ISOCHRON_CC_BEFORE_SAVE, callbacks[i].arg);
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/ckpt.%d", ckpt_dir(), epoch);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) die("cannot create the checkpoint directory %s: %s", dir, strerror(errno));
+    snprintf(path, sizeof path, "%s/rank.%d", dir, icc_rank);
+    long long bytes = write_atomic(path, rank_file_body, NULL);
+    fsync_dir(dir);
+    const char *cmd = getenv("ISOCHRON_CC_COMMAND");
+    if (cmd && *cmd) run_command(cmd, dir);
+    PMPI_Barrier(icomm);
+    if (icc_rank == 0) {
+        snprintf(path, sizeof path, "%s/complete", dir);
+        write_atomic(path, marker_body, NULL);
+        fsync_dir(dir);
+    }
+    PMPI_Barrier(icomm);
+    for (int i = 0; i < ncallbacks; i++) callbacks[i].fn(ISOCHRON_CC_AFTER_SAVE, callbacks[i].arg);
+    nckpt = epoch;
+    if (icc_log) {
+        fprintf(icc_log, "{\"ev\":\"saved\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"bytes\":%lld,\"t\":%.6f}\n", icc_rank,
+                epoch, dir, bytes, PMPI_Wtime());
+        fflush(icc_log);
+    }
+    /* resume: the next checkpoint starts from scratch */
+    icc_pending = 0;
+    all_learned = 0;
+    rfirst = 1;
+    for (int g = 0; g < icc_ngroups; g++) icc_groups[g].target = icc_groups[g].dirty = 0;
+    if (icc_log) {
+        fprintf(icc_log, "{\"ev\":\"resume\",\"rank\":%d,\"ckpt\":%d,\"t\":%.6f}\n", icc_rank, epoch, PMPI_Wtime());
+        fflush(icc_log);
+    }
+    epoch++;
+    icc_attn = 1;           /* look again: a request for the next one may be waiting */
+}
+
+/* ---------------------------------------------------------------- restart */
+static void restart_fail(const char *dir, const char *why)
+{
+    fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_RESTART=%s: %s (a restart directory is the ISOCHRON_CC_DIR of "
+            "an earlier run, holding ckpt.N/complete and ckpt.N/rank.R files)\n", icc_rank, dir, why);
+    fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+    _exit(2);
+}
+
+static int read_complete(const char *path, int n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int v = 0, c = -1, p = -1;
+    int ok = fscanf(f, "isochron-cc-complete %d\nckpt %d\nnranks %d", &v, &c, &p) == 3 && v == 1 && c == n;
+    fclose(f);
+    return ok ? p : 0;
+}
+
+static void load_restart(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) restart_fail(dir, strerror(errno));
+    int best = 0, best_p = 0, incomplete = 0;
+    struct dirent *e;
+    char path[4200];
+    while ((e = readdir(d))) {
+        int n = 0;
+        char tail;
+        if (sscanf(e->d_name, "ckpt.%d%c", &n, &tail) != 1 || n <= 0) continue;
+        snprintf(path, sizeof path, "%s/%s/complete", dir, e->d_name);
+        int p = read_complete(path, n);
+        if (!p) { incomplete++; continue; }
+        if (n > best) { best = n; best_p = p; }
+    }
+    closedir(d);
+    if (!best) {
+        char why[128];
+        snprintf(why, sizeof why, "no complete checkpoint in this directory (%d incomplete)", incomplete);
+        restart_fail(dir, why);
+    }
+    if (best_p != icc_size) {
+        char why[160];
+        snprintf(why, sizeof why, "checkpoint %d was written by %d ranks, this run has %d", best, best_p, icc_size);
+        restart_fail(dir, why);
+    }
+    snprintf(path, sizeof path, "%s/ckpt.%d/rank.%d", dir, best, icc_rank);
+    FILE *f = fopen(path, "rb");
+    if (!f) restart_fail(dir, "the complete checkpoint lacks this rank's file");
+    int v, c, r, p, ng;
+    if (fscanf(f, "isochron-cc-checkpoint %d\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", &v, &c, &r, &p, &ng) != 5 ||
+        v != 1 || c != best || r != icc_rank || p != icc_size || ng < 0)
+        restart_fail(dir, "this rank's checkpoint file has a bad header");
+    rs_groups = xmalloc((size_t)ng * sizeof *rs_groups);
+    for (int i = 0; i < ng; i++) {
+        unsigned long long h;
+        int n;
+        if (fscanf(f, "group %llx %lld %d", &h, &rs_groups[i].seq, &n) != 3 || n <= 0 || n > icc_size)
+            restart_fail(dir, "this rank's checkpoint file has a bad group line");
+        rs_groups[i].n = n;
+        rs_groups[i].members = xmalloc((size_t)n * sizeof(int));
+        for (int k = 0; k < n; k++)
+            if (fscanf(f, " %d", &rs_groups[i].members[k]) != 1) restart_fail(dir, "bad group line");
+        fscanf(f, "\n");
+        rs_ngroups++;
+    }
+    int nr;
+    if (fscanf(f, "regions %d\n", &nr) != 1 || nr < 0 || nr > ICC_MAX_REGIONS)
+        restart_fail(dir, "this rank's checkpoint file has a bad region count");
+    rs_regions = xmalloc((size_t)nr * sizeof *rs_regions);
+    for (int i = 0; i < nr; i++) {
+        saved_region_t *s = &rs_regions[i];
+        if (fscanf(f, "region %63s %zu", s->name, &s->bytes) != 2 || fgetc(f) != '\n')
+            restart_fail(dir, "this rank's checkpoint file has a bad region line");
+        s->data = xmalloc(s->bytes);
+        if (fread(s->data, 1, s->bytes, f) != s->bytes || fgetc(f) != '\n')
+            restart_fail(dir, "this rank's checkpoint file is truncated");
+        rs_nregions++;
+    }
+    fclose(f);
+    restarted_from = nckpt = best;
+    epoch = best + 1;
+    for (int g = 0; g < icc_ngroups; g++) icc_group_created(g);
+    if (icc_log) {
+        fprintf(icc_log, "{\"ev\":\"restart\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"t\":%.6f}\n", icc_rank, best, dir,
+                PMPI_Wtime());
+        fflush(icc_log);
+    }
+}
+
+void icc_group_created(int g)
+{
+    icc_group_t *G = &icc_groups[g];
+    for (int i = 0; i < rs_ngroups; i++)
+        if (rs_groups[i].n == G->size && memcmp(rs_groups[i].members, G->members, (size_t)G->size * sizeof(int)) == 0) {
+            G->seq = rs_groups[i].seq;   /* seen again after a restart */
+            return;
+        }
+}
+
+/* ---------------------------------------------------------------- init, finalize, ticker */
+static void on_usr1(int sig)
+{
+    (void)sig;
+    req_flag = 1;
+    icc_attn = 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void *ticker_main(void *arg)
+{
+    (void)arg;
+    double next = now_s() + interval_s, learned_at = 0;
+    int seen_epoch = 0;
+    struct timespec ts = { (time_t)(poll_ms / 1000), (long)(1e6 * (poll_ms - 1000 * (long)(poll_ms / 1000))) };
+    while (!ticker_stop) {
+        nanosleep(&ts, NULL);
+        __atomic_store_n(&icc_attn, 1, __ATOMIC_RELAXED);
+        double t = now_s();
+        if (interval_s > 0 && icc_rank == 0 && t >= next) {
+            __atomic_store_n(&req_flag, 1, __ATOMIC_RELAXED);
+            next = t + interval_s;
+        }
+        /* a rank stuck inside a blocking MPI call never reaches the main-thread watchdog */
+        int e = __atomic_load_n(&icc_pending, __ATOMIC_RELAXED) ? __atomic_load_n(&epoch, __ATOMIC_RELAXED) : 0;
+        if (e != seen_epoch) { seen_epoch = e; learned_at = t; }
+        if (e && t - learned_at > timeout_s + 10) {
+            fprintf(stderr, "isochron-cc: rank %d: checkpoint %d not reached after %.0f s (ISOCHRON_CC_TIMEOUT=%g); "
+                    "stuck inside %s (a call that does not return while the protocol waits)\n",
+                    icc_rank, e, t - learned_at, timeout_s, cur_call);
+            fflush(stderr);
+            _exit(3);
+        }
+    }
+    return NULL;
+}
+
+static double env_num(const char *name, double dflt, double lo)
+{
+    const char *s = getenv(name);
+    if (!s || !*s) return dflt;
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || v < lo) {
+        fprintf(stderr, "isochron-cc: %s=%s is not a number >= %g\n", name, s, lo);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+        _exit(2);
+    }
+    return v;
+}
+
+void icc_init_protocol(void)
+{
+    if (icc_mode != ICC_CC || icc_inited) return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &icc_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &icc_size);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &icomm);
+    icc_sent_to = calloc((size_t)icc_size, sizeof *icc_sent_to);
+    icc_recvd_from = calloc((size_t)icc_size, sizeof *icc_recvd_from);
+    if (!icc_sent_to || !icc_recvd_from) die("%s%s", "out of memory", "");
+    timeout_s = env_num("ISOCHRON_CC_TIMEOUT", 60.0, 0.001);
+    interval_s = env_num("ISOCHRON_CC_INTERVAL", 0.0, 0.0);
+    poll_ms = env_num("ISOCHRON_CC_POLL_MS", 10.0, 0.01);
+    const char *ld = getenv("ISOCHRON_CC_LOG");
+    if (ld && *ld) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/cc-log.%d.jsonl", ld, icc_rank);
+        icc_log = fopen(path, "a");
+        if (!icc_log) die("cannot open the state log %s: %s", path, strerror(errno));
+    }
+    const char *rs = getenv("ISOCHRON_CC_RESTART");
+    if (rs && *rs) load_restart(rs);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    icc_inited = 1;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals go to the application's threads */
+    ticker_on = pthread_create(&ticker, NULL, ticker_main, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!ticker_on) die("%s%s", "cannot start the ticker thread", "");
+}
+
+void icc_finalize_protocol(void)
+{
+    if (!icc_inited) return;
+    finalizing = 1;
+    icc_attn = 1;
+    while (!final_done) icc_poll(ICC_COLL, "MPI_Finalize");
+    ticker_stop = 1;
+    if (ticker_on) pthread_join(ticker, NULL);
+    reap_sends(1);
+    PMPI_Comm_free(&icomm);
+    icc_inited = 0;
+    if (icc_log) fclose(icc_log);
+    icc_log = NULL;
+}
+
+/* ---------------------------------------------------------------- API */
+int isochron_cc_register(const char *name, void *ptr, size_t bytes)
+{
+    if (!name || !*name || strlen(name) > 63 || strchr(name, ' ') || strchr(name, '\n')) {
+        fprintf(stderr, "isochron-cc: isochron_cc_register: bad region name '%s' (1 to 63 characters, no blanks)\n",
+                name ? name : "(null)");
+        return -1;
+    }
+    if (!ptr && bytes) {
+        fprintf(stderr, "isochron-cc: isochron_cc_register: region '%s' has no memory\n", name);
+        return -1;
+    }
+    for (int i = 0; i < nregions; i++)
+        if (strcmp(regions[i].name, name) == 0) {
+            fprintf(stderr, "isochron-cc: isochron_cc_register: region '%s' is already registered\n", name);
+            return -1;
+        }
+    if (nregions == ICC_MAX_REGIONS) {
+        fprintf(stderr, "isochron-cc: isochron_cc_register: region table full (%d regions)\n", ICC_MAX_REGIONS);
+        return -1;
+    }
+    for (int i = 0; i < rs_nregions; i++)
+        if (strcmp(rs_regions[i].name, name) == 0 && rs_regions[i].bytes != bytes) {
+            fprintf(stderr, "isochron-cc: isochron_cc_register: region '%s' has %zu bytes, checkpoint %d saved %zu\n",
+                    name, bytes, restarted_from, rs_regions[i].bytes);
+            return -1;
+        }
+    snprintf(regions[nregions].name, sizeof regions[nregions].name, "%s", name);
+    regions[nregions].ptr = ptr;
+    regions[nregions].bytes = bytes;
+    nregions++;
+    for (int i = 0; i < rs_nregions; i++)
+        if (strcmp(rs_regions[i].name, name) == 0) {
+            memcpy(ptr, rs_regions[i].data, bytes);
+            return 1;
+        }
+    return 0;
+}
+
+int isochron_cc_on_checkpoint(void (*fn)(int phase, void *arg), void *arg)
+{
+    if (!fn || ncallbacks == ICC_MAX_CALLBACKS) {
+        fprintf(stderr, "isochron-cc: isochron_cc_on_checkpoint: %s\n", fn ? "callback table full" : "no function");
+        return -1;
+    }
+    callbacks[ncallbacks].fn = fn;
+    callbacks[ncallbacks].arg = arg;
+    ncallbacks++;
+    return 0;
+}
+
+void isochron_cc_request(void)
+{
+    req_flag = 1;
+    icc_attn = 1;
+}
+
+int isochron_cc_checkpoints(void) { return nckpt; }
+
+int isochron_cc_restarted(void) { return restarted_from; }

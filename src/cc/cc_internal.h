@@ -1,0 +1,68 @@
+/* Internal interface between the parts of libisochron-cc.so:
+ *   cc.c        modes, ggid table (Algorithm 1), generated-wrapper hooks
+ *   cc_ckpt.c   the checkpoint protocol (Algorithms 2-3, agreement, safe
+ *               state, action, restart, state log, watchdog)
+ *   cc_p2p.c    hand-written point-to-point, probe and completion wrappers
+ *               (message counting, request tracking, protocol progress while
+ *               blocked)
+ * Not installed; nothing outside src/cc includes it. */
+#ifndef ISOCHRON_CC_INTERNAL_H
+#define ISOCHRON_CC_INTERNAL_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <mpi.h>
+
+enum { ICC_NATIVE, ICC_CC, ICC_2PC };
+extern int icc_mode;
+extern volatile int icc_bypass;
+
+typedef struct {
+    uint64_t hash;      /* FNV-1a over the members: the ggid written to logs and files */
+    int size;
+    int *members;       /* world ranks, in group order */
+    int me;             /* this process is a member */
+    long long seq;      /* SEQ[ggid] */
+    long long target;   /* TARGET[ggid] of the checkpoint in progress */
+    int dirty;          /* target raised and not yet sent to the members */
+} icc_group_t;
+
+extern icc_group_t *icc_groups;
+extern int icc_ngroups;
+
+int icc_lookup(MPI_Comm comm, int create);
+int icc_group_of_members(const int *w, int n);
+
+/* ---- protocol (cc_ckpt.c) */
+extern int icc_inited;                    /* after MPI_Init, cc mode */
+extern int icc_rank, icc_size;
+extern volatile sig_atomic_t icc_attn;    /* fast-path flag: nonzero sends wrappers to icc_poll */
+extern int icc_pending;                   /* a checkpoint is in progress on this rank */
+
+enum { ICC_PASS, ICC_COLL, ICC_BLOCKED };
+/* Protocol progress at a wrapper of `call`. PASS: progress and return;
+ * COLL: the entry of a collective (Algorithm 3: stay while every target is
+ * reached); BLOCKED: inside a blocking call whose operation is incomplete
+ * (stay while a round this rank promised to stay for is open). May take the
+ * checkpoint before returning. */
+void icc_poll(int kind, const char *call);
+void icc_seq_bumped(int g);               /* after SEQ[g]++ while pending (Algorithm 2) */
+void icc_init_protocol(void);             /* in MPI_Init's wrapper, after PMPI_Init */
+void icc_finalize_protocol(void);         /* in MPI_Finalize's wrapper, before PMPI_Finalize */
+void icc_group_created(int g);            /* restore SEQ of a group seen again after restart */
+
+/* message counting (cc_p2p.c counts, cc_ckpt.c reads) */
+extern long long icc_app_sent, icc_app_recvd;
+extern long long *icc_sent_to, *icc_recvd_from;  /* per world rank */
+extern unsigned long long icc_version;           /* bumped at every local state change */
+void icc_count_sent(MPI_Comm comm, int dest);
+int icc_peer_group(MPI_Comm comm);              /* group whose members[] translate peer ranks; -1 for intercomms */
+void icc_count_recvd_status(int g, const MPI_Status *st);
+
+/* request tracking (cc_p2p.c) */
+enum { ICC_REQ_ICOLL = 1, ICC_REQ_RECV = 2 };
+void icc_req_track(MPI_Request r, int kind, int g);
+int icc_req_pending_icoll(void);
+void icc_req_complete_icolls(void);       /* at the safe state: complete without freeing */
+void icc_req_count_arrived(void);         /* count tracked receives that completed */
+#endif

@@ -1,0 +1,503 @@
+/* libisochron-cc.so, cc mode: the hand-written point-to-point, probe and
+ * request-completion wrappers (the generator skips them, CMakeLists.txt).
+ *
+ * Design (paper 003, sections 4.2.5 and 4.3.2; issue 14's safe state).
+ *  - Message counting: every send is counted at initiation (icc_app_sent, and
+ *    per destination world rank), every receive when its completion is seen
+ *    (icc_app_recvd, per source), so at a consistent cut "no message in
+ *    flight" is "total sent == total received" (per pair received <= sent).
+ *    Sends to/receives from MPI_PROC_NULL are not messages. Per-peer numbers
+ *    need the peer's world rank: intracommunicators translate through the ggid
+ *    table's member list; intercommunicator and matched-probe (Mrecv/Imrecv)
+ *    traffic is counted in the totals only.
+ *  - Request tracking: the requests of non-blocking collectives (and
+ *    Comm_idup) and of Irecv/Imrecv live in a small hash table keyed by the
+ *    handle. Completion calls remove what completed (and count receives).
+ *    While a checkpoint is in progress the protocol counts receives that have
+ *    arrived with MPI_Request_get_status, which does not free the request, and
+ *    at the safe state completes pending non-blocking collectives the same way:
+ *    the application's later Wait/Test then returns their real status, so no
+ *    status is stashed and no freed handle value can be confused with a new one.
+ *  - Blocking calls: with no checkpoint in progress (icc_attn clear) each is
+ *    the PMPI call itself plus the counting. Otherwise Send/Ssend/Rsend/Recv/
+ *    Sendrecv(_replace)/Mrecv become their non-blocking forms and every
+ *    blocking completion or probe becomes a loop of the Test/Iprobe form with
+ *    icc_poll(ICC_BLOCKED) between tests, so a process blocked in MPI takes
+ *    part in the protocol (Algorithm 3 for processes outside collectives).
+ *    Persistent requests (Send_init/Recv_init/Start) are not counted or
+ *    tracked.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pmpi/pmpi.h"
+#include "cc/cc_internal.h"
+
+long long icc_app_sent, icc_app_recvd;
+long long *icc_sent_to, *icc_recvd_from;
+
+#define FAST (icc_bypass || !icc_inited)
+
+int icc_peer_group(MPI_Comm comm)
+{
+    int inter = 0;
+    if (comm == MPI_COMM_NULL) return -1;
+    PMPI_Comm_test_inter(comm, &inter);
+    return inter ? -1 : icc_lookup(comm, 1);
+}
+
+void icc_count_sent(MPI_Comm comm, int dest)
+{
+    if (!icc_inited || dest == MPI_PROC_NULL) return;
+    icc_app_sent++;
+    icc_version++;
+    int g = icc_peer_group(comm);
+    if (g >= 0 && dest >= 0 && dest < icc_groups[g].size) icc_sent_to[icc_groups[g].members[dest]]++;
+}
+
+void icc_count_recvd_status(int g, const MPI_Status *st)
+{
+    if (!icc_inited || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return;
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    if (cancelled) return;
+    icc_app_recvd++;
+    icc_version++;
+    if (g >= 0 && st->MPI_SOURCE < icc_groups[g].size) icc_recvd_from[icc_groups[g].members[st->MPI_SOURCE]]++;
+}
+
+/* ---- request table */
+typedef struct { MPI_Request h; int used; int kind; int g; int counted; } icc_req_t;
+static icc_req_t *reqs;
+static int reqcap, reqlive, reqused;   /* reqused: live + tombstones */
+
+static uint64_t req_key(MPI_Request r)
+{
+    uint64_t k = 0;
+    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+    return (k ^ (k >> 29)) * 0x9e3779b97f4a7c15ull;
+}
+
+static icc_req_t *req_find(MPI_Request r)
+{
+    if (!reqlive) return NULL;
+    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(req_key(r) >> 32) & m;
+    for (unsigned n = 0; n < (unsigned)reqcap; n++, i = (i + 1) & m) {
+        if (reqs[i].used == 0) return NULL;
+        if (reqs[i].used == 1 && memcmp(&reqs[i].h, &r, sizeof r) == 0) return &reqs[i];
+    }
+    return NULL;
+}
+
+static void req_insert(MPI_Request r, int kind, int g)
+{
+    if (2 * (reqused + 1) > reqcap) {
+        icc_req_t *old = reqs;
+        int oldcap = reqcap;
+        reqcap = reqcap ? (2 * (reqlive + 1) > reqcap / 2 ? 2 * reqcap : reqcap) : 64;
+        reqs = calloc((size_t)reqcap, sizeof *reqs);
+        if (!reqs) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+        reqlive = reqused = 0;
+        for (int i = 0; i < oldcap; i++)
+            if (old[i].used == 1) req_insert(old[i].h, old[i].kind, old[i].g);
+        free(old);
+    }
+    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(req_key(r) >> 32) & m;
+    while (reqs[i].used == 1) i = (i + 1) & m;
+    if (reqs[i].used == 0) reqused++;
+    reqs[i] = (icc_req_t){ r, 1, kind, g, 0 };
+    reqlive++;
+}
+
+void icc_req_track(MPI_Request r, int kind, int g)
+{
+    if (!icc_inited || r == MPI_REQUEST_NULL) return;
+    req_insert(r, kind, g);
+}
+
+/* h (its value before the completion call) completed with status st */
+static void req_done(MPI_Request h, const MPI_Status *st)
+{
+    icc_req_t *e = req_find(h);
+    if (!e) return;
+    if (e->kind == ICC_REQ_RECV && !e->counted && st) icc_count_recvd_status(e->g, st);
+    e->used = 2;
+    reqlive--;
+    if (!reqlive) {   /* empty: drop the tombstones */
+        memset(reqs, 0, (size_t)reqcap * sizeof *reqs);
+        reqused = 0;
+    }
+}
+
+static void req_forget(MPI_Request h) { req_done(h, NULL); }
+
+int icc_req_pending_icoll(void)
+{
+    int n = 0;
+    for (int i = 0; i < reqcap && reqlive; i++)
+        if (reqs[i].used == 1 && reqs[i].kind == ICC_REQ_ICOLL) {
+            int flag = 0;
+            PMPI_Request_get_status(reqs[i].h, &flag, MPI_STATUS_IGNORE);
+            n += !flag;
+        }
+    return n;
+}
+
+void icc_req_complete_icolls(void)
+{
+    for (int i = 0; i < reqcap && reqlive; i++)
+        if (reqs[i].used == 1 && reqs[i].kind == ICC_REQ_ICOLL) {
+            int flag = 0;
+            while (!flag) PMPI_Request_get_status(reqs[i].h, &flag, MPI_STATUS_IGNORE);
+        }
+}
+
+void icc_req_count_arrived(void)
+{
+    for (int i = 0; i < reqcap && reqlive; i++)
+        if (reqs[i].used == 1 && reqs[i].kind == ICC_REQ_RECV && !reqs[i].counted) {
+            int flag = 0;
+            MPI_Status st;
+            PMPI_Request_get_status(reqs[i].h, &flag, &st);
+            if (flag) {
+                icc_count_recvd_status(reqs[i].g, &st);
+                reqs[i].counted = 1;
+            }
+        }
+}
+
+/* ---- blocking helpers */
+static int block_on(MPI_Request *r, MPI_Status *st, const char *name)
+{
+    for (;;) {
+        int flag = 0, rc = PMPI_Test(r, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        icc_poll(ICC_BLOCKED, name);
+    }
+}
+
+static int block_on_all(int n, MPI_Request *r, MPI_Status *st, const char *name)
+{
+    for (;;) {
+        int flag = 0, rc = PMPI_Testall(n, r, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        icc_poll(ICC_BLOCKED, name);
+    }
+}
+
+enum { SEND_STD, SEND_SYNC, SEND_READY };
+static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                       const char *name)
+{
+    if (icc_attn) icc_poll(ICC_PASS, name);
+    int rc;
+    if (!icc_pending) {
+        rc = mode == SEND_STD ? PMPI_Send(buf, count, dt, dest, tag, comm)
+           : mode == SEND_SYNC ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
+           : PMPI_Rsend(buf, count, dt, dest, tag, comm);
+        if (rc == MPI_SUCCESS) icc_count_sent(comm, dest);
+        return rc;
+    }
+    MPI_Request r;
+    rc = mode == SEND_STD ? PMPI_Isend(buf, count, dt, dest, tag, comm, &r)
+       : mode == SEND_SYNC ? PMPI_Issend(buf, count, dt, dest, tag, comm, &r)
+       : PMPI_Irsend(buf, count, dt, dest, tag, comm, &r);
+    if (rc != MPI_SUCCESS) return rc;
+    icc_count_sent(comm, dest);
+    return block_on(&r, MPI_STATUS_IGNORE, name);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    if (FAST) return PMPI_Send(buf, count, datatype, dest, tag, comm);
+    return send_common(SEND_STD, buf, count, datatype, dest, tag, comm, "MPI_Send");
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    if (FAST) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    return send_common(SEND_SYNC, buf, count, datatype, dest, tag, comm, "MPI_Ssend");
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    if (FAST) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    return send_common(SEND_READY, buf, count, datatype, dest, tag, comm, "MPI_Rsend");
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (FAST) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
+    int g = icc_peer_group(comm), rc;
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Recv");
+    if (!icc_pending) {
+        rc = PMPI_Recv(buf, count, datatype, source, tag, comm, sp);
+    } else {
+        MPI_Request r;
+        rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
+        if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Recv");
+    }
+    if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
+    return rc;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    if (FAST) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                                   recvtag, comm, status);
+    MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
+    int g = icc_peer_group(comm), rc;
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv");
+    if (!icc_pending) {
+        rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                           recvtag, comm, sp);
+        if (rc == MPI_SUCCESS) icc_count_sent(comm, dest);
+    } else {
+        MPI_Request r[2];
+        rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[1]);
+        if (rc == MPI_SUCCESS) rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[0]);
+        if (rc != MPI_SUCCESS) return rc;
+        icc_count_sent(comm, dest);
+        rc = block_on_all(2, r, st, "MPI_Sendrecv");
+        if (sp != &st[1]) *sp = st[1];
+    }
+    if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                         MPI_Comm comm, MPI_Status *status)
+{
+    if (FAST) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
+    int g = icc_peer_group(comm), rc;
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv_replace");
+    if (!icc_pending) {
+        rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp);
+        if (rc == MPI_SUCCESS) icc_count_sent(comm, dest);
+    } else {
+        /* the outgoing data packed aside, then Isend + Irecv into buf */
+        int size = 0, pos = 0;
+        PMPI_Pack_size(count, datatype, comm, &size);
+        void *tmp = malloc(size ? (size_t)size : 1);
+        if (!tmp) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+        PMPI_Pack(buf, count, datatype, tmp, size, &pos, comm);
+        MPI_Request r[2];
+        rc = PMPI_Isend(tmp, pos, MPI_PACKED, dest, sendtag, comm, &r[0]);
+        if (rc == MPI_SUCCESS) rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r[1]);
+        if (rc == MPI_SUCCESS) {
+            icc_count_sent(comm, dest);
+            rc = block_on_all(2, r, st, "MPI_Sendrecv_replace");
+            if (sp != &st[1]) *sp = st[1];
+        }
+        free(tmp);
+    }
+    if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
+    return rc;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    if (FAST) return PMPI_Mrecv(buf, count, datatype, message, status);
+    MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
+    int rc;
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Mrecv");
+    if (!icc_pending) {
+        rc = PMPI_Mrecv(buf, count, datatype, message, sp);
+    } else {
+        MPI_Request r;
+        rc = PMPI_Imrecv(buf, count, datatype, message, &r);
+        if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Mrecv");
+    }
+    if (rc == MPI_SUCCESS) icc_count_recvd_status(-1, sp);
+    return rc;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (FAST) return PMPI_Probe(source, tag, comm, status);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Probe");
+    if (!icc_pending) return PMPI_Probe(source, tag, comm, status);
+    for (;;) {
+        int flag = 0, rc = PMPI_Iprobe(source, tag, comm, &flag, status);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        icc_poll(ICC_BLOCKED, "MPI_Probe");
+    }
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    if (FAST) return PMPI_Mprobe(source, tag, comm, message, status);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Mprobe");
+    if (!icc_pending) return PMPI_Mprobe(source, tag, comm, message, status);
+    for (;;) {
+        int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        icc_poll(ICC_BLOCKED, "MPI_Mprobe");
+    }
+}
+
+/* ---- completion calls */
+#define SMALL 32
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (FAST) return PMPI_Wait(request, status);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Wait");
+    if (!reqlive && !icc_pending) return PMPI_Wait(request, status);
+    MPI_Request h = *request;
+    MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
+    int rc = icc_pending ? block_on(request, sp, "MPI_Wait") : PMPI_Wait(request, sp);
+    if (rc == MPI_SUCCESS) req_done(h, sp);
+    return rc;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (FAST) return PMPI_Test(request, flag, status);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Test");
+    if (!reqlive) return PMPI_Test(request, flag, status);
+    MPI_Request h = *request;
+    MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
+    int rc = PMPI_Test(request, flag, sp);
+    if (rc == MPI_SUCCESS && *flag) req_done(h, sp);
+    return rc;
+}
+
+/* copies of the handles and statuses for the array calls */
+typedef struct { MPI_Request hs[SMALL]; MPI_Status ss[SMALL]; MPI_Request *h; MPI_Status *s; } icc_arr_t;
+
+static void arr_open(icc_arr_t *a, int n, const MPI_Request *r, MPI_Status *st)
+{
+    a->h = n <= SMALL ? a->hs : malloc((size_t)n * sizeof *a->h);
+    a->s = st != MPI_STATUSES_IGNORE ? st : n <= SMALL ? a->ss : malloc((size_t)n * sizeof *a->s);
+    if (!a->h || !a->s) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    memcpy(a->h, r, (size_t)n * sizeof *r);
+}
+
+static void arr_close(icc_arr_t *a, MPI_Status *st)
+{
+    if (a->h != a->hs) free(a->h);
+    if (a->s != a->ss && a->s != st) free(a->s);
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    if (FAST) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitall");
+    if (!reqlive && !icc_pending) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    icc_arr_t a;
+    arr_open(&a, count, array_of_requests, array_of_statuses);
+    int rc = icc_pending ? block_on_all(count, array_of_requests, a.s, "MPI_Waitall")
+                         : PMPI_Waitall(count, array_of_requests, a.s);
+    if (rc == MPI_SUCCESS)
+        for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
+    arr_close(&a, array_of_statuses);
+    return rc;
+}
+
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    if (FAST) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testall");
+    if (!reqlive) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    icc_arr_t a;
+    arr_open(&a, count, array_of_requests, array_of_statuses);
+    int rc = PMPI_Testall(count, array_of_requests, flag, a.s);
+    if (rc == MPI_SUCCESS && *flag)
+        for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
+    arr_close(&a, array_of_statuses);
+    return rc;
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    if (FAST) return PMPI_Waitany(count, array_of_requests, index, status);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitany");
+    if (!reqlive && !icc_pending) return PMPI_Waitany(count, array_of_requests, index, status);
+    icc_arr_t a;
+    MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
+    arr_open(&a, count, array_of_requests, MPI_STATUSES_IGNORE);
+    int rc;
+    if (icc_pending) {
+        for (;;) {
+            int flag = 0;
+            rc = PMPI_Testany(count, array_of_requests, index, &flag, sp);
+            if (rc != MPI_SUCCESS || flag) break;
+            icc_poll(ICC_BLOCKED, "MPI_Waitany");
+        }
+    } else {
+        rc = PMPI_Waitany(count, array_of_requests, index, sp);
+    }
+    if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
+    arr_close(&a, MPI_STATUSES_IGNORE);
+    return rc;
+}
+
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    if (FAST) return PMPI_Testany(count, array_of_requests, index, flag, status);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testany");
+    if (!reqlive) return PMPI_Testany(count, array_of_requests, index, flag, status);
+    icc_arr_t a;
+    MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
+    arr_open(&a, count, array_of_requests, MPI_STATUSES_IGNORE);
+    int rc = PMPI_Testany(count, array_of_requests, index, flag, sp);
+    if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
+    arr_close(&a, MPI_STATUSES_IGNORE);
+    return rc;
+}
+
+static int some_common(int wait, int incount, MPI_Request array_of_requests[], int *outcount,
+                       int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    const char *name = wait ? "MPI_Waitsome" : "MPI_Testsome";
+    icc_arr_t a;
+    arr_open(&a, incount, array_of_requests, array_of_statuses);
+    int rc;
+    if (wait && icc_pending) {
+        for (;;) {
+            rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
+            if (rc != MPI_SUCCESS || *outcount != 0) break;
+            icc_poll(ICC_BLOCKED, name);
+        }
+    } else {
+        rc = wait ? PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, a.s)
+                  : PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
+    }
+    if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
+        for (int i = 0; i < *outcount; i++) req_done(a.h[array_of_indices[i]], &a.s[i]);
+    arr_close(&a, array_of_statuses);
+    return rc;
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[])
+{
+    if (FAST) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitsome");
+    if (!reqlive && !icc_pending)
+        return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return some_common(1, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[])
+{
+    if (FAST) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testsome");
+    if (!reqlive) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return some_common(0, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+    if (FAST) return PMPI_Request_free(request);
+    MPI_Request h = *request;
+    int rc = PMPI_Request_free(request);
+    if (rc == MPI_SUCCESS) req_forget(h);
+    return rc;
+}
