@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <mpi.h>
 #include "isochron/cc.h"
@@ -62,14 +63,15 @@ enum {
     K_IBARRIER, K_IBCAST, K_IALLREDUCE, K_IREDUCE, K_IALLGATHER, K_IALLTOALL, K_ISCAN,
     K_SENDRECV, K_SEND, K_ISEND,       /* p2p pairs: a -> b (Sendrecv both ways) */
     K_WAIT, K_WAITALL, K_WAITANY, K_TESTLOOP, K_TESTALL, K_TEST1, /* completions, one rank */
+    K_COMPUTE,                         /* rank a computes (sleeps) count microseconds, no MPI */
     K_NKINDS
 };
 static const char *const kind_names[K_NKINDS] = {
     "Barrier", "Bcast", "Allreduce", "Reduce", "Allgather", "Alltoall", "Scan",
     "Ibarrier", "Ibcast", "Iallreduce", "Ireduce", "Iallgather", "Ialltoall", "Iscan",
-    "Sendrecv", "Send", "Isend", "Wait", "Waitall", "Waitany", "Testloop", "Testall", "Test1" };
+    "Sendrecv", "Send", "Isend", "Wait", "Waitall", "Waitany", "Testloop", "Testall", "Test1", "Compute" };
 #define IS_NB(k) ((k) >= K_IBARRIER && (k) <= K_ISCAN)
-#define IS_COMPL(k) ((k) >= K_WAIT)
+#define IS_COMPL(k) ((k) >= K_WAIT && (k) <= K_TEST1)
 
 typedef struct {
     int kind, comm, root, count, redop, probe;
@@ -226,7 +228,11 @@ static void gen_ops(int nwanted)
             nops++;
             continue;
         }
-        if (x < 72) {                  /* collective */
+        if (x >= 88) {                 /* computation between MPI calls, on one rank */
+            o->kind = K_COMPUTE;
+            o->a = rnd(np);
+            o->count = 100 + rnd(1900);
+        } else if (x < 62) {           /* collective */
             int c;
             do c = rnd(ncomm); while (lc[c].n == 0);
             int nb = rnd(100) < 40;
@@ -279,7 +285,7 @@ static void gen_ops(int nwanted)
 
 static int participates(const op_t *o, int r)
 {
-    if (IS_COMPL(o->kind)) return o->a == r;
+    if (IS_COMPL(o->kind) || o->kind == K_COMPUTE) return o->a == r;
     if (o->kind >= K_SENDRECV) return o->a == r || o->b == r;
     return member(o->comm, r);
 }
@@ -362,7 +368,10 @@ static void exec_op(int i)
     op_t *o = &ops[i];
     MPI_Comm c = h[o->comm];
     int tag = 1 + i % 30000;
-    if (o->kind <= K_SCAN) {
+    if (o->kind == K_COMPUTE) {
+        struct timespec ts = { 0, o->count * 1000L };
+        nanosleep(&ts, NULL);
+    } else if (o->kind <= K_SCAN) {
         start_coll(i, o, bufA, bufB, NULL);
         fold(i, bufB, result_len(o));
     } else if (IS_NB(o->kind)) {
@@ -470,12 +479,13 @@ static void on_ckpt(int phase, void *arg)
 static void usage(void)
 {
     fprintf(stderr, "usage: cc_stress --seed S [--ops N] [--requests R] [--method api|signal|mix]\n"
-                    "                 [--kill] [--kill-mode abort|exit] [--plan]\n");
+                    "                 [--kill] [--kill-mode abort|exit] [--plan] [--trace]\n"
+                    "  --plan prints the program (rank 0), --trace each operation as it starts (stderr)\n");
 }
 
 int main(int argc, char **argv)
 {
-    int nwanted = 300, nreq = -1, kill = 0, kill_exit = 0, plan = 0, method = 2;
+    int nwanted = 300, nreq = -1, kill = 0, kill_exit = 0, plan = 0, method = 2, trace = 0;
     seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -484,6 +494,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--requests") && i + 1 < argc) nreq = atoi(argv[++i]);
         else if (!strcmp(a, "--kill")) kill = 1;
         else if (!strcmp(a, "--plan")) plan = 1;
+        else if (!strcmp(a, "--trace")) trace = 1;
         else if (!strcmp(a, "--kill-mode") && i + 1 < argc) {
             const char *m = argv[++i];
             if (!strcmp(m, "exit")) kill_exit = 1;
@@ -528,7 +539,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < nops; i++) {
             const op_t *o = &ops[i];
             printf("%4d %-10s", i, kind_names[o->kind]);
-            if (IS_COMPL(o->kind)) { printf(" rank %d ops", o->a); for (int w = 0; w < o->nwait; w++) printf(" %d", o->wait[w]); }
+            if (o->kind == K_COMPUTE) printf(" rank %d %d us", o->a, o->count);
+            else if (IS_COMPL(o->kind)) { printf(" rank %d ops", o->a); for (int w = 0; w < o->nwait; w++) printf(" %d", o->wait[w]); }
             else if (o->kind >= K_SENDRECV) printf(" %d->%d comm %d count %d%s", o->a, o->b, o->comm, o->count, o->probe ? " probe" : "");
             else printf(" comm %d root %d count %d", o->comm, o->root, o->count);
             printf("\n");
@@ -569,6 +581,7 @@ int main(int argc, char **argv)
     if (!have_api && strcmp(mode, "cc") == 0 && ncreqs > 0 && me == 0)
         printf("FAIL rank 0: libisochron-cc has no checkpoint API (isochron_cc_register/request/checkpoints/restarted); %d requests not issued\n", ncreqs);
     int fired = 0;
+    double t_loop = MPI_Wtime();
     for (int i = (int)st.idx; i < nops; i = (int)st.idx) {
         for (int q = 0; q < ncreqs; q++)
             if (can_request && creqs[q].idx == i && creqs[q].rank == me && i >= st.reqmark) {
@@ -588,10 +601,29 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 3);
         }
         if (participates(&ops[i], me)) {
+            if (trace) { fprintf(stderr, "cc_stress rank %d op %d %s\n", me, i, kind_names[ops[i].kind]); fflush(stderr); }
             exec_op(i);
             st.nmine++;
         }
         st.idx = i + 1;
+    }
+    t_loop = MPI_Wtime() - t_loop;
+    if (kill && !restarted && have_api) {
+        /* no checkpoint completed before the last operation (a slow protocol or a loaded machine):
+         * every rank polls in Allreduces until one has, then the kill rank ends the job here */
+        int mine, lo = 0;
+        for (int it = 0; it < 20000 && lo < 1; it++) {
+            struct timespec ts = { 0, 1000000L };
+            nanosleep(&ts, NULL);
+            mine = isochron_cc_checkpoints();
+            MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        }
+        if (me == kill_rank && lo >= 1) {
+            printf("cc_stress rank %d killed at op %d (after the last) after %d checkpoints\n", me, nops, isochron_cc_checkpoints());
+            fflush(stdout);
+            if (kill_exit) _exit(3);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
     }
     if (kill && !restarted && me == kill_rank)
         printf("FAIL rank %d: not killed: no checkpoint had completed by op %d (kill op %d)\n", me, nops, kill_op);
@@ -601,8 +633,8 @@ int main(int argc, char **argv)
     int tot = 0;
     MPI_Reduce(&fired, &tot, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me == 0)
-        printf("cc_stress seed %" PRIu64 " np %d ops %d comms %d mode %s requests %d checkpoints %d restarted %d: done\n",
-               seed, np, nops, ncomm, mode, tot, nck, restarted);
+        printf("cc_stress seed %" PRIu64 " np %d ops %d comms %d mode %s requests %d checkpoints %d restarted %d time %.3f s: done\n",
+               seed, np, nops, ncomm, mode, tot, nck, restarted, t_loop);
     free(reqs);
     free(ops);
     MPI_Finalize();

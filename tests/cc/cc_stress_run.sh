@@ -60,6 +60,7 @@ launch() {
   fi
   return $rc
 }
+why() { grep -q 'isochron-cc' "$1" && grep 'isochron-cc' "$1" | head -4 || grep -v '^cc_stress rank' "$1" | tail -5; }
 sums() { grep -E '^cc_stress rank [0-9]+ checksum' "$1" | sort; }
 same() {  # same NAME: checksums of NAME equal the native ones
   if [ "$(sums "$work/$1.out")" != "$(sums "$work/native.out")" ] || [ "$(sums "$work/$1.out" | wc -l)" -ne "$np" ]; then
@@ -80,7 +81,7 @@ field() { sed -n "s/.*cc_stress seed .* $1 \([0-9-]*\).*/\1/p" "$2" | head -1; }
 
 # 1. native reference
 launch native native -- --requests 0
-if ! grep -q ': done$' "$work/native.out"; then fails+=("native: did not finish:" "$(tail -5 "$work/native.out")"); fi
+if ! grep -q ': done$' "$work/native.out"; then fails+=("native: did not finish:" "$(why "$work/native.out")"); fi
 nops=$(field ops "$work/native.out")
 
 # 2. cc with requests, no kill
@@ -93,7 +94,7 @@ if grep -q ': done$' "$work/cc.out"; then
   minck=$([ "${nreq:-0}" -gt 0 ] && echo 1 || echo 0)
   checklog cc "$work/cc/log" --requests "${nreq:-0}" --min-checkpoints "$minck" || inv=FAIL
 else
-  fails+=("cc: did not finish:" "$(tail -5 "$work/cc.out")"); inv=FAIL
+  fails+=("cc: did not finish:" "$(why "$work/cc.out")"); inv=FAIL
 fi
 grep -q '^FAIL' "$work/cc.out" && fails+=("cc: $(grep -m3 '^FAIL' "$work/cc.out")")
 
@@ -108,7 +109,7 @@ else
   launch restart cc ISOCHRON_CC_RESTART="$work/kill/ckpt" ISOCHRON_CC_DIR="$work/kill/ckpt2" ISOCHRON_CC_LOG="$work/kill/log2" -- --kill-mode "$kmode"
   from=$(field restarted "$work/restart.out")
   if ! grep -q ': done$' "$work/restart.out" || [ "${from:-0}" -lt 1 ]; then
-    kr=FAIL; fails+=("restart: did not finish restarted:" "$(grep -v '^cc_stress rank' "$work/restart.out" | tail -5)")
+    kr=FAIL; fails+=("restart: did not finish restarted:" "$(why "$work/restart.out")")
   else
     same restart || kr=FAIL
     checklog restart "$work/kill/log2" --restarted "$from" || inv=FAIL
@@ -121,7 +122,7 @@ p2=skip
 if [ $do2pc -eq 1 ]; then
   mkdir -p "$work/2pc/log" "$work/2pc/ckpt"
   launch 2pc 2pc ISOCHRON_CC_DIR="$work/2pc/ckpt" ISOCHRON_CC_LOG="$work/2pc/log" --
-  if grep -q ': done$' "$work/2pc.out" && same 2pc; then p2=ok; else p2=FAIL; fails+=("2pc: $(tail -3 "$work/2pc.out")"); fi
+  if grep -q ': done$' "$work/2pc.out" && same 2pc; then p2=ok; else p2=FAIL; fails+=("2pc:" "$(why "$work/2pc.out")"); fi
 fi
 
 t=$(awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
