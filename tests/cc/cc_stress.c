@@ -479,12 +479,13 @@ static void on_ckpt(int phase, void *arg)
 static void usage(void)
 {
     fprintf(stderr, "usage: cc_stress --seed S [--ops N] [--requests R] [--method api|signal|mix]\n"
-                    "                 [--kill] [--kill-mode abort|exit] [--plan] [--trace]\n"
+                    "                 [--kill] [--kill-mode abort|exit] [--plan] [--trace] [--only I,J,..]\n"
                     "  --plan prints the program (rank 0), --trace each operation as it starts (stderr)\n");
 }
 
 int main(int argc, char **argv)
 {
+    const char *only = NULL;
     int nwanted = 300, nreq = -1, kill = 0, kill_exit = 0, plan = 0, method = 2, trace = 0;
     seed = 1;
     for (int i = 1; i < argc; i++) {
@@ -495,6 +496,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--kill")) kill = 1;
         else if (!strcmp(a, "--plan")) plan = 1;
         else if (!strcmp(a, "--trace")) trace = 1;
+        else if (!strcmp(a, "--only") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(a, "--kill-mode") && i + 1 < argc) {
             const char *m = argv[++i];
             if (!strcmp(m, "exit")) kill_exit = 1;
@@ -548,6 +550,17 @@ int main(int argc, char **argv)
         for (int q = 0; q < ncreqs; q++) printf("request at op %d from rank %d by %s\n", creqs[q].idx, creqs[q].rank, creqs[q].signal ? "SIGUSR1" : "api");
         printf("kill rank %d at op >= %d\n", kill_rank, kill_op);
     }
+    /* --only I,J,..: run only those operations (for minimizing a failing seed). Any subset is
+     * a valid program: a dropped initiation leaves MPI_REQUEST_NULL for its completions. */
+    char *keep = calloc((size_t)nops, 1);
+    if (!only) memset(keep, 1, (size_t)nops);
+    for (const char *p = only; p && *p; ) {
+        char *e;
+        long v = strtol(p, &e, 10);
+        if (e == p || v < 0 || v >= nops) { if (me == 0) fprintf(stderr, "cc_stress: --only wants op indices 0..%d, comma-separated\n", nops - 1); MPI_Abort(MPI_COMM_WORLD, 2); }
+        keep[v] = 1;
+        p = *e == ',' ? e + 1 : e;
+    }
     reqs = malloc((size_t)nops * sizeof *reqs);
     for (int i = 0; i < nops; i++) reqs[i] = MPI_REQUEST_NULL;
     create_comms();
@@ -600,7 +613,7 @@ int main(int argc, char **argv)
             if (kill_exit) _exit(3);
             MPI_Abort(MPI_COMM_WORLD, 3);
         }
-        if (participates(&ops[i], me)) {
+        if (keep[i] && participates(&ops[i], me)) {
             if (trace) { fprintf(stderr, "cc_stress rank %d op %d %s\n", me, i, kind_names[ops[i].kind]); fflush(stderr); }
             exec_op(i);
             st.nmine++;
@@ -636,6 +649,7 @@ int main(int argc, char **argv)
         printf("cc_stress seed %" PRIu64 " np %d ops %d comms %d mode %s requests %d checkpoints %d restarted %d time %.3f s: done\n",
                seed, np, nops, ncomm, mode, tot, nck, restarted, t_loop);
     free(reqs);
+    free(keep);
     free(ops);
     MPI_Finalize();
     return 0;
