@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "pmpi/pmpi.h"
-#include "isochron_pmpi_ids.h"
+#include "pmpi/isochron_pmpi_ids.h"   /* generated, in the build tree */
 #include "isochron/cc.h"
 #include "cc/cc_internal.h"
 

@@ -4,7 +4,8 @@
  *
  * Design.
  *  Requests. SIGUSR1 (the handler only sets two flags), isochron_cc_request()
- *  or, on rank 0, every ISOCHRON_CC_INTERVAL seconds. The requesting rank sends
+ *  or, on rank 0, ISOCHRON_CC_INTERVAL seconds after the start or the last
+ *  checkpoint. The requesting rank sends
  *  REQ(epoch) to every rank on icomm (this library's PMPI_Comm_dup of
  *  MPI_COMM_WORLD). A ticker thread that never calls MPI sets icc_attn every
  *  ISOCHRON_CC_POLL_MS (default 10) ms, so the next wrapper looks at icomm: the
@@ -18,10 +19,11 @@
  *  the maximum. While E is pending, a rank whose SEQ[g] passes TARGET[g] at a
  *  collective entry raises TARGET[g] and sends it to the members. Until every
  *  rank has learned (seen in the first agreement round whose pending count is
- *  the world size) nobody stops, and raised targets are sent at the next
- *  contribution only (no message per collective); after that they are sent at
- *  once, as in the paper.
- *  Stopping (Algorithm 3). After every rank has learned, a rank stays at the
+ *  the world size) raised targets are sent at the next contribution only (no
+ *  message per collective); after that they are sent at once, as in the paper.
+ *  Nobody stops until a round shows that every rank has switched to sending
+ *  at once (a rank stuck in a collective must not hold back a raise).
+ *  Stopping (Algorithm 3). After that, a rank stays at the
  *  entry of a collective while all its targets are reached (SEQ == TARGET for
  *  every group it is a member of), progressing the protocol; a raise received
  *  there lets it go on. Blocking point-to-point/probe/wait calls poll
@@ -30,7 +32,7 @@
  *  targets are at least its SEQ).
  *  Agreement. Rounds of PMPI_Iallreduce(SUM) on icomm of the vector
  *    [not ready, moved, unfrozen, ctl sent - ctl received,
- *     app sent - app received, pending, finalizing]
+ *     app sent - app received, pending, finalizing, learned]
  *  contributed at protocol progress points, one round open per rank at a time
  *  (all ranks run the same sequence of rounds, so results are equal
  *  everywhere). "moved": the rank's protocol-relevant state (SEQ, targets,
@@ -136,7 +138,7 @@ unsigned long long icc_version;
 
 static volatile sig_atomic_t req_flag;
 static MPI_Comm icomm = MPI_COMM_NULL;
-static int epoch = 1, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned;
+static int epoch = 1, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned, freeze_ok;
 static double t_learn, timeout_s = 60.0;
 static const char *volatile cur_call = "";
 static volatile int in_wait;          /* inside a polled blocking call */
@@ -144,7 +146,7 @@ static long long ctl_sent, ctl_recvd;
 static int rounds_this_epoch;
 
 enum { TAG_REQ = 1, TAG_TGT = 2 };
-enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_N };
+enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_N };
 static long long rin[V_N], rout[V_N], rlast[V_N];
 static MPI_Request rreq = MPI_REQUEST_NULL;
 static int rfrozen, rfirst = 1;
@@ -279,7 +281,7 @@ static void learn(int origin)
     icc_pending = 1;
     icc_attn = 1;
     t_learn = PMPI_Wtime();
-    all_learned = 0;
+    all_learned = freeze_ok = 0;
     rfirst = 1;
     rounds_this_epoch = 0;
     icc_version++;
@@ -376,7 +378,7 @@ static void local_request(void)
 /* ---------------------------------------------------------------- agreement */
 static int ready(void)
 {
-    if (!icc_pending || !all_learned) return 0;
+    if (!icc_pending || !freeze_ok) return 0;
     for (int g = 0; g < icc_ngroups; g++)
         if (icc_groups[g].me && icc_groups[g].seq < icc_groups[g].target) return 0;
     return 1;
@@ -396,6 +398,7 @@ static void contribute(int kind)
     rin[V_APP] = icc_app_sent - icc_app_recvd;
     rin[V_PENDING] = icc_pending;
     rin[V_FINAL] = finalizing;
+    rin[V_LEARNED] = all_learned;
     PMPI_Iallreduce(rin, rout, V_N, MPI_LONG_LONG, MPI_SUM, icomm, &rreq);
     rfrozen = !rin[V_UNFROZEN];
     rfirst = 0;
@@ -413,6 +416,7 @@ static int evaluate(const char *call)
         all_learned = 1;            /* everybody has learned: targets are sent at once from now on */
         flush_targets();
     }
+    if (rout[V_LEARNED] == icc_size && icc_pending) freeze_ok = 1;
     if (finalizing && rout[V_FINAL] == icc_size && rout[V_PENDING] == 0 && rout[V_CTL] == 0) final_done = 1;
     if (rout[V_PENDING] == icc_size && rout[V_NOTREADY] == 0 && rout[V_MOVED] == 0 && rout[V_UNFROZEN] == 0 &&
         rout[V_CTL] == 0 && rout[V_APP] == 0) {
@@ -612,8 +616,8 @@ static void take_checkpoint(const char *call)
         fsync_dir(dir);
     }
     PMPI_Barrier(icomm);
+    nckpt = epoch;          /* complete on every rank: counted from the AFTER_SAVE callbacks on */
     for (int i = 0; i < ncallbacks; i++) callbacks[i].fn(ISOCHRON_CC_AFTER_SAVE, callbacks[i].arg);
-    nckpt = epoch;
     if (icc_log) {
         fprintf(icc_log, "{\"ev\":\"saved\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"bytes\":%lld,\"t\":%.6f}\n", icc_rank,
                 epoch, dir, bytes, PMPI_Wtime());
@@ -621,7 +625,7 @@ static void take_checkpoint(const char *call)
     }
     /* resume: the next checkpoint starts from scratch */
     icc_pending = 0;
-    all_learned = 0;
+    all_learned = freeze_ok = 0;
     rfirst = 1;
     for (int g = 0; g < icc_ngroups; g++) icc_groups[g].target = icc_groups[g].dirty = 0;
     if (icc_log) {
@@ -752,13 +756,15 @@ static void *ticker_main(void *arg)
 {
     (void)arg;
     double next = now_s() + interval_s, learned_at = 0;
-    int seen_epoch = 0;
+    int seen_epoch = 0, seen_n = 0;
     struct timespec ts = { (time_t)(poll_ms / 1000), (long)(1e6 * (poll_ms - 1000 * (long)(poll_ms / 1000))) };
     while (!ticker_stop) {
         nanosleep(&ts, NULL);
         __atomic_store_n(&icc_attn, 1, __ATOMIC_RELAXED);
         double t = now_s();
-        if (interval_s > 0 && icc_rank == 0 && t >= next) {
+        int n = __atomic_load_n(&nckpt, __ATOMIC_RELAXED);
+        if (n != seen_n) { seen_n = n; next = t + interval_s; }   /* the interval runs from the last resume */
+        if (interval_s > 0 && icc_rank == 0 && t >= next && !__atomic_load_n(&icc_pending, __ATOMIC_RELAXED)) {
             __atomic_store_n(&req_flag, 1, __ATOMIC_RELAXED);
             next = t + interval_s;
         }
@@ -809,6 +815,9 @@ void icc_init_protocol(void)
         icc_log = fopen(path, "a");
         if (!icc_log) die("cannot open the state log %s: %s", path, strerror(errno));
     }
+    const char *cd = getenv("ISOCHRON_CC_DIR");   /* created now: a bad one fails at start, not at a checkpoint */
+    if (cd && *cd && mkdir(cd, 0755) != 0 && errno != EEXIST)
+        die("ISOCHRON_CC_DIR=%s cannot be created: %s", cd, strerror(errno));
     const char *rs = getenv("ISOCHRON_CC_RESTART");
     if (rs && *rs) load_restart(rs);
     struct sigaction sa;

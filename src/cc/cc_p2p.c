@@ -124,7 +124,7 @@ static void req_done(MPI_Request h, const MPI_Status *st)
     if (e->kind == ICC_REQ_RECV && !e->counted && st) icc_count_recvd_status(e->g, st);
     e->used = 2;
     reqlive--;
-    if (!reqlive) {   /* empty: drop the tombstones */
+    if (!reqlive && reqused > 16) {   /* empty: drop the tombstones (not at every completion: it costs) */
         memset(reqs, 0, (size_t)reqcap * sizeof *reqs);
         reqused = 0;
     }

@@ -18,6 +18,40 @@ add_test(NAME cc_bad_mode COMMAND ${CMAKE_COMMAND} -E env ISOCHRON_CC_MODE=fast 
 set_tests_properties(cc_bad_mode PROPERTIES LABELS "serial"
                      PASS_REGULAR_EXPRESSION "ISOCHRON_CC_MODE=fast is not a mode; valid modes: cc, 2pc, native")
 
+# Checkpoint protocol (issue 14): requests by API, SIGUSR1 and interval at 2/3/4
+# ranks, the state log checked for one safe state per request with SEQ = TARGET
+# on all members (check_ckpt_log.py); kill after a checkpoint and restart gives
+# the uninterrupted result; a bad restart directory is refused.
+add_executable(test_ckpt ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt.c)
+target_include_directories(test_ckpt PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(test_ckpt PRIVATE isochron_cc MPI::MPI_C m)
+foreach(cfg "interval;2" "signal;3" "api;4" "restart;3")
+  list(GET cfg 0 tag)
+  list(GET cfg 1 np)
+  add_test(NAME cc_ckpt_${tag}_np${np}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt.sh ${tag} ${np} $<TARGET_FILE:test_ckpt>)
+  set_tests_properties(cc_ckpt_${tag}_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS ${np}
+                       PASS_REGULAR_EXPRESSION "test_ckpt ${tag} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+add_test(NAME cc_ckpt_bad_restart
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt.sh badrestart 2 $<TARGET_FILE:test_ckpt>)
+set_tests_properties(cc_ckpt_bad_restart PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                     TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 2
+                     PASS_REGULAR_EXPRESSION "test_ckpt badrestart np 2: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+
+# examples/cc_checkpoint (the restart pattern of the README): a run with
+# interval checkpoints, then a run restarted from its newest checkpoint, must
+# print the same residual as an uninterrupted run.
+add_executable(cc_checkpoint ${PROJECT_SOURCE_DIR}/examples/cc_checkpoint.c)
+target_include_directories(cc_checkpoint PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(cc_checkpoint PRIVATE isochron_cc MPI::MPI_C m)
+add_test(NAME cc_checkpoint_example_np3
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_cc_example.sh 3 $<TARGET_FILE:cc_checkpoint> 3000 3000)
+set_tests_properties(cc_checkpoint_example_np3 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                     TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 3
+                     PASS_REGULAR_EXPRESSION "cc_checkpoint example: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+
 # Randomized stress of the checkpoint protocol (issue 14): seeded random programs
 # of blocking and non-blocking collectives on overlapping sub-communicators with
 # point-to-point traffic; tests/cc/cc_stress_run.sh runs one seed natively, under
