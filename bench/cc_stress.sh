@@ -7,7 +7,8 @@
 #   usage: bench/cc_stress.sh FIRST LAST [NP]
 #          NP: 2, 3 or 4 ranks; default cycles 2,3,4 with the seed.
 #   env:   BUILD (default build), TIMEOUT (s per launch, default 60), OPS (default 300),
-#          KILL_MODE (abort|exit, default: alternates with the seed), NO2PC=1
+#          KILL_MODE (abort|exit, default: alternates with the seed), NO2PC=1,
+#          ARGS (more cc_stress arguments, e.g. "--comm-kinds dup,split" or "--ops 600")
 # One summary line per seed; exit status 1 if any seed failed (the failing
 # seeds listed at the end, their outputs and logs kept under $TMPDIR).
 set -u
@@ -24,6 +25,7 @@ for seed in $(seq "$1" "$2"); do
   np=${3:-$(( seed % 3 + 2 ))}
   km=${KILL_MODE:-$([ $(( seed % 2 )) -eq 0 ] && echo abort || echo exit)}
   extra=(); [ "${NO2PC:-0}" = 1 ] && extra+=(--no-2pc)
+  [ -n "${ARGS:-}" ] && extra+=(--prog-args "$ARGS")
   "$here/tests/cc/cc_stress_run.sh" --exe "$exe" --np "$np" --seed "$seed" --ops "${OPS:-300}" \
     --timeout "${TIMEOUT:-60}" --kill-mode "$km" "${extra[@]}" || failed+=("$seed/np$np")
   n=$((n + 1))

@@ -91,6 +91,7 @@ static MPI_Comm h[MAXCOMM];
 typedef struct { int idx, rank, signal; } creq_t;
 static creq_t creqs[16];
 static int ncreqs, kill_rank = -1, kill_op = -1;
+static int comm_kinds = 7;     /* bit 0 dup, 1 split, 2 create_group (--comm-kinds) */
 
 /* the registered state */
 static struct {
@@ -139,7 +140,7 @@ static void gen_comms(void)
     int steps = 3 + rnd(6);
     for (int s = 0; s < steps && ncomm + 3 <= MAXCOMM; s++) {
         create_t *c = &cr[ncreate++];
-        c->type = rnd(3);
+        do c->type = rnd(3); while (!(comm_kinds >> c->type & 1));
         c->parent = rnd(ncomm);
         c->tag = 100 + s;
         if (c->type == 0) {
@@ -480,6 +481,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: cc_stress --seed S [--ops N] [--requests R] [--method api|signal|mix]\n"
                     "                 [--kill] [--kill-mode abort|exit] [--plan] [--trace] [--only I,J,..]\n"
+                    "                 [--comm-kinds dup,split,group]\n"
                     "  --plan prints the program (rank 0), --trace each operation as it starts (stderr)\n");
 }
 
@@ -497,6 +499,16 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--plan")) plan = 1;
         else if (!strcmp(a, "--trace")) trace = 1;
         else if (!strcmp(a, "--only") && i + 1 < argc) only = argv[++i];
+        else if (!strcmp(a, "--comm-kinds") && i + 1 < argc) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            comm_kinds = 0;
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                int k = !strcmp(t, "dup") ? 1 : !strcmp(t, "split") ? 2 : !strcmp(t, "group") ? 4 : 0;
+                if (!k) { fprintf(stderr, "cc_stress: --comm-kinds: '%s' is not a kind; valid: dup, split, group\n", t); return 2; }
+                comm_kinds |= k;
+            }
+        }
         else if (!strcmp(a, "--kill-mode") && i + 1 < argc) {
             const char *m = argv[++i];
             if (!strcmp(m, "exit")) kill_exit = 1;

@@ -16,9 +16,10 @@ set -u
 usage() {
   echo "usage: cc_stress_run.sh --exe CC_STRESS [--np N] [--seed S] [--ops N] [--timeout SEC]"
   echo "                        [--kill-mode abort|exit] [--no-2pc] [--keep DIR] [--mpirun MPIRUN_LOCAL]"
+  echo "                        [--prog-args 'more cc_stress arguments, e.g. --comm-kinds dup,split']"
 }
 here=$(cd "$(dirname "$0")" && pwd)
-exe="" np=3 seed=1 ops=300 tmo=60 kmode=abort do2pc=1 keep=""
+pargs=() exe="" np=3 seed=1 ops=300 tmo=60 kmode=abort do2pc=1 keep=""
 mpirun_local=${MPIRUN_LOCAL:-$here/../../tools/mpirun-local}
 py=${PYTHON:-python3}
 while [ $# -gt 0 ]; do
@@ -32,6 +33,7 @@ while [ $# -gt 0 ]; do
     --no-2pc) do2pc=0; shift;;
     --keep) keep=$2; shift 2;;
     --mpirun) mpirun_local=$2; shift 2;;
+    --prog-args) read -r -a pargs <<< "$2"; shift 2;;
     -h|--help) usage; exit 0;;
     *) echo "cc_stress_run.sh: unknown argument '$1'"; usage; exit 2;;
   esac
@@ -51,7 +53,7 @@ launch() {
   local envs=()
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
   env ISOCHRON_CC_MODE="$mode" "${envs[@]}" timeout -k 5 "$tmo" "$mpirun_local" -np "$np" "$exe" \
-    --seed "$seed" --ops "$ops" "$@" > "$work/$name.out" 2>&1
+    --seed "$seed" --ops "$ops" "${pargs[@]}" "$@" > "$work/$name.out" 2>&1
   local rc=$?
   if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     fails+=("$name: TIMEOUT after ${tmo}s (deadlock?); watchdog/last output:")
