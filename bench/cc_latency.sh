@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checkpoint latency of libisochron-cc.so (issue 14, paper 003): time from a
-# checkpoint request to the safe state (last rank's "safe" event) and to the
-# resume (last rank's "resume" event), from the state log's timestamps, at each
+# checkpoint request to the safe state and to the
+# resume, on the requesting rank's clock (state log timestamps), at each
 # NP, for tests/cc/cc_latency in a tight Allreduce loop ("loop") and with rank 0
 # blocked in a long MPI_Recv while the request arrives ("recv").
 #   usage: bench/cc_latency.sh [NP ...]      (default: 2 3 4)
@@ -33,7 +33,7 @@ safe, res = [], []
 for l in open(sys.argv[1]):
     f = l.split()
     if f[0] == "latency":
-        safe.append(float(f[4]) * 1e3); res.append(float(f[6]) * 1e3)
+        safe.append(float(f[6]) * 1e3); res.append(float(f[8]) * 1e3)
 def s(v):
     return f"{statistics.median(v):8.3f} [{min(v):8.3f} {max(v):8.3f}]" if v else "-"
 print(f"{sys.argv[2]:<3} {sys.argv[3]:<5} {len(safe):3d}  {s(safe):<32}  {s(res):<32}")
