@@ -6,7 +6,8 @@
 # blocked in a long MPI_Recv while the request arrives ("recv").
 #   usage: bench/cc_latency.sh [NP ...]      (default: 2 3 4)
 #   env:   BUILD (default build), REQUESTS (checkpoints per run, default 10),
-#          DELAY (s ranks 1.. run before the request in "recv", default 0.1)
+#          DELAY (s ranks 1.. run before the request in "recv", default 0.1),
+#          WATCHDOG (ISOCHRON_CC_TIMEOUT, default 20 s: a checkpoint that never completes is a FAILED row)
 # The machine is shared: other jobs' load inflates these times (4 ranks on 2 cores
 # are oversubscribed); read them as upper bounds.
 set -euo pipefail
@@ -17,14 +18,16 @@ exe=$build/tests/cc_latency
 nps=("$@"); [ ${#nps[@]} -gt 0 ] || nps=(2 3 4)
 for np in "${nps[@]}"; do [[ $np =~ ^[234]$ ]] || { echo "cc_latency: NP must be 2, 3 or 4, got '$np'" >&2; exit 2; }; done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+failed=0
 printf '%-3s %-5s %3s  %-32s  %-32s\n' np prog n "request->safe ms: median [min max]" "request->resume ms: median [min max]"
 for np in "${nps[@]}"; do
   for sc in loop recv; do
     d=$tmp/$np.$sc; mkdir -p "$d/log" "$d/ckpt"
-    if ! ISOCHRON_CC_MODE=cc ISOCHRON_CC_LOG=$d/log ISOCHRON_CC_DIR=$d/ckpt ISOCHRON_CC_TIMEOUT=60 \
+    if ! ISOCHRON_CC_MODE=cc ISOCHRON_CC_LOG=$d/log ISOCHRON_CC_DIR=$d/ckpt ISOCHRON_CC_TIMEOUT=${WATCHDOG:-20} \
         timeout -k 5 120 "$here/tools/mpirun-local" -np "$np" "$exe" --scenario "$sc" \
         --requests "${REQUESTS:-10}" --delay "${DELAY:-0.1}" > "$d/out" 2>&1 || ! grep -q ': done$' "$d/out"; then
-      echo "cc_latency: np $np $sc failed:" >&2; tail -5 "$d/out" >&2; exit 1
+      printf '%-3s %-5s %3s  FAILED: %s\n' "$np" "$sc" - "$(grep -m1 'isochron-cc' "$d/out" || tail -1 "$d/out")"
+      failed=1; continue
     fi
     python3 "$here/tests/cc/check_cc_log.py" "$d/log" --np "$np" --latency > "$d/lat" || { cat "$d/lat" >&2; exit 1; }
     python3 - "$d/lat" "$np" "$sc" <<'PY'
@@ -41,3 +44,4 @@ PY
   done
 done
 echo "(shared, loaded machine: 2 cores, other engineers' jobs running; times are upper bounds)"
+exit $failed
