@@ -4,6 +4,8 @@
 # so the ABI is the public headers and nothing more.
 #   cmake -DHEADERS_DIR=include -DOUT=file -P exports.cmake
 file(GLOB_RECURSE headers "${HEADERS_DIR}/*.h")
+# isochron/cc.h is the API of libisochron-cc.so (the PMPI layer), not of libisochron.so
+list(FILTER headers EXCLUDE REGEX "/isochron/cc\\.h$")
 set(names)
 foreach(h IN LISTS headers)
   file(READ "${h}" text)

@@ -11,9 +11,11 @@
  *    call and *before* that call executes: no process is inside a collective,
  *    every group's SEQ equals its TARGET on all members, no non-blocking
  *    collective is pending (the library completes pending ones itself; the
- *    application's later Wait/Test on them returns their saved status), and no
+ *    application's later Wait/Test on them returns their saved status), no
  *    point-to-point message is in flight (per-pair sent and received counts
- *    agree). So the saved regions describe "about to execute this call".
+ *    agree) and no receive is posted and incomplete. A blocking call that
+ *    sends is never the call a checkpoint is taken in. So the saved regions
+ *    describe "about to execute this call".
  *  - Action: ISOCHRON_CC_BEFORE_SAVE callbacks, then every registered region
  *    and the CC state written per rank atomically (write, fsync, rename) under
  *    ISOCHRON_CC_DIR (default "."), then ISOCHRON_CC_COMMAND if set (the hook for
@@ -43,8 +45,9 @@ extern "C" {
 const char *isochron_cc_mode(void);
 
 /* SEQ of the group (ggid) of comm: collectives (blocking and non-blocking
- * initiations) this process has entered on any communicator with the same
- * group of world ranks. -1 when not tracked (native/2pc mode, or MPI_COMM_NULL). */
+ * initiations, and communicator creations, which are collective over the
+ * parent; MPI_Comm_create_group over its group) this process has entered on
+ * any communicator with the same group of world ranks. -1 when not tracked (native/2pc mode, or MPI_COMM_NULL). */
 long long isochron_cc_seq(MPI_Comm comm);
 
 /* The ggid of comm's group (stable over the run, equal for communicators with

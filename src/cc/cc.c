@@ -149,6 +149,39 @@ static int compute_group(MPI_Comm comm)
     return g;
 }
 
+/* the ggid of an MPI_Group's world ranks */
+static int group_of_mpi_group(MPI_Group grp)
+{
+    MPI_Group world;
+    int n = 0;
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Group_size(grp, &n);
+    int *idx = malloc((size_t)(n + 1) * sizeof *idx), *w = malloc((size_t)(n + 1) * sizeof *w);
+    if (!idx || !w) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    for (int i = 0; i < n; i++) idx[i] = i;
+    PMPI_Group_translate_ranks(grp, n, idx, world, w);
+    int g = icc_group_of_members(w, n);
+    free(idx);
+    free(w);
+    PMPI_Group_free(&world);
+    return g;
+}
+
+/* MPI_Comm_create_group is collective over `group` only (not over comm's
+ * group): its SEQ is the ggid of `group`'s members (written by hand: the call
+ * record carries no group). */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    if (icc_bypass || icc_mode != ICC_CC) return PMPI_Comm_create_group(comm, group, tag, newcomm);
+    int g = group == MPI_GROUP_NULL || group == MPI_GROUP_EMPTY ? -1 : group_of_mpi_group(group);
+    if (icc_attn) icc_poll(ICC_COLL, "MPI_Comm_create_group", g);
+    if (g >= 0) {
+        groups[g].seq++;
+        if (icc_pending) icc_seq_bumped(g);
+    }
+    return PMPI_Comm_create_group(comm, group, tag, newcomm);
+}
+
 int icc_lookup(MPI_Comm comm, int create)
 {
     if (comm == MPI_COMM_NULL) return -1;
@@ -196,7 +229,7 @@ void icc_enter(isochron_pmpi_call_t *c)
             return;
         }
         int g = icc_lookup(c->comm, 1);
-        if (icc_attn) icc_poll(ICC_COLL, c->name);   /* Algorithm 3 at commit_begin */
+        if (icc_attn) icc_poll(ICC_COLL, c->name, g);   /* Algorithm 3 at commit_begin */
         if (g >= 0) {
             groups[g].seq++;                         /* Algorithm 1 */
             if (icc_pending) icc_seq_bumped(g);      /* Algorithm 2 */
@@ -209,13 +242,13 @@ void icc_enter(isochron_pmpi_call_t *c)
         return;
     case ISOCHRON_PMPI_P2P:      /* MPI_Bsend: the others are written by hand */
         if (icc_mode != ICC_CC) return;
-        if (icc_attn) icc_poll(ICC_PASS, c->name);
+        if (icc_attn) icc_poll(ICC_PASS, c->name, -1);
         icc_count_sent(c->comm, c->peer);
         return;
     case ISOCHRON_PMPI_GROUP:
         return;
     default:
-        if (icc_mode == ICC_CC && icc_attn) icc_poll(ICC_PASS, c->name);
+        if (icc_mode == ICC_CC && icc_attn) icc_poll(ICC_PASS, c->name, -1);
         return;
     }
 }

@@ -32,7 +32,7 @@
  *  targets are at least its SEQ).
  *  Agreement. Rounds of PMPI_Iallreduce(SUM) on icomm of the vector
  *    [not ready, moved, unfrozen, ctl sent - ctl received,
- *     app sent - app received, pending, finalizing, learned]
+ *     app sent - app received, pending, finalizing, learned, open receives]
  *  contributed at protocol progress points, one round open per rank at a time
  *  (all ranks run the same sequence of rounds, so results are equal
  *  everywhere). "moved": the rank's protocol-relevant state (SEQ, targets,
@@ -41,7 +41,11 @@
  *  point until the round completes (it is at a non-blocking call, or not
  *  ready). A frozen rank leaves the round open only when a target raise
  *  arrives. Safe iff every rank is pending and ready, nobody moved, nobody
- *  unfrozen, and both balances are 0.
+ *  unfrozen, both balances are 0 and no receive is posted and incomplete
+ *  (the contract: a request pending at a checkpoint is complete after a
+ *  restart, so none may wait for data). A rank inside a blocking call that
+ *  sends (Send, Sendrecv...) never counts as stopped there: the checkpoint
+ *  must not fall between its message and its return.
  *  Why safe. moved = 0 everywhere means every rank's state was constant from
  *  its contribution to round r-1 until its contribution to round r; each
  *  r-1 contribution happens before every rank's r contribution (the r-1
@@ -60,14 +64,22 @@
  *  Why it terminates. Targets only grow, and by the theorem a raise is caused
  *  by a collective that happens before an existing target, so finitely many
  *  raises occur (4.2.4); after the last raise every rank runs to its targets
- *  and then stops at a collective entry or blocks in a polled call. From then
- *  on no state changes except receives completing, which drains the messages
- *  in flight (a message sent before the cut must be matched by a receive that
- *  is posted before the receiver's next collective in a correct program --
- *  paper Figure 2), so two consecutive rounds see nobody move and decide.
- *  Limitation: a message sent before a collective and received only after the
- *  same rank's target collective (an Isend crossing a collective) is not
- *  drained into library buffers; the watchdog then names it.
+ *  and then stops at a collective entry or blocks in a polled call. Point-to-
+ *  point traffic can make that stop a stall the paper does not discuss: a
+ *  rank not yet at its targets (or a message, or a posted receive) waits for
+ *  a message that a stopped rank sends only after its next collective, e.g.
+ *  on a group the waiting rank is not in. A round in which somebody is not
+ *  ready or something is in flight, yet nobody moved since the previous
+ *  round, is such a stall: every rank stopped at a collective entry then goes
+ *  through that one collective (raising its target, so its members follow)
+ *  and stops again at the next. Each release advances the stopped ranks by
+ *  one collective of the original program, which (being deadlock-free)
+ *  eventually sends what the blocked rank waits for; collectives on a group
+ *  of one never stop a rank. When nobody is left to move, two consecutive
+ *  rounds see no change and decide. What is not guaranteed: a released rank
+ *  that blocks inside a collective whose members wait, through a chain of
+ *  messages, for a rank that is stopped again; rounds then stop completing
+ *  and the watchdog reports it.
  *  Action. Pending non-blocking collectives are completed with
  *  PMPI_Request_get_status (the request stays valid for the application's own
  *  Wait/Test), the "safe" line is logged, ISOCHRON_CC_BEFORE_SAVE callbacks
@@ -86,7 +98,7 @@
  *  Watchdog: ISOCHRON_CC_TIMEOUT seconds (default 60) after a rank learned of
  *  a checkpoint it prints the rank, the MPI call it waits in, the targets it
  *  waits for (or the agreement state) and calls MPI_Abort; the ticker does the
- *  same, later, for a rank stuck inside a blocking call.
+ *  same, at 1.5 timeouts + 1 s, for a rank stuck inside a blocking call.
  *
  * State log (ISOCHRON_CC_LOG=DIR): DIR/cc-log.RANK.jsonl, one JSON object a
  * line, "t" in MPI_Wtime seconds, "ggid" the 16-hex-digit FNV-1a hash of the
@@ -138,15 +150,15 @@ unsigned long long icc_version;
 
 static volatile sig_atomic_t req_flag;
 static MPI_Comm icomm = MPI_COMM_NULL;
-static int epoch = 1, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned, freeze_ok;
+static int epoch = 1, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned, freeze_ok, released;
 static double t_learn, timeout_s = 60.0;
 static const char *volatile cur_call = "";
 static volatile int in_wait;          /* inside a polled blocking call */
 static long long ctl_sent, ctl_recvd;
-static int rounds_this_epoch;
+static int rounds_this_epoch, stalls;
 
 enum { TAG_REQ = 1, TAG_TGT = 2 };
-enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_N };
+enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_OPEN, V_N };
 static long long rin[V_N], rout[V_N], rlast[V_N];
 static MPI_Request rreq = MPI_REQUEST_NULL;
 static int rfrozen, rfirst = 1;
@@ -283,7 +295,8 @@ static void learn(int origin)
     t_learn = PMPI_Wtime();
     all_learned = freeze_ok = 0;
     rfirst = 1;
-    rounds_this_epoch = 0;
+    rounds_this_epoch = stalls = 0;
+    released = 0;
     icc_version++;
     if (icc_log) {
         fprintf(icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,\"t\":%.6f}\n", icc_rank, origin, epoch,
@@ -386,14 +399,16 @@ static int ready(void)
 
 static void contribute(int kind)
 {
+    int open = 0;
     if (icc_pending) {
         flush_targets();
-        icc_req_count_arrived();
+        open = icc_req_count_arrived() + icc_open_recvs;
     }
     int rd = ready();
     rin[V_NOTREADY] = !rd;
     rin[V_MOVED] = rfirst || icc_version != rversion;
-    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS);
+    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS && !icc_nofreeze);
+    rin[V_OPEN] = open;
     rin[V_CTL] = ctl_sent - ctl_recvd;
     rin[V_APP] = icc_app_sent - icc_app_recvd;
     rin[V_PENDING] = icc_pending;
@@ -418,8 +433,19 @@ static int evaluate(const char *call)
     }
     if (rout[V_LEARNED] == icc_size && icc_pending) freeze_ok = 1;
     if (finalizing && rout[V_FINAL] == icc_size && rout[V_PENDING] == 0 && rout[V_CTL] == 0) final_done = 1;
+    /* a stall: some rank must still run, or a message is still to be
+       received, yet nobody moved since the previous round (those not ready
+       are blocked, e.g. on a message a stopped rank sends after its next
+       collective; or a message waits for a receive posted after a
+       collective): ranks stopped at collective entries go on through one
+       collective (raising its target) */
+    if (freeze_ok && rout[V_PENDING] == icc_size && rout[V_MOVED] == 0 &&
+        (rout[V_NOTREADY] > 0 || rout[V_APP] != 0 || rout[V_OPEN] != 0)) {
+        released = 1;
+        stalls++;
+    }
     if (rout[V_PENDING] == icc_size && rout[V_NOTREADY] == 0 && rout[V_MOVED] == 0 && rout[V_UNFROZEN] == 0 &&
-        rout[V_CTL] == 0 && rout[V_APP] == 0) {
+        rout[V_CTL] == 0 && rout[V_APP] == 0 && rout[V_OPEN] == 0) {
         if (!ready()) die("%s%s", "internal error: agreement decided a safe state this rank is not in", "");
         take_checkpoint(call);
         return 1;
@@ -443,18 +469,23 @@ static void watchdog(void)
         fprintf(stderr, "%s] at SEQ %lld waits for TARGET %lld;", G->size > 16 ? ",..." : "", G->seq, G->target);
         any = 1;
     }
-    if (!any)
+    if (!any && rounds_this_epoch == 0)
+        fprintf(stderr, " no agreement round has completed: a rank takes no part (it makes no MPI call, or is "
+                "blocked inside one)");
+    else if (!any)
         fprintf(stderr, " all its targets reached; last agreement round: %lld not ready, %lld moved, %lld not stopped, "
-                "%lld control and %lld application messages in flight, %lld of %d ranks pending",
-                rlast[V_NOTREADY], rlast[V_MOVED], rlast[V_UNFROZEN], rlast[V_CTL], rlast[V_APP],
+                "%lld control and %lld application messages in flight, %lld receives posted and not complete, "
+                "%lld of %d ranks pending",
+                rlast[V_NOTREADY], rlast[V_MOVED], rlast[V_UNFROZEN], rlast[V_CTL], rlast[V_APP], rlast[V_OPEN],
                 rlast[V_PENDING], icc_size);
     fputc('\n', stderr);
     fflush(stderr);
     PMPI_Abort(MPI_COMM_WORLD, 3);
 }
 
-void icc_poll(int kind, const char *call)
+void icc_poll(int kind, const char *call, int g)
 {
+    int g_solo = g >= 0 && icc_groups[g].size == 1;   /* a collective nobody else takes part in never blocks */
     if (!icc_inited || in_poll) return;
     in_poll = 1;
     cur_call = call;
@@ -466,6 +497,7 @@ void icc_poll(int kind, const char *call)
             local_request();
         }
         if (!icc_pending && !finalizing) break;
+        watchdog();
         reap_sends(0);
         if (rreq != MPI_REQUEST_NULL) {
             int done = 0;
@@ -480,11 +512,13 @@ void icc_poll(int kind, const char *call)
             contribute(kind);
         }
         if (kind == ICC_PASS) break;
-        if (kind == ICC_COLL && !ready()) break;
+        if (kind == ICC_COLL && (!ready() || released || g_solo)) {
+            released = 0;
+            break;
+        }
         if (kind == ICC_BLOCKED && !(rfrozen && ready())) break;
         /* ICC_COLL with every target reached (Algorithm 3), a frozen
            blocked call, or MPI_Finalize: stay */
-        watchdog();
     }
     in_poll = 0;
 }
@@ -597,7 +631,7 @@ static void take_checkpoint(const char *call)
         log_counts("sent", icc_sent_to);
         log_counts("recvd", icc_recvd_from);
         fprintf(icc_log, ",\"sent_total\":%lld,\"recvd_total\":%lld,\"in_collective\":false,\"call\":\"%s\",\"rounds\":%d,"
-                "\"t\":%.6f}\n", icc_app_sent, icc_app_recvd, call, rounds_this_epoch, t_safe);
+                "\"stalls\":%d,\"t\":%.6f}\n", icc_app_sent, icc_app_recvd, call, rounds_this_epoch, stalls, t_safe);
         fflush(icc_log);
     }
     for (int i = 0; i < ncallbacks; i++) callbacks[i].fn(ISOCHRON_CC_BEFORE_SAVE, callbacks[i].arg);
@@ -771,7 +805,7 @@ static void *ticker_main(void *arg)
         /* a rank stuck inside a blocking MPI call never reaches the main-thread watchdog */
         int e = __atomic_load_n(&icc_pending, __ATOMIC_RELAXED) ? __atomic_load_n(&epoch, __ATOMIC_RELAXED) : 0;
         if (e != seen_epoch) { seen_epoch = e; learned_at = t; }
-        if (e && t - learned_at > timeout_s + 10) {
+        if (e && t - learned_at > 1.5 * timeout_s + 1) {
             fprintf(stderr, "isochron-cc: rank %d: checkpoint %d not reached after %.0f s (ISOCHRON_CC_TIMEOUT=%g); "
                     "stuck inside %s (a call that does not return while the protocol waits)\n",
                     icc_rank, e, t - learned_at, timeout_s, cur_call);
@@ -840,7 +874,7 @@ void icc_finalize_protocol(void)
     if (!icc_inited) return;
     finalizing = 1;
     icc_attn = 1;
-    while (!final_done) icc_poll(ICC_COLL, "MPI_Finalize");
+    while (!final_done) icc_poll(ICC_COLL, "MPI_Finalize", -1);
     ticker_stop = 1;
     if (ticker_on) pthread_join(ticker, NULL);
     reap_sends(1);

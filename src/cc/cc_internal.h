@@ -45,7 +45,7 @@ enum { ICC_PASS, ICC_COLL, ICC_BLOCKED };
  * reached); BLOCKED: inside a blocking call whose operation is incomplete
  * (stay while a round this rank promised to stay for is open). May take the
  * checkpoint before returning. */
-void icc_poll(int kind, const char *call);
+void icc_poll(int kind, const char *call, int g);   /* g: the collective's group (ICC_COLL), else -1 */
 void icc_seq_bumped(int g);               /* after SEQ[g]++ while pending (Algorithm 2) */
 void icc_init_protocol(void);             /* in MPI_Init's wrapper, after PMPI_Init */
 void icc_finalize_protocol(void);         /* in MPI_Finalize's wrapper, before PMPI_Finalize */
@@ -64,5 +64,7 @@ enum { ICC_REQ_ICOLL = 1, ICC_REQ_RECV = 2 };
 void icc_req_track(MPI_Request r, int kind, int g);
 int icc_req_pending_icoll(void);
 void icc_req_complete_icolls(void);       /* at the safe state: complete without freeing */
-void icc_req_count_arrived(void);         /* count tracked receives that completed */
+int icc_req_count_arrived(void);          /* count tracked receives that completed; returns those still open */
+extern int icc_open_recvs;                /* receives inside blocking wrappers, in progress */
+extern int icc_nofreeze;                  /* inside a blocking call that sends: never a stop point */
 #endif

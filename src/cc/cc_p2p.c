@@ -24,6 +24,8 @@
  *    blocking completion or probe becomes a loop of the Test/Iprobe form with
  *    icc_poll(ICC_BLOCKED) between tests, so a process blocked in MPI takes
  *    part in the protocol (Algorithm 3 for processes outside collectives).
+ *    Receives in progress count as open (no checkpoint while one waits for
+ *    data) and a call that sends is never a stop point (icc_nofreeze).
  *    Persistent requests (Send_init/Recv_init/Start) are not counted or
  *    tracked.
  */
@@ -153,8 +155,11 @@ void icc_req_complete_icolls(void)
         }
 }
 
-void icc_req_count_arrived(void)
+int icc_open_recvs, icc_nofreeze;
+
+int icc_req_count_arrived(void)
 {
+    int open = 0;
     for (int i = 0; i < reqcap && reqlive; i++)
         if (reqs[i].used == 1 && reqs[i].kind == ICC_REQ_RECV && !reqs[i].counted) {
             int flag = 0;
@@ -163,8 +168,11 @@ void icc_req_count_arrived(void)
             if (flag) {
                 icc_count_recvd_status(reqs[i].g, &st);
                 reqs[i].counted = 1;
+            } else {
+                open++;
             }
         }
+    return open;
 }
 
 /* ---- blocking helpers */
@@ -173,7 +181,7 @@ static int block_on(MPI_Request *r, MPI_Status *st, const char *name)
     for (;;) {
         int flag = 0, rc = PMPI_Test(r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        icc_poll(ICC_BLOCKED, name);
+        icc_poll(ICC_BLOCKED, name, -1);
     }
 }
 
@@ -182,7 +190,7 @@ static int block_on_all(int n, MPI_Request *r, MPI_Status *st, const char *name)
     for (;;) {
         int flag = 0, rc = PMPI_Testall(n, r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        icc_poll(ICC_BLOCKED, name);
+        icc_poll(ICC_BLOCKED, name, -1);
     }
 }
 
@@ -190,7 +198,7 @@ enum { SEND_STD, SEND_SYNC, SEND_READY };
 static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                        const char *name)
 {
-    if (icc_attn) icc_poll(ICC_PASS, name);
+    if (icc_attn) icc_poll(ICC_PASS, name, -1);
     int rc;
     if (!icc_pending) {
         rc = mode == SEND_STD ? PMPI_Send(buf, count, dt, dest, tag, comm)
@@ -205,7 +213,10 @@ static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, in
        : PMPI_Irsend(buf, count, dt, dest, tag, comm, &r);
     if (rc != MPI_SUCCESS) return rc;
     icc_count_sent(comm, dest);
-    return block_on(&r, MPI_STATUS_IGNORE, name);
+    icc_nofreeze++;
+    rc = block_on(&r, MPI_STATUS_IGNORE, name);
+    icc_nofreeze--;
+    return rc;
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -231,13 +242,15 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     if (FAST) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int g = icc_peer_group(comm), rc;
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Recv");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Recv", -1);
     if (!icc_pending) {
         rc = PMPI_Recv(buf, count, datatype, source, tag, comm, sp);
     } else {
         MPI_Request r;
         rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
+        icc_open_recvs++;
         if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Recv");
+        icc_open_recvs--;
     }
     if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
     return rc;
@@ -250,7 +263,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                                    recvtag, comm, status);
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
     int g = icc_peer_group(comm), rc;
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv", -1);
     if (!icc_pending) {
         rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                            recvtag, comm, sp);
@@ -261,7 +274,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
         if (rc == MPI_SUCCESS) rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[0]);
         if (rc != MPI_SUCCESS) return rc;
         icc_count_sent(comm, dest);
+        icc_open_recvs++, icc_nofreeze++;
         rc = block_on_all(2, r, st, "MPI_Sendrecv");
+        icc_open_recvs--, icc_nofreeze--;
         if (sp != &st[1]) *sp = st[1];
     }
     if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
@@ -274,7 +289,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     if (FAST) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
     int g = icc_peer_group(comm), rc;
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv_replace");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv_replace", -1);
     if (!icc_pending) {
         rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp);
         if (rc == MPI_SUCCESS) icc_count_sent(comm, dest);
@@ -290,7 +305,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
         if (rc == MPI_SUCCESS) rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r[1]);
         if (rc == MPI_SUCCESS) {
             icc_count_sent(comm, dest);
+            icc_open_recvs++, icc_nofreeze++;
             rc = block_on_all(2, r, st, "MPI_Sendrecv_replace");
+            icc_open_recvs--, icc_nofreeze--;
             if (sp != &st[1]) *sp = st[1];
         }
         free(tmp);
@@ -304,13 +321,15 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
     if (FAST) return PMPI_Mrecv(buf, count, datatype, message, status);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int rc;
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Mrecv");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Mrecv", -1);
     if (!icc_pending) {
         rc = PMPI_Mrecv(buf, count, datatype, message, sp);
     } else {
         MPI_Request r;
         rc = PMPI_Imrecv(buf, count, datatype, message, &r);
+        icc_open_recvs++;
         if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Mrecv");
+        icc_open_recvs--;
     }
     if (rc == MPI_SUCCESS) icc_count_recvd_status(-1, sp);
     return rc;
@@ -319,24 +338,24 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (FAST) return PMPI_Probe(source, tag, comm, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Probe");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Probe", -1);
     if (!icc_pending) return PMPI_Probe(source, tag, comm, status);
     for (;;) {
         int flag = 0, rc = PMPI_Iprobe(source, tag, comm, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
-        icc_poll(ICC_BLOCKED, "MPI_Probe");
+        icc_poll(ICC_BLOCKED, "MPI_Probe", -1);
     }
 }
 
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     if (FAST) return PMPI_Mprobe(source, tag, comm, message, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Mprobe");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Mprobe", -1);
     if (!icc_pending) return PMPI_Mprobe(source, tag, comm, message, status);
     for (;;) {
         int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
         if (rc != MPI_SUCCESS || flag) return rc;
-        icc_poll(ICC_BLOCKED, "MPI_Mprobe");
+        icc_poll(ICC_BLOCKED, "MPI_Mprobe", -1);
     }
 }
 
@@ -346,7 +365,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     if (FAST) return PMPI_Wait(request, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Wait");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Wait", -1);
     if (!reqlive && !icc_pending) return PMPI_Wait(request, status);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
@@ -358,7 +377,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     if (FAST) return PMPI_Test(request, flag, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Test");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Test", -1);
     if (!reqlive) return PMPI_Test(request, flag, status);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
@@ -387,7 +406,7 @@ static void arr_close(icc_arr_t *a, MPI_Status *st)
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     if (FAST) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitall");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitall", -1);
     if (!reqlive && !icc_pending) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
@@ -402,7 +421,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     if (FAST) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testall");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testall", -1);
     if (!reqlive) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
@@ -416,7 +435,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
     if (FAST) return PMPI_Waitany(count, array_of_requests, index, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitany");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitany", -1);
     if (!reqlive && !icc_pending) return PMPI_Waitany(count, array_of_requests, index, status);
     icc_arr_t a;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
@@ -427,7 +446,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
             int flag = 0;
             rc = PMPI_Testany(count, array_of_requests, index, &flag, sp);
             if (rc != MPI_SUCCESS || flag) break;
-            icc_poll(ICC_BLOCKED, "MPI_Waitany");
+            icc_poll(ICC_BLOCKED, "MPI_Waitany", -1);
         }
     } else {
         rc = PMPI_Waitany(count, array_of_requests, index, sp);
@@ -440,7 +459,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
     if (FAST) return PMPI_Testany(count, array_of_requests, index, flag, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testany");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testany", -1);
     if (!reqlive) return PMPI_Testany(count, array_of_requests, index, flag, status);
     icc_arr_t a;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
@@ -462,7 +481,7 @@ static int some_common(int wait, int incount, MPI_Request array_of_requests[], i
         for (;;) {
             rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
             if (rc != MPI_SUCCESS || *outcount != 0) break;
-            icc_poll(ICC_BLOCKED, name);
+            icc_poll(ICC_BLOCKED, name, -1);
         }
     } else {
         rc = wait ? PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, a.s)
@@ -478,7 +497,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
                  MPI_Status array_of_statuses[])
 {
     if (FAST) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitsome");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitsome", -1);
     if (!reqlive && !icc_pending)
         return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return some_common(1, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -488,7 +507,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
                  MPI_Status array_of_statuses[])
 {
     if (FAST) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testsome");
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testsome", -1);
     if (!reqlive) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return some_common(0, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

@@ -4,10 +4,11 @@
  * duplicate, with blocking and non-blocking collectives (an Iallreduce on the
  * split communicator stays pending across a world Allreduce), Sendrecv,
  * Isend/Irecv and a blocking Send/Recv pair, checkpointed on requests:
- *   test_ckpt api|signal|interval|none [KILL_AT]
+ *   test_ckpt api|signal|interval|stuck|none [KILL_AT]
  * api/signal: rank 1 (iteration 20) and rank size-1 (iteration 60) request
  * by isochron_cc_request() / raise(SIGUSR1); interval: ISOCHRON_CC_INTERVAL
- * set by the driver. State that survives a restart is committed at the end of
+ * set by the driver; stuck: rank 0 requests at iteration 10 and the last rank
+ * sleeps there for 60 s (the watchdog must end the job). State that survives a restart is committed at the end of
  * each iteration, after its last MPI call, into the registered region (the
  * pattern of examples/cc_checkpoint.c). KILL_AT: rank 0 kills itself after
  * that iteration if a checkpoint is complete (a crash to restart from).
@@ -59,6 +60,10 @@ int main(int argc, char **argv)
         if (!isochron_cc_restarted() && ((it == 20 && rank == 1 % size) || (it == 60 && rank == size - 1))) {
             if (strcmp(mode, "api") == 0) isochron_cc_request();
             else if (strcmp(mode, "signal") == 0) raise(SIGUSR1);
+        }
+        if (strcmp(mode, "stuck") == 0 && it == 10) {   /* the watchdog case: one rank stops calling MPI */
+            if (rank == 0) isochron_cc_request();
+            if (rank == size - 1) sleep(60);
         }
         double in = 0, hs = 0, ws = 0, pin = 0, b = rank == 0 ? w.x[5] : 0;
         MPI_Sendrecv(&w.x[0], 1, MPI_DOUBLE, right, 7, &in, 1, MPI_DOUBLE, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

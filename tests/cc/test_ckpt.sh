@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Driver of the checkpoint tests (tests/cc/tests.cmake):
-#   test_ckpt.sh api|signal|interval|restart|badrestart NP TEST_CKPT_BINARY
+#   test_ckpt.sh api|signal|interval|restart|badrestart|watchdog NP TEST_CKPT_BINARY
 # api/signal/interval: one run, requests by that means; the state logs must
 # show one safe state per request (check_ckpt_log.py) and the result must be
 # the one of a run without checkpoints. restart: a run killed after its first
 # checkpoint, restarted from ISOCHRON_CC_DIR, must end with the uninterrupted
 # result. badrestart: a restart directory without a complete checkpoint is
-# refused with a message naming it.
+# refused with a message naming it. watchdog: a rank stops calling MPI during a
+# checkpoint; ISOCHRON_CC_TIMEOUT=1 must end the job with a message naming a
+# rank and the MPI call it waits in.
 set -uo pipefail
 tag=$1 np=$2 bin=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +21,7 @@ result() { grep -o '^result [^ ]*' "$1" | head -1; }
 
 [ "$tag" = interval ] && export TEST_CKPT_ITERS=160
 mkdir -p "$tmp/ref" "$tmp/d" "$tmp/l"
-[ "$tag" = badrestart ] || {
+[ "$tag" = badrestart ] || [ "$tag" = watchdog ] || {
 ISOCHRON_CC_DIR="$tmp/ref" "$run" -np "$np" "$bin" none > "$tmp/ref.out" 2>&1 || { cat "$tmp/ref.out"; fail "reference run failed"; }
 ref=$(result "$tmp/ref.out"); [ -n "$ref" ] || fail "no result in the reference run"
 [ -z "$(ls "$tmp/ref")" ] || fail "a run without requests wrote checkpoints: $(ls "$tmp/ref")"
@@ -49,6 +51,15 @@ case $tag in
     cat "$tmp/out2"
     grep -q "restarted 1" "$tmp/out2" || fail "the run did not restart from checkpoint 1"
     [ "$(result "$tmp/out2")" = "$ref" ] || fail "restarted result $(result "$tmp/out2") differs from $ref" ;;
+  watchdog)
+    t0=$(date +%s)
+    ISOCHRON_CC_TIMEOUT=1 ISOCHRON_CC_DIR="$tmp/d" timeout -k 5 50 "$run" -np "$np" "$bin" stuck > "$tmp/out" 2>&1 \
+      && fail "a run whose checkpoint cannot be reached finished"
+    t=$(( $(date +%s) - t0 ))
+    grep -v '^\[' "$tmp/out" | grep isochron-cc | head -3
+    grep -Eq "isochron-cc: rank [0-9]+: checkpoint 1 not reached after [0-9]+ s \(ISOCHRON_CC_TIMEOUT=1\); (waiting in|stuck inside) MPI_[A-Za-z_]+" "$tmp/out" \
+      || { cat "$tmp/out"; fail "no watchdog message naming the rank and the call"; }
+    [ "$t" -lt 40 ] || fail "the watchdog took $t s" ;;
   badrestart)
     mkdir -p "$tmp/bad/ckpt.3"; : > "$tmp/bad/ckpt.3/rank.0"
     ISOCHRON_CC_RESTART="$tmp/bad" "$run" -np "$np" "$bin" none > "$tmp/out" 2>&1 && fail "a restart from a directory without a complete checkpoint ran"

@@ -34,6 +34,11 @@ foreach(cfg "interval;2" "signal;3" "api;4" "restart;3")
                        TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS ${np}
                        PASS_REGULAR_EXPRESSION "test_ckpt ${tag} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
+add_test(NAME cc_ckpt_watchdog_np3
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt.sh watchdog 3 $<TARGET_FILE:test_ckpt>)
+set_tests_properties(cc_ckpt_watchdog_np3 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                     TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 3
+                     PASS_REGULAR_EXPRESSION "test_ckpt watchdog np 3: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 add_test(NAME cc_ckpt_bad_restart
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt.sh badrestart 2 $<TARGET_FILE:test_ckpt>)
 set_tests_properties(cc_ckpt_bad_restart PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"

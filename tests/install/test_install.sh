@@ -17,6 +17,7 @@ for f in include/isochron.h include/isochron/bench.h bin/isochron-bench bin/isoc
   [ -e "$prefix/$f" ] || { echo "test_install: FAIL: $f not installed"; exit 1; }
 done
 [ -e "$libdir/libisochron.a" ] || { echo "test_install: FAIL: no static library"; exit 1; }
+[ -e "$libdir/libisochron-cc.so" ] && [ -e "$prefix/include/isochron/cc.h" ] || { echo "test_install: FAIL: libisochron-cc.so or isochron/cc.h not installed"; exit 1; }
 # ABI: public functions exported, private helpers (declared under src/) not
 syms=$(nm -D --defined-only "$libdir/libisochron.so" | awk '$2 != "A" {sub(/@.*/, "", $3); print $3}')
 for s in isochron_bench_measure isochron_sync_run isochron_ops_find; do
