@@ -91,7 +91,11 @@ static MPI_Comm h[MAXCOMM];
 typedef struct { int idx, rank, signal; } creq_t;
 static creq_t creqs[16];
 static int ncreqs, kill_rank = -1, kill_op = -1;
-static int comm_kinds = 7;     /* bit 0 dup, 1 split, 2 create_group (--comm-kinds) */
+static int comm_kinds = 7;
+/* --p2p-heavy: more point-to-point and collectives mostly on sub-communicators, so a
+ * rank often stops at a collective its senders are not part of while their eager
+ * messages are in flight (the case the message-count invariant is there for) */
+static int p2p_heavy = 0, coll_pct = 62;     /* bit 0 dup, 1 split, 2 create_group (--comm-kinds) */
 
 /* the registered state */
 static struct {
@@ -233,9 +237,9 @@ static void gen_ops(int nwanted)
             o->kind = K_COMPUTE;
             o->a = rnd(np);
             o->count = 100 + rnd(1900);
-        } else if (x < 62) {           /* collective */
+        } else if (x < coll_pct) {     /* collective */
             int c;
-            do c = rnd(ncomm); while (lc[c].n == 0);
+            do c = rnd(ncomm); while (lc[c].n == 0 || (p2p_heavy && lc[c].n == np && rnd(4) != 0));
             int nb = rnd(100) < 40;
             o->kind = (nb ? K_IBARRIER : K_BARRIER) + rnd(7);
             o->comm = c;
@@ -481,7 +485,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: cc_stress --seed S [--ops N] [--requests R] [--method api|signal|mix]\n"
                     "                 [--kill] [--kill-mode abort|exit] [--plan] [--trace] [--only I,J,..]\n"
-                    "                 [--comm-kinds dup,split,group]\n"
+                    "                 [--comm-kinds dup,split,group] [--p2p-heavy]\n"
                     "  --plan prints the program (rank 0), --trace each operation as it starts (stderr)\n");
 }
 
@@ -498,6 +502,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--kill")) kill = 1;
         else if (!strcmp(a, "--plan")) plan = 1;
         else if (!strcmp(a, "--trace")) trace = 1;
+        else if (!strcmp(a, "--p2p-heavy")) { p2p_heavy = 1; coll_pct = 35; }
         else if (!strcmp(a, "--only") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(a, "--comm-kinds") && i + 1 < argc) {
             char buf[64];
