@@ -43,8 +43,8 @@ if [ -n "$keep" ]; then work=$keep; rm -rf "$work"; mkdir -p "$work"
 else work=$(mktemp -d "${TMPDIR:-/tmp}/cc_stress.XXXXXX"); trap 'rm -rf "$work"' EXIT; fi
 t_start=$(date +%s.%N)
 fails=()
-# the watchdog: a bit below the launch timeout, so it fires first
-export ISOCHRON_CC_TIMEOUT=${ISOCHRON_CC_TIMEOUT:-$(( tmo > 10 ? tmo - 5 : tmo ))}
+# the watchdog: two thirds of the launch timeout, so it fires first and names the stuck rank and call
+export ISOCHRON_CC_TIMEOUT=${ISOCHRON_CC_TIMEOUT:-$(( tmo * 2 / 3 > 2 ? tmo * 2 / 3 : 2 ))}
 unset ISOCHRON_CC_RESTART ISOCHRON_CC_INTERVAL ISOCHRON_CC_COMMAND
 
 # launch NAME MODE [ENV=VAL ...] -- ARGS: runs one job, output in $work/NAME.out
