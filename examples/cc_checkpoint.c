@@ -21,6 +21,8 @@
  *   ISOCHRON_CC_DIR=ck ISOCHRON_CC_INTERVAL=1 mpirun -np 4 ./cc_checkpoint 3000 2000
  *   (kill it, or send SIGUSR1 to any rank for a checkpoint now)
  *   ISOCHRON_CC_RESTART=ck ISOCHRON_CC_DIR=ck mpirun -np 4 ./cc_checkpoint 3000 2000
+ * A third argument K makes rank 0 request a checkpoint itself, with
+ * isochron_cc_request(), when it starts iteration K.
  * Prints "residual R after N iterations" on rank 0: the same with or without
  * checkpoints and restarts.
  */
@@ -56,8 +58,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int iters = argc > 1 ? atoi(argv[1]) : 3000, n = argc > 2 ? atoi(argv[2]) : 2000;
+    int request_at = argc > 3 ? atoi(argv[3]) : -1;
     if (n < 1 || n > NMAX || iters < 0) {
-        if (rank == 0) fprintf(stderr, "usage: cc_checkpoint [ITERS >= 0] [N in 1..%d]\n", NMAX);
+        if (rank == 0) fprintf(stderr, "usage: cc_checkpoint [ITERS >= 0] [N in 1..%d] [REQUEST_AT]\n", NMAX);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Comm half;
@@ -79,8 +82,9 @@ int main(int argc, char **argv)
 
     static double u[NMAX + 2], v[NMAX + 2];
     int left = rank > 0 ? rank - 1 : MPI_PROC_NULL, right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    double res = 0;
+    double res = 0, t0 = MPI_Wtime();
     while (committed.iter < iters) {
+        if (rank == 0 && committed.iter == request_at) isochron_cc_request();
         memcpy(u, committed.u, (size_t)(n + 2) * sizeof *u);            /* work on a copy */
         MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 0, &u[n + 1], 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 1, &u[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -98,7 +102,10 @@ int main(int argc, char **argv)
         committed.iter++;
     }
     /* from the region: a checkpoint may be taken after the last iteration */
-    if (rank == 0) printf("residual %.17g after %d iterations\n", sqrt(committed.res), committed.iter);
+    if (rank == 0) {
+        printf("residual %.17g after %d iterations\n", sqrt(committed.res), committed.iter);
+        printf("loop time %.3f s\n", MPI_Wtime() - t0);
+    }
     MPI_Comm_free(&half);
     MPI_Finalize();
     return 0;

@@ -267,7 +267,9 @@ int icc_leave(isochron_pmpi_call_t *c, int rc)
         break;
     case ISOCHRON_PMPI_IP2P:
         if (rc != MPI_SUCCESS) break;
-        if (c->id == ISOCHRON_PMPI_ID_MPI_Irecv) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm));
+        if (c->id == ISOCHRON_PMPI_ID_MPI_Irecv) {
+            if (c->peer != MPI_PROC_NULL) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm));
+        }
         else icc_count_sent(c->comm, c->peer);
         break;
     case ISOCHRON_PMPI_PROBE:    /* MPI_Imrecv: the message handle carries no communicator */

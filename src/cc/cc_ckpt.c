@@ -676,6 +676,8 @@ static void restart_fail(const char *dir, const char *why)
     fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_RESTART=%s: %s (a restart directory is the ISOCHRON_CC_DIR of "
             "an earlier run, holding ckpt.N/complete and ckpt.N/rank.R files)\n", icc_rank, dir, why);
     fflush(stderr);
+    struct timespec ts = { 0, 300000000 };   /* let the launcher forward the message before the abort */
+    nanosleep(&ts, NULL);
     PMPI_Abort(MPI_COMM_WORLD, 2);
     _exit(2);
 }

@@ -6,7 +6,9 @@
  *    per destination world rank), every receive when its completion is seen
  *    (icc_app_recvd, per source), so at a consistent cut "no message in
  *    flight" is "total sent == total received" (per pair received <= sent).
- *    Sends to/receives from MPI_PROC_NULL are not messages. Per-peer numbers
+ *    Sends to/receives from MPI_PROC_NULL are not messages (decided from the
+ *    argument: MPICH's Sendrecv leaves the status alone for MPI_PROC_NULL).
+ *    Per-peer numbers
  *    need the peer's world rank: intracommunicators translate through the ggid
  *    table's member list; intercommunicator and matched-probe (Mrecv/Imrecv)
  *    traffic is counted in the totals only.
@@ -252,7 +254,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
         if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Recv");
         icc_open_recvs--;
     }
-    if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
+    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
 }
 
@@ -279,7 +281,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
         icc_open_recvs--, icc_nofreeze--;
         if (sp != &st[1]) *sp = st[1];
     }
-    if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
+    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
 }
 
@@ -312,7 +314,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
         }
         free(tmp);
     }
-    if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
+    if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
 }
 

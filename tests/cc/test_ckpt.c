@@ -5,7 +5,7 @@
  * split communicator stays pending across a world Allreduce), Sendrecv,
  * Isend/Irecv and a blocking Send/Recv pair, checkpointed on requests:
  *   test_ckpt api|signal|interval|stuck|none [KILL_AT]
- * api/signal: rank 1 (iteration 20) and rank size-1 (iteration 60) request
+ * api/signal: rank 1 (iteration 15) and rank size-1 (iteration 45) request
  * by isochron_cc_request() / raise(SIGUSR1); interval: ISOCHRON_CC_INTERVAL
  * set by the driver; stuck: rank 0 requests at iteration 10 and the last rank
  * sleeps there for 60 s (the watchdog must end the job). State that survives a restart is committed at the end of
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "none";
     int kill_at = argc > 2 ? atoi(argv[2]) : -1;
-    int iters = getenv("TEST_CKPT_ITERS") ? atoi(getenv("TEST_CKPT_ITERS")) : 100;
+    int iters = getenv("TEST_CKPT_ITERS") ? atoi(getenv("TEST_CKPT_ITERS")) : 70;
     double sleep_us = getenv("TEST_CKPT_SLEEP_US") ? atof(getenv("TEST_CKPT_SLEEP_US")) : 0;
     MPI_Comm half, dup;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     while (st.iter < iters) {
         state_t w = st;
         int it = w.iter;
-        if (!isochron_cc_restarted() && ((it == 20 && rank == 1 % size) || (it == 60 && rank == size - 1))) {
+        if (!isochron_cc_restarted() && ((it == 15 && rank == 1 % size) || (it == 45 && rank == size - 1))) {
             if (strcmp(mode, "api") == 0) isochron_cc_request();
             else if (strcmp(mode, "signal") == 0) raise(SIGUSR1);
         }

@@ -14,12 +14,12 @@ tag=$1 np=$2 bin=$3
 here=$(cd "$(dirname "$0")" && pwd)
 run="$here/../../tools/mpirun-local"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export TEST_CKPT_SLEEP_US=${TEST_CKPT_SLEEP_US:-1500} TEST_CKPT_ITERS=${TEST_CKPT_ITERS:-100}
+export TEST_CKPT_SLEEP_US=${TEST_CKPT_SLEEP_US:-1500} TEST_CKPT_ITERS=${TEST_CKPT_ITERS:-70}
 export ISOCHRON_CC_TIMEOUT=${ISOCHRON_CC_TIMEOUT:-40}
 fail() { echo "FAIL test_ckpt $tag np $np: $*"; exit 1; }
 result() { grep -o '^result [^ ]*' "$1" | head -1; }
 
-[ "$tag" = interval ] && export TEST_CKPT_ITERS=160
+[ "$tag" = interval ] && export TEST_CKPT_ITERS=120
 mkdir -p "$tmp/ref" "$tmp/d" "$tmp/l"
 [ "$tag" = badrestart ] || [ "$tag" = watchdog ] || {
 ISOCHRON_CC_DIR="$tmp/ref" "$run" -np "$np" "$bin" none > "$tmp/ref.out" 2>&1 || { cat "$tmp/ref.out"; fail "reference run failed"; }
@@ -42,9 +42,9 @@ case $tag in
     grep -q "ckpts $n " "$tmp/out" || { [ "$tag" = interval ] && grep -q "ckpts $((n - 1)) " "$tmp/out"; } \
       || fail "rank 0 reports a checkpoint count other than the $n directories" ;;
   restart)
-    ISOCHRON_CC_DIR="$tmp/d" ISOCHRON_CC_LOG="$tmp/l" "$run" -np "$np" "$bin" api 50 > "$tmp/out1" 2>&1
+    ISOCHRON_CC_DIR="$tmp/d" ISOCHRON_CC_LOG="$tmp/l" "$run" -np "$np" "$bin" api 35 > "$tmp/out1" 2>&1
     cat "$tmp/out1"
-    grep -q "killing rank 0 after iteration 50, checkpoints 1" "$tmp/out1" || fail "the first run was not killed after one checkpoint"
+    grep -q "killing rank 0 after iteration 35, checkpoints 1" "$tmp/out1" || fail "the first run was not killed after one checkpoint"
     ! grep -q '^result' "$tmp/out1" || fail "the killed run finished"
     ISOCHRON_CC_RESTART="$tmp/d" ISOCHRON_CC_DIR="$tmp/d" "$run" -np "$np" "$bin" api > "$tmp/out2" 2>&1 \
       || { cat "$tmp/out2"; fail "restarted run failed"; }

@@ -52,7 +52,7 @@ add_executable(cc_checkpoint ${PROJECT_SOURCE_DIR}/examples/cc_checkpoint.c)
 target_include_directories(cc_checkpoint PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(cc_checkpoint PRIVATE isochron_cc MPI::MPI_C m)
 add_test(NAME cc_checkpoint_example_np3
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_cc_example.sh 3 $<TARGET_FILE:cc_checkpoint> 3000 3000)
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_cc_example.sh 3 $<TARGET_FILE:cc_checkpoint> 100 100000)
 set_tests_properties(cc_checkpoint_example_np3 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
                      TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 3
                      PASS_REGULAR_EXPRESSION "cc_checkpoint example: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
