@@ -105,7 +105,7 @@ kr=ok
 mkdir -p "$work/kill/ckpt" "$work/kill/log" "$work/kill/ckpt2" "$work/kill/log2"
 launch kill cc ISOCHRON_CC_DIR="$work/kill/ckpt" ISOCHRON_CC_LOG="$work/kill/log" -- --kill --kill-mode "$kmode"
 if ! grep -q 'killed at op' "$work/kill.out"; then
-  kr=FAIL; fails+=("kill: no rank was killed after a checkpoint:" "$(grep -E 'FAIL|done' "$work/kill.out" | head -3)")
+  kr=FAIL; fails+=("kill: no rank was killed after a checkpoint:" "$(grep -E 'FAIL|done' "$work/kill.out" | head -3)" "$(why "$work/kill.out")")
 else
   checklog kill "$work/kill/log" --partial || inv=FAIL
   launch restart cc ISOCHRON_CC_RESTART="$work/kill/ckpt" ISOCHRON_CC_DIR="$work/kill/ckpt2" ISOCHRON_CC_LOG="$work/kill/log2" -- --kill-mode "$kmode"
