@@ -56,3 +56,28 @@ add_test(NAME cc_checkpoint_example_np3
 set_tests_properties(cc_checkpoint_example_np3 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
                      TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 3
                      PASS_REGULAR_EXPRESSION "cc_checkpoint example: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+
+# Randomized stress of the checkpoint protocol (issue 14): seeded random programs
+# of blocking and non-blocking collectives on overlapping sub-communicators with
+# point-to-point traffic; tests/cc/cc_stress_run.sh runs one seed natively, under
+# cc with requests (state-log invariants checked by check_cc_log.py), killed and
+# restarted, and under 2pc, and compares the checksums. bench/cc_stress.sh runs
+# many seeds.
+add_executable(cc_stress ${CMAKE_CURRENT_SOURCE_DIR}/cc/cc_stress.c)
+target_include_directories(cc_stress PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(cc_stress PRIVATE isochron_cc MPI::MPI_C)
+add_executable(cc_latency ${CMAKE_CURRENT_SOURCE_DIR}/cc/cc_latency.c)
+target_include_directories(cc_latency PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(cc_latency PRIVATE isochron_cc MPI::MPI_C)
+add_test(NAME cc_stress_checker COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_check_cc_log.py)
+set_tests_properties(cc_stress_checker PROPERTIES LABELS "serial" PASS_REGULAR_EXPRESSION "test_check_cc_log: PASS")
+foreach(cfg "2;1401" "3;1402" "4;1403")
+  list(GET cfg 0 np)
+  list(GET cfg 1 seed)
+  add_test(NAME cc_stress_np${np}_s${seed}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cc/cc_stress_run.sh --exe $<TARGET_FILE:cc_stress> --np ${np}
+                   --seed ${seed} --ops 200 --timeout 40 --no-2pc --mpirun ${ISOCHRON_MPIRUN_LOCAL})
+  set_tests_properties(cc_stress_np${np}_s${seed} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS ${np}
+                       PASS_REGULAR_EXPRESSION "seed ${seed} np ${np} .* kill-restart ok invariants ok .*: PASS")
+endforeach()
