@@ -58,12 +58,15 @@ for drift in $DRIFTS; do
       [ "$alg" = hier ] && spec="hca3+prop" rph=16
       js=$OUT/$alg-$p-$drift.jsonl
       tm=$OUT/$alg-$p-$drift.time
-      if ! /usr/bin/time -f "%e %M %U %S" -o "$tm" timeout "$LIMIT" nice -n 10 sim/run.sh -r "$rph" "$p" isochron-clock --sync "$spec" \
+      st=0
+      /usr/bin/time -f "%e %M %U %S" -o "$tm" timeout "$LIMIT" nice -n 10 sim/run.sh -r "$rph" "$p" isochron-clock --sync "$spec" \
           --track off --wait 0,10 --skew "offset=1ms,drift=$drift,by=host,seed=3" --check-pingpongs 1 --format none --jsonl "$js" --quiet \
-          > "$OUT/$alg-$p-$drift.log" 2>&1; then
-        read -r w m u s < <(tail -1 "$tm" 2>/dev/null) || true
-        printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s %10s\n" "$alg" "$p" "$rph" "$drift" "failed" "-" "-" "${w:->$LIMIT}" "$(( ${m:-0} / 1024 ))" \
-          "$(python3 -c "print(round(${u:-0} + ${s:-0}, 1))")" | tee -a "$rows"
+          > "$OUT/$alg-$p-$drift.log" 2>&1 || st=$?
+      if [ "$st" != 0 ]; then
+        # killed runs: time(1) sees neither the simulator's memory nor its CPU time
+        read -r w _ < <(tail -1 "$tm" 2>/dev/null) || true
+        what=failed; [ "$st" = 124 ] && what=timeout
+        printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s %10s\n" "$alg" "$p" "$rph" "$drift" "$what" "-" "-" "${w:->$LIMIT}" "-" "-" | tee -a "$rows"
         continue
       fi
       python3 - "$js" "$tm" "$alg" "$p" "$rph" "$drift" <<'PY' | tee -a "$rows"
@@ -104,7 +107,7 @@ rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
 fig, ax = plt.subplots(figsize=(6, 4))
 for alg in dict.fromkeys(r[0] for r in rows):
     for drift in dict.fromkeys(r[3] for r in rows):
-        pts = sorted((int(r[1]), float(r[4])) for r in rows if r[0] == alg and r[3] == drift and r[4] != "failed")
+        pts = sorted((int(r[1]), float(r[4])) for r in rows if r[0] == alg and r[3] == drift and r[4] not in ("failed", "timeout"))
         if pts:
             ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=f"{alg} ±{drift} ppm")
 ax.set_xscale("log", base=2); ax.set_yscale("log")
