@@ -14,10 +14,12 @@
 # Part "barrier": isochron-barrier's exit-skew experiment (every barrier algorithm, 30 calls from a
 # common start) at EXTRA_P simulated ranks. Part "bench": isochron-bench's default sweep
 # (Round-Time, hca3) of allreduce, bcast, alltoall and barrier at 8 B, 1 KiB, 64 KiB, 10-50 reps.
-# Both parts run with SimGrid's Open MPI collective selector (smpi/coll-selector:ompi, CALLS sets
-# the barrier calls, 30): SMPI's default MPI_Allgather (the clock tracker's, at start-up) is
+# Both parts run with SimGrid's recursive-doubling Allgather (smpi/allgather:rdb; CALLS sets the
+# barrier calls, 30): SMPI's default MPI_Allgather (the clock tracker's, at start-up) is
 # non-blocking requests completed by a waitany loop, whose host time grew so fast that a 256-rank
-# barrier run was still in it after 25 min (6 min of CPU); with "ompi" it took 92 s of CPU.
+# barrier run was still in it after 25 min (6 min of CPU); with rdb it took 78 s of CPU (with the
+# whole Open MPI selector, smpi/coll-selector:ompi, 92 s: every new communicator then runs a
+# ring Allgather in SimGrid's init_smp).
 # "hier" is hca3+prop: HCA3 between hosts, the model copied to the ranks of a host (16 per host).
 # The algorithms run with --track off and their default fit (40 points over 20 ms; skampi: none).
 set -euo pipefail
@@ -35,7 +37,7 @@ bash sim/build.sh >/dev/null
 run_extra() { # name driver args...: one run at EXTRA_P ranks, output and host time/memory into $OUT
   local name=$1; shift
   echo "== $name at $EXTRA_P simulated ranks (fat tree, 1 rank per host): $*"
-  if SIM_CFG="--cfg=smpi/coll-selector:ompi ${SIM_CFG:-}" /usr/bin/time -f "%e %M %U %S" -o "$OUT/$name.time" timeout "$LIMIT" \
+  if SIM_CFG="--cfg=smpi/allgather:rdb ${SIM_CFG:-}" /usr/bin/time -f "%e %M %U %S" -o "$OUT/$name.time" timeout "$LIMIT" \
       nice -n 10 sim/run.sh "$EXTRA_P" "$@" > "$OUT/$name.txt" 2>&1; then
     cat "$OUT/$name.txt"
   else
