@@ -3,17 +3,23 @@
 # linearly in p, HCA3's and H2HCA's with log p). For every algorithm x rank count x injected drift,
 # one isochron-clock run on a simulated fat tree (sim/run.sh) with skew injected per simulated host
 # (offset ±1 ms, drift ±D ppm, by=host); it prints the simulated sync duration, the true max error
-# (against the simulated time) right after sync and 10 s later, the host wall time and the peak
-# memory of the simulator. Then plots duration vs p on log axes (python with matplotlib, if found).
+# (against the simulated time) right after sync and 10 s later, the host wall time, the peak
+# memory and the host CPU time (user + system) of the simulator. Then plots duration vs p on log axes (python with matplotlib, if found).
 # A benchmark, not a test. Host wall times here are contaminated by whatever else runs on the
 # machine; simulated times are deterministic (computation is not simulated).
 #   usage: bench/sim_scale.sh    env: SIZES ("64 256 1024 4096"), ALGS ("skampi jk hca2 hca3 hier"),
 #          DRIFTS ("50 1"), RPH (1; the hierarchical spec always runs at 16 ranks per host),
-#          OUT (bench/results/sim_scale), LIMIT (seconds of host time per run, 1800),
-#          PARTS ("sync barrier bench"), EXTRA_P (1024: ranks of the barrier and bench parts)
+#          OUT (bench/results/sim_scale), LIMIT (seconds of host wall time per run, 1500),
+#          PARTS ("sync barrier bench"), EXTRA_P (1024: ranks of the barrier and bench parts), CALLS (30)
 # Part "barrier": isochron-barrier's exit-skew experiment (every barrier algorithm, 30 calls from a
 # common start) at EXTRA_P simulated ranks. Part "bench": isochron-bench's default sweep
 # (Round-Time, hca3) of allreduce, bcast, alltoall and barrier at 8 B, 1 KiB, 64 KiB, 10-50 reps.
+# Both parts run with SimGrid's recursive-doubling Allgather (smpi/allgather:rdb; CALLS sets the
+# barrier calls, 30): SMPI's default MPI_Allgather (the clock tracker's, at start-up) is
+# non-blocking requests completed by a waitany loop, whose host time grew so fast that a 256-rank
+# barrier run was still in it after 25 min (6 min of CPU); with rdb it took 78 s of CPU (with the
+# whole Open MPI selector, smpi/coll-selector:ompi, 92 s: every new communicator then runs a
+# ring Allgather in SimGrid's init_smp).
 # "hier" is hca3+prop: HCA3 between hosts, the model copied to the ranks of a host (16 per host).
 # The algorithms run with --track off and their default fit (40 points over 20 ms; skampi: none).
 set -euo pipefail
@@ -23,7 +29,7 @@ ALGS=${ALGS:-"skampi jk hca2 hca3 hier"}
 DRIFTS=${DRIFTS:-"50 1"}
 RPH=${RPH:-1}
 OUT=${OUT:-bench/results/sim_scale}
-LIMIT=${LIMIT:-1800}
+LIMIT=${LIMIT:-1500}
 PARTS=${PARTS:-"sync barrier bench"}
 EXTRA_P=${EXTRA_P:-1024}
 mkdir -p "$OUT"
@@ -31,21 +37,34 @@ bash sim/build.sh >/dev/null
 run_extra() { # name driver args...: one run at EXTRA_P ranks, output and host time/memory into $OUT
   local name=$1; shift
   echo "== $name at $EXTRA_P simulated ranks (fat tree, 1 rank per host): $*"
-  if /usr/bin/time -f "%e %M" -o "$OUT/$name.time" timeout "$LIMIT" nice -n 10 sim/run.sh "$EXTRA_P" "$@" > "$OUT/$name.txt" 2>&1; then
+  if SIM_CFG="--cfg=smpi/allgather:rdb ${SIM_CFG:-}" /usr/bin/time -f "%e %M %U %S" -o "$OUT/$name.time" timeout "$LIMIT" \
+      nice -n 10 sim/run.sh "$EXTRA_P" "$@" > "$OUT/$name.txt" 2>&1; then
     cat "$OUT/$name.txt"
   else
     echo "(failed or over $LIMIT s; see $OUT/$name.txt)"; tail -5 "$OUT/$name.txt"
   fi
-  read -r w m < <(tail -1 "$OUT/$name.time") || true
-  echo "host wall ${w:-?} s, peak memory $(( ${m:-0} / 1024 )) MB (host times contaminated by other load)"
+  read -r w m u s < <(tail -1 "$OUT/$name.time") || true
+  echo "host wall ${w:-?} s, host CPU $(python3 -c "print(round(${u:-0} + ${s:-0}, 1))") s, peak memory $(( ${m:-0} / 1024 )) MB (wall time contaminated by other load)"
 }
 case " $PARTS " in *" barrier "*)
-  run_extra barrier_skew isochron-barrier --experiments skew --calls 30 --late-tolerance 1ms --quiet ;; esac
+  run_extra barrier_skew isochron-barrier --experiments skew --calls "${CALLS:-30}" --late-tolerance 1ms --quiet ;; esac
 case " $PARTS " in *" bench "*)
-  run_extra bench_sweep isochron-bench --ops allreduce,bcast,alltoall,barrier --sizes 8,1K,64K --min-reps 10 --max-reps 50 --quiet ;; esac
+  # every simulated rank's buffers live in this one process (no privatization, no shared malloc):
+  # alltoall at 64 KiB needs 2 x p x 64 KiB per rank, 577 MB in all at 64 ranks, 128 GiB at 1024
+  ops=allreduce,bcast,alltoall,barrier
+  if [ $(( 2 * EXTRA_P * EXTRA_P * 64 )) -gt $(( 4 * 1024 * 1024 )) ]; then
+    ops=allreduce,bcast,barrier
+    echo "(alltoall left out: at $EXTRA_P ranks its 64 KiB point needs $(( 2 * EXTRA_P * EXTRA_P * 64 / 1024 / 1024 )) GiB in the simulator)"
+  fi
+  run_extra bench_sweep isochron-bench --ops "$ops" --sizes 8,1K,64K --min-reps 10 --max-reps 50 --quiet ;; esac
 case " $PARTS " in *" sync "*) ;; *) exit 0 ;; esac
 table=$OUT/table.txt
-printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s\n" alg ranks rph drift sync_sim_s true_max_0s_us true_max_10s_us host_wall_s host_mem_MB | tee "$table"
+# Rows already in the table for other (alg, ranks, drift) are kept: a run at 4096 adds to 64-1024.
+kept=$(mktemp)
+[ -f "$table" ] && tail -n +2 "$table" > "$kept" || true
+rows=$(mktemp)
+trap 'rm -f "$kept" "$rows"' EXIT
+printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s %10s\n" alg ranks rph drift sync_sim_s true_max_0s_us true_max_10s_us host_wall_s host_mem_MB host_cpu_s
 for drift in $DRIFTS; do
   for p in $SIZES; do
     for alg in $ALGS; do
@@ -53,13 +72,18 @@ for drift in $DRIFTS; do
       [ "$alg" = hier ] && spec="hca3+prop" rph=16
       js=$OUT/$alg-$p-$drift.jsonl
       tm=$OUT/$alg-$p-$drift.time
-      if ! /usr/bin/time -f "%e %M" -o "$tm" timeout "$LIMIT" nice -n 10 sim/run.sh -r "$rph" "$p" isochron-clock --sync "$spec" \
+      st=0
+      /usr/bin/time -f "%e %M %U %S" -o "$tm" timeout "$LIMIT" nice -n 10 sim/run.sh -r "$rph" "$p" isochron-clock --sync "$spec" \
           --track off --wait 0,10 --skew "offset=1ms,drift=$drift,by=host,seed=3" --check-pingpongs 1 --format none --jsonl "$js" --quiet \
-          > "$OUT/$alg-$p-$drift.log" 2>&1; then
-        printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s\n" "$alg" "$p" "$rph" "$drift" "failed" "-" "-" "$(cut -d' ' -f1 "$tm" 2>/dev/null || echo '>'$LIMIT)" "-" | tee -a "$table"
+          > "$OUT/$alg-$p-$drift.log" 2>&1 || st=$?
+      if [ "$st" != 0 ]; then
+        # killed runs: time(1) sees neither the simulator's memory nor its CPU time
+        read -r w _ < <(tail -1 "$tm" 2>/dev/null) || true
+        what=failed; [ "$st" = 124 ] && what=timeout
+        printf "%-7s %6s %4s %6s %12s %14s %14s %10s %10s %10s\n" "$alg" "$p" "$rph" "$drift" "$what" "-" "-" "${w:->$LIMIT}" "-" "-" | tee -a "$rows"
         continue
       fi
-      python3 - "$js" "$tm" "$alg" "$p" "$rph" "$drift" <<'PY' | tee -a "$table"
+      python3 - "$js" "$tm" "$alg" "$p" "$rph" "$drift" <<'PY' | tee -a "$rows"
 import json, sys
 js, tm, alg, p, rph, drift = sys.argv[1:]
 dur, err = None, {}
@@ -67,13 +91,25 @@ for line in open(js):
     r = json.loads(line)
     if r.get("type") == "summary":
         dur = r["duration_s"]; err[r["wait_s"]] = r["max_abs_true_offset_s"]
-wall, mem = open(tm).read().split()[:2]
-print("%-7s %6s %4s %6s %12.6f %14.3f %14.3f %10s %10.0f" % (alg, p, rph, drift, dur, err.get(0, float("nan")) * 1e6,
-      err.get(10, float("nan")) * 1e6, wall, int(mem) / 1024))
+wall, mem, usr, sys_ = open(tm).read().split()[-4:]
+print("%-7s %6s %4s %6s %12.6f %14.3f %14.3f %10s %10.0f %10.1f" % (alg, p, rph, drift, dur, err.get(0, float("nan")) * 1e6,
+      err.get(10, float("nan")) * 1e6, wall, int(mem) / 1024, float(usr) + float(sys_)))
 PY
     done
   done
 done
+python3 - "$kept" "$rows" "$table" <<'PY'
+import sys
+kept, new, table = sys.argv[1:]
+key = lambda r: (r.split()[0], int(r.split()[1]), int(r.split()[3]))
+rows = {key(r): r for f in (kept, new) for r in open(f).read().splitlines() if r.strip()}
+order = lambda k: (-k[2], k[1], ["skampi", "jk", "hca2", "hca3", "hier"].index(k[0]) if k[0] in ["skampi", "jk", "hca2", "hca3", "hier"] else 9)
+with open(table, "w") as t:
+    t.write("%-7s %6s %4s %6s %12s %14s %14s %10s %10s %10s\n" % ("alg", "ranks", "rph", "drift", "sync_sim_s", "true_max_0s_us",
+            "true_max_10s_us", "host_wall_s", "host_mem_MB", "host_cpu_s"))
+    # rows of runs before the CPU column was added show "-" there
+    t.writelines((r if len(r.split()) >= 10 else "%s %10s" % (r, "-")) + "\n" for r in (rows[k] for k in sorted(rows, key=order)))
+PY
 PY=python3
 [ -x /work/main/.venv/bin/python ] && ! python3 -c 'import matplotlib' 2>/dev/null && PY=/work/main/.venv/bin/python
 "$PY" - "$table" "$OUT/duration_vs_p.png" <<'PY' || echo "(no plot: matplotlib not found)"
@@ -85,7 +121,7 @@ rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
 fig, ax = plt.subplots(figsize=(6, 4))
 for alg in dict.fromkeys(r[0] for r in rows):
     for drift in dict.fromkeys(r[3] for r in rows):
-        pts = sorted((int(r[1]), float(r[4])) for r in rows if r[0] == alg and r[3] == drift and r[4] != "failed")
+        pts = sorted((int(r[1]), float(r[4])) for r in rows if r[0] == alg and r[3] == drift and r[4] not in ("failed", "timeout"))
         if pts:
             ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=f"{alg} ±{drift} ppm")
 ax.set_xscale("log", base=2); ax.set_yscale("log")

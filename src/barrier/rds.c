@@ -39,6 +39,10 @@
 
 #define TRY(x) do { int rc_ = (x); if (rc_) return rc_; } while (0)
 
+#ifdef SMPI_ISOCHRON
+static double wtime_now(void *arg) { (void)arg; return MPI_Wtime(); }
+#endif
+
 static int msb(int i) { return i ? 31 - __builtin_clz((unsigned)i) : -1; }
 
 static int ceil_log2(int p)
@@ -127,7 +131,11 @@ static int rds_run(isochron_barrier_t *b)
         if (i + (1 << k) < p) TRY(isochron_bar_send(b, i + (1 << k), TAG_RDS + 1));
     /* phase 3: busy wait until the last-informed rank is done */
     double until = MPI_Wtime() + b->rds.wait; /* MPI_Wtime: simulated time under SimGrid */
+#ifdef SMPI_ISOCHRON
+    isochron_spin_until(wtime_now, NULL, until); /* one simulated sleep, not a simcall per 100 ns */
+#else
     while (MPI_Wtime() < until) isochron_spin_pause();
+#endif
     return ISOCHRON_OK;
 }
 

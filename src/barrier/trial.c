@@ -69,12 +69,31 @@ static int finish(isochron_barrier_trial_t *t, MPI_Request *r)
     return MPI_Wait(r, MPI_STATUS_IGNORE) == MPI_SUCCESS ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "barrier trial: MPI_Wait failed");
 }
 
+/* Under SimGrid no rank is oversubscribed (core/util.c), so finish() is
+ * MPI_Wait and the blocking collective is the same wait; SimGrid 3.32's
+ * non-blocking collectives cost host time superlinear in the ranks. */
+#ifdef SMPI_ISOCHRON
+#define TRIAL_BLOCKING 1
+#else
+#define TRIAL_BLOCKING 0
+#endif
+
+static int blocking_done(int mpi_rc, const char *what)
+{
+    return mpi_rc == MPI_SUCCESS ? ISOCHRON_OK : isochron_set_error(ISOCHRON_EMPI, "barrier trial: %s failed", what);
+}
+
 int isochron_barrier_trial_start_time(isochron_barrier_trial_t *t, double slack, double *t0)
 {
     double v = t->rank == 0 ? isochron_clock_now(t->clk) + slack : 0;
-    MPI_Request r;
-    MPI_Ibcast(&v, 1, MPI_DOUBLE, 0, t->comm, &r);
-    int rc = finish(t, &r);
+    int rc;
+    if (TRIAL_BLOCKING) {
+        rc = blocking_done(MPI_Bcast(&v, 1, MPI_DOUBLE, 0, t->comm), "MPI_Bcast");
+    } else {
+        MPI_Request r;
+        MPI_Ibcast(&v, 1, MPI_DOUBLE, 0, t->comm, &r);
+        rc = finish(t, &r);
+    }
     *t0 = v;
     return rc;
 }
@@ -118,17 +137,26 @@ int isochron_barrier_trial_run(isochron_barrier_trial_t *t, isochron_barrier_t *
     }
     /* agree on failure before gathering, so no rank waits for a failed one forever */
     int bad = rc != ISOCHRON_OK, anybad = 0;
-    MPI_Request ar;
-    MPI_Iallreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, t->comm, &ar);
-    int rc2 = finish(t, &ar);
+    int rc2;
+    if (TRIAL_BLOCKING) {
+        rc2 = blocking_done(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, t->comm), "MPI_Allreduce");
+    } else {
+        MPI_Request ar;
+        MPI_Iallreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, t->comm, &ar);
+        rc2 = finish(t, &ar);
+    }
     if (rc) return rc;
     if (rc2) return rc2;
     if (anybad) return isochron_set_error(ISOCHRON_EMPI, "barrier trial failed on another rank");
     double *all = t->rank == 0 ? malloc(sizeof(double) * 5 * (size_t)t->size) : NULL;
     if (t->rank == 0 && !all) return isochron_set_error(ISOCHRON_ENOMEM, "barrier trial: out of memory");
-    MPI_Request req;
-    MPI_Igather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, t->comm, &req);
-    rc = finish(t, &req);
+    if (TRIAL_BLOCKING) {
+        rc = blocking_done(MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, t->comm), "MPI_Gather");
+    } else {
+        MPI_Request req;
+        MPI_Igather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, t->comm, &req);
+        rc = finish(t, &req);
+    }
     if (t->rank == 0 && !rc)
         for (int i = 0; i < t->size; i++)
             stamps[i] = (isochron_barrier_stamp_t){all[5 * i], all[5 * i + 1], all[5 * i + 2], all[5 * i + 3], all[5 * i + 4]};
