@@ -36,7 +36,7 @@ static void part_known_offsets(void)
     const double waits[1] = { 0.0 };
     isochron_accuracy_t *out = rank == 0 ? calloc((size_t)size, sizeof *out) : NULL;
     int has_truth = -1;
-    int rc = isochron_sync_check(MPI_COMM_WORLD, c, waits, 1, 20, out, &has_truth);
+    int rc = isochron_sync_check(MPI_COMM_WORLD, c, waits, 1, 100, out, &has_truth); /* 100 exchanges: with 20, MPICH at 2 busy-polling ranks under a load of 15 once had none undisturbed (81 us off) */
     CHECK_RC(rc, ISOCHRON_OK, "rank %d: check of unsynchronized skewed clocks", rank);
     CHECK(has_truth == 1, "rank %d: has_truth on one host (%d)", rank, has_truth);
     if (rank == 0 && rc == ISOCHRON_OK) {
