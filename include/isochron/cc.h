@@ -13,10 +13,8 @@
  *    collective is pending (the library completes pending ones itself; the
  *    application's later Wait/Test on them returns their saved status), no
  *    point-to-point message is in flight (per-pair sent and received counts
- *    agree) and no receive the application posted (MPI_Irecv) is incomplete;
- *    a blocking MPI_Recv may be waiting (the checkpoint then describes "about
- *    to execute it"). A blocking call that sends is never the call a
- *    checkpoint is taken in. So the saved regions
+ *    agree) and no receive is posted and incomplete. A blocking call that
+ *    sends is never the call a checkpoint is taken in. So the saved regions
  *    describe "about to execute this call".
  *  - Action: ISOCHRON_CC_BEFORE_SAVE callbacks, then every registered region
  *    and the CC state written per rank atomically (write, fsync, rename) under

@@ -313,14 +313,6 @@ static void learn(int origin)
 void icc_seq_bumped(int g)
 {
     icc_group_t *G = &icc_groups[g];
-    /* A group of one: nobody else's target depends on its SEQ and its
-     * collectives never stop the rank, so they are not movement for the
-     * agreement (a rank looping on a one-rank communicator while it waits for
-     * the checkpoint kept every round "moved": cc_latency recv at 2 ranks). */
-    if (G->size == 1) {
-        if (G->seq > G->target) G->target = G->seq;
-        return;
-    }
     icc_version++;
     if (G->seq <= G->target) return;
     G->target = G->seq;       /* Algorithm 2: ran past the target: raise it, tell the members */

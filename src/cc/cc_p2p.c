@@ -20,10 +20,8 @@
  *    at the safe state completes pending non-blocking collectives the same way:
  *    the application's later Wait/Test then returns their real status, so no
  *    status is stashed and no freed handle value can be confused with a new one.
- *  - Blocking calls: with no checkpoint in progress each receive, Probe, Wait
- *    and Waitall is its non-blocking form tested in a loop that joins the
- *    protocol as soon as a request arrives (wait_joining); sends are the PMPI
- *    call itself plus the counting. With a checkpoint in progress Send/Ssend/Rsend/Recv/
+ *  - Blocking calls: with no checkpoint in progress (icc_attn clear) each is
+ *    the PMPI call itself plus the counting. Otherwise Send/Ssend/Rsend/Recv/
  *    Sendrecv(_replace)/Mrecv become their non-blocking forms and every
  *    blocking completion or probe becomes a loop of the Test/Iprobe form with
  *    icc_poll(ICC_BLOCKED) between tests, so a process blocked in MPI takes
@@ -198,30 +196,6 @@ static int block_on_all(int n, MPI_Request *r, MPI_Status *st, const char *name)
     }
 }
 
-/* The blocking calls' path with no checkpoint in progress: test until done,
- * and if a request arrives meanwhile (the ticker thread sets icc_attn) poll
- * the protocol between tests, so a process that entered a long MPI_Recv,
- * Wait or Probe before it learned of the request still takes part (with the
- * plain PMPI call it joined only when the call returned; the stress test's
- * cc_latency --scenario recv never completed a checkpoint). */
-static int wait_joining(MPI_Request *r, MPI_Status *st, const char *name)
-{
-    for (;;) {
-        int flag = 0, rc = PMPI_Test(r, &flag, st);
-        if (rc != MPI_SUCCESS || flag) return rc;
-        if (icc_attn) icc_poll(ICC_BLOCKED, name, -1);
-    }
-}
-
-static int wait_all_joining(int n, MPI_Request *r, MPI_Status *st, const char *name)
-{
-    for (;;) {
-        int flag = 0, rc = PMPI_Testall(n, r, &flag, st);
-        if (rc != MPI_SUCCESS || flag) return rc;
-        if (icc_attn) icc_poll(ICC_BLOCKED, name, -1);
-    }
-}
-
 enum { SEND_STD, SEND_SYNC, SEND_READY };
 static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                        const char *name)
@@ -271,16 +245,15 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int g = icc_peer_group(comm), rc;
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Recv", -1);
-    /* Not an open receive for the agreement (unlike the application's own
-     * Irecv): a checkpoint taken while this rank waits here saves the state
-     * "about to execute this MPI_Recv", no message can match the internal
-     * request meanwhile (none is in flight at a safe state), and a restart
-     * executes the MPI_Recv again. Counting it as open deferred the
-     * checkpoint until the message came, which never happens when the sender
-     * sends only after the checkpoint (cc_latency --scenario recv). */
-    MPI_Request r;
-    rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
-    if (rc == MPI_SUCCESS) rc = icc_pending ? block_on(&r, sp, "MPI_Recv") : wait_joining(&r, sp, "MPI_Recv");
+    if (!icc_pending) {
+        rc = PMPI_Recv(buf, count, datatype, source, tag, comm, sp);
+    } else {
+        MPI_Request r;
+        rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
+        icc_open_recvs++;
+        if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Recv");
+        icc_open_recvs--;
+    }
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
 }
@@ -293,14 +266,18 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
     int g = icc_peer_group(comm), rc;
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv", -1);
-    {
+    if (!icc_pending) {
+        rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                           recvtag, comm, sp);
+        if (rc == MPI_SUCCESS) icc_count_sent(comm, dest);
+    } else {
         MPI_Request r[2];
         rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[1]);
         if (rc == MPI_SUCCESS) rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[0]);
         if (rc != MPI_SUCCESS) return rc;
         icc_count_sent(comm, dest);
         icc_open_recvs++, icc_nofreeze++;
-        rc = icc_pending ? block_on_all(2, r, st, "MPI_Sendrecv") : wait_all_joining(2, r, st, "MPI_Sendrecv");
+        rc = block_on_all(2, r, st, "MPI_Sendrecv");
         icc_open_recvs--, icc_nofreeze--;
         if (sp != &st[1]) *sp = st[1];
     }
@@ -364,10 +341,11 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (FAST) return PMPI_Probe(source, tag, comm, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Probe", -1);
+    if (!icc_pending) return PMPI_Probe(source, tag, comm, status);
     for (;;) {
         int flag = 0, rc = PMPI_Iprobe(source, tag, comm, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
-        if (icc_pending || icc_attn) icc_poll(ICC_BLOCKED, "MPI_Probe", -1);
+        icc_poll(ICC_BLOCKED, "MPI_Probe", -1);
     }
 }
 
@@ -390,9 +368,10 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     if (FAST) return PMPI_Wait(request, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Wait", -1);
+    if (!reqlive && !icc_pending) return PMPI_Wait(request, status);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
-    int rc = icc_pending ? block_on(request, sp, "MPI_Wait") : wait_joining(request, sp, "MPI_Wait");
+    int rc = icc_pending ? block_on(request, sp, "MPI_Wait") : PMPI_Wait(request, sp);
     if (rc == MPI_SUCCESS) req_done(h, sp);
     return rc;
 }
@@ -430,10 +409,11 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 {
     if (FAST) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitall", -1);
+    if (!reqlive && !icc_pending) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
     int rc = icc_pending ? block_on_all(count, array_of_requests, a.s, "MPI_Waitall")
-                         : wait_all_joining(count, array_of_requests, a.s, "MPI_Waitall");
+                         : PMPI_Waitall(count, array_of_requests, a.s);
     if (rc == MPI_SUCCESS)
         for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
     arr_close(&a, array_of_statuses);
