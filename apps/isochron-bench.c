@@ -23,7 +23,7 @@
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
        O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_SLOWDOWN, O_HELP, O_VERSION, NOPT };
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
@@ -72,6 +72,7 @@ static const app_option_t opts[NOPT] = {
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_STARTUP] = {"startup", NULL, "measure start-up only (osu_init/osu_hello): each rank's MPI_Init and first MPI_Barrier and MPI_Allreduce, min/mean/max over ranks, then exit", NULL},
+    [O_PASSES] = {"passes", "P", "measure every point in P passes over the whole list, each with 1/P of the repetitions and budget and a CI target of sqrt(P) x --rel-ci, and report their union once (a point's repetitions spread over the run: less launch-to-launch spread where the machine's state changes within seconds; needs launches of seconds)", "1"},
     [O_SLOWDOWN] = {"inject-slowdown", "F", "testing knob: each rank busy-waits F x its operation's own time inside the timed region (a known slowdown of 1+F, e.g. to check that compare detects it)", "0"},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
@@ -238,6 +239,119 @@ static int app_p2t(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, dou
     }
     free(tr);
     return failed;
+}
+
+/* --passes P (issue 12): a launch measures every point P times, one pass over
+ * the whole list after another, and reports the union of a point's passes.
+ * Why: here the machine's state changes within seconds (a 1 KiB bcast at 2
+ * ranks runs at 0.7 or 2.4 us for stretches of 0.1-1 s within one launch), so
+ * a point measured in one burst of a few ms samples one state, and launches
+ * differ by 25-35 % (CV of the medians); repetitions spread over the run
+ * average the states. Each pass gets 1/P of the repetitions, attempts and
+ * budget, and stops at a CI of sqrt(P) x --rel-ci (P such passes give about
+ * --rel-ci together); the union's statistics are computed from its valid
+ * repetitions, and its stop is "ci" when the union meets --rel-ci, else the
+ * last pass's reason. */
+static void app_pass_opts(const isochron_bench_opts_t *bo, int P, isochron_bench_opts_t *bp)
+{
+    *bp = *bo;
+    bp->max_reps = (bo->max_reps + P - 1) / P;
+    bp->min_reps = (bo->min_reps + P - 1) / P;
+    if (bp->min_reps < 2) bp->min_reps = 2;
+    if (bp->max_reps < bp->min_reps) bp->max_reps = bp->min_reps;
+    if (bo->max_attempts > 0) bp->max_attempts = (bo->max_attempts + P - 1) / P;
+    bp->rel_ci = bo->rel_ci * sqrt((double)P);
+    bp->budget = bo->budget / P;
+    bp->raw = 1; /* the union needs every repetition's run time (rank 0) */
+}
+
+typedef struct {
+    isochron_point_t pt; /* the union so far; raw arrays grow with every pass */
+    int n, cap;
+    double *spread;      /* per repetition: last start - first start */
+} pass_acc_t;
+
+/* Add one pass's point to acc (rank 0); takes the raw arrays from pt. */
+static int pass_add(pass_acc_t *a, isochron_point_t *pt)
+{
+    int np = pt->nprocs, k = pt->raw_n;
+    if (a->n + k > a->cap) {
+        int cap = (a->n + k) * 2;
+        double *rs = realloc(a->pt.raw_start, sizeof(double) * (size_t)cap * (size_t)np);
+        if (rs) a->pt.raw_start = rs;
+        double *re = realloc(a->pt.raw_end, sizeof(double) * (size_t)cap * (size_t)np);
+        if (re) a->pt.raw_end = re;
+        double *rt = realloc(a->pt.raw_time, sizeof(double) * (size_t)cap);
+        if (rt) a->pt.raw_time = rt;
+        char *rv = realloc(a->pt.raw_valid, (size_t)cap);
+        if (rv) a->pt.raw_valid = rv;
+        double *sp = realloc(a->spread, sizeof(double) * (size_t)cap);
+        if (sp) a->spread = sp;
+        if (!rs || !re || !rt || !rv || !sp) { fprintf(stderr, "isochron-bench: --passes: out of memory for %d repetitions\n", cap); return ISOCHRON_ENOMEM; }
+        a->cap = cap;
+    }
+    if (a->n == 0) {
+        double *rs = a->pt.raw_start, *re = a->pt.raw_end, *rt = a->pt.raw_time;
+        char *rv = a->pt.raw_valid;
+        a->pt = *pt;
+        a->pt.raw_start = rs; a->pt.raw_end = re; a->pt.raw_time = rt; a->pt.raw_valid = rv;
+        a->pt.reps = a->pt.valid = a->pt.validated = a->pt.adapted = 0;
+        a->pt.elapsed = 0;
+    }
+    memcpy(a->pt.raw_start + (size_t)a->n * np, pt->raw_start, sizeof(double) * (size_t)k * (size_t)np);
+    memcpy(a->pt.raw_end + (size_t)a->n * np, pt->raw_end, sizeof(double) * (size_t)k * (size_t)np);
+    memcpy(a->pt.raw_time + a->n, pt->raw_time, sizeof(double) * (size_t)k);
+    memcpy(a->pt.raw_valid + a->n, pt->raw_valid, (size_t)k);
+    for (int i = 0; i < k; i++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int r = 0; r < np; r++) {
+            double t = pt->raw_start[(size_t)i * np + r];
+            if (t < lo) lo = t;
+            if (t > hi) hi = t;
+        }
+        a->spread[a->n + i] = hi - lo;
+    }
+    a->n += k;
+    a->pt.reps += pt->reps;
+    a->pt.valid += pt->valid;
+    a->pt.validated += pt->validated;
+    a->pt.adapted += pt->adapted;
+    a->pt.elapsed += pt->elapsed;
+    a->pt.stop = pt->stop;
+    a->pt.clock_bound = pt->clock_bound;
+    a->pt.clock_true = pt->clock_true;
+    if (pt->slack > a->pt.slack) a->pt.slack = pt->slack;
+    if (pt->late_tolerance > a->pt.late_tolerance) a->pt.late_tolerance = pt->late_tolerance;
+    return ISOCHRON_OK;
+}
+
+/* The union's statistics (rank 0), into acc->pt; raw data kept only if asked. */
+static int pass_finish(pass_acc_t *a, const isochron_bench_opts_t *bo)
+{
+    double *v = malloc(sizeof(double) * (size_t)(a->n > 0 ? a->n : 1)), *sp = malloc(sizeof(double) * (size_t)(a->n > 0 ? a->n : 1));
+    if (!v || !sp) { free(v); free(sp); fprintf(stderr, "isochron-bench: --passes: out of memory for the statistics\n"); return ISOCHRON_ENOMEM; }
+    int nv = 0;
+    for (int i = 0; i < a->n; i++)
+        if (a->pt.raw_valid[i]) { sp[nv] = a->spread[i]; v[nv++] = a->pt.raw_time[i]; }
+    isochron_summarize(v, nv, bo->ci_level, bo->q, bo->nq, &a->pt.s);
+    isochron_summary_t ss;
+    a->pt.start_spread = nv && isochron_summarize(sp, nv, bo->ci_level, NULL, 0, &ss) == ISOCHRON_OK ? ss.median : NAN;
+    const isochron_summary_t *su = &a->pt.s;
+    if (bo->rel_ci > 0 && nv >= bo->min_reps &&
+        (bo->ci_mean ? su->ci_half <= bo->rel_ci * fabs(su->mean) : 0.5 * (su->med_hi - su->med_lo) <= bo->rel_ci * fabs(su->median)))
+        a->pt.stop = ISOCHRON_STOP_CI;
+    free(v);
+    free(sp);
+    a->pt.raw_n = bo->raw ? a->n : 0;
+    return ISOCHRON_OK;
+}
+
+static void pass_free(pass_acc_t *a)
+{
+    a->pt.raw_n = 0;
+    isochron_point_free(&a->pt);
+    free(a->spread);
+    memset(a, 0, sizeof *a);
 }
 
 static int is_blocking_collective(const isochron_op_t *op)
@@ -411,11 +525,16 @@ int main(int argc, char **argv)
             FAIL("--threads '%s': expected an integer in [1, %d] (threads per rank of the threaded operations)", v[O_THREADS], ISOCHRON_OP_THREADS_MAX);
         threads = (int)lv;
     }
+    long passes = 1;
+    if (v[O_PASSES] && (isochron_parse_long(v[O_PASSES], &passes) || passes < 1 || passes > 1000)) FAIL("--passes '%s': expected an integer in [1, 1000]", v[O_PASSES]);
     if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
     if (v[O_LATECAP]) { if (isochron_parse_double(v[O_LATECAP], &dv)) FAIL("--late-cap '%s': expected a number", v[O_LATECAP]); bo.late_cap = dv; }
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
     if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
+    /* the engine measures each pass's share; bo keeps what the user asked for (the context reports it) */
+    isochron_bench_opts_t bp = bo;
+    if (passes > 1) app_pass_opts(&bo, (int)passes, &bp);
     double watchdog = 120, resync = 0;
     if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
     if (v[O_RESYNC] && (isochron_parse_duration(v[O_RESYNC], &resync) || resync < 0)) FAIL("--resync '%s': non-negative seconds", v[O_RESYNC]);
@@ -530,7 +649,7 @@ int main(int argc, char **argv)
     isochron_bench_t *bench = NULL;
     int over = 0;
     if (comm != MPI_COMM_NULL) {
-        if (isochron_bench_create(comm, global, &bo, &bench)) FAIL("%s", isochron_last_error());
+        if (isochron_bench_create(comm, global, &bp, &bench)) FAIL("%s", isochron_last_error());
         if (ck.track) isochron_bench_use_tracker(bench, ck.track); /* else (sub-communicator) the engine tracks on its own */
         over = isochron_bench_oversubscribed(bench);
     }
@@ -569,6 +688,7 @@ int main(int argc, char **argv)
             isochron_json_kint(&j, "validate", bo.validate);
             isochron_json_kint(&j, "cache_clear_bytes", (long long)bo.cache_bytes);
             if (bo.inject_slowdown > 0) isochron_json_knumber(&j, "inject_slowdown", bo.inject_slowdown);
+            isochron_json_kint(&j, "passes", passes);
             isochron_json_object_end(&j);
             opts_json = isochron_json_close_string(&j);
         }
@@ -594,64 +714,85 @@ int main(int argc, char **argv)
     if (want_allpairs) failed = app_allpairs(comm, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, jf, fmt, quiet, &done_pts);
     if (want_p2t && !failed) failed = app_p2t(comm, sizes, nsizes, bo.max_reps, bo.ci_level, reps, fmt, quiet, &done_pts);
     if (failed) code = 1;
-    for (int i = 0; i < nops && !failed; i++) {
+    /* the points in order; with --passes every pass walks the whole list */
+    int npts = 0, *pidx = malloc(sizeof(int) * 3 * (size_t)(total > 0 ? total : 1));
+    pass_acc_t *acc = passes > 1 && rank == 0 ? calloc((size_t)(total > 0 ? total : 1), sizeof *acc) : NULL;
+    if (!pidx || (passes > 1 && rank == 0 && !acc)) { fprintf(stderr, "isochron-bench: out of memory for %d points\n", total); MPI_Abort(MPI_COMM_WORLD, 1); }
+    for (int i = 0; i < nops; i++) {
         int nr = (list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1;
-        for (int s = 0; s < nsizes && !failed; s++)
-            for (int rt = 0; rt < nr && !failed; rt++) {
-                if (resync > 0 && isochron_truth_now() - last_sync > resync) {
-                    double lt = isochron_truth_now();
-                    MPI_Bcast(&lt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-                    isochron_clock_t *g2 = NULL;
-                    if (isochron_sync_run(&ck.spec, MPI_COMM_WORLD, ck.base, &g2, &srep) == ISOCHRON_OK) {
-                        isochron_bench_destroy(bench);
-                        bench = NULL;
-                        isochron_track_destroy(ck.track);
-                        ck.track = NULL;
-                        isochron_clock_destroy(global);
-                        global = ck.global = g2;
-                        isochron_track_opts_t to;
-                        isochron_track_opts_default(&to);
-                        to.follow = srep.follows;
-                        if (track && nprocs == size && isochron_track_create(MPI_COMM_WORLD, global, &to, &ck.track)) FAIL("clock tracking: %s", isochron_last_error());
-                        if (comm != MPI_COMM_NULL) isochron_bench_create(comm, global, &bo, &bench);
-                        if (bench && ck.track) isochron_bench_use_tracker(bench, ck.track);
-                    }
-                    last_sync = isochron_truth_now();
-                }
-                isochron_point_t pt;
-                memset(&pt, 0, sizeof pt);
-                int prc = ISOCHRON_OK;
-                if (comm != MPI_COMM_NULL) {
-                    isochron_op_ctx_t c;
-                    memset(&c, 0, sizeof c);
-                    c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads;
-                    {
-                        char what[96];
-                        snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);
-                        app_watchdog_arm("isochron-bench", watchdog, rank, what, v[O_JSONL]);
-                    }
-                    prc = isochron_bench_measure(bench, list[i], &c, &pt);
-                    app_watchdog_disarm();
-                }
-                MPI_Allreduce(MPI_IN_PLACE, &prc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-                done_pts++;
-                if (prc) {
-                    if (rank == 0) fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", list[i]->name, sizes[s], isochron_last_error());
-                    failed = 1;
-                    code = 1;
-                } else if (rank == 0) {
-                    for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], &pt, bo.scheme, bo.method);
-                    app_interrupt_count(done_pts - failed);
-                    if (!quiet) {
-                        double el = isochron_truth_now() - wall0, eta = el / done_pts * (total - done_pts);
-                        char tb[32];
-                        fprintf(stderr, "[%d/%d] %s %zu B: median %s, %d/%d valid (ETA %.0f s)\n", done_pts, total, pt.op, pt.bytes,
-                                isochron_fmt_time(pt.s.median, tb, sizeof tb), pt.valid, pt.reps, eta);
-                    }
-                }
-                isochron_point_free(&pt);
-            }
+        for (int s = 0; s < nsizes; s++)
+            for (int rt = 0; rt < nr; rt++) { pidx[3 * npts] = i; pidx[3 * npts + 1] = s; pidx[3 * npts + 2] = rt; npts++; }
     }
+    int measured = 0;
+    for (int pass = 0; pass < passes && !failed; pass++)
+        for (int x = 0; x < npts && !failed; x++) {
+            int i = pidx[3 * x], s = pidx[3 * x + 1], rt = pidx[3 * x + 2];
+            if (resync > 0 && isochron_truth_now() - last_sync > resync) {
+                double lt = isochron_truth_now();
+                MPI_Bcast(&lt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                isochron_clock_t *g2 = NULL;
+                if (isochron_sync_run(&ck.spec, MPI_COMM_WORLD, ck.base, &g2, &srep) == ISOCHRON_OK) {
+                    isochron_bench_destroy(bench);
+                    bench = NULL;
+                    isochron_track_destroy(ck.track);
+                    ck.track = NULL;
+                    isochron_clock_destroy(global);
+                    global = ck.global = g2;
+                    isochron_track_opts_t to;
+                    isochron_track_opts_default(&to);
+                    to.follow = srep.follows;
+                    if (track && nprocs == size && isochron_track_create(MPI_COMM_WORLD, global, &to, &ck.track)) FAIL("clock tracking: %s", isochron_last_error());
+                    if (comm != MPI_COMM_NULL) isochron_bench_create(comm, global, &bp, &bench);
+                    if (bench && ck.track) isochron_bench_use_tracker(bench, ck.track);
+                }
+                last_sync = isochron_truth_now();
+            }
+            isochron_point_t pt;
+            memset(&pt, 0, sizeof pt);
+            int prc = ISOCHRON_OK;
+            if (comm != MPI_COMM_NULL) {
+                isochron_op_ctx_t c;
+                memset(&c, 0, sizeof c);
+                c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads;
+                {
+                    char what[96];
+                    snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);
+                    app_watchdog_arm("isochron-bench", watchdog, rank, what, v[O_JSONL]);
+                }
+                prc = isochron_bench_measure(bench, list[i], &c, &pt);
+                app_watchdog_disarm();
+            }
+            MPI_Allreduce(MPI_IN_PLACE, &prc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            measured++;
+            if (!prc && rank == 0 && acc) prc = pass_add(&acc[x], &pt);
+            if (!prc && rank == 0 && acc && pass == passes - 1) prc = pass_finish(&acc[x], &bo);
+            if (passes > 1) MPI_Bcast(&prc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            if (prc) {
+                if (rank == 0) fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", list[i]->name, sizes[s], isochron_last_error());
+                failed = 1;
+                code = 1;
+            } else if (pass == passes - 1) {
+                done_pts++;
+                if (rank == 0) {
+                    isochron_point_t *out = acc ? &acc[x].pt : &pt;
+                    for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], out, bo.scheme, bo.method);
+                    app_interrupt_count(done_pts - failed);
+                }
+            }
+            if (!prc && rank == 0 && !quiet) {
+                const isochron_point_t *sh = acc && pass == passes - 1 ? &acc[x].pt : &pt;
+                double el = isochron_truth_now() - wall0, eta = el / measured * ((double)total * passes - measured);
+                char tb[32], pb[32] = "";
+                if (passes > 1) snprintf(pb, sizeof pb, "pass %d/%d ", pass + 1, (int)passes);
+                fprintf(stderr, "[%s%d/%d] %s %zu B: median %s, %d/%d valid%s (ETA %.0f s)\n", pb, x + 1, total, sh->op, sh->bytes,
+                        isochron_fmt_time(sh->s.median, tb, sizeof tb), sh->valid, sh->reps, acc && pass == passes - 1 ? " (all passes)" : "", eta);
+            }
+            if (acc && pass == passes - 1) pass_free(&acc[x]);
+            isochron_point_free(&pt);
+        }
+    if (acc) for (int x = 0; x < npts; x++) pass_free(&acc[x]);
+    free(acc);
+    free(pidx);
     /* what keeping the clock true cost (rank 0's tracker; all ranks take part in every refresh) */
     isochron_track_info_t ti;
     isochron_track_t *trk = bench ? isochron_bench_tracker(bench) : NULL;

@@ -268,3 +268,27 @@ def test_run_errors_are_clear(tmp_path):
     cfg.write_text("--jsonl x.jsonl\n")
     with pytest.raises(IsochronError, match="--jsonl is set by isochron run"):
         launches.run(["true"], 2, configs=[str(cfg)], outdir=str(tmp_path / "z"))
+
+
+@needs_mpi
+def test_passes_report_the_union_of_their_repetitions(tmp_path):
+    """--passes 3 (issue 12): every point is measured in 3 passes over the list and reported once,
+    after the last pass. The record must be the union: reps = its raw repetitions, the median and
+    valid count recomputed here from the raw run times, and the context must state the passes."""
+    path = tmp_path / "p.jsonl"
+    subprocess.run([os.path.join(ROOT, "tools", "mpirun-local"), "-np", "2",
+                    os.path.join(ROOT, "build", "isochron-bench"), "--ops", "allreduce,bcast", "--sizes", "8,1K",
+                    "--passes", "3", "--min-reps", "30", "--max-reps", "60", "--raw", "--quiet", "--format", "none",
+                    "--jsonl", str(path)], check=True, timeout=120, capture_output=True)
+    recs = [json.loads(line) for line in open(path)]
+    ctx = [r for r in recs if r["type"] == "context"][0]
+    assert ctx["options"]["passes"] == 3 and ctx["options"]["max_reps"] == 60
+    pts = [r for r in recs if r["type"] == "point"]
+    assert [(p["op"], p["bytes"]) for p in pts] == [("allreduce", 8), ("allreduce", 1024), ("bcast", 8), ("bcast", 1024)]
+    for p in pts:
+        raw = p["raw"]
+        assert len(raw["time_s"]) == p["reps"] == len(raw["valid"]) == len(raw["start_s"])
+        ok = [t for t, v in zip(raw["time_s"], raw["valid"]) if v]
+        assert len(ok) == p["valid"] >= 3 * 10          # each pass: at least ceil(30 / 3) valid ones
+        assert p["median_s"] == pytest.approx(float(np.median(ok)), rel=1e-9)
+        assert p["reps"] <= 3 * 4 * 20                  # each pass: at most 4 x ceil(60 / 3) attempts

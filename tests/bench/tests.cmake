@@ -109,3 +109,6 @@ isochron_cli_test(bench_startup 2 TOOL isochron-bench EXPECT zero MATCH "MPI_Ini
                   OUTFILE ${CMAKE_CURRENT_BINARY_DIR}/startup.jsonl
                   FILE_MATCH "\"type\":\"startup\"" "\"ranks\":2" "\"init_s\":\\{\"min\":[0-9]" "\"first_allreduce_s\""
                   ARGS --startup --jsonl ${CMAKE_CURRENT_BINARY_DIR}/startup.jsonl)
+
+# --passes (issue 12): a bad count is refused with the valid range
+isochron_cli_test(bench_bad_passes 2 TOOL isochron-bench EXPECT nonzero MATCH "--passes '0'" "\\[1, 1000\\]" ARGS --ops barrier --passes 0)
