@@ -532,9 +532,6 @@ int main(int argc, char **argv)
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
     if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
-    /* the engine measures each pass's share; bo keeps what the user asked for (the context reports it) */
-    isochron_bench_opts_t bp = bo;
-    if (passes > 1) app_pass_opts(&bo, (int)passes, &bp);
     double watchdog = 120, resync = 0;
     if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
     if (v[O_RESYNC] && (isochron_parse_duration(v[O_RESYNC], &resync) || resync < 0)) FAIL("--resync '%s': non-negative seconds", v[O_RESYNC]);
@@ -638,6 +635,9 @@ int main(int argc, char **argv)
     int track = 1;
     if ((code = app_parse_track("isochron-bench", v[O_TRACK], rank, &track))) goto done;
     bo.track = track;
+    /* the engine measures each pass's share; bo keeps what the user asked for (the context reports it) */
+    isochron_bench_opts_t bp = bo;
+    if (passes > 1) app_pass_opts(&bo, (int)passes, &bp);
     if ((code = app_clock_setup("isochron-bench", v[O_SYNC], v[O_TIMER], v[O_SKEW], track && nprocs == size, MPI_COMM_WORLD, quiet, &ck)))
         goto done;
     isochron_clock_t *global = ck.global;
