@@ -36,6 +36,8 @@ def load(p):
             rows[(r["op"], int(r["bytes"]))] = r
     return rows
 def med(r):
+    if not r["median_s"]:   # no valid repetition: no median
+        return float("nan"), float("nan"), float("nan")
     m = float(r["median_s"])
     lo = float(r["median_ci_lo_s"]) if r["median_ci_lo_s"] else float("nan")
     hi = float(r["median_ci_hi_s"]) if r["median_ci_hi_s"] else float("nan")
