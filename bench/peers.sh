@@ -31,9 +31,24 @@
 #              2 thread pairs each do one round trip at once (so about 2x OSU's figure when threads
 #              do not slow each other).
 #   put_bibw   OSU: bytes x 2 x window (64) x iterations over the loop time (PSCW epochs, one origin
-#              buffer per message); isochron: 2 x window bytes over the median epoch time.
+#              buffer per message); isochron: 2 x window bytes over the median epoch time. The
+#              epochs are alike (post, start, 64 puts, complete, wait). Until issue 18's osu4 stop
+#              isochron rewrote the origin buffer and poisoned the target window before every epoch
+#              (one-sided prepare runs every repetition), so each epoch's puts wrote into cache lines
+#              dirty in the other core's cache, where OSU's loop keeps rewriting lines that stay in the
+#              writer's cache: 1 KiB ran at ~0.39x OSU (median of per-launch ratios, 5 interleaved
+#              launches, loaded machine) and ~0.89x once prepare leaves the buffers alone before
+#              unvalidated epochs (ctx->no_fill), as for the other operations.
+#   bw_persistent at 8 B: the same window as OSU (64 Send_init/Recv_init made once, Startall +
+#              Waitall + a reply); 6 interleaved launches on a loaded machine gave isochron 29.9 MB/s
+#              [19.4, 30.2], OSU 29.3 [28.3, 51.8], per-launch ratio median ~1.0 (the 28.3 vs 57.9 of
+#              an earlier 3-launch table was the machine's state). Both tools' persistent window is
+#              slower than their plain one at 8 B (isochron 0.62x its bw, OSU 0.66x its osu_bw, same
+#              launches): Open MPI 4.1.4's persistent send/receive path, not the tools' timing.
 # A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env NP (2), NP_NEIGHBOR (4:
-# OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY
+# OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY,
+# OSU_BUFS (single: OSU's default; multiple: osu_bw/bibw/mbw_mr/bw_persistent -b multiple, one buffer per
+# message of the window, isochron's footprint)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NP=${NP:-2}
@@ -42,6 +57,8 @@ LAUNCHES=${LAUNCHES:-3}
 SIZES=${SIZES:-8,1K,64K,1M}
 BUILD=${BUILD:-build}
 PY=${PY:-python3}
+OSU_BUFS=${OSU_BUFS:-single}
+case "$OSU_BUFS" in single|multiple) ;; *) echo "peers.sh: OSU_BUFS='$OSU_BUFS': choose single or multiple" >&2; exit 2;; esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 bytes=$($PY -c "import sys
@@ -66,14 +83,14 @@ for i in $(seq 1 "$LAUNCHES"); do
       --jsonl "$out/isoT-$i.jsonl"
   tools/mpirun-local -np "$NPN" "$BUILD/isochron-bench" --ops neighbor_alltoall_cart --sizes "$SIZES" --quiet --format none \
       --jsonl "$out/isoN-$i.jsonl"
-  osu osu_bw pt2pt "$NP" > "$out/osu-bw-$i.txt"
-  osu osu_bibw pt2pt "$NP" > "$out/osu-bibw-$i.txt"
-  osu osu_mbw_mr pt2pt "$NP" > "$out/osu-mbw_mr-$i.txt"
+  osu osu_bw pt2pt "$NP" -b "$OSU_BUFS" > "$out/osu-bw-$i.txt"
+  osu osu_bibw pt2pt "$NP" -b "$OSU_BUFS" > "$out/osu-bibw-$i.txt"
+  osu osu_mbw_mr pt2pt "$NP" -b "$OSU_BUFS" > "$out/osu-mbw_mr-$i.txt"
   osu osu_allreduce_persistent collective "$NP" > "$out/osu-allreduce_persistent-$i.txt"
   osu osu_neighbor_alltoall collective "$NPN" > "$out/osu-neighbor_alltoall_cart-$i.txt"
   osu osu_put_latency one-sided "$NP" -s flush > "$out/osu-put_lockall-$i.txt"
   osu osu_get_latency one-sided "$NP" -s flush > "$out/osu-get_lockall-$i.txt"
-  osu osu_bw_persistent pt2pt/persistent "$NP" > "$out/osu-bw_persistent-$i.txt"
+  osu osu_bw_persistent pt2pt/persistent "$NP" -b "$OSU_BUFS" > "$out/osu-bw_persistent-$i.txt"
   osu osu_put_bibw one-sided "$NP" -s pscw > "$out/osu-put_bibw_pscw-$i.txt"
   osu osu_latency_mt pt2pt 2 -t 2:2 -m 8:8 -i 1000 -x 100 > "$out/osu-latency_mt-$i.txt"
   if [ -n "${IMB:-}" ] && [ -x "$IMB" ]; then
