@@ -40,7 +40,7 @@
 #              launches, loaded machine) and ~0.89x once prepare leaves the buffers alone before
 #              unvalidated epochs (ctx->no_fill), as for the other operations.
 #   bw_persistent at 8 B: the same window as OSU (64 Send_init/Recv_init made once, Startall +
-#              Waitall + a reply); 6 interleaved launches on a loaded machine gave isochron 29.9 MB/s
+#              Waitall + a reply); 6 interleaved launches on a loaded machine gave isochron 28.9 MB/s
 #              [19.4, 30.2], OSU 29.3 [28.3, 51.8], per-launch ratio median ~1.0 (the 28.3 vs 57.9 of
 #              an earlier 3-launch table was the machine's state). Both tools' persistent window is
 #              slower than their plain one at 8 B (isochron 0.62x its bw, OSU 0.66x its osu_bw, same
@@ -57,7 +57,7 @@ LAUNCHES=${LAUNCHES:-3}
 SIZES=${SIZES:-8,1K,64K,1M}
 BUILD=${BUILD:-build}
 PY=${PY:-python3}
-OSU_BUFS=${OSU_BUFS:-single}
+echo "OSU: ${OSU_DIR:-not given} (buffers: $OSU_BUFS)   IMB: ${IMB:-not given}"
 case "$OSU_BUFS" in single|multiple) ;; *) echo "peers.sh: OSU_BUFS='$OSU_BUFS': choose single or multiple" >&2; exit 2;; esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

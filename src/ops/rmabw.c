@@ -28,8 +28,8 @@
  * as the other operations' buffers are between unvalidated repetitions.
  * Rewriting them every time (2 x W x n bytes, the target's by its owner)
  * made each epoch's puts write into lines dirty in the other core's cache:
- * put_bibw_pscw at 1 KiB, 2 ranks, ran at about 0.35x OSU's osu_put_bibw,
- * and at about 1x without the rewrite (bench/peers.sh).
+ * put_bibw_pscw at 1 KiB, 2 ranks, ran at about 0.39x OSU's osu_put_bibw,
+ * and at about 0.89x without the rewrite (bench/peers.sh).
  */
 #include <stdint.h>
 #include <stdio.h>
