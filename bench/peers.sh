@@ -57,7 +57,7 @@ LAUNCHES=${LAUNCHES:-3}
 SIZES=${SIZES:-8,1K,64K,1M}
 BUILD=${BUILD:-build}
 PY=${PY:-python3}
-echo "OSU: ${OSU_DIR:-not given} (buffers: $OSU_BUFS)   IMB: ${IMB:-not given}"
+OSU_BUFS=${OSU_BUFS:-single}
 case "$OSU_BUFS" in single|multiple) ;; *) echo "peers.sh: OSU_BUFS='$OSU_BUFS': choose single or multiple" >&2; exit 2;; esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -70,7 +70,7 @@ lo=$(echo $bytes | tr ' ' '\n' | sort -n | head -1); hi=$(echo $bytes | tr ' ' '
 log2() { $PY -c "import math,sys; print(int(math.log2(int(sys.argv[1]))))" "$1"; }
 echo "isochron beside OSU and IMB: $NP ranks (neighbourhood: $NPN), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
      "$LAUNCHES launches per tool, sizes $SIZES"
-echo "OSU: ${OSU_DIR:-not given}   IMB: ${IMB:-not given}"
+echo "OSU: ${OSU_DIR:-not given} (buffers: $OSU_BUFS)   IMB: ${IMB:-not given}"
 osu() { # osu NAME SUBDIR NP ARGS...: run if built
   local name=$1 sub=$2 np=$3; shift 3
   local bin="${OSU_DIR:-/nonexistent}/$sub/$name"
