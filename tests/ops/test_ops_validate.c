@@ -21,7 +21,7 @@
  *     for its memory): allgather, binomial scatter/gather, allreduce,
  *     accumulate_lock (double max) and put_fence at 0.5-1 MiB.
  *  6. c->no_fill (set by the engine before an unvalidated one-sided epoch):
- *     put_bibw_pscw's and get_bibw_fence's prepare leaves the received data
+ *     put_bibw_pscw's, get_bibw_fence's, get_lockall's and put_lockall's prepare leaves the received data
  *     and the source as they are (no poison, no rewrite), and a full prepare
  *     and run afterwards validate.
  * Runs at 2, 3 and 4 processes.
@@ -256,6 +256,8 @@ int main(int argc, char **argv)
     corruption("compare_and_swap_fence", size - 1, 0);
     no_fill("put_bibw_pscw");
     no_fill("get_bibw_fence");
+    no_fill("get_lockall");
+    no_fill("put_lockall");
     /* not the passive-target ones: the neighbour's put may land after this test's store (validate's barrier orders them in a benchmark) */
 
     check_quiet = 1;
