@@ -70,9 +70,10 @@
 #              At 64 KiB-1 MiB get was wasteful here: prepare rewrote the target window (and poisoned
 #              the origin buffer) before every epoch, so each get read 1 MiB dirty in the other core's
 #              cache; since osu4 it rewrites them only before validated epochs (ctx->no_fill, as
-#              put_bibw): get_lockall 1 MiB 4.03x -> 1.64x of OSU, 64 KiB 2.70x -> 1.93x (3 interleaved
-#              launches, before/after binaries). The rest (both ranks copying at once, the global
-#              time) is not separated yet. put at 64 KiB-1 MiB agrees: Open MPI's put path, not the
+#              put_bibw): get_lockall's median epoch after/before = 0.70 at 1 MiB (136 -> 95 us), 0.61
+#              at 64 KiB, so 1.89x -> 1.33x and 2.73x -> 1.68x of OSU (4 interleaved launches of both
+#              binaries; put_lockall 8 B-1 KiB 0.76-0.81 too). The rest (both ranks copying at once,
+#              the global time) is not separated yet. put at 64 KiB-1 MiB agrees: Open MPI's put path, not the
 #              timing, dominates there (OSU 529 us at 1 MiB, 2 GB/s).
 #   neighbor_alltoall_cart at 4 ranks on 2 cores (oversubscribed; 1.5-2.0x): OSU puts a barrier
 #              before every iteration and reports the per-rank mean averaged over ranks; isochron the
