@@ -46,7 +46,7 @@
 #              slower than their plain one at 8 B (isochron 0.62x its bw, OSU 0.66x its osu_bw, same
 #              launches): Open MPI 4.1.4's persistent send/receive path, not the tools' timing.
 # The rest of the quiet table (12:45 UTC, 5 launches), read with A/B runs made side by side with OSU
-# (nice 19, load 6-13 from other jobs: ratios, not verdicts; scripts and raw files of issue 18's osu4 stop):
+# (nice 19, load 6-13 from other jobs: ratios, not verdicts; commands in helper osu4's report, issue 18):
 #   bandwidth at 1 MiB (iso/OSU 0.71 bw, 0.63 bibw, 0.72 mbw_mr, 0.74 bw_persistent; 64 KiB agrees):
 #              the footprint. isochron receives every message of the window into its own slot so that
 #              each can be validated: 64 x 1 MiB = 64 MiB per receiver, twice this VM's 32 MiB L3;
