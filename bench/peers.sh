@@ -56,7 +56,10 @@
 #              0.75 mbw_mr, 0.69 bw_persistent (3 interleaved launches), and isochron / OSU -b multiple
 #              = 1.80, 1.01, 1.30, 1.26 there (loaded: isochron's median resists the load better than
 #              OSU's mean). A difference of definition: isochron moves distinct messages (MPI leaves W
-#              receives into one buffer undefined); OSU_BUFS=multiple runs OSU the same way.
+#              receives into one buffer undefined); OSU_BUFS=multiple runs OSU the same way. But it is
+#              not all of it: isochron at --msg-window 16 (16 MiB received, fits) stayed at 0.69 (bw)
+#              and 0.84 (bibw) of OSU -W 16 (3 interleaved launches, load 4-6), so part of the 1 MiB gap
+#              is still unexplained; a quiet run of OSU_BUFS=multiple beside the default is the check.
 #   put/get_lockall: OSU's -s flush takes MPI_Win_lock(shared, rank 1) once around its loop and times
 #              a pipelined loop of put/get + MPI_Win_flush on rank 0 only (mean); isochron times one
 #              epoch (lock_all, access, flush, unlock_all) of both ranks at once, each after the
