@@ -21,7 +21,7 @@
 #              its own repetition count; isochron: the median over repetitions of one window of
 #              --msg-window 64 (+ ack), so its MB/s = window bytes / median window time.
 #   latency    OSU: mean over iterations of rank 0 (put/get: rank 0 origin, rank 1 passive, one
-#              lock_all/lock around the loop, a flush per iteration); isochron: median of the
+#              MPI_Win_lock (-s flush) around the loop, a flush per iteration); isochron: median of the
 #              global-clock time of one epoch in which every rank accesses its right neighbour
 #              (lock_all, put, flush, unlock_all: the lock and unlock are inside the time).
 #   collective OSU: mean latency averaged over ranks; isochron: median of the global-clock time
@@ -31,9 +31,64 @@
 #              2 thread pairs each do one round trip at once (so about 2x OSU's figure when threads
 #              do not slow each other).
 #   put_bibw   OSU: bytes x 2 x window (64) x iterations over the loop time (PSCW epochs, one origin
-#              buffer per message); isochron: 2 x window bytes over the median epoch time.
+#              buffer per message); isochron: 2 x window bytes over the median epoch time. The
+#              epochs are alike (post, start, 64 puts, complete, wait). Until issue 18's osu4 stop
+#              isochron rewrote the origin buffer and poisoned the target window before every epoch
+#              (one-sided prepare runs every repetition), so each epoch's puts wrote into cache lines
+#              dirty in the other core's cache, where OSU's loop keeps rewriting lines that stay in the
+#              writer's cache: 1 KiB ran at ~0.39x OSU (median of per-launch ratios, 5 interleaved
+#              launches, loaded machine) and ~0.89x once prepare leaves the buffers alone before
+#              unvalidated epochs (ctx->no_fill), as for the other operations.
+#   bw_persistent at 8 B: the same window as OSU (64 Send_init/Recv_init made once, Startall +
+#              Waitall + a reply); 6 interleaved launches on a loaded machine gave isochron 28.9 MB/s
+#              [19.4, 30.2], OSU 29.3 [28.3, 51.8], per-launch ratio median ~1.0 (the 28.3 vs 57.9 of
+#              an earlier 3-launch table was the machine's state). Both tools' persistent window is
+#              slower than their plain one at 8 B (isochron 0.62x its bw, OSU 0.66x its osu_bw, same
+#              launches): Open MPI 4.1.4's persistent send/receive path, not the tools' timing.
+# The rest of the quiet table (12:45 UTC, 5 launches), read with A/B runs made side by side with OSU
+# (nice 19, load 6-13 from other jobs: ratios, not verdicts; commands in helper osu4's report, issue 18):
+#   bandwidth at 1 MiB (iso/OSU 0.71 bw, 0.63 bibw, 0.72 mbw_mr, 0.74 bw_persistent; 64 KiB agrees):
+#              the footprint. isochron receives every message of the window into its own slot so that
+#              each can be validated: 64 x 1 MiB = 64 MiB per receiver, twice this VM's 32 MiB L3;
+#              OSU's default (-b single) receives all 64 into one 1 MiB buffer and sends one, which stay
+#              in cache. At 64 KiB both fit (4 MiB) and the tools agree. OSU's own -b multiple (a buffer
+#              per message) costs OSU the same: 1 MiB -b multiple / -b single = 0.49 bw, 0.56 bibw,
+#              0.75 mbw_mr, 0.69 bw_persistent (3 interleaved launches), and isochron / OSU -b multiple
+#              = 1.80, 1.01, 1.30, 1.26 there (loaded: isochron's median resists the load better than
+#              OSU's mean). A difference of definition: isochron moves distinct messages (MPI leaves W
+#              receives into one buffer undefined); OSU_BUFS=multiple runs OSU the same way. But it is
+#              not all of it: isochron at --msg-window 16 (16 MiB received, fits) stayed at 0.69 (bw)
+#              and 0.84 (bibw) of OSU -W 16 (3 interleaved launches, load 4-6), so part of the 1 MiB gap
+#              is still unexplained; a quiet run of OSU_BUFS=multiple beside the default is the check.
+#   put/get_lockall: OSU's -s flush takes MPI_Win_lock(shared, rank 1) once around its loop and times
+#              a pipelined loop of put/get + MPI_Win_flush on rank 0 only (mean); isochron times one
+#              epoch (lock_all, access, flush, unlock_all) of both ranks at once, each after the
+#              untimed barriers of prepare, from the common start to the last end. Not the cause: the
+#              lock inside the time (OSU -s lock_all, lock_all/get/unlock_all per iteration, gives the
+#              same 0.17 us as -s flush at 8 B), nor both ranks accessing (get_one_to_all, one origin,
+#              0.42 us vs 0.45). The sub-microsecond epochs are dominated by timing each one alone:
+#              scheme none + method max (back to back, each rank's own clock) brings 8 B to 2.8x (get)
+#              and 1.7x (put) of OSU, barrier + max 3.5x/3.1x, roundtime + global 3.9x/3.8x (3
+#              launches); the rest is an epoch started cold after a barrier against a loop's mean.
+#              At 64 KiB-1 MiB get was wasteful here: prepare rewrote the target window (and poisoned
+#              the origin buffer) before every epoch, so each get read 1 MiB dirty in the other core's
+#              cache; since osu4 it rewrites them only before validated epochs (ctx->no_fill, as
+#              put_bibw): get_lockall's median epoch after/before = 0.70 at 1 MiB (136 -> 95 us), 0.61
+#              at 64 KiB, so 1.89x -> 1.33x and 2.73x -> 1.68x of OSU (4 interleaved launches of both
+#              binaries; put_lockall 8 B-1 KiB 0.76-0.81 too). The rest (both ranks copying at once,
+#              the global time) is not separated yet. put at 64 KiB-1 MiB agrees: Open MPI's put path, not the
+#              timing, dominates there (OSU 529 us at 1 MiB, 2 GB/s).
+#   neighbor_alltoall_cart at 4 ranks on 2 cores (oversubscribed; 1.5-2.0x): OSU puts a barrier
+#              before every iteration and reports the per-rank mean averaged over ranks; isochron the
+#              median of last exit - first start. With 2 ranks per core the last rank's exit holds the
+#              time a rank waits for a core, which OSU's average over ranks dilutes: OSU's own max over
+#              ranks (-f) is 1.2-1.9x its average, and isochron's barrier scheme + max method is
+#              0.48-0.87x its roundtime + global figure (3 interleaved launches, loaded: there isochron
+#              was below OSU's average, so the sign of the quiet gap is not reproduced under load).
 # A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env NP (2), NP_NEIGHBOR (4:
-# OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY
+# OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY,
+# OSU_BUFS (single: OSU's default; multiple: osu_bw/bibw/mbw_mr/bw_persistent -b multiple, one buffer per
+# message of the window, isochron's footprint)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NP=${NP:-2}
@@ -42,6 +97,8 @@ LAUNCHES=${LAUNCHES:-3}
 SIZES=${SIZES:-8,1K,64K,1M}
 BUILD=${BUILD:-build}
 PY=${PY:-python3}
+OSU_BUFS=${OSU_BUFS:-single}
+case "$OSU_BUFS" in single|multiple) ;; *) echo "peers.sh: OSU_BUFS='$OSU_BUFS': choose single or multiple" >&2; exit 2;; esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 bytes=$($PY -c "import sys
@@ -53,7 +110,7 @@ lo=$(echo $bytes | tr ' ' '\n' | sort -n | head -1); hi=$(echo $bytes | tr ' ' '
 log2() { $PY -c "import math,sys; print(int(math.log2(int(sys.argv[1]))))" "$1"; }
 echo "isochron beside OSU and IMB: $NP ranks (neighbourhood: $NPN), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
      "$LAUNCHES launches per tool, sizes $SIZES"
-echo "OSU: ${OSU_DIR:-not given}   IMB: ${IMB:-not given}"
+echo "OSU: ${OSU_DIR:-not given} (buffers: $OSU_BUFS)   IMB: ${IMB:-not given}"
 osu() { # osu NAME SUBDIR NP ARGS...: run if built
   local name=$1 sub=$2 np=$3; shift 3
   local bin="${OSU_DIR:-/nonexistent}/$sub/$name"
@@ -66,14 +123,14 @@ for i in $(seq 1 "$LAUNCHES"); do
       --jsonl "$out/isoT-$i.jsonl"
   tools/mpirun-local -np "$NPN" "$BUILD/isochron-bench" --ops neighbor_alltoall_cart --sizes "$SIZES" --quiet --format none \
       --jsonl "$out/isoN-$i.jsonl"
-  osu osu_bw pt2pt "$NP" > "$out/osu-bw-$i.txt"
-  osu osu_bibw pt2pt "$NP" > "$out/osu-bibw-$i.txt"
-  osu osu_mbw_mr pt2pt "$NP" > "$out/osu-mbw_mr-$i.txt"
+  osu osu_bw pt2pt "$NP" -b "$OSU_BUFS" > "$out/osu-bw-$i.txt"
+  osu osu_bibw pt2pt "$NP" -b "$OSU_BUFS" > "$out/osu-bibw-$i.txt"
+  osu osu_mbw_mr pt2pt "$NP" -b "$OSU_BUFS" > "$out/osu-mbw_mr-$i.txt"
   osu osu_allreduce_persistent collective "$NP" > "$out/osu-allreduce_persistent-$i.txt"
   osu osu_neighbor_alltoall collective "$NPN" > "$out/osu-neighbor_alltoall_cart-$i.txt"
   osu osu_put_latency one-sided "$NP" -s flush > "$out/osu-put_lockall-$i.txt"
   osu osu_get_latency one-sided "$NP" -s flush > "$out/osu-get_lockall-$i.txt"
-  osu osu_bw_persistent pt2pt/persistent "$NP" > "$out/osu-bw_persistent-$i.txt"
+  osu osu_bw_persistent pt2pt/persistent "$NP" -b "$OSU_BUFS" > "$out/osu-bw_persistent-$i.txt"
   osu osu_put_bibw one-sided "$NP" -s pscw > "$out/osu-put_bibw_pscw-$i.txt"
   osu osu_latency_mt pt2pt 2 -t 2:2 -m 8:8 -i 1000 -x 100 > "$out/osu-latency_mt-$i.txt"
   if [ -n "${IMB:-}" ] && [ -x "$IMB" ]; then

@@ -98,6 +98,10 @@ typedef struct isochron_op_ctx {
                                  (0: ISOCHRON_OP_WINDOW_DEFAULT; < 0 or > ISOCHRON_OP_WINDOW_MAX: EINVAL) */
     int threads;            /**< caller-set, ISOCHRON_OP_THREADED operations: threads per rank
                                  (0: ISOCHRON_OP_THREADS_DEFAULT; < 0 or > ISOCHRON_OP_THREADS_MAX: EINVAL) */
+    int no_fill;            /**< set by the bench engine around a prepare that is called every repetition (one-sided
+                                 operations): 1 when the next run is not validated, so prepare may leave the buffers'
+                                 contents as they are (warm, as for the other operations) and do only its protocol;
+                                 0 (a direct caller's default): write them */
 } isochron_op_ctx_t;
 
 /** An operation. set-up/teardown allocate, run executes once, validate checks the last run. */

@@ -424,7 +424,9 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
         ctx->rep = k + 1;
         rotate_to(&rot, ctx, k + 1);
         if (op->prepare && (prepare_always || validated(o, k + 1))) {
+            ctx->no_fill = !validated(o, k + 1); /* one-sided: the protocol without rewriting the buffers */
             int p = op->prepare(ctx);
+            ctx->no_fill = 0;
             if (!err) err = p;
         }
         if (validated(o, k) || validated(o, k + 1)) ps.data_s += isochron_clock_now(b->clk) - d0;

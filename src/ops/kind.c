@@ -428,7 +428,9 @@ int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
             if ((rc = isochron_barrier_polite(c->comm))) return rc;
             if ((rc = lock_self(c, MPI_LOCK_EXCLUSIVE))) return rc;
         }
-        if (st->kind.sem == SEM_PUT) {
+        if (c->no_fill && (st->kind.sem == SEM_PUT || st->kind.sem == SEM_GET)) {
+            /* an unvalidated epoch: put/get rewrite nothing, the buffers stay as warm as OSU's (engine.c) */
+        } else if (st->kind.sem == SEM_PUT) {
             isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);
             isochron_ops_poison(st->win_base, n * (size_t)ts);
         } else if (st->kind.sem == SEM_GET) {

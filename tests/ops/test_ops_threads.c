@@ -12,6 +12,16 @@
  *  3. Stale data (validating against the next repetition) and a missing run
  *     (prepare, then validate) fail.
  *  4. Threads per rank -1 and 65 are refused (EINVAL naming 1..64).
+ *  5. The threads' round trips overlap in time (2 threads, 8 B): one rank
+ *     runs the operation, the other plays its peer by hand with a protocol
+ *     only concurrent threads can finish. Rank 1 by hand receives both
+ *     threads' messages before it answers either, so rank 0's thread 1 must
+ *     send while thread 0 still waits for its reply; rank 0 by hand sends
+ *     thread 1's message alone and waits for its answer, then thread 0's
+ *     (and the reverse order once), so rank 1's thread 1 must receive and
+ *     answer while thread 0 still waits in its receive. Threads whose round
+ *     trips ran one after another would leave the hand-played side waiting:
+ *     it gives up after 5 s, reports it and aborts. Both sides validate.
  * test_ops_run checks the refusal under plain MPI_Init (MPI_THREAD_SINGLE).
  * If the library does not provide MPI_THREAD_MULTIPLE here, the refusal
  * naming the level provided is checked instead and the rest is skipped.
@@ -43,6 +53,67 @@ static int rep(isochron_op_ctx_t *c, int k)
     c->rep = k;
     int rc = op->prepare(c);
     return rc ? rc : op->run(c);
+}
+
+/* Thread t's tag (ISOCHRON_TAG_THREAD + t, src/ops/ops_impl.h). */
+#define TAG_THREAD 0x1600
+#define OVERLAP_WAIT 5.0
+
+/* Wait for the requests with a deadline; on expiry the other side's threads are stuck in MPI: abort. */
+static void wait_or_abort(int n, MPI_Request *r, const char *what)
+{
+    double t0 = MPI_Wtime();
+    int flag = 0;
+    while (MPI_Testall(n, r, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS && !flag)
+        if (MPI_Wtime() - t0 > OVERLAP_WAIT) {
+            CHECK(0, "rank %d: %s did not come within %.0f s: the other rank's threads ran one after another", rank, what,
+                  OVERLAP_WAIT);
+            check_report("test_ops_threads");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+}
+
+static void overlap(isochron_op_ctx_t *c)
+{
+    int before = check_failures;
+    /* round 0: rank 0 runs the operation; rounds 1 and 2: rank 1 does, thread 1's message first, then thread 0's first */
+    for (int round = 0; round < 3; round++) {
+        if (setup(c, 8, MPI_BYTE, 2) != ISOCHRON_OK) {
+            CHECK(0, "rank %d: setup 2 threads: %s", rank, isochron_last_error());
+            return;
+        }
+        size_t per = c->bytes;
+        char *s = c->sbuf, *r = c->rbuf;
+        int runs = round == 0 ? 0 : 1, peer = 1 - rank;
+        if (rank == runs || rank > 1) { /* rank 2 only joins */
+            CHECK_RC(rep(c, round), ISOCHRON_OK, "rank %d: overlap round %d run", rank, round);
+        } else {
+            c->rep = round;
+            CHECK_RC(op->prepare(c), ISOCHRON_OK, "rank %d: prepare (fills this rank's messages)", rank);
+            if (rank == 1) { /* both messages before either answer */
+                MPI_Request q[2];
+                for (int t = 0; t < 2; t++) MPI_Irecv(r + t * per, (int)per, MPI_BYTE, peer, TAG_THREAD + t, comm, &q[t]);
+                wait_or_abort(2, q, "thread 1's message while thread 0 waited for its answer (rank 0)");
+                for (int t = 1; t >= 0; t--) MPI_Send(s + t * per, (int)per, MPI_BYTE, peer, TAG_THREAD + t, comm);
+            } else { /* one thread's round trip, alone, then the other's */
+                int first = round == 1 ? 1 : 0;
+                for (int k = 0; k < 2; k++) {
+                    int t = k ? 1 - first : first;
+                    MPI_Request q;
+                    MPI_Irecv(r + t * per, (int)per, MPI_BYTE, peer, TAG_THREAD + t, comm, &q);
+                    MPI_Send(s + t * per, (int)per, MPI_BYTE, peer, TAG_THREAD + t, comm);
+                    char what[96];
+                    snprintf(what, sizeof what, "thread %d's answer while thread %d waited in its receive (rank 1)", t, 1 - t);
+                    wait_or_abort(1, &q, k ? "the second answer" : what);
+                }
+            }
+        }
+        CHECK_RC(op->validate(c), ISOCHRON_OK, "rank %d: overlap round %d validates", rank, round);
+        isochron_op_teardown(op, c);
+    }
+    if (rank == 0)
+        printf("%s latency_mt: the 2 threads' round trips overlap in time on rank 0 and on rank 1\n",
+               check_failures == before ? "ok  " : "FAIL");
 }
 
 int main(int argc, char **argv)
@@ -172,6 +243,9 @@ int main(int argc, char **argv)
               badt[i], isochron_last_error());
         if (rc == ISOCHRON_OK) isochron_op_teardown(op, &c);
     }
+
+    /* 5 */
+    overlap(&c);
 
 done:
     isochron_ops_destroy(ops);

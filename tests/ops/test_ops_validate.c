@@ -20,6 +20,10 @@
  *  5. Points needing more than 1 MiB per process (set-up then asks the node
  *     for its memory): allgather, binomial scatter/gather, allreduce,
  *     accumulate_lock (double max) and put_fence at 0.5-1 MiB.
+ *  6. c->no_fill (set by the engine before an unvalidated one-sided epoch):
+ *     put_bibw_pscw's, get_bibw_fence's, get_lockall's and put_lockall's prepare leaves the received data
+ *     and the source as they are (no poison, no rewrite), and a full prepare
+ *     and run afterwards validate.
  * Runs at 2, 3 and 4 processes.
  */
 #include <mpi.h>
@@ -127,6 +131,34 @@ static void stale(const isochron_op_t *op)
     isochron_op_teardown(op, &c);
 }
 
+/* ---------------------------------------------------------------- 6 */
+
+static void no_fill(const char *name)
+{
+    const isochron_op_t *op = find(name);
+    isochron_op_ctx_t c;
+    if (!op || setup(op, &c, 1000, MPI_INT, MPI_OP_NULL, 0)) return;
+    CHECK_RC(one_rep(op, &c, 0), ISOCHRON_OK, "rank %d: %s runs", rank, name);
+    CHECK_RC(op->validate(&c), ISOCHRON_OK, "rank %d: %s validates", rank, name);
+    static char rcopy[1 << 20], scopy[1 << 20];
+    int fits = c.rbuf_bytes <= sizeof rcopy && c.sbuf_bytes <= sizeof scopy;
+    CHECK(fits, "rank %d: %s buffers fit the copies", rank, name);
+    if (fits) {
+        if (c.rbuf_bytes) memcpy(rcopy, c.rbuf, c.rbuf_bytes);
+        if (c.sbuf_bytes) memcpy(scopy, c.sbuf, c.sbuf_bytes);
+        c.rep = 1;
+        c.no_fill = 1;
+        CHECK_RC(op->prepare(&c), ISOCHRON_OK, "rank %d: %s prepare with no_fill", rank, name);
+        c.no_fill = 0;
+        CHECK((!c.rbuf_bytes || memcmp(rcopy, c.rbuf, c.rbuf_bytes) == 0) &&
+                  (!c.sbuf_bytes || memcmp(scopy, c.sbuf, c.sbuf_bytes) == 0),
+              "rank %d: %s prepare with no_fill leaves the buffers as they were", rank, name);
+    }
+    CHECK_RC(one_rep(op, &c, 2), ISOCHRON_OK, "rank %d: %s runs after", rank, name);
+    CHECK_RC(op->validate(&c), ISOCHRON_OK, "rank %d: %s validates after", rank, name);
+    isochron_op_teardown(op, &c);
+}
+
 /* ---------------------------------------------------------------- 3 */
 
 static void small_reductions(const char *name)
@@ -222,6 +254,10 @@ int main(int argc, char **argv)
     corruption("get_accumulate_fence", size - 1, 0); /* the atomics' result buffer (old target values) */
     corruption("fetch_and_op_fence", 0, 0);
     corruption("compare_and_swap_fence", size - 1, 0);
+    no_fill("put_bibw_pscw");
+    no_fill("get_bibw_fence");
+    no_fill("get_lockall");
+    no_fill("put_lockall");
     /* not the passive-target ones: the neighbour's put may land after this test's store (validate's barrier orders them in a benchmark) */
 
     check_quiet = 1;
