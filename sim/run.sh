@@ -12,6 +12,11 @@
 #       rank (1 MB each, 16 GB at 16384 ranks); libisochron keeps its state in handles, and its few
 #       statics are lazily built registries and parse caches, identical on every rank.
 #   contexts/stack-size:512       KiB per simulated rank (default 8 MiB).
+#   smpi/gather:ompi_binomial, smpi/allreduce:rdb, smpi/allgather:rdb   SMPI's default Gather,
+#       Allreduce and Allgather post p non-blocking requests and complete them with waitany, whose
+#       host cost per completion grows with p (perf at 1024 ranks, skampi: 44% of the host CPU in
+#       the context gather's waitany and CommImpl::finish; 25.3 -> 14.2 s CPU with these). The
+#       simulated times of these collectives change accordingly (skampi 1024: 1.790519 -> 1.790593 s).
 #   surf/precision:1e-12          smpirun's default (1e-9 s) rounds simulated event times to about a
 #       nanosecond: a pair's fit over 20 ms then sees sub-ns steps, a slope up to ~0.05 ppm off,
 #       0.1-1 µs after 10 s whatever the algorithm (hca3 at 64 ranks, ±1 ppm: 1.06 µs at 10 s;
@@ -27,7 +32,7 @@ while getopts "t:r:h" o; do
   case $o in
     t) topo=$OPTARG ;;
     r) rph=$OPTARG ;;
-    *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -54,4 +59,5 @@ fi
 # shellcheck disable=SC2086
 smpirun -np "$np" -platform "$plat" -hostfile "$hosts" -no-privatize \
   --log=root.thres:warning --log=xbt_cfg.thres:warning --cfg=smpi/simulate-computation:no \
-  --cfg=contexts/stack-size:512 --cfg=surf/precision:1e-12 ${SIM_CFG:-} "$bin" "$@"
+  --cfg=contexts/stack-size:512 --cfg=surf/precision:1e-12 \
+  --cfg=smpi/gather:ompi_binomial --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:rdb ${SIM_CFG:-} "$bin" "$@"
