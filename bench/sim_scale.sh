@@ -38,7 +38,7 @@ run_extra() { # name driver args...: one run at EXTRA_P ranks, output and host t
   local name=$1; shift
   echo "== $name at $EXTRA_P simulated ranks (fat tree, 1 rank per host): $*"
   if SIM_CFG="--cfg=smpi/allgather:rdb ${SIM_CFG:-}" /usr/bin/time -f "%e %M %U %S" -o "$OUT/$name.time" timeout "$LIMIT" \
-      nice -n 10 sim/run.sh "$EXTRA_P" "$@" > "$OUT/$name.txt" 2>&1; then
+      nice -n 19 sim/run.sh "$EXTRA_P" "$@" > "$OUT/$name.txt" 2>&1; then
     cat "$OUT/$name.txt"
   else
     echo "(failed or over $LIMIT s; see $OUT/$name.txt)"; tail -5 "$OUT/$name.txt"
@@ -73,7 +73,7 @@ for drift in $DRIFTS; do
       js=$OUT/$alg-$p-$drift.jsonl
       tm=$OUT/$alg-$p-$drift.time
       st=0
-      /usr/bin/time -f "%e %M %U %S" -o "$tm" timeout "$LIMIT" nice -n 10 sim/run.sh -r "$rph" "$p" isochron-clock --sync "$spec" \
+      /usr/bin/time -f "%e %M %U %S" -o "$tm" timeout "$LIMIT" nice -n 19 sim/run.sh -r "$rph" "$p" isochron-clock --sync "$spec" \
           --track off --wait 0,10 --skew "offset=1ms,drift=$drift,by=host,seed=3" --check-pingpongs 1 --format none --jsonl "$js" --quiet \
           > "$OUT/$alg-$p-$drift.log" 2>&1 || st=$?
       if [ "$st" != 0 ]; then

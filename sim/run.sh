@@ -12,6 +12,22 @@
 #       rank (1 MB each, 16 GB at 16384 ranks); libisochron keeps its state in handles, and its few
 #       statics are lazily built registries and parse caches, identical on every rank.
 #   contexts/stack-size:512       KiB per simulated rank (default 8 MiB).
+#   smpi/gather:ompi_binomial, smpi/allreduce:rdb, smpi/allgather:rdb   SMPI's default Gather,
+#       Allreduce and Allgather post p non-blocking requests and complete them with waitany, whose
+#       host cost per completion grows with p (perf at 1024 ranks, skampi: 44% of the host CPU in
+#       the context gather's waitany and CommImpl::finish; 25.3 -> 14.2 s CPU with these). The
+#       simulated times of these collectives change accordingly (skampi 1024: 1.790519 -> 1.790593 s).
+#   smpi/send-is-detached-thresh:0  every MPI_Send is synchronous (rendezvous). SMPI sends smaller
+#       than 64 KiB eagerly as detached comms, and each comm that completes is removed from a list
+#       of the detached ones by a linear search: ranks that wait (for their turn, or for the leader
+#       of their host) leave sends pending, and at 4096 ranks (hca3+prop) 78% of the host CPU was
+#       that search (perf). At 1024 ranks hca3+prop: 15.9 -> 11.4 s CPU; simulated duration
+#       0.142997 -> 0.142994 s (sends wait for their receive).
+#   surf/precision:1e-12          smpirun's default (1e-9 s) rounds simulated event times to about a
+#       nanosecond: a pair's fit over 20 ms then sees sub-ns steps, a slope up to ~0.05 ppm off,
+#       0.1-1 µs after 10 s whatever the algorithm (hca3 at 64 ranks, ±1 ppm: 1.06 µs at 10 s;
+#       with 1e-12: 0.0015 µs), and a shift of a few ns in the protocol moved it (hier 0.020 ->
+#       0.166 µs). 1e-12 s is far above a double's resolution at the simulated times used (< 100 s).
 # Anything in SIM_CFG is passed to smpirun as well (e.g. SIM_CFG="--cfg=network/model:LV08").
 # Time is simulated: a wait of 10 s costs no host time, and the drivers' real-time watchdog is
 # off. The truth of isochron-clock's accuracy check is the simulated time (all hosts).
@@ -22,7 +38,7 @@ while getopts "t:r:h" o; do
   case $o in
     t) topo=$OPTARG ;;
     r) rph=$OPTARG ;;
-    *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -49,4 +65,6 @@ fi
 # shellcheck disable=SC2086
 smpirun -np "$np" -platform "$plat" -hostfile "$hosts" -no-privatize \
   --log=root.thres:warning --log=xbt_cfg.thres:warning --cfg=smpi/simulate-computation:no \
-  --cfg=contexts/stack-size:512 ${SIM_CFG:-} "$bin" "$@"
+  --cfg=contexts/stack-size:512 --cfg=surf/precision:1e-12 \
+  --cfg=smpi/gather:ompi_binomial --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:rdb \
+  --cfg=smpi/send-is-detached-thresh:0 ${SIM_CFG:-} "$bin" "$@"

@@ -128,10 +128,18 @@ int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int c
     if ((rc = xp->peer(xp, comm, me == ref ? client : ref, &peer))) return rc;
     /* warm-up exchange (caches, wake-up after a polite wait): discarded */
     if ((rc = lv->estimator->measure(comm, clk, ref, client, warm, &st, &o))) return rc;
+    /* Whether this pair may re-measure its fit (the refit rule below), known
+     * to both sides. Only where a slope can be kept: an offset-only fit
+     * (slope=never, e.g. SKaMPI's one point at span 0, whose slope_se is
+     * infinite and slope_se * span NaN) has no trend to judge; it was
+     * re-measured refit times on every pair. Without a possible refit no
+     * TAG_REFIT message is exchanged either (the protocol before the rule). */
+    int can_refit = lv->refit > 0 && lv->slope != ISOCHRON_SLOPE_NEVER && n > 2;
     if (me == ref) {
         for (double again = 1; again != 0;) { /* the client says whether it re-measures */
             for (int i = 0; i < n; i++)
                 if ((rc = lv->estimator->measure(comm, clk, ref, client, lv->npingpongs, &st, &o))) return rc;
+            if (!can_refit) break;
             if ((rc = xp->recv(xp, comm, peer, TAG_REFIT, &again))) return rc;
         }
         return ISOCHRON_OK;
@@ -158,8 +166,9 @@ int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int c
          * rejected, residuals 0.2 µs instead of 0.006, a slope 6 ppm off at
          * "3.4 standard errors", 60 µs after 10 s): measure again, keep the
          * fit with the smallest standard error. The reference is told. */
-        double again = rc == ISOCHRON_OK && attempts <= lv->refit && !(f.slope_se * f.span <= ISOCHRON_REFIT_SPREAD);
-        int rc2 = xp->send(xp, comm, peer, TAG_REFIT, again, 0);
+        double again = rc == ISOCHRON_OK && can_refit && attempts <= lv->refit &&
+                       !(f.slope_se * f.span <= ISOCHRON_REFIT_SPREAD);
+        int rc2 = can_refit ? xp->send(xp, comm, peer, TAG_REFIT, again, 0) : ISOCHRON_OK;
         if (rc || rc2) { free(x); return rc ? rc : rc2; }
         if (again == 0) break;
     }

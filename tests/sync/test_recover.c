@@ -113,6 +113,12 @@ static outcome_t run_case(const char *spec_text, isochron_timer_t *timer, const 
     if (non_trivial && size >= 2)
         CHECK(rep.rounds >= 1, "%s: at least one pairwise round for %s at p=%d (%d)", label, spec_text, size, rep.rounds);
 
+    /* An offset-only fit (skampi, slope=never) has no trend to judge: the
+     * refit rule must not re-measure it. */
+    if (rank != 0 && (!strcmp(spec.level[0].alg, "skampi") || spec.level[0].slope == ISOCHRON_SLOPE_NEVER))
+        CHECK(rep.fit.attempts == 1, "%s: rank %d's offset-only fit of \"%s\" is measured once (%d attempts)", label, rank,
+              spec_text, rep.fit.attempts);
+
     /* Shared base instant: rank 0's monotonic reading. */
     double m = isochron_timer_base_now(timer);
     MPI_Bcast(&m, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
