@@ -42,20 +42,26 @@ def med(r):
     lo = float(r["median_ci_lo_s"]) if r["median_ci_lo_s"] else float("nan")
     hi = float(r["median_ci_hi_s"]) if r["median_ci_hi_s"] else float("nan")
     return m, lo, hi   # nan: too few valid repetitions for a median CI
+def fmt(x, spec):
+    """x formatted, or '-' when it is not a number (no valid repetition, no CI)"""
+    return format(x, spec) if x == x and x not in (float("inf"), -float("inf")) else "-"
+def ratio(a, b):
+    return a / b if b == b and b != 0 else float("nan")
 print("np  op          bytes     native_med_us     cc_med_us  cc/native [95% CI]      2pc_med_us  2pc/native [95% CI]")
 for np in nps:
     d = {m: load(os.path.join(tmp, f"{np}.{m}.csv")) for m in ("native", "cc", "2pc")}
     for key in d["native"]:
         n = d["native"][key]
         nm, nlo, nhi = med(n)
-        out = f"{np:<3} {key[0]:<11} {key[1]:>8} {nm*1e6:>14.2f}"
+        out = f"{np:<3} {key[0]:<11} {key[1]:>8} {fmt(nm*1e6, '>14.2f'):>14}"
         for m in ("cc", "2pc"):
             r = d[m].get(key)
             if r is None:
                 out += f" {'-':>13}  {'-':<22}"
                 continue
             mm, mlo, mhi = med(r)
-            out += f" {mm*1e6:>13.2f}  {mm/nm:5.3f} [{mlo/nhi:5.3f}, {mhi/nlo:5.3f}]  "
+            out += (f" {fmt(mm*1e6, '>13.2f'):>13}  {fmt(ratio(mm, nm), '5.3f'):>5} "
+                    f"[{fmt(ratio(mlo, nhi), '5.3f'):>5}, {fmt(ratio(mhi, nlo), '5.3f'):>5}]  ")
         print(out)
 PY
 echo "# machine shared (2 cores, other jobs running); np 4 is oversubscribed: numbers are contaminated"
