@@ -39,7 +39,10 @@ extern int icc_rank, icc_size;
 extern volatile sig_atomic_t icc_attn;    /* fast-path flag: nonzero sends wrappers to icc_poll */
 extern int icc_pending;                   /* a checkpoint is in progress on this rank */
 
-enum { ICC_PASS, ICC_COLL, ICC_BLOCKED };
+/* ICC_RECV: blocked in a call only an application message can complete (a
+ * blocking receive or probe): counts as stopped like ICC_BLOCKED, but returns
+ * after every step so the caller keeps testing its operation (cc_ckpt.c) */
+enum { ICC_PASS, ICC_COLL, ICC_BLOCKED, ICC_RECV };
 /* Protocol progress at a wrapper of `call`. PASS: progress and return;
  * COLL: the entry of a collective (Algorithm 3: stay while every target is
  * reached); BLOCKED: inside a blocking call whose operation is incomplete

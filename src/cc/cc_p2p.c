@@ -20,8 +20,10 @@
  *    at the safe state completes pending non-blocking collectives the same way:
  *    the application's later Wait/Test then returns their real status, so no
  *    status is stashed and no freed handle value can be confused with a new one.
- *  - Blocking calls: with no checkpoint in progress (icc_attn clear) each is
- *    the PMPI call itself plus the counting. Otherwise Send/Ssend/Rsend/Recv/
+ *  - Blocking calls: with no checkpoint in progress each receive, Probe, Wait
+ *    and Waitall is its non-blocking form tested in a loop that joins the
+ *    protocol as soon as a request arrives (wait_joining); sends are the PMPI
+ *    call itself plus the counting. With a checkpoint in progress Send/Ssend/Rsend/Recv/
  *    Sendrecv(_replace)/Mrecv become their non-blocking forms and every
  *    blocking completion or probe becomes a loop of the Test/Iprobe form with
  *    icc_poll(ICC_BLOCKED) between tests, so a process blocked in MPI takes
@@ -196,6 +198,50 @@ static int block_on_all(int n, MPI_Request *r, MPI_Status *st, const char *name)
     }
 }
 
+/* The blocking calls' path with no checkpoint in progress: test until done,
+ * and if a request arrives meanwhile (the ticker thread sets icc_attn) poll
+ * the protocol between tests, so a process that entered a long MPI_Recv,
+ * Wait or Probe before it learned of the request still takes part (with the
+ * plain PMPI call it joined only when the call returned; the stress test's
+ * cc_latency --scenario recv never completed a checkpoint). */
+static int wait_joining(MPI_Request *r, MPI_Status *st, const char *name)
+{
+    for (;;) {
+        int flag = 0, rc = PMPI_Test(r, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        if (icc_attn) icc_poll(ICC_BLOCKED, name, -1);
+    }
+}
+
+/* A blocking receive: only an application message completes it, so while the
+ * rank waits here it counts as stopped for the agreement (ICC_RECV), yet it
+ * tests its receive after every protocol step instead of staying in the
+ * protocol until the round completes. Staying (ICC_BLOCKED) deadlocked when a
+ * round could not complete because another rank had entered a blocking
+ * collective whose members waited, through a chain of messages, for this
+ * receive (stress seed 1403 at 4 ranks under MPICH: rank 1 frozen in
+ * MPI_Recv from rank 3 with the data there, rank 0 in Sendrecv with rank 1,
+ * rank 2 in MPI_Alltoall with rank 0). Why this is still safe: a decided
+ * round had no message in flight and every other rank stopped, so the
+ * receive cannot complete before every rank has seen the decision. */
+static int recv_joining(MPI_Request *r, MPI_Status *st, const char *name)
+{
+    for (;;) {
+        int flag = 0, rc = PMPI_Test(r, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        if (icc_pending || icc_attn) icc_poll(ICC_RECV, name, -1);
+    }
+}
+
+static int wait_all_joining(int n, MPI_Request *r, MPI_Status *st, const char *name)
+{
+    for (;;) {
+        int flag = 0, rc = PMPI_Testall(n, r, &flag, st);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        if (icc_attn) icc_poll(ICC_BLOCKED, name, -1);
+    }
+}
+
 enum { SEND_STD, SEND_SYNC, SEND_READY };
 static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                        const char *name)
@@ -245,15 +291,16 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int g = icc_peer_group(comm), rc;
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Recv", -1);
-    if (!icc_pending) {
-        rc = PMPI_Recv(buf, count, datatype, source, tag, comm, sp);
-    } else {
-        MPI_Request r;
-        rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
-        icc_open_recvs++;
-        if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Recv");
-        icc_open_recvs--;
-    }
+    /* Not an open receive for the agreement (unlike the application's own
+     * Irecv): a checkpoint taken while this rank waits here saves the state
+     * "about to execute this MPI_Recv", no message can match the internal
+     * request meanwhile (none is in flight at a safe state), and a restart
+     * executes the MPI_Recv again. Counting it as open deferred the
+     * checkpoint until the message came, which never happens when the sender
+     * sends only after the checkpoint (cc_latency --scenario recv). */
+    MPI_Request r;
+    rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
+    if (rc == MPI_SUCCESS) rc = recv_joining(&r, sp, "MPI_Recv");
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
 }
@@ -266,18 +313,14 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
     int g = icc_peer_group(comm), rc;
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv", -1);
-    if (!icc_pending) {
-        rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-                           recvtag, comm, sp);
-        if (rc == MPI_SUCCESS) icc_count_sent(comm, dest);
-    } else {
+    {
         MPI_Request r[2];
         rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[1]);
         if (rc == MPI_SUCCESS) rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[0]);
         if (rc != MPI_SUCCESS) return rc;
         icc_count_sent(comm, dest);
         icc_open_recvs++, icc_nofreeze++;
-        rc = block_on_all(2, r, st, "MPI_Sendrecv");
+        rc = icc_pending ? block_on_all(2, r, st, "MPI_Sendrecv") : wait_all_joining(2, r, st, "MPI_Sendrecv");
         icc_open_recvs--, icc_nofreeze--;
         if (sp != &st[1]) *sp = st[1];
     }
@@ -341,11 +384,10 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (FAST) return PMPI_Probe(source, tag, comm, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Probe", -1);
-    if (!icc_pending) return PMPI_Probe(source, tag, comm, status);
     for (;;) {
         int flag = 0, rc = PMPI_Iprobe(source, tag, comm, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
-        icc_poll(ICC_BLOCKED, "MPI_Probe", -1);
+        if (icc_pending || icc_attn) icc_poll(ICC_RECV, "MPI_Probe", -1);
     }
 }
 
@@ -368,10 +410,9 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     if (FAST) return PMPI_Wait(request, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Wait", -1);
-    if (!reqlive && !icc_pending) return PMPI_Wait(request, status);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
-    int rc = icc_pending ? block_on(request, sp, "MPI_Wait") : PMPI_Wait(request, sp);
+    int rc = icc_pending ? block_on(request, sp, "MPI_Wait") : wait_joining(request, sp, "MPI_Wait");
     if (rc == MPI_SUCCESS) req_done(h, sp);
     return rc;
 }
@@ -409,11 +450,10 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 {
     if (FAST) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitall", -1);
-    if (!reqlive && !icc_pending) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
     int rc = icc_pending ? block_on_all(count, array_of_requests, a.s, "MPI_Waitall")
-                         : PMPI_Waitall(count, array_of_requests, a.s);
+                         : wait_all_joining(count, array_of_requests, a.s, "MPI_Waitall");
     if (rc == MPI_SUCCESS)
         for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
     arr_close(&a, array_of_statuses);

@@ -629,6 +629,8 @@ int main(int argc, char **argv)
         if (kill && !restarted && me == kill_rank && i >= kill_op && have_api && isochron_cc_checkpoints() >= 1) {
             printf("cc_stress rank %d killed at op %d after %d checkpoints\n", me, i, isochron_cc_checkpoints());
             fflush(stdout);
+            /* give the launcher time to forward the line: MPICH's mpirun lost it once at MPI_Abort */
+            nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
             if (kill_exit) _exit(3);
             MPI_Abort(MPI_COMM_WORLD, 3);
         }
@@ -654,6 +656,7 @@ int main(int argc, char **argv)
         if (me == kill_rank && lo >= 1) {
             printf("cc_stress rank %d killed at op %d (after the last) after %d checkpoints\n", me, nops, isochron_cc_checkpoints());
             fflush(stdout);
+            nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
             if (kill_exit) _exit(3);
             MPI_Abort(MPI_COMM_WORLD, 3);
         }

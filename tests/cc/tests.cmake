@@ -45,6 +45,17 @@ set_tests_properties(cc_ckpt_bad_restart PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXE
                      TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 2
                      PASS_REGULAR_EXPRESSION "test_ckpt badrestart np 2: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 
+# A rank blocked in a long MPI_Recv entered before the request takes part
+# (fault 4 of the stress test): cc_latency --scenario recv, 2 checkpoints.
+# 2 ranks: the other side loops on a one-rank communicator; 3 ranks: on a pair.
+foreach(np 2 3)
+  add_test(NAME cc_ckpt_long_recv_np${np}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_cc_long_recv.sh ${np} $<TARGET_FILE:cc_latency>)
+  set_tests_properties(cc_ckpt_long_recv_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS ${np}
+                       PASS_REGULAR_EXPRESSION "test_cc_long_recv np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+
 # examples/cc_checkpoint (the restart pattern of the README): a run with
 # interval checkpoints, then a run restarted from its newest checkpoint, must
 # print the same residual as an uninterrupted run.
