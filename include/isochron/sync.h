@@ -25,9 +25,9 @@
  * recompute (0|1: recompute_intercept of Alg. 2), slope (auto|always|never:
  * keep a fitted slope only when statistically significant, always, or never),
  * outliers (0|1: robust rejection of fit points), refit (0-5: how many times
- * a pair re-measures its fit points when the slope's standard error times
- * the span exceeds ISOCHRON_REFIT_SPREAD; the fit with the smallest standard
- * error is kept; default 2).
+ * a pair measures another span of fit points when the slope's standard
+ * error times the span exceeds ISOCHRON_REFIT_SPREAD; the points of all
+ * attempts are fitted together; default 2).
  */
 #ifndef ISOCHRON_SYNC_H
 #define ISOCHRON_SYNC_H
@@ -146,7 +146,8 @@ typedef struct {
 } isochron_sync_level_t;
 
 /** A pair's fit whose slope standard error (corrected for autocorrelation)
- *  times its span exceeds this is re-measured, up to refit times: the trend
+ *  times its span exceeds this is extended by another span of points, up to
+ *  refit times, and refitted over all of them: the trend
  *  across the span is then uncertain by more than 60 ns, where an undisturbed
  *  pair here resolves about 3 ns (0.02 ppm over 0.12 s); at the default span
  *  of 0.12 s it is 0.5 ppm, 5 µs after 10 s. */
