@@ -13,7 +13,8 @@
  * "convex hull" view of clock synchronization):
  *   minimize  sum_i w_i (y_i - a - b x_i)^2   over points kept for the objective
  *   subject to lo_i - d <= a + b x_i <= hi_i + d   for every point
- * where w_i = 1/u_i^2, the objective uses the points that pass minimum-RTT
+ * where w_i = 1/max(u_i, u_20)^2 (u_20: the 20th percentile of the u_i),
+ * the objective uses the points that pass minimum-RTT
  * filtering and robust rejection, and d >= 0 is the smallest widening that
  * makes the constraints feasible (0 when the bounds are consistent; about
  * the read jitter when they are not). In the 2-D (a, b) plane the feasible set
@@ -190,6 +191,17 @@ int isochron_fit_line(const double *x_in, const double *y, const double *u, int 
     double umin = INFINITY;
     for (int i = 0; u && i < n; i++) if (fabs(u[i]) > 0 && fabs(u[i]) < umin) umin = fabs(u[i]);
     double floor_u = isfinite(umin) ? fmax(umin, 1e-9) : 1.0;
+    /* A point's error has a floor that its half-width does not show (clock
+     * reads, jitter: a jittered clock even gives crossed bounds, |u| near 0),
+     * so weights stop growing below the 20th percentile of |u|: measured at
+     * 4 ranks on 2 cores under load, one lucky point with |u| = 3 ns took
+     * the weight of all others and left a slope 3.7 ppm off (0.03 ppm with
+     * the floor, over the same points). */
+    if (u && n >= 8) {
+        for (int i = 0; i < n; i++) tmp[i] = fabs(u[i]);
+        isochron_sort_doubles(tmp, n);
+        if (tmp[n / 5] > floor_u) floor_u = tmp[n / 5];
+    }
     for (int i = 0; i < n; i++) {
         double ui = u ? fmax(fabs(u[i]), floor_u) : 1.0;
         w[i] = 1.0 / (ui * ui);

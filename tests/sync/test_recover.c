@@ -6,7 +6,9 @@
  * {0, 200 ns}. After isochron_sync_run the true error of rank i at a shared
  * base instant m is computed analytically, without waiting:
  *     G_i(m) = clock_apply(global_i, skew_apply(timer_i, m)),  err_i = G_i - G_0
- * and must be within tol0 = 10 us + 20 J at m = now, and (for the algorithms
+ * and must be within tol0 = 10 us + 20 J at m = now (plus, for the algorithms
+ * that model drift, the slope tolerance below times the sync's duration:
+ * "now" is that long after the first fits), and (for the algorithms
  * that model drift) within tol10 = 40 us + 20 J + 10 s x (4-sigma slope error
  * that jitter J causes, see below) at m = now + 10 s. The
  * injected errors are 10 ms and 500 us / 10 s, so passing proves recovery by
@@ -249,7 +251,12 @@ int main(int argc, char **argv)
             if (rank == 0 && o.rc == ISOCHRON_OK) {
                 printf("%-18s %8.0f %12.1f %12.2f %12.2f %9.3f %6d\n", cases[c].spec, J * 1e9, o.raw0 * 1e6,
                        o.err0 * 1e6, cases[c].models_drift ? o.err10 * 1e6 : NAN, o.duration, o.rounds);
-                CHECK(o.err0 <= tol0, "%s: max |error| at now %.2f us <= %.2f us", label, o.err0 * 1e6, tol0 * 1e6);
+                /* "now" comes after the whole sync: a slope within its
+                 * tolerance has drifted for up to its duration since the
+                 * first fits (seconds, not 0.4 s, when the machine is loaded) */
+                double tol_now = tol0 + (cases[c].models_drift ? slope_tol * o.duration : 0);
+                CHECK(o.err0 <= tol_now, "%s: max |error| at now %.2f us <= %.2f us", label, o.err0 * 1e6,
+                      tol_now * 1e6);
                 if (cases[c].models_drift)
                     CHECK(o.err10 <= tol10, "%s: max |error| at now+10s %.2f us <= %.2f us", label, o.err10 * 1e6,
                           tol10 * 1e6);
