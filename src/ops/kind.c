@@ -492,6 +492,30 @@ static int vfinish(vcheck_t *v, size_t total)
                               isochron_op_dtype_name(c->dtype), c->bytes, c->rep, v->s.bad, total);
 }
 
+/* This rank's window WIN after the left neighbour's access in this repetition: the neighbour's movement
+ * pattern where the access replaces the values (REPLACE: put, and compare_and_swap, whose every swap
+ * happens), else this rank's reduction pattern folded with the neighbour's (accumulate, get_accumulate,
+ * fetch_and_op). Under lock and lock_all it is read inside a shared lock on itself, after a barrier: the
+ * left neighbour's unlock completed its access at this target. */
+static int check_window(vcheck_t *v, const void *win, int replace)
+{
+    isochron_op_ctx_t *c = v->c;
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
+    int r = c->rank, p = c->size, k = c->rep, tk = st->tk, rk = st->rk, rc;
+    int locked = st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL;
+    if (locked) {
+        if ((rc = isochron_barrier_polite(c->comm))) return rc;
+        if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
+    }
+    for (size_t e = 0; e < c->count; e++) {
+        long long ex = replace ? isochron_ops_mv(tk, st->left, e, k)
+                               : isochron_ops_fold(rk, isochron_ops_rv(rk, r, e, k, p),
+                                                   isochron_ops_rv(rk, st->left, e, k, p));
+        vc(v, win, e, ex, st->left);
+    }
+    return locked ? unlock_self(c) : ISOCHRON_OK;
+}
+
 int isochron_ops_kind_validate(isochron_op_ctx_t *c)
 {
     isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
@@ -573,21 +597,9 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
         isochron_ops_vblock(&v.s, c->rbuf, 0, n, tk, st->right, 0, k);
         total = n;
         break;
-    case SEM_PUT: case SEM_ACC:
-        if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
-            /* the left neighbour's unlock completed its access at this target */
-            if ((rc = isochron_barrier_polite(c->comm))) return rc;
-            if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
-        }
-        for (size_t e = 0; e < n; e++) {
-            long long ex = st->kind.sem == SEM_PUT
-                               ? isochron_ops_mv(tk, st->left, e, k)
-                               : isochron_ops_fold(rk, isochron_ops_rv(rk, r, e, k, p),
-                                                   isochron_ops_rv(rk, st->left, e, k, p));
-            vc(&v, c->rbuf, e, ex, st->left);
-        }
+    case SEM_PUT: case SEM_ACC: /* rbuf is the window */
+        if ((rc = check_window(&v, c->rbuf, st->kind.sem == SEM_PUT))) return rc;
         total = n;
-        if ((st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) && (rc = unlock_self(c))) return rc;
         break;
     case SEM_PUT_1ALL: case SEM_PUT_AALL: /* this window: the root's block, or every other rank's in its block */
         if ((rc = isochron_barrier_polite(c->comm))) return rc;
@@ -614,19 +626,8 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
             vc(&v, c->rbuf, e, st->kind.sem == SEM_CAS ? isochron_ops_mv(tk, st->right, e, k)
                                                        : isochron_ops_rv(rk, st->right, e, k, p), st->right);
         /* this rank's window: updated by the left neighbour */
-        if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
-            if ((rc = isochron_barrier_polite(c->comm))) return rc;
-            if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
-        }
-        for (size_t e = 0; e < n; e++) {
-            long long ex = st->kind.sem == SEM_CAS
-                               ? isochron_ops_mv(tk, st->left, e, k)
-                               : isochron_ops_fold(rk, isochron_ops_rv(rk, r, e, k, p),
-                                                   isochron_ops_rv(rk, st->left, e, k, p));
-            vc(&v, st->win_base, e, ex, st->left);
-        }
+        if ((rc = check_window(&v, st->win_base, st->kind.sem == SEM_CAS))) return rc;
         total = 2 * n;
-        if ((st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) && (rc = unlock_self(c))) return rc;
         break;
     }
     return vfinish(&v, total);
