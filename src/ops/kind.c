@@ -210,6 +210,16 @@ static int is_rma(int sem) { return sem == SEM_PUT || sem == SEM_GET || sem == S
 /* rbuf is a buffer of its own, not the window */
 static int own_rbuf(int sem) { return !is_rma(sem) || sem == SEM_GET || is_atomic(sem) || sem == SEM_GET_1ALL || sem == SEM_GET_AALL; }
 
+int isochron_ops_state_new(isochron_op_ctx_t *c, size_t bytes, const char *name)
+{
+    isochron_ops_state_t *st = calloc(1, bytes);
+    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
+    c->state = st;
+    st->name = name;
+    st->tk = isochron_ops_tkind(c->dtype);
+    return ISOCHRON_OK;
+}
+
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name)
 {
     int p = c->size, r = c->rank, ts = c->dtype_size;
@@ -220,12 +230,10 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
                                   "%s: %zu bytes of %s make a buffer of %zu elements on %d processes, "
                                   "more than an MPI count can hold (%d)",
                                   name, c->bytes, isochron_op_dtype_name(c->dtype), maxel, p, INT_MAX);
-    isochron_ops_state_t *st = calloc(1, sizeof *st);
-    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
-    c->state = st;
+    int rc = isochron_ops_state_new(c, sizeof(isochron_ops_state_t), name);
+    if (rc) return rc;
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
     st->kind = k;
-    st->name = name;
-    st->tk = isochron_ops_tkind(c->dtype);
     st->rk = isochron_ops_rkind(c->op);
     st->left = (r - 1 + p) % p;
     st->right = (r + 1) % p;
@@ -233,7 +241,6 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
     st->gleft = st->gright = MPI_GROUP_NULL;
 
     isochron_ops_elems_t e;
-    int rc = ISOCHRON_OK;
     if (!elems_of(k, p, r, c->root, c->count, c->in_place, &e))
         rc = isochron_set_error(ISOCHRON_EINVAL, "%s: buffer size overflows", name);
     if (rc == ISOCHRON_OK) {
