@@ -13,6 +13,7 @@
 #include "isochron/sync.h"
 #include "isochron/bench.h"
 #include "check.h"
+#include "check_clock.h"
 
 static int rank, size;
 
@@ -68,13 +69,9 @@ int main(int argc, char **argv)
         MPI_Get_library_version(lib, &len);
         mpich = strstr(lib, "MPICH") != NULL;
     }
-    isochron_timer_t *t;
-    isochron_clock_t *base, *g;
-    isochron_sync_spec_t spec;
-    isochron_timer_create("mpi_wtime", &t);
-    isochron_clock_create(t, &base);
-    isochron_sync_spec_parse("hca3/30/skampi/20,span=0.03", &spec);
-    CHECK_RC(isochron_sync_run(&spec, MPI_COMM_WORLD, base, &g, NULL), ISOCHRON_OK, "clocks synchronized");
+    check_clock_t clk;
+    check_clock_sync(&clk, "hca3/30/skampi/20,span=0.03");
+    isochron_clock_t *g = clk.g;
     isochron_ops_t *ops;
     CHECK_RC(isochron_ops_create(&ops), ISOCHRON_OK, "ops registry");
     const isochron_op_t *allreduce, *bcast;
@@ -230,9 +227,7 @@ int main(int argc, char **argv)
         CHECK(isochron_bench_opts_check(&o) == ISOCHRON_EINVAL, "confidence level 1.5 refused");
     }
     isochron_ops_destroy(ops);
-    isochron_clock_destroy(g);
-    isochron_clock_destroy(base);
-    isochron_timer_destroy(t);
+    check_clock_free(&clk);
     int fails = check_failures, all = 0;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("test_engine: %d checks on rank 0, %d failures over all ranks\n", check_count, all);
