@@ -55,23 +55,33 @@
                                           DT, t, e_, c->win), c, "MPI_Compare_and_swap")
 
 /* One run = one epoch of a synchronization style around one access of the right neighbour's window:
- * STYLE_OPEN(c, t), ACCESS(c, t), STYLE_CLOSE(c, t), with t the right neighbour (st->right) and ALG_<STYLE> the
- * kind's implementation. The styles: a fence epoch; an exclusive lock of the target; lock_all + flush
- * (a shared lock on every window, the access completed at its target by MPI_Win_flush, then unlock_all:
- * OSU's -w lockall -s flush, one epoch per run); PSCW (expose this window to the left neighbour, access
- * the right one's: generalized active target). */
-#define FENCE_OPEN(c, t) FENCE(c)
-#define FENCE_CLOSE(c, t) FENCE(c)
-#define LOCK_OPEN(c, t) LOCK(c, t)
-#define LOCK_CLOSE(c, t) UNLOCK(c, t)
-#define LOCKALL_OPEN(c, t) ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all")
-#define LOCKALL_CLOSE(c, t)                                                                           \
-    ISOCHRON_OPS_MPI(MPI_Win_flush(t, c->win), c, "MPI_Win_flush");                                   \
+ * STYLE_OPEN(c, st), ACCESS(c, STYLE_T(c, st)), STYLE_CLOSE(c, st), with STYLE_T the right neighbour
+ * and ALG_<STYLE> the kind's implementation. The styles: a fence epoch; an exclusive lock of the
+ * target; lock_all + flush (a shared lock on every window, the access completed at its target by
+ * MPI_Win_flush, then unlock_all: OSU's -w lockall -s flush, one epoch per run); PSCW (expose this
+ * window to the left neighbour, access the right one's: generalized active target). Each style reads
+ * the target where its own run did before the fold, so the timed code is the same instruction for
+ * instruction. */
+#define FENCE_OPEN(c, st) FENCE(c)
+#define FENCE_T(c, st) ISOCHRON_OPS_ST(c)->right
+#define FENCE_CLOSE(c, st) FENCE(c)
+#define LOCK_OPEN(c, st)                                                                              \
+    int t_ = ISOCHRON_OPS_ST(c)->right;                                                              \
+    LOCK(c, t_)
+#define LOCK_T(c, st) t_
+#define LOCK_CLOSE(c, st) UNLOCK(c, t_)
+#define LOCKALL_OPEN(c, st)                                                                           \
+    int t_ = ISOCHRON_OPS_ST(c)->right;                                                              \
+    ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all")
+#define LOCKALL_T(c, st) t_
+#define LOCKALL_CLOSE(c, st)                                                                          \
+    ISOCHRON_OPS_MPI(MPI_Win_flush(t_, c->win), c, "MPI_Win_flush");                                  \
     ISOCHRON_OPS_MPI(MPI_Win_unlock_all(c->win), c, "MPI_Win_unlock_all")
-#define PSCW_OPEN(c, t)                                                                               \
-    ISOCHRON_OPS_MPI(MPI_Win_post(st->gleft, 0, c->win), c, "MPI_Win_post");                          \
-    ISOCHRON_OPS_MPI(MPI_Win_start(st->gright, 0, c->win), c, "MPI_Win_start")
-#define PSCW_CLOSE(c, t)                                                                              \
+#define PSCW_OPEN(c, st)                                                                              \
+    ISOCHRON_OPS_MPI(MPI_Win_post((st)->gleft, 0, c->win), c, "MPI_Win_post");                        \
+    ISOCHRON_OPS_MPI(MPI_Win_start((st)->gright, 0, c->win), c, "MPI_Win_start")
+#define PSCW_T(c, st) (st)->right
+#define PSCW_CLOSE(c, st)                                                                             \
     ISOCHRON_OPS_MPI(MPI_Win_complete(c->win), c, "MPI_Win_complete");                                \
     ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait")
 #define EPOCH_OP(id, sem, STYLE, ACCESS)                                                              \
@@ -79,10 +89,10 @@
     static int run_##id(isochron_op_ctx_t *c)                                                        \
     {                                                                                                \
         isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);                                                \
-        int t = st->right;                                                                           \
-        STYLE##_OPEN(c, t);                                                                          \
-        ACCESS(c, t);                                                                                \
-        STYLE##_CLOSE(c, t);                                                                         \
+        (void)st;                                                                                    \
+        STYLE##_OPEN(c, st);                                                                         \
+        ACCESS(c, STYLE##_T(c, st));                                                                 \
+        STYLE##_CLOSE(c, st);                                                                        \
         return ISOCHRON_OK;                                                                          \
     }
 EPOCH_OP(put_fence, SEM_PUT, FENCE, PUT)
