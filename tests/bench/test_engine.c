@@ -206,6 +206,30 @@ int main(int argc, char **argv)
         CHECK_RC(rc, ISOCHRON_EVALIDATE, "validation failure on rank %d reaches rank %d", size - 1, rank);
     }
 
+    /* the stop rule on the CI (isochron_bench_ci_met; the engine and isochron-bench --passes use it):
+     * the median's CI half-width (or the mean's, with ci_mean) within rel_ci of |median| (|mean|),
+     * with min_reps valid repetitions at least and rel_ci > 0 */
+    {
+        isochron_bench_opts_t o;
+        isochron_bench_opts_default(&o); /* rel_ci 0.05, min_reps 10, CI of the median */
+        isochron_summary_t su;
+        memset(&su, 0, sizeof su);
+        su.median = -1.0; su.med_lo = -1.04; su.med_hi = -0.96; /* half-width 0.04: within 5 % of |median| */
+        su.mean = 1.0; su.ci_half = 0.5;
+        CHECK(isochron_bench_ci_met(&o, &su, 10), "stop rule: median CI 4 %% of |median| at 10 valid meets 5 %%");
+        CHECK(!isochron_bench_ci_met(&o, &su, 9), "stop rule: not before min-reps valid repetitions");
+        su.med_lo = -1.07; su.med_hi = -0.95;
+        CHECK(!isochron_bench_ci_met(&o, &su, 10), "stop rule: median CI 6 %% does not meet 5 %%");
+        o.ci_mean = 1;
+        su.ci_half = 0.04;
+        CHECK(isochron_bench_ci_met(&o, &su, 10), "stop rule: with ci_mean the mean's CI (4 %%) decides");
+        su.ci_half = 0.06;
+        CHECK(!isochron_bench_ci_met(&o, &su, 10), "stop rule: mean CI 6 %% does not meet 5 %%");
+        su.ci_half = 0;
+        o.rel_ci = 0;
+        CHECK(!isochron_bench_ci_met(&o, &su, 10), "stop rule: rel-ci 0 never stops on the CI");
+    }
+
     /* bad options */
     {
         isochron_bench_opts_t o;
