@@ -336,10 +336,7 @@ static int pass_finish(pass_acc_t *a, const isochron_bench_opts_t *bo)
     isochron_summarize(v, nv, bo->ci_level, bo->q, bo->nq, &a->pt.s);
     isochron_summary_t ss;
     a->pt.start_spread = nv && isochron_summarize(sp, nv, bo->ci_level, NULL, 0, &ss) == ISOCHRON_OK ? ss.median : NAN;
-    const isochron_summary_t *su = &a->pt.s;
-    if (bo->rel_ci > 0 && nv >= bo->min_reps &&
-        (bo->ci_mean ? su->ci_half <= bo->rel_ci * fabs(su->mean) : 0.5 * (su->med_hi - su->med_lo) <= bo->rel_ci * fabs(su->median)))
-        a->pt.stop = ISOCHRON_STOP_CI;
+    if (isochron_bench_ci_met(bo, &a->pt.s, nv)) a->pt.stop = ISOCHRON_STOP_CI;
     free(v);
     free(sp);
     a->pt.raw_n = bo->raw ? a->n : 0;

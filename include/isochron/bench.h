@@ -84,6 +84,12 @@ void isochron_bench_opts_default(isochron_bench_opts_t *o);
 /** \brief Check names and ranges; EINVAL/ENAME with the valid choices. */
 int isochron_bench_opts_check(const isochron_bench_opts_t *o);
 
+/** \brief The stop rule on the confidence interval: 1 if NV valid repetitions summarized in S meet the
+ *         target of O (rel_ci > 0, nv >= min_reps, and the CI half-width of the median, or of the mean with
+ *         ci_mean, at most rel_ci x |median| or |mean|), else 0. The engine stops a point on it, and a union
+ *         of passes is judged by it. */
+int isochron_bench_ci_met(const isochron_bench_opts_t *o, const isochron_summary_t *s, int nv);
+
 /* ------------------------------------------------------------------------ */
 /* Results                                                                    */
 

@@ -39,19 +39,19 @@ const isochron_barrier_info_t *isochron_barrier_info(int i)
     return &infos[i];
 }
 
+static const char *alg_at(const void *reg, int i) { (void)reg; return algs[i]->name; }
+
 const char *isochron_barrier_names(void)
 {
     static char buf[256];
-    if (!buf[0])
-        for (int i = 0; i < NA; i++)
-            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", algs[i]->name);
+    if (!buf[0]) isochron_names_join(NULL, NA, alg_at, buf, sizeof buf);
     return buf;
 }
 
 static const barrier_alg_t *find(const char *name)
 {
-    for (int i = 0; name && i < NA; i++) if (isochron_streq_ci(name, algs[i]->name)) return algs[i];
-    return NULL;
+    int i = isochron_names_find(NULL, NA, alg_at, name);
+    return i < 0 ? NULL : algs[i];
 }
 
 int isochron_barrier_check_name(const char *name)

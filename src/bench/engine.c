@@ -28,6 +28,13 @@
 #include "core/util.h"
 #include "bench/bench_impl.h"
 
+int isochron_bench_ci_met(const isochron_bench_opts_t *o, const isochron_summary_t *s, int nv)
+{
+    if (!(o->rel_ci > 0) || nv < o->min_reps) return 0;
+    if (o->ci_mean) return s->ci_half <= o->rel_ci * fabs(s->mean);
+    return 0.5 * (s->med_hi - s->med_lo) <= o->rel_ci * fabs(s->median);
+}
+
 int isochron_bench_create(MPI_Comm comm, isochron_clock_t *global, const isochron_bench_opts_t *opts, isochron_bench_t **out)
 {
     *out = NULL;
@@ -458,9 +465,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
                 else if (nv >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
                 else if (k >= attempts) decision = ISOCHRON_STOP_ATTEMPTS;
                 else if (st) decision = ISOCHRON_STOP_BUDGET;
-                else if (o->rel_ci > 0 && nv >= o->min_reps &&
-                         (o->ci_mean ? sum.ci_half <= o->rel_ci * fabs(sum.mean)
-                                     : 0.5 * (sum.med_hi - sum.med_lo) <= o->rel_ci * fabs(sum.median))) decision = ISOCHRON_STOP_CI;
+                else if (isochron_bench_ci_met(o, &sum, nv)) decision = ISOCHRON_STOP_CI;
                 else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 - data_max >= o->budget) decision = ISOCHRON_STOP_BUDGET;
             }
             reduced = k;

@@ -35,15 +35,17 @@ const isochron_named_t *isochron_method_get(int i)
     method_names[i] = (isochron_named_t){methods[i]->name, methods[i]->description};
     return &method_names[i];
 }
+static const char *scheme_at(const void *reg, int i) { (void)reg; return schemes[i]->name; }
+static const char *method_at(const void *reg, int i) { (void)reg; return methods[i]->name; }
 const scheme_t *isochron_scheme_find_impl(const char *name)
 {
-    for (int i = 0; i < NS; i++) if (isochron_streq_ci(name, schemes[i]->name)) return schemes[i];
-    return NULL;
+    int i = isochron_names_find(NULL, NS, scheme_at, name);
+    return i < 0 ? NULL : schemes[i];
 }
 const method_t *isochron_method_find_impl(const char *name)
 {
-    for (int i = 0; i < NM; i++) if (isochron_streq_ci(name, methods[i]->name)) return methods[i];
-    return NULL;
+    int i = isochron_names_find(NULL, NM, method_at, name);
+    return i < 0 ? NULL : methods[i];
 }
 
 void isochron_bench_opts_default(isochron_bench_opts_t *o)
@@ -64,19 +66,11 @@ void isochron_bench_opts_default(isochron_bench_opts_t *o)
     o->track = 1;
 }
 
-static void names(char *buf, size_t len, int method)
-{
-    size_t u = 0;
-    int n = method ? NM : NS;
-    for (int i = 0; i < n && u < len; i++)
-        u += (size_t)snprintf(buf + u, len - u, "%s%s", i ? ", " : "", method ? methods[i]->name : schemes[i]->name);
-}
-
 int isochron_bench_opts_check(const isochron_bench_opts_t *o)
 {
     char list[200];
-    if (!isochron_scheme_find_impl(o->scheme)) { names(list, sizeof list, 0); return isochron_set_error(ISOCHRON_ENAME, "unknown scheme '%s'; valid: %s", o->scheme, list); }
-    if (!isochron_method_find_impl(o->method)) { names(list, sizeof list, 1); return isochron_set_error(ISOCHRON_ENAME, "unknown timing method '%s'; valid: %s", o->method, list); }
+    if (!isochron_scheme_find_impl(o->scheme)) { isochron_names_join(NULL, NS, scheme_at, list, sizeof list); return isochron_set_error(ISOCHRON_ENAME, "unknown scheme '%s'; valid: %s", o->scheme, list); }
+    if (!isochron_method_find_impl(o->method)) { isochron_names_join(NULL, NM, method_at, list, sizeof list); return isochron_set_error(ISOCHRON_ENAME, "unknown timing method '%s'; valid: %s", o->method, list); }
     int rc = isochron_barrier_check_name(o->barrier);
     if (rc) return rc;
     if (o->min_reps < 1 || o->max_reps < o->min_reps || o->max_reps > 10000000)

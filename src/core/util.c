@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -64,6 +65,26 @@ int isochron_streq_ci(const char *a, const char *b)
     for (; *a && *b; a++, b++)
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
     return *a == *b;
+}
+
+const char *isochron_name_at_string(const void *reg, int i) { return ((const char *const *)reg)[i]; }
+
+int isochron_names_find(const void *reg, int n, isochron_name_at_fn at, const char *name)
+{
+    for (int i = 0; name && i < n; i++)
+        if (isochron_streq_ci(name, at(reg, i))) return i;
+    return -1;
+}
+
+size_t isochron_names_join(const void *reg, int n, isochron_name_at_fn at, char *buf, size_t len)
+{
+    size_t u = 0;
+    if (buf && len) buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int w = snprintf(buf && u < len ? buf + u : NULL, buf && u < len ? len - u : 0, "%s%s", i ? ", " : "", at(reg, i));
+        if (w > 0) u += (size_t)w;
+    }
+    return u;
 }
 
 void isochron_nap(double seconds)

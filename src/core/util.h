@@ -1,5 +1,6 @@
 /*
- * Private helpers shared by the modules: error setting, and polite MPI
+ * Private helpers shared by the modules: error setting, registries read by
+ * name (find, list the valid names), and polite MPI
  * waiting (test + sleep instead of spinning, so that a process waiting its
  * turn does not starve the ones working on an oversubscribed node). Number
  * parsing is public (isochron.h). The lowest module: it includes nothing of
@@ -14,6 +15,17 @@ int isochron_set_error(int code, const char *fmt, ...) __attribute__((format(pri
 
 /* Case-insensitive equality. */
 int isochron_streq_ci(const char *a, const char *b);
+
+/* Registries of named entries (schemes, methods, barriers, operations, datatypes, ...), read through
+ * their names: at(reg, i) is the name of entry i, 0 <= i < n. */
+typedef const char *(*isochron_name_at_fn)(const void *reg, int i);
+/* at() of a plain array of strings. */
+const char *isochron_name_at_string(const void *reg, int i);
+/* The index of the entry called NAME (case-insensitive); -1 if there is none or NAME is NULL. */
+int isochron_names_find(const void *reg, int n, isochron_name_at_fn at, const char *name);
+/* The names joined by ", " into buf (len bytes, cut to fit, terminated when len > 0); returns the length
+ * of the whole list, so a caller can size its buffer with a first call (buf NULL, len 0). */
+size_t isochron_names_join(const void *reg, int n, isochron_name_at_fn at, char *buf, size_t len);
 
 /* Sleep for \p seconds (nanosleep, resumed when interrupted); yields the core.
  * The timer module's public isochron_sleep is this. */

@@ -25,66 +25,48 @@
 #define SA (st->sarg)
 #define RA (st->rarg)
 
-/* A blocking collective: kind wrappers + run. */
-#define BLOCKING(id, sem, call, ...)                                                  \
+/* One collective in both forms: the blocking one (kind wrappers + run) and the non-blocking one I<ID>
+ * (kind wrappers + post, run = post + wait), both given the same arguments (the non-blocking call takes
+ * &c->req after them). */
+#define COLL(id, sem, bcall, icall, ...)                                              \
     ISOCHRON_OPS_KIND(id, sem, ALG_MPI)                                               \
     static int run_##id(isochron_op_ctx_t *c)                                         \
     {                                                                                 \
         isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);                                \
         (void)st;                                                                     \
-        ISOCHRON_OPS_MPI(call(__VA_ARGS__), c, #call);                                \
-        return ISOCHRON_OK;                                                           \
-    }
-
-/* A non-blocking collective: kind wrappers + post, run = post + wait. */
-#define NONBLOCKING(id, sem, call, ...)                                               \
-    ISOCHRON_OPS_KIND(id, sem, ALG_MPI)                                               \
-    static int post_##id(isochron_op_ctx_t *c)                                        \
-    {                                                                                 \
-        isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);                                \
-        (void)st;                                                                     \
-        ISOCHRON_OPS_MPI(call(__VA_ARGS__, &c->req), c, #call);                       \
+        ISOCHRON_OPS_MPI(bcall(__VA_ARGS__), c, #bcall);                              \
         return ISOCHRON_OK;                                                           \
     }                                                                                 \
-    static int run_##id(isochron_op_ctx_t *c)                                         \
+    ISOCHRON_OPS_KIND(i##id, sem, ALG_MPI)                                            \
+    static int post_i##id(isochron_op_ctx_t *c)                                       \
     {                                                                                 \
-        int rc = post_##id(c);                                                        \
+        isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);                                \
+        (void)st;                                                                     \
+        ISOCHRON_OPS_MPI(icall(__VA_ARGS__, &c->req), c, #icall);                     \
+        return ISOCHRON_OK;                                                           \
+    }                                                                                 \
+    static int run_i##id(isochron_op_ctx_t *c)                                        \
+    {                                                                                 \
+        int rc = post_i##id(c);                                                       \
         return rc ? rc : isochron_ops_wait_request(c);                                \
     }
 
-BLOCKING(allgather, SEM_ALLGATHER, MPI_Allgather, SA, N, DT, RA, N, DT, CM)
-BLOCKING(allgatherv, SEM_ALLGATHERV, MPI_Allgatherv, SA, N, DT, RA, c->counts, c->displs, DT, CM)
-BLOCKING(allreduce, SEM_ALLREDUCE, MPI_Allreduce, SA, RA, N, DT, OP, CM)
-BLOCKING(alltoall, SEM_ALLTOALL, MPI_Alltoall, SA, N, DT, RA, N, DT, CM)
-BLOCKING(alltoallv, SEM_ALLTOALLV, MPI_Alltoallv, SA, c->counts, c->displs, DT, RA, c->counts, c->displs, DT, CM)
-BLOCKING(barrier, SEM_BARRIER, MPI_Barrier, CM)
-BLOCKING(bcast, SEM_BCAST, MPI_Bcast, c->rbuf, N, DT, RT, CM)
-BLOCKING(exscan, SEM_EXSCAN, MPI_Exscan, SA, RA, N, DT, OP, CM)
-BLOCKING(gather, SEM_GATHER, MPI_Gather, SA, N, DT, RA, N, DT, RT, CM)
-BLOCKING(gatherv, SEM_GATHERV, MPI_Gatherv, SA, N, DT, RA, c->counts, c->displs, DT, RT, CM)
-BLOCKING(reduce, SEM_REDUCE, MPI_Reduce, SA, RA, N, DT, OP, RT, CM)
-BLOCKING(reduce_scatter, SEM_REDUCE_SCATTER, MPI_Reduce_scatter, SA, RA, c->counts, DT, OP, CM)
-BLOCKING(reduce_scatter_block, SEM_REDUCE_SCATTER_BLOCK, MPI_Reduce_scatter_block, SA, RA, N, DT, OP, CM)
-BLOCKING(scan, SEM_SCAN, MPI_Scan, SA, RA, N, DT, OP, CM)
-BLOCKING(scatter, SEM_SCATTER, MPI_Scatter, SA, N, DT, RA, N, DT, RT, CM)
-BLOCKING(scatterv, SEM_SCATTERV, MPI_Scatterv, SA, c->counts, c->displs, DT, RA, N, DT, RT, CM)
-
-NONBLOCKING(iallgather, SEM_ALLGATHER, MPI_Iallgather, SA, N, DT, RA, N, DT, CM)
-NONBLOCKING(iallgatherv, SEM_ALLGATHERV, MPI_Iallgatherv, SA, N, DT, RA, c->counts, c->displs, DT, CM)
-NONBLOCKING(iallreduce, SEM_ALLREDUCE, MPI_Iallreduce, SA, RA, N, DT, OP, CM)
-NONBLOCKING(ialltoall, SEM_ALLTOALL, MPI_Ialltoall, SA, N, DT, RA, N, DT, CM)
-NONBLOCKING(ialltoallv, SEM_ALLTOALLV, MPI_Ialltoallv, SA, c->counts, c->displs, DT, RA, c->counts, c->displs, DT, CM)
-NONBLOCKING(ibarrier, SEM_BARRIER, MPI_Ibarrier, CM)
-NONBLOCKING(ibcast, SEM_BCAST, MPI_Ibcast, c->rbuf, N, DT, RT, CM)
-NONBLOCKING(iexscan, SEM_EXSCAN, MPI_Iexscan, SA, RA, N, DT, OP, CM)
-NONBLOCKING(igather, SEM_GATHER, MPI_Igather, SA, N, DT, RA, N, DT, RT, CM)
-NONBLOCKING(igatherv, SEM_GATHERV, MPI_Igatherv, SA, N, DT, RA, c->counts, c->displs, DT, RT, CM)
-NONBLOCKING(ireduce, SEM_REDUCE, MPI_Ireduce, SA, RA, N, DT, OP, RT, CM)
-NONBLOCKING(ireduce_scatter, SEM_REDUCE_SCATTER, MPI_Ireduce_scatter, SA, RA, c->counts, DT, OP, CM)
-NONBLOCKING(ireduce_scatter_block, SEM_REDUCE_SCATTER_BLOCK, MPI_Ireduce_scatter_block, SA, RA, N, DT, OP, CM)
-NONBLOCKING(iscan, SEM_SCAN, MPI_Iscan, SA, RA, N, DT, OP, CM)
-NONBLOCKING(iscatter, SEM_SCATTER, MPI_Iscatter, SA, N, DT, RA, N, DT, RT, CM)
-NONBLOCKING(iscatterv, SEM_SCATTERV, MPI_Iscatterv, SA, c->counts, c->displs, DT, RA, N, DT, RT, CM)
+COLL(allgather, SEM_ALLGATHER, MPI_Allgather, MPI_Iallgather, SA, N, DT, RA, N, DT, CM)
+COLL(allgatherv, SEM_ALLGATHERV, MPI_Allgatherv, MPI_Iallgatherv, SA, N, DT, RA, c->counts, c->displs, DT, CM)
+COLL(allreduce, SEM_ALLREDUCE, MPI_Allreduce, MPI_Iallreduce, SA, RA, N, DT, OP, CM)
+COLL(alltoall, SEM_ALLTOALL, MPI_Alltoall, MPI_Ialltoall, SA, N, DT, RA, N, DT, CM)
+COLL(alltoallv, SEM_ALLTOALLV, MPI_Alltoallv, MPI_Ialltoallv, SA, c->counts, c->displs, DT, RA, c->counts, c->displs, DT, CM)
+COLL(barrier, SEM_BARRIER, MPI_Barrier, MPI_Ibarrier, CM)
+COLL(bcast, SEM_BCAST, MPI_Bcast, MPI_Ibcast, c->rbuf, N, DT, RT, CM)
+COLL(exscan, SEM_EXSCAN, MPI_Exscan, MPI_Iexscan, SA, RA, N, DT, OP, CM)
+COLL(gather, SEM_GATHER, MPI_Gather, MPI_Igather, SA, N, DT, RA, N, DT, RT, CM)
+COLL(gatherv, SEM_GATHERV, MPI_Gatherv, MPI_Igatherv, SA, N, DT, RA, c->counts, c->displs, DT, RT, CM)
+COLL(reduce, SEM_REDUCE, MPI_Reduce, MPI_Ireduce, SA, RA, N, DT, OP, RT, CM)
+COLL(reduce_scatter, SEM_REDUCE_SCATTER, MPI_Reduce_scatter, MPI_Ireduce_scatter, SA, RA, c->counts, DT, OP, CM)
+COLL(reduce_scatter_block, SEM_REDUCE_SCATTER_BLOCK, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, SA, RA, N, DT, OP, CM)
+COLL(scan, SEM_SCAN, MPI_Scan, MPI_Iscan, SA, RA, N, DT, OP, CM)
+COLL(scatter, SEM_SCATTER, MPI_Scatter, MPI_Iscatter, SA, N, DT, RA, N, DT, RT, CM)
+COLL(scatterv, SEM_SCATTERV, MPI_Scatterv, MPI_Iscatterv, SA, c->counts, c->displs, DT, RA, N, DT, RT, CM)
 
 #define F_IP ISOCHRON_OP_INPLACE
 #define F_RO ISOCHRON_OP_ROOTED

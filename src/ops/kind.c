@@ -210,6 +210,16 @@ static int is_rma(int sem) { return sem == SEM_PUT || sem == SEM_GET || sem == S
 /* rbuf is a buffer of its own, not the window */
 static int own_rbuf(int sem) { return !is_rma(sem) || sem == SEM_GET || is_atomic(sem) || sem == SEM_GET_1ALL || sem == SEM_GET_AALL; }
 
+int isochron_ops_state_new(isochron_op_ctx_t *c, size_t bytes, const char *name)
+{
+    isochron_ops_state_t *st = calloc(1, bytes);
+    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
+    c->state = st;
+    st->name = name;
+    st->tk = isochron_ops_tkind(c->dtype);
+    return ISOCHRON_OK;
+}
+
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name)
 {
     int p = c->size, r = c->rank, ts = c->dtype_size;
@@ -220,12 +230,10 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
                                   "%s: %zu bytes of %s make a buffer of %zu elements on %d processes, "
                                   "more than an MPI count can hold (%d)",
                                   name, c->bytes, isochron_op_dtype_name(c->dtype), maxel, p, INT_MAX);
-    isochron_ops_state_t *st = calloc(1, sizeof *st);
-    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
-    c->state = st;
+    int rc = isochron_ops_state_new(c, sizeof(isochron_ops_state_t), name);
+    if (rc) return rc;
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
     st->kind = k;
-    st->name = name;
-    st->tk = isochron_ops_tkind(c->dtype);
     st->rk = isochron_ops_rkind(c->op);
     st->left = (r - 1 + p) % p;
     st->right = (r + 1) % p;
@@ -233,7 +241,6 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
     st->gleft = st->gright = MPI_GROUP_NULL;
 
     isochron_ops_elems_t e;
-    int rc = ISOCHRON_OK;
     if (!elems_of(k, p, r, c->root, c->count, c->in_place, &e))
         rc = isochron_set_error(ISOCHRON_EINVAL, "%s: buffer size overflows", name);
     if (rc == ISOCHRON_OK) {
@@ -492,6 +499,30 @@ static int vfinish(vcheck_t *v, size_t total)
                               isochron_op_dtype_name(c->dtype), c->bytes, c->rep, v->s.bad, total);
 }
 
+/* This rank's window WIN after the left neighbour's access in this repetition: the neighbour's movement
+ * pattern where the access replaces the values (REPLACE: put, and compare_and_swap, whose every swap
+ * happens), else this rank's reduction pattern folded with the neighbour's (accumulate, get_accumulate,
+ * fetch_and_op). Under lock and lock_all it is read inside a shared lock on itself, after a barrier: the
+ * left neighbour's unlock completed its access at this target. */
+static int check_window(vcheck_t *v, const void *win, int replace)
+{
+    isochron_op_ctx_t *c = v->c;
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
+    int r = c->rank, p = c->size, k = c->rep, tk = st->tk, rk = st->rk, rc;
+    int locked = st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL;
+    if (locked) {
+        if ((rc = isochron_barrier_polite(c->comm))) return rc;
+        if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
+    }
+    for (size_t e = 0; e < c->count; e++) {
+        long long ex = replace ? isochron_ops_mv(tk, st->left, e, k)
+                               : isochron_ops_fold(rk, isochron_ops_rv(rk, r, e, k, p),
+                                                   isochron_ops_rv(rk, st->left, e, k, p));
+        vc(v, win, e, ex, st->left);
+    }
+    return locked ? unlock_self(c) : ISOCHRON_OK;
+}
+
 int isochron_ops_kind_validate(isochron_op_ctx_t *c)
 {
     isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
@@ -573,21 +604,9 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
         isochron_ops_vblock(&v.s, c->rbuf, 0, n, tk, st->right, 0, k);
         total = n;
         break;
-    case SEM_PUT: case SEM_ACC:
-        if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
-            /* the left neighbour's unlock completed its access at this target */
-            if ((rc = isochron_barrier_polite(c->comm))) return rc;
-            if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
-        }
-        for (size_t e = 0; e < n; e++) {
-            long long ex = st->kind.sem == SEM_PUT
-                               ? isochron_ops_mv(tk, st->left, e, k)
-                               : isochron_ops_fold(rk, isochron_ops_rv(rk, r, e, k, p),
-                                                   isochron_ops_rv(rk, st->left, e, k, p));
-            vc(&v, c->rbuf, e, ex, st->left);
-        }
+    case SEM_PUT: case SEM_ACC: /* rbuf is the window */
+        if ((rc = check_window(&v, c->rbuf, st->kind.sem == SEM_PUT))) return rc;
         total = n;
-        if ((st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) && (rc = unlock_self(c))) return rc;
         break;
     case SEM_PUT_1ALL: case SEM_PUT_AALL: /* this window: the root's block, or every other rank's in its block */
         if ((rc = isochron_barrier_polite(c->comm))) return rc;
@@ -614,19 +633,8 @@ int isochron_ops_kind_validate(isochron_op_ctx_t *c)
             vc(&v, c->rbuf, e, st->kind.sem == SEM_CAS ? isochron_ops_mv(tk, st->right, e, k)
                                                        : isochron_ops_rv(rk, st->right, e, k, p), st->right);
         /* this rank's window: updated by the left neighbour */
-        if (st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) {
-            if ((rc = isochron_barrier_polite(c->comm))) return rc;
-            if ((rc = lock_self(c, MPI_LOCK_SHARED))) return rc;
-        }
-        for (size_t e = 0; e < n; e++) {
-            long long ex = st->kind.sem == SEM_CAS
-                               ? isochron_ops_mv(tk, st->left, e, k)
-                               : isochron_ops_fold(rk, isochron_ops_rv(rk, r, e, k, p),
-                                                   isochron_ops_rv(rk, st->left, e, k, p));
-            vc(&v, st->win_base, e, ex, st->left);
-        }
+        if ((rc = check_window(&v, st->win_base, st->kind.sem == SEM_CAS))) return rc;
         total = 2 * n;
-        if ((st->kind.alg == ALG_LOCK || st->kind.alg == ALG_LOCKALL) && (rc = unlock_self(c))) return rc;
         break;
     }
     return vfinish(&v, total);

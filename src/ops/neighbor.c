@@ -117,11 +117,9 @@ static int make_topology(isochron_op_ctx_t *c, nb_state_t *st)
 
 static int setup_of(int topo, int what, isochron_op_ctx_t *c, const char *name)
 {
-    nb_state_t *st = calloc(1, sizeof *st);
-    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
-    c->state = st;
-    st->base.name = name;
-    st->base.tk = isochron_ops_tkind(c->dtype);
+    int rc = isochron_ops_state_new(c, sizeof(nb_state_t), name);
+    if (rc) return rc;
+    nb_state_t *st = c->state;
     st->topo = topo;
     st->what = what;
     st->tcomm = MPI_COMM_NULL;
@@ -147,7 +145,6 @@ static int setup_of(int topo, int what, isochron_op_ctx_t *c, const char *name)
     c->rbuf_bytes = nd * per;
     c->sbuf = isochron_ops_alloc(c->sbuf_bytes);
     c->rbuf = isochron_ops_alloc(c->rbuf_bytes);
-    int rc = ISOCHRON_OK;
     if (!st->src || !st->blk || !st->scounts || !st->sdispls || !st->rcounts || !st->rdispls || !st->sdw || !st->rdw ||
         !st->stypes || !st->rtypes || !c->sbuf || !c->rbuf)
         rc = isochron_set_error(ISOCHRON_ENOMEM, "%s: cannot allocate %zu + %zu bytes on rank %d", name, c->sbuf_bytes,

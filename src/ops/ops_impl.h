@@ -70,6 +70,10 @@ const char *isochron_ops_thread_level_name(int level);
 /* A page-aligned buffer of n bytes (64 when n is 0, so every pointer is valid); free() releases it (kind.c). */
 void *isochron_ops_alloc(size_t n);
 
+/* A zeroed state of BYTES (an isochron_ops_state_t first) as c->state, with NAME and the element kind of
+ * c->dtype filled in; ENOMEM with a sentence naming the operation (kind.c). */
+int isochron_ops_state_new(isochron_op_ctx_t *c, size_t bytes, const char *name);
+
 /* Shared implementation of a kind (kind.c). */
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
 size_t isochron_ops_kind_memory(const isochron_op_ctx_t *c, isochron_ops_kind_t k);

@@ -103,62 +103,39 @@ long long isochron_ops_fold(int rk, long long a, long long b)
     }
 }
 
-static int elem_size(int tk)
-{
-    switch (tk) {
-    case TK_INT: return (int)sizeof(int);
-    case TK_LONG: return (int)sizeof(long);
-    case TK_FLOAT: return (int)sizeof(float);
-    case TK_DOUBLE: return (int)sizeof(double);
-    default: return 1;
+/* BODY(T) once, for T the C type of element kind TK (byte and char: unsigned char). */
+#define BY_TYPE(tk, BODY)                                                                          \
+    switch (tk) {                                                                                  \
+    case TK_INT: BODY(int); break;                                                                 \
+    case TK_LONG: BODY(long); break;                                                               \
+    case TK_FLOAT: BODY(float); break;                                                             \
+    case TK_DOUBLE: BODY(double); break;                                                           \
+    default: BODY(unsigned char); break;                                                           \
     }
-}
 
-static void store(void *buf, size_t idx, int tk, long long v)
-{
-    switch (tk) {
-    case TK_INT: ((int *)buf)[idx] = (int)v; break;
-    case TK_LONG: ((long *)buf)[idx] = (long)v; break;
-    case TK_FLOAT: ((float *)buf)[idx] = (float)v; break;
-    case TK_DOUBLE: ((double *)buf)[idx] = (double)v; break;
-    default: ((unsigned char *)buf)[idx] = (unsigned char)v; break;
-    }
-}
+#define SIZE_OF(T) return (int)sizeof(T)
+static int elem_size(int tk) { BY_TYPE(tk, SIZE_OF) }
+
+#define STORE(T) ((T *)buf)[idx] = (T)v
+static void store(void *buf, size_t idx, int tk, long long v) { BY_TYPE(tk, STORE) }
 
 /* The movement pattern of a block, one loop per element type with the
  * value stepped by PB (no per-element dispatch): validating the 64 MiB a
  * receiver of bw gets at 1 MiB took 0.5 s element by element. The values
- * are exactly isochron_ops_mv's. CHECK: 1 if every element matches. */
+ * are exactly isochron_ops_mv's. CHECK: 1 if every element matches. One
+ * loop text serves every type (BY_TYPE). */
 #define MV_LOOP(T, OP)                                                                             \
     do {                                                                                           \
         T *p_ = (T *)buf;                                                                          \
         for (size_t j = 0; j < n; j++, x += PB) OP;                                                \
     } while (0)
+#define MV_BLOCK(T)                                                                                \
+    if (check) MV_LOOP(const T, if (p_[j] != (T)(long long)(x & m)) return 0);                     \
+    else MV_LOOP(T, p_[j] = (T)(long long)(x & m))
 static int mv_block(void *buf, int tk, int rank, size_t first, size_t n, int rep, int check)
 {
     uint64_t x = (uint64_t)(unsigned)rank * PA + (uint64_t)first * PB + (uint64_t)(unsigned)rep * PC + PD, m = mask_of(tk);
-    switch (tk) {
-    case TK_INT:
-        if (check) MV_LOOP(const int, if (p_[j] != (int)(long long)(x & m)) return 0);
-        else MV_LOOP(int, p_[j] = (int)(long long)(x & m));
-        break;
-    case TK_LONG:
-        if (check) MV_LOOP(const long, if (p_[j] != (long)(long long)(x & m)) return 0);
-        else MV_LOOP(long, p_[j] = (long)(long long)(x & m));
-        break;
-    case TK_FLOAT:
-        if (check) MV_LOOP(const float, if (p_[j] != (float)(long long)(x & m)) return 0);
-        else MV_LOOP(float, p_[j] = (float)(long long)(x & m));
-        break;
-    case TK_DOUBLE:
-        if (check) MV_LOOP(const double, if (p_[j] != (double)(long long)(x & m)) return 0);
-        else MV_LOOP(double, p_[j] = (double)(long long)(x & m));
-        break;
-    default:
-        if (check) MV_LOOP(const unsigned char, if (p_[j] != (unsigned char)(long long)(x & m)) return 0);
-        else MV_LOOP(unsigned char, p_[j] = (unsigned char)(long long)(x & m));
-        break;
-    }
+    BY_TYPE(tk, MV_BLOCK)
     return 1;
 }
 
@@ -199,30 +176,12 @@ static long long *rv_table(int rk, int lo, int hi, size_t first, int rep, int si
         for (size_t e = 0, t = 0; e < n; e++, t = t + 1 == P ? 0 : t + 1) OP;                     \
     } while (0)
 /* CHECK 0: write tab's values over buf[0..n); 1: return 1 if buf matches. */
+#define RV_BLOCK(T)                                                                                \
+    if (check) RV_LOOP(const T, if (p_[e] != (T)tab[t]) return 0);                                 \
+    else RV_LOOP(T, p_[e] = (T)tab[t])
 static int rv_block(void *buf, int tk, const long long *tab, size_t P, size_t n, int check)
 {
-    switch (tk) {
-    case TK_INT:
-        if (check) RV_LOOP(const int, if (p_[e] != (int)tab[t]) return 0);
-        else RV_LOOP(int, p_[e] = (int)tab[t]);
-        break;
-    case TK_LONG:
-        if (check) RV_LOOP(const long, if (p_[e] != (long)tab[t]) return 0);
-        else RV_LOOP(long, p_[e] = (long)tab[t]);
-        break;
-    case TK_FLOAT:
-        if (check) RV_LOOP(const float, if (p_[e] != (float)tab[t]) return 0);
-        else RV_LOOP(float, p_[e] = (float)tab[t]);
-        break;
-    case TK_DOUBLE:
-        if (check) RV_LOOP(const double, if (p_[e] != (double)tab[t]) return 0);
-        else RV_LOOP(double, p_[e] = (double)tab[t]);
-        break;
-    default:
-        if (check) RV_LOOP(const unsigned char, if (p_[e] != (unsigned char)tab[t]) return 0);
-        else RV_LOOP(unsigned char, p_[e] = (unsigned char)tab[t]);
-        break;
-    }
+    BY_TYPE(tk, RV_BLOCK)
     return 1;
 }
 
@@ -243,16 +202,8 @@ void isochron_ops_poison(void *buf, size_t bytes)
     if (buf && bytes) memset(buf, 0xA5, bytes);
 }
 
-int isochron_ops_elem_equal(const void *buf, size_t idx, int tk, long long v)
-{
-    switch (tk) {
-    case TK_INT: return ((const int *)buf)[idx] == (int)v;
-    case TK_LONG: return ((const long *)buf)[idx] == (long)v;
-    case TK_FLOAT: return ((const float *)buf)[idx] == (float)v;
-    case TK_DOUBLE: return ((const double *)buf)[idx] == (double)v;
-    default: return ((const unsigned char *)buf)[idx] == (unsigned char)v;
-    }
-}
+#define EQUAL(T) return ((const T *)buf)[idx] == (T)v
+int isochron_ops_elem_equal(const void *buf, size_t idx, int tk, long long v) { BY_TYPE(tk, EQUAL) }
 
 void isochron_ops_elem_format(const void *buf, size_t idx, int tk, char *out, size_t n)
 {

@@ -90,6 +90,8 @@ static char *dup_or_null(const char *s)
     return d;
 }
 
+static const char *op_at(const void *reg, int i) { return ((const isochron_ops_t *)reg)->ops[i].name; }
+
 int isochron_ops_register(isochron_ops_t *s, const isochron_op_t *op)
 {
     if (!s || !op) return isochron_set_error(ISOCHRON_EINVAL, "isochron_ops_register: no registry or operation");
@@ -97,9 +99,8 @@ int isochron_ops_register(isochron_ops_t *s, const isochron_op_t *op)
         return isochron_set_error(ISOCHRON_EINVAL,
                                   "operation name '%.64s' is not valid: 1 to 63 letters, digits, '_', '-' or '.'",
                                   op->name ? op->name : "(null)");
-    for (int i = 0; i < s->n; i++)
-        if (isochron_streq_ci(s->ops[i].name, op->name))
-            return isochron_set_error(ISOCHRON_ENAME, "an operation named '%s' is already registered", s->ops[i].name);
+    int dup = isochron_names_find(s, s->n, op_at, op->name);
+    if (dup >= 0) return isochron_set_error(ISOCHRON_ENAME, "an operation named '%s' is already registered", s->ops[dup].name);
     if (!op->run) return isochron_set_error(ISOCHRON_EINVAL, "operation '%s' has no run function", op->name);
     if ((op->flags & ISOCHRON_OP_NONBLOCKING) && (!op->post || !op->wait))
         return isochron_set_error(ISOCHRON_EINVAL, "operation '%s' is non-blocking but lacks post or wait", op->name);
@@ -130,21 +131,16 @@ int isochron_ops_find(const isochron_ops_t *s, const char *name, const isochron_
 {
     if (out) *out = NULL;
     if (!s || !name || !out) return isochron_set_error(ISOCHRON_EINVAL, "isochron_ops_find: missing argument");
-    for (int i = 0; i < s->n; i++)
-        if (isochron_streq_ci(name, s->ops[i].name)) {
-            *out = &s->ops[i];
-            return ISOCHRON_OK;
-        }
+    int i = isochron_names_find(s, s->n, op_at, name);
+    if (i >= 0) {
+        *out = &s->ops[i];
+        return ISOCHRON_OK;
+    }
     /* the sentence lists every valid name (error messages hold 4095 characters: 80 operations need about 1500) */
-    size_t len = 1;
-    for (int i = 0; i < s->n; i++) len += strlen(s->ops[i].name) + 2;
+    size_t len = isochron_names_join(s, s->n, op_at, NULL, 0) + 1;
     char *list = malloc(len);
     if (!list) return isochron_set_error(ISOCHRON_ENAME, "unknown operation '%.64s'", name);
-    list[0] = '\0';
-    for (int i = 0; i < s->n; i++) {
-        if (i) strcat(list, ", ");
-        strcat(list, s->ops[i].name);
-    }
+    isochron_names_join(s, s->n, op_at, list, len);
     int rc = isochron_set_error(ISOCHRON_ENAME, "unknown operation '%.64s'; valid: %s", name, list);
     free(list);
     return rc;
@@ -183,27 +179,27 @@ const char *isochron_op_reduce_names(void) { return "sum, prod, max, min"; }
 
 int isochron_op_dtype_find(const char *name, MPI_Datatype *dt, int *size)
 {
-    for (int i = 0; name && i < 6; i++)
-        if (isochron_streq_ci(name, dtype_names_v[i])) {
-            if (dt) *dt = dtype_at(i);
-            if (size) {
-                int s = 0;
-                MPI_Type_size(dtype_at(i), &s);
-                *size = s;
-            }
-            return ISOCHRON_OK;
+    int i = isochron_names_find(dtype_names_v, 6, isochron_name_at_string, name);
+    if (i >= 0) {
+        if (dt) *dt = dtype_at(i);
+        if (size) {
+            int s = 0;
+            MPI_Type_size(dtype_at(i), &s);
+            *size = s;
         }
+        return ISOCHRON_OK;
+    }
     return isochron_set_error(ISOCHRON_ENAME, "unknown datatype '%.64s'; valid: %s", name ? name : "(null)",
                               isochron_op_dtype_names());
 }
 
 int isochron_op_reduce_find(const char *name, MPI_Op *op)
 {
-    for (int i = 0; name && i < 4; i++)
-        if (isochron_streq_ci(name, reduce_names_v[i])) {
-            if (op) *op = reduce_at(i);
-            return ISOCHRON_OK;
-        }
+    int i = isochron_names_find(reduce_names_v, 4, isochron_name_at_string, name);
+    if (i >= 0) {
+        if (op) *op = reduce_at(i);
+        return ISOCHRON_OK;
+    }
     return isochron_set_error(ISOCHRON_ENAME, "unknown reduction op '%.64s'; valid: %s", name ? name : "(null)",
                               isochron_op_reduce_names());
 }

@@ -35,34 +35,6 @@
 #define N ((int)c->count)
 #define DT (c->dtype)
 
-ISOCHRON_OPS_KIND(put_fence, SEM_PUT, ALG_FENCE)
-ISOCHRON_OPS_KIND(get_fence, SEM_GET, ALG_FENCE)
-ISOCHRON_OPS_KIND(accumulate_fence, SEM_ACC, ALG_FENCE)
-ISOCHRON_OPS_KIND(put_lock, SEM_PUT, ALG_LOCK)
-ISOCHRON_OPS_KIND(get_lock, SEM_GET, ALG_LOCK)
-ISOCHRON_OPS_KIND(accumulate_lock, SEM_ACC, ALG_LOCK)
-ISOCHRON_OPS_KIND(put_lockall, SEM_PUT, ALG_LOCKALL)
-ISOCHRON_OPS_KIND(get_lockall, SEM_GET, ALG_LOCKALL)
-ISOCHRON_OPS_KIND(accumulate_lockall, SEM_ACC, ALG_LOCKALL)
-ISOCHRON_OPS_KIND(put_pscw, SEM_PUT, ALG_PSCW)
-ISOCHRON_OPS_KIND(get_pscw, SEM_GET, ALG_PSCW)
-ISOCHRON_OPS_KIND(accumulate_pscw, SEM_ACC, ALG_PSCW)
-
-ISOCHRON_OPS_KIND(get_accumulate_fence, SEM_GACC, ALG_FENCE)
-ISOCHRON_OPS_KIND(get_accumulate_lock, SEM_GACC, ALG_LOCK)
-ISOCHRON_OPS_KIND(get_accumulate_lockall, SEM_GACC, ALG_LOCKALL)
-ISOCHRON_OPS_KIND(fetch_and_op_fence, SEM_FOP, ALG_FENCE)
-ISOCHRON_OPS_KIND(fetch_and_op_lock, SEM_FOP, ALG_LOCK)
-ISOCHRON_OPS_KIND(fetch_and_op_lockall, SEM_FOP, ALG_LOCKALL)
-ISOCHRON_OPS_KIND(compare_and_swap_fence, SEM_CAS, ALG_FENCE)
-ISOCHRON_OPS_KIND(compare_and_swap_lock, SEM_CAS, ALG_LOCK)
-ISOCHRON_OPS_KIND(compare_and_swap_lockall, SEM_CAS, ALG_LOCKALL)
-
-ISOCHRON_OPS_KIND(put_one_to_all, SEM_PUT_1ALL, ALG_LOCKALL)
-ISOCHRON_OPS_KIND(get_one_to_all, SEM_GET_1ALL, ALG_LOCKALL)
-ISOCHRON_OPS_KIND(put_all_to_all, SEM_PUT_AALL, ALG_LOCKALL)
-ISOCHRON_OPS_KIND(get_all_to_all, SEM_GET_AALL, ALG_LOCKALL)
-
 #define FENCE(c) ISOCHRON_OPS_MPI(MPI_Win_fence(0, (c)->win), c, "MPI_Win_fence")
 #define LOCK(c, t) ISOCHRON_OPS_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, (c)->win), c, "MPI_Win_lock")
 #define UNLOCK(c, t) ISOCHRON_OPS_MPI(MPI_Win_unlock(t, (c)->win), c, "MPI_Win_unlock")
@@ -82,74 +54,73 @@ ISOCHRON_OPS_KIND(get_all_to_all, SEM_GET_AALL, ALG_LOCKALL)
     ISOCHRON_OPS_MPI(MPI_Compare_and_swap(ELEM(c->sbuf, e_), ELEM(ISOCHRON_OPS_ST(c)->tmp, e_), ELEM(c->rbuf, e_), \
                                           DT, t, e_, c->win), c, "MPI_Compare_and_swap")
 
-/* an access of each style: a fence epoch, an exclusive lock of the target */
-#define FENCE_RUN(id, ACCESS)                                                                         \
-    static int run_##id(isochron_op_ctx_t *c)                                                        \
-    {                                                                                                \
-        FENCE(c);                                                                                    \
-        ACCESS(c, ISOCHRON_OPS_ST(c)->right);                                                        \
-        FENCE(c);                                                                                    \
-        return ISOCHRON_OK;                                                                          \
-    }
-#define LOCK_RUN(id, ACCESS)                                                                          \
-    static int run_##id(isochron_op_ctx_t *c)                                                        \
-    {                                                                                                \
-        int t = ISOCHRON_OPS_ST(c)->right;                                                           \
-        LOCK(c, t);                                                                                  \
-        ACCESS(c, t);                                                                                \
-        UNLOCK(c, t);                                                                                \
-        return ISOCHRON_OK;                                                                          \
-    }
-
-/* lock_all + flush: a shared lock on every window, the access completed at its target by
- * MPI_Win_flush, then unlock_all (OSU's -w lockall -s flush, one epoch per run) */
-#define LOCKALL_RUN(id, ACCESS)                                                                       \
-    static int run_##id(isochron_op_ctx_t *c)                                                        \
-    {                                                                                                \
-        int t = ISOCHRON_OPS_ST(c)->right;                                                           \
-        ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all");                         \
-        ACCESS(c, t);                                                                                \
-        ISOCHRON_OPS_MPI(MPI_Win_flush(t, c->win), c, "MPI_Win_flush");                               \
-        ISOCHRON_OPS_MPI(MPI_Win_unlock_all(c->win), c, "MPI_Win_unlock_all");                        \
-        return ISOCHRON_OK;                                                                          \
-    }
-/* PSCW: expose this window to the left neighbour, access the right one's (generalized active target) */
-#define PSCW_RUN(id, ACCESS)                                                                          \
+/* One run = one epoch of a synchronization style around one access of the right neighbour's window:
+ * STYLE_OPEN(c, st), ACCESS(c, STYLE_T(c, st)), STYLE_CLOSE(c, st), with STYLE_T the right neighbour
+ * and ALG_<STYLE> the kind's implementation. The styles: a fence epoch; an exclusive lock of the
+ * target; lock_all + flush (a shared lock on every window, the access completed at its target by
+ * MPI_Win_flush, then unlock_all: OSU's -w lockall -s flush, one epoch per run); PSCW (expose this
+ * window to the left neighbour, access the right one's: generalized active target). Each style reads
+ * the target where its own run did before the fold, so the timed code is the same instruction for
+ * instruction. */
+#define FENCE_OPEN(c, st) FENCE(c)
+#define FENCE_T(c, st) ISOCHRON_OPS_ST(c)->right
+#define FENCE_CLOSE(c, st) FENCE(c)
+#define LOCK_OPEN(c, st)                                                                              \
+    int t_ = ISOCHRON_OPS_ST(c)->right;                                                              \
+    LOCK(c, t_)
+#define LOCK_T(c, st) t_
+#define LOCK_CLOSE(c, st) UNLOCK(c, t_)
+#define LOCKALL_OPEN(c, st)                                                                           \
+    int t_ = ISOCHRON_OPS_ST(c)->right;                                                              \
+    ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all")
+#define LOCKALL_T(c, st) t_
+#define LOCKALL_CLOSE(c, st)                                                                          \
+    ISOCHRON_OPS_MPI(MPI_Win_flush(t_, c->win), c, "MPI_Win_flush");                                  \
+    ISOCHRON_OPS_MPI(MPI_Win_unlock_all(c->win), c, "MPI_Win_unlock_all")
+#define PSCW_OPEN(c, st)                                                                              \
+    ISOCHRON_OPS_MPI(MPI_Win_post((st)->gleft, 0, c->win), c, "MPI_Win_post");                        \
+    ISOCHRON_OPS_MPI(MPI_Win_start((st)->gright, 0, c->win), c, "MPI_Win_start")
+#define PSCW_T(c, st) (st)->right
+#define PSCW_CLOSE(c, st)                                                                             \
+    ISOCHRON_OPS_MPI(MPI_Win_complete(c->win), c, "MPI_Win_complete");                                \
+    ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait")
+#define EPOCH_OP(id, sem, STYLE, ACCESS)                                                              \
+    ISOCHRON_OPS_KIND(id, sem, ALG_##STYLE)                                                           \
     static int run_##id(isochron_op_ctx_t *c)                                                        \
     {                                                                                                \
         isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);                                                \
-        ISOCHRON_OPS_MPI(MPI_Win_post(st->gleft, 0, c->win), c, "MPI_Win_post");                      \
-        ISOCHRON_OPS_MPI(MPI_Win_start(st->gright, 0, c->win), c, "MPI_Win_start");                   \
-        ACCESS(c, st->right);                                                                        \
-        ISOCHRON_OPS_MPI(MPI_Win_complete(c->win), c, "MPI_Win_complete");                            \
-        ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait");                                    \
+        (void)st;                                                                                    \
+        STYLE##_OPEN(c, st);                                                                         \
+        ACCESS(c, STYLE##_T(c, st));                                                                 \
+        STYLE##_CLOSE(c, st);                                                                        \
         return ISOCHRON_OK;                                                                          \
     }
-FENCE_RUN(put_fence, PUT)
-FENCE_RUN(get_fence, GET)
-FENCE_RUN(accumulate_fence, ACC)
-LOCK_RUN(put_lock, PUT)
-LOCK_RUN(get_lock, GET)
-LOCK_RUN(accumulate_lock, ACC)
-LOCKALL_RUN(put_lockall, PUT)
-LOCKALL_RUN(get_lockall, GET)
-LOCKALL_RUN(accumulate_lockall, ACC)
-PSCW_RUN(put_pscw, PUT)
-PSCW_RUN(get_pscw, GET)
-PSCW_RUN(accumulate_pscw, ACC)
-FENCE_RUN(get_accumulate_fence, GACC)
-LOCK_RUN(get_accumulate_lock, GACC)
-LOCKALL_RUN(get_accumulate_lockall, GACC)
-FENCE_RUN(fetch_and_op_fence, FOP)
-LOCK_RUN(fetch_and_op_lock, FOP)
-LOCKALL_RUN(fetch_and_op_lockall, FOP)
-FENCE_RUN(compare_and_swap_fence, CAS)
-LOCK_RUN(compare_and_swap_lock, CAS)
-LOCKALL_RUN(compare_and_swap_lockall, CAS)
+EPOCH_OP(put_fence, SEM_PUT, FENCE, PUT)
+EPOCH_OP(get_fence, SEM_GET, FENCE, GET)
+EPOCH_OP(accumulate_fence, SEM_ACC, FENCE, ACC)
+EPOCH_OP(put_lock, SEM_PUT, LOCK, PUT)
+EPOCH_OP(get_lock, SEM_GET, LOCK, GET)
+EPOCH_OP(accumulate_lock, SEM_ACC, LOCK, ACC)
+EPOCH_OP(put_lockall, SEM_PUT, LOCKALL, PUT)
+EPOCH_OP(get_lockall, SEM_GET, LOCKALL, GET)
+EPOCH_OP(accumulate_lockall, SEM_ACC, LOCKALL, ACC)
+EPOCH_OP(put_pscw, SEM_PUT, PSCW, PUT)
+EPOCH_OP(get_pscw, SEM_GET, PSCW, GET)
+EPOCH_OP(accumulate_pscw, SEM_ACC, PSCW, ACC)
+EPOCH_OP(get_accumulate_fence, SEM_GACC, FENCE, GACC)
+EPOCH_OP(get_accumulate_lock, SEM_GACC, LOCK, GACC)
+EPOCH_OP(get_accumulate_lockall, SEM_GACC, LOCKALL, GACC)
+EPOCH_OP(fetch_and_op_fence, SEM_FOP, FENCE, FOP)
+EPOCH_OP(fetch_and_op_lock, SEM_FOP, LOCK, FOP)
+EPOCH_OP(fetch_and_op_lockall, SEM_FOP, LOCKALL, FOP)
+EPOCH_OP(compare_and_swap_fence, SEM_CAS, FENCE, CAS)
+EPOCH_OP(compare_and_swap_lock, SEM_CAS, LOCK, CAS)
+EPOCH_OP(compare_and_swap_lockall, SEM_CAS, LOCKALL, CAS)
 
 /* lock_all, an access to every other rank (from the right neighbour on), one flush_all, unlock_all;
  * one_to_all: only the root accesses. ACCESS(c, target, j) with j the target's rank. */
-#define SPREAD_RUN(id, one, ACCESS)                                                                    \
+#define SPREAD_OP(id, sem, one, ACCESS)                                                               \
+    ISOCHRON_OPS_KIND(id, sem, ALG_LOCKALL)                                                           \
     static int run_##id(isochron_op_ctx_t *c)                                                        \
     {                                                                                                \
         if ((one) && c->rank != c->root) return ISOCHRON_OK;                                         \
@@ -166,10 +137,10 @@ LOCKALL_RUN(compare_and_swap_lockall, CAS)
 #define PUT_MINE(c, j) \
     ISOCHRON_OPS_MPI(MPI_Put(c->sbuf, N, DT, j, (MPI_Aint)c->rank * N, N, DT, c->win), c, "MPI_Put")
 #define GET_INTO(c, j) ISOCHRON_OPS_MPI(MPI_Get(ELEM(c->rbuf, (size_t)(j) * (size_t)N), N, DT, j, 0, N, DT, c->win), c, "MPI_Get")
-SPREAD_RUN(put_one_to_all, 1, PUT_AT0)
-SPREAD_RUN(get_one_to_all, 1, GET_INTO)
-SPREAD_RUN(put_all_to_all, 0, PUT_MINE)
-SPREAD_RUN(get_all_to_all, 0, GET_INTO)
+SPREAD_OP(put_one_to_all, SEM_PUT_1ALL, 1, PUT_AT0)
+SPREAD_OP(get_one_to_all, SEM_GET_1ALL, 1, GET_INTO)
+SPREAD_OP(put_all_to_all, SEM_PUT_AALL, 0, PUT_MINE)
+SPREAD_OP(get_all_to_all, SEM_GET_AALL, 0, GET_INTO)
 
 #define F_RMA (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2)
 #define DESC(id, fam, desc, fl)                                                                       \

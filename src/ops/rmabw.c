@@ -80,18 +80,15 @@ static void teardown_rbw(isochron_op_ctx_t *c)
 
 static int setup_rbw(isochron_op_ctx_t *c, const char *name, int get, int alg)
 {
-    rbw_t *st = calloc(1, sizeof *st);
-    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
-    c->state = st;
-    st->base.name = name;
-    st->base.tk = isochron_ops_tkind(c->dtype);
+    int rc = isochron_ops_state_new(c, sizeof(rbw_t), name);
+    if (rc) return rc;
+    rbw_t *st = c->state;
     st->get = get;
     st->alg = alg;
     st->gpeer = MPI_GROUP_NULL;
     st->w = window_of(c);
     st->peer = c->rank < 2 ? 1 - c->rank : -1;
     size_t per = c->count * (size_t)c->dtype_size, total = st->peer >= 0 ? per * (size_t)st->w : 0;
-    int rc = ISOCHRON_OK;
     if (st->peer >= 0) {
         if (get) c->rbuf = isochron_ops_alloc(total);
         else c->sbuf = isochron_ops_alloc(total);

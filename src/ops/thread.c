@@ -153,11 +153,9 @@ static void teardown_latency_mt(isochron_op_ctx_t *c)
 
 static int setup_latency_mt(isochron_op_ctx_t *c)
 {
-    lmt_t *L = calloc(1, sizeof *L);
-    if (!L) return isochron_set_error(ISOCHRON_ENOMEM, "latency_mt: out of memory for its state");
-    c->state = L;
-    L->base.name = "latency_mt";
-    L->base.tk = isochron_ops_tkind(c->dtype);
+    int rc = isochron_ops_state_new(c, sizeof(lmt_t), "latency_mt");
+    if (rc) return rc;
+    lmt_t *L = c->state;
     L->nthreads = nthreads_of(c);
     L->peer = c->rank < 2 ? 1 - c->rank : -1;
     if (L->peer < 0) return ISOCHRON_OK;

@@ -160,11 +160,9 @@ static void teardown_tput(isochron_op_ctx_t *c)
 
 static int setup_of(int id, isochron_op_ctx_t *c, const char *name)
 {
-    tput_state_t *st = calloc(1, sizeof *st);
-    if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
-    c->state = st;
-    st->base.name = name;
-    st->base.tk = isochron_ops_tkind(c->dtype);
+    int rc = isochron_ops_state_new(c, sizeof(tput_state_t), name);
+    if (rc) return rc;
+    tput_state_t *st = c->state;
     st->id = id;
     st->w = window_of(id, c);
     st->ack = id == T_BW || id == T_BW_PERS || id == T_MBW || id == T_FANIN || id == T_FANOUT;

@@ -194,15 +194,15 @@ const isochron_shmem_op_t *isochron_shmem_op_get(int i)
     return NULL;
 }
 
+static const char *op_at(const void *reg, int i) { (void)reg; return isochron_shmem_op_get(i)->name; }
+
 int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out)
 {
     *out = NULL;
-    int n = isochron_shmem_op_count();
-    for (int i = 0; i < n; i++)
-        if (isochron_streq_ci(name, isochron_shmem_op_get(i)->name)) { *out = isochron_shmem_op_get(i); return ISOCHRON_OK; }
-    char list[4096] = "";
-    size_t len = 0;
-    for (int i = 0; i < n && len + 40 < sizeof list; i++) len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", isochron_shmem_op_get(i)->name);
+    int n = isochron_shmem_op_count(), i = isochron_names_find(NULL, n, op_at, name);
+    if (i >= 0) { *out = isochron_shmem_op_get(i); return ISOCHRON_OK; }
+    char list[4096];
+    isochron_names_join(NULL, n, op_at, list, sizeof list);
     return isochron_set_error(ISOCHRON_ENAME, "unknown OpenSHMEM measurement '%s'; valid: %s", name, list);
 }
 

@@ -7,21 +7,13 @@ as valid calls), shift records for every barrier plus the "clock" and "none"
 baselines at every size with 0 <= successes <= valid, the payoff record with
 one value per size, and an end record saying the run completed. Exits
 nonzero with the reason on the first problem."""
-import json, math, sys
-
-def fail(msg):
-    print("check_output: FAIL:", msg)
-    sys.exit(1)
+import math, sys
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from records import fail, load  # noqa: E402
 
 path, nprocs = sys.argv[1], int(sys.argv[2])
-recs = []
-for i, line in enumerate(open(path)):
-    try:
-        recs.append(json.loads(line))
-    except ValueError as e:
-        fail(f"{path} line {i+1} is not JSON: {e}")
-if not recs or recs[0].get("type") != "context":
-    fail("first record is not the context")
+recs = load(path)
 ctx = recs[0]
 for k in ("schema", "tool", "run", "nprocs", "nodes", "oversubscribed", "barriers_yield", "timer", "clock_sync", "barriers", "experiments", "options"):
     if k not in ctx: fail(f"context lacks {k}")

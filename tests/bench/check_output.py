@@ -5,21 +5,13 @@ timer, clock sync with its measured accuracy, scheme, method, oversubscription,
 command line, isochron version), one point record per point with statistics and
 their method, and an end record saying the run completed. Exits nonzero with
 the reason on the first problem."""
-import csv, json, math, sys
-
-def fail(msg):
-    print("check_output: FAIL:", msg)
-    sys.exit(1)
+import csv, math, sys
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from records import fail, load  # noqa: E402
 
 jsonl, csvf, npoints = sys.argv[1], sys.argv[2], int(sys.argv[3])
-recs = []
-for i, line in enumerate(open(jsonl)):
-    try:
-        recs.append(json.loads(line))
-    except ValueError as e:
-        fail(f"{jsonl} line {i+1} is not JSON: {e}")
-if not recs or recs[0].get("type") != "context":
-    fail("first record is not the context")
+recs = load(jsonl)
 ctx = recs[0]
 for k in ("schema", "tool", "run", "nprocs", "oversubscribed", "timer", "clock_sync", "scheme", "method", "options"):
     if k not in ctx: fail(f"context lacks {k}")

@@ -13,6 +13,7 @@
 #include "isochron/sync.h"
 #include "isochron/bench.h"
 #include "check.h"
+#include "check_clock.h"
 
 static int rank, size;
 
@@ -68,13 +69,9 @@ int main(int argc, char **argv)
         MPI_Get_library_version(lib, &len);
         mpich = strstr(lib, "MPICH") != NULL;
     }
-    isochron_timer_t *t;
-    isochron_clock_t *base, *g;
-    isochron_sync_spec_t spec;
-    isochron_timer_create("mpi_wtime", &t);
-    isochron_clock_create(t, &base);
-    isochron_sync_spec_parse("hca3/30/skampi/20,span=0.03", &spec);
-    CHECK_RC(isochron_sync_run(&spec, MPI_COMM_WORLD, base, &g, NULL), ISOCHRON_OK, "clocks synchronized");
+    check_clock_t clk;
+    check_clock_sync(&clk, "hca3/30/skampi/20,span=0.03");
+    isochron_clock_t *g = clk.g;
     isochron_ops_t *ops;
     CHECK_RC(isochron_ops_create(&ops), ISOCHRON_OK, "ops registry");
     const isochron_op_t *allreduce, *bcast;
@@ -209,6 +206,30 @@ int main(int argc, char **argv)
         CHECK_RC(rc, ISOCHRON_EVALIDATE, "validation failure on rank %d reaches rank %d", size - 1, rank);
     }
 
+    /* the stop rule on the CI (isochron_bench_ci_met; the engine and isochron-bench --passes use it):
+     * the median's CI half-width (or the mean's, with ci_mean) within rel_ci of |median| (|mean|),
+     * with min_reps valid repetitions at least and rel_ci > 0 */
+    {
+        isochron_bench_opts_t o;
+        isochron_bench_opts_default(&o); /* rel_ci 0.05, min_reps 10, CI of the median */
+        isochron_summary_t su;
+        memset(&su, 0, sizeof su);
+        su.median = -1.0; su.med_lo = -1.04; su.med_hi = -0.96; /* half-width 0.04: within 5 % of |median| */
+        su.mean = 1.0; su.ci_half = 0.5;
+        CHECK(isochron_bench_ci_met(&o, &su, 10), "stop rule: median CI 4 %% of |median| at 10 valid meets 5 %%");
+        CHECK(!isochron_bench_ci_met(&o, &su, 9), "stop rule: not before min-reps valid repetitions");
+        su.med_lo = -1.07; su.med_hi = -0.95;
+        CHECK(!isochron_bench_ci_met(&o, &su, 10), "stop rule: median CI 6 %% does not meet 5 %%");
+        o.ci_mean = 1;
+        su.ci_half = 0.04;
+        CHECK(isochron_bench_ci_met(&o, &su, 10), "stop rule: with ci_mean the mean's CI (4 %%) decides");
+        su.ci_half = 0.06;
+        CHECK(!isochron_bench_ci_met(&o, &su, 10), "stop rule: mean CI 6 %% does not meet 5 %%");
+        su.ci_half = 0;
+        o.rel_ci = 0;
+        CHECK(!isochron_bench_ci_met(&o, &su, 10), "stop rule: rel-ci 0 never stops on the CI");
+    }
+
     /* bad options */
     {
         isochron_bench_opts_t o;
@@ -230,9 +251,7 @@ int main(int argc, char **argv)
         CHECK(isochron_bench_opts_check(&o) == ISOCHRON_EINVAL, "confidence level 1.5 refused");
     }
     isochron_ops_destroy(ops);
-    isochron_clock_destroy(g);
-    isochron_clock_destroy(base);
-    isochron_timer_destroy(t);
+    check_clock_free(&clk);
     int fails = check_failures, all = 0;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("test_engine: %d checks on rank 0, %d failures over all ranks\n", check_count, all);

@@ -18,6 +18,7 @@
 #include "isochron.h"
 #include "isochron/bench.h"
 #include "check.h"
+#include "check_clock.h"
 
 static int setups[16], teardowns[16], log_root[256], nlog, bad_validate;
 
@@ -66,13 +67,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     check_quiet = rank != 0;
-    isochron_timer_t *t;
-    isochron_clock_t *base, *g;
-    isochron_sync_spec_t spec;
-    isochron_timer_create("mpi_wtime", &t);
-    isochron_clock_create(t, &base);
-    isochron_sync_spec_parse("hca3/20/skampi/10,span=0.02", &spec);
-    CHECK_RC(isochron_sync_run(&spec, MPI_COMM_WORLD, base, &g, NULL), ISOCHRON_OK, "clocks synchronized");
+    check_clock_t clk;
+    check_clock_sync(&clk, "hca3/20/skampi/10,span=0.02");
+    isochron_clock_t *g = clk.g;
 
     isochron_op_t u = {0};
     u.name = "rooted_probe";
@@ -107,9 +104,7 @@ int main(int argc, char **argv)
     CHECK_RC(measure(g, "root", &u, &pt, 1), ISOCHRON_EINVAL, "rank %d: the root method refuses rotation", rank);
     CHECK(strstr(isochron_last_error(), "--root all") != NULL, "rank %d: and says what to use instead", rank);
     CHECK_RC(measure(g, "ack", &u, &pt, 1), ISOCHRON_EINVAL, "rank %d: the ack method refuses rotation", rank);
-    isochron_clock_destroy(g);
-    isochron_clock_destroy(base);
-    isochron_timer_destroy(t);
+    check_clock_free(&clk);
     int rc = check_report("test_root_rotate");
     MPI_Finalize();
     return rc;

@@ -3,7 +3,8 @@
  * are right.
  *  1. Corruption: for allreduce, bcast, gather, alltoall, pingpong,
  *     put_fence, bcast_binomial and the fence atomics, after a correct run one receiving rank
- *     changes one received element (the last one, then the first one): its
+ *     changes one received element (the last one, then the first one; for the atomics also
+ *     one element of its window, which the left neighbour updated): its
  *     validate() must return ISOCHRON_EVALIDATE with a sentence naming the
  *     operation, the rank and the element; every other rank must pass.
  *  2. Stale data, for every built-in operation that moves data: after a
@@ -67,6 +68,36 @@ static int one_rep(const isochron_op_t *op, isochron_op_ctx_t *c, int k)
 }
 
 /* ---------------------------------------------------------------- 1 */
+
+/* The atomics' window (this rank's, updated by its left neighbour), the other half of their check
+ * beside the result buffer: after a correct fence epoch the victim changes one element of its window
+ * (reached through MPI_WIN_BASE), the last one, then the first one. */
+static void window_corruption(const char *name, int victim)
+{
+    const isochron_op_t *op = find(name);
+    isochron_op_ctx_t c;
+    if (!op || setup(op, &c, 1000, MPI_INT, MPI_SUM, 0)) return;
+    size_t where[2] = { c.count - 1, 0 };
+    for (int k = 0; k < 2; k++) {
+        CHECK_RC(one_rep(op, &c, k), ISOCHRON_OK, "rank %d: %s rep %d runs", rank, name, k);
+        int *base = NULL, flag = 0;
+        MPI_Win_get_attr(c.win, MPI_WIN_BASE, &base, &flag);
+        CHECK(flag && base, "rank %d: %s window base known", rank, name);
+        if (rank == victim && flag && base) base[where[k]] += 1;
+        int rc = op->validate(&c);
+        if (rank == victim) {
+            CHECK_RC(rc, ISOCHRON_EVALIDATE, "rank %d: %s with window element %zu changed fails validation", rank, name,
+                     where[k]);
+            char want_elem[48];
+            snprintf(want_elem, sizeof want_elem, "element %zu", where[k]);
+            CHECK(strstr(isochron_last_error(), want_elem) != NULL, "rank %d: message names the element: \"%s\"", rank,
+                  isochron_last_error());
+        } else {
+            CHECK_RC(rc, ISOCHRON_OK, "rank %d: %s untouched window still validates", rank, name);
+        }
+    }
+    isochron_op_teardown(op, &c);
+}
 
 static void corruption(const char *name, int victim, int root)
 {
@@ -254,6 +285,9 @@ int main(int argc, char **argv)
     corruption("get_accumulate_fence", size - 1, 0); /* the atomics' result buffer (old target values) */
     corruption("fetch_and_op_fence", 0, 0);
     corruption("compare_and_swap_fence", size - 1, 0);
+    window_corruption("get_accumulate_fence", 0);
+    window_corruption("fetch_and_op_fence", size - 1);
+    window_corruption("compare_and_swap_fence", 0);
     no_fill("put_bibw_pscw");
     no_fill("get_bibw_fence");
     no_fill("get_lockall");
