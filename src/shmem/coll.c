@@ -13,7 +13,7 @@
  *                  consecutive broadcasts can make it smaller, sec. 4.4);
  *   bcast_ack      Alg. 4-5 (de Supinski-Karonis, one-sided): per task, the
  *                  acknowledgment exchange (fetch_inc + wait_until) is
- *                  measured first; then the root waits for the task's ack
+ *                  measured first (its median round trip); then the root waits for the task's ack
  *                  after every broadcast; the task's cycle minus one ack is
  *                  its broadcast time; the largest over tasks is reported.
  * Consecutive collectives alternate between two pSync arrays.
@@ -224,18 +224,30 @@ static int run_bcast_ack(isochron_shmem_ctx_t *c, double *t, int *act)
     shm_poison(c->dst, c->bytes, c->rep, 0);
     c->sig[ACK] = 0;
     c->sig[ACK + 1] = 0;
-    int rc = shm_barrier(c);
-    if (rc) return rc;
+    double *rts = malloc(sizeof(double) * (size_t)(c->iters > 0 ? c->iters : 1)); /* every PE agrees before any waits */
+    int rc = shm_agree(c, rts ? ISOCHRON_OK : isochron_set_error(ISOCHRON_ENOMEM, "bcast_ack: out of memory for %d round trips", c->iters));
+    if (!rc) rc = shm_barrier(c);
+    if (rc) { free(rts); return rc; }
     int M = c->iters, call = 0;
     for (int task = 1; task < NP; task++) {
-        /* initialize (Alg. 4): the acknowledgment round trip, measured on the task */
+        /* initialize (Alg. 4): the acknowledgment round trip, measured on
+         * the task: the median of the M round trips, not Alg. 4's mean (one
+         * round trip descheduled for milliseconds made the mean, and so the
+         * part subtracted, larger than a whole cycle: a negative broadcast
+         * time at 2 PEs on a loaded machine) */
         shmem_barrier_all();
         double t1 = shm_now(c), rt1 = 0;
         for (int i = 0; i < M; i++) {
             if (ME == 0) { wait_ack(c); ack(c, task); }
-            else if (ME == task) { ack(c, 0); wait_ack(c); }
+            else if (ME == task) {
+                ack(c, 0);
+                wait_ack(c);
+                double t = shm_now(c);
+                rts[i] = t - t1;
+                t1 = t;
+            }
         }
-        rt1 = (shm_now(c) - t1) / M;
+        if (ME == task) rt1 = isochron_median(rts, M);
         /* warm-up (Alg. 5, first part) */
         bcast(c, call++, 0);
         if (ME == 0) wait_ack(c);
@@ -254,6 +266,7 @@ static int run_bcast_ack(isochron_shmem_ctx_t *c, double *t, int *act)
             c->correction = 0.5 * rt1;
         }
     }
+    free(rts);
     shmem_barrier_all();
     return ISOCHRON_OK;
 }
