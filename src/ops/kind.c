@@ -417,6 +417,7 @@ int isochron_ops_kind_prepare(isochron_op_ctx_t *c)
         /* passive target (lock_all): nobody accesses a window while its owner writes it */
         size_t wn = st->kind.sem == SEM_PUT_AALL ? (size_t)p * n : n;
         if ((rc = isochron_barrier_polite(c->comm))) return rc;
+        if (c->no_fill) break; /* an unvalidated epoch rewrites nothing (engine.c); the barrier keeps repetitions apart */
         if ((rc = lock_self(c, MPI_LOCK_EXCLUSIVE))) return rc;
         if (st->kind.sem == SEM_PUT_1ALL || st->kind.sem == SEM_PUT_AALL) {
             if (c->sbuf_bytes) isochron_ops_fill_mv(c->sbuf, tk, r, 0, n, k);

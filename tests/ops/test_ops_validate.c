@@ -22,7 +22,8 @@
  *     for its memory): allgather, binomial scatter/gather, allreduce,
  *     accumulate_lock (double max) and put_fence at 0.5-1 MiB.
  *  6. c->no_fill (set by the engine before an unvalidated one-sided epoch):
- *     put_bibw_pscw's, get_bibw_fence's, get_lockall's and put_lockall's prepare leaves the received data
+ *     the prepare of put_bibw_pscw, get_bibw_fence, get_lockall, put_lockall and
+ *     put/get_one_to_all and put/get_all_to_all leaves the received data
  *     and the source as they are (no poison, no rewrite), and a full prepare
  *     and run afterwards validate.
  * Runs at 2, 3 and 4 processes.
@@ -292,6 +293,10 @@ int main(int argc, char **argv)
     no_fill("get_bibw_fence");
     no_fill("get_lockall");
     no_fill("put_lockall");
+    no_fill("put_one_to_all");
+    no_fill("get_one_to_all");
+    no_fill("put_all_to_all");
+    no_fill("get_all_to_all");
     /* not the passive-target ones: the neighbour's put may land after this test's store (validate's barrier orders them in a benchmark) */
 
     check_quiet = 1;
