@@ -58,7 +58,8 @@
  * STYLE_OPEN(c, st), ACCESS(c, STYLE_T(c, st)), STYLE_CLOSE(c, st), with STYLE_T the right neighbour
  * and ALG_<STYLE> the kind's implementation. The styles: a fence epoch; an exclusive lock of the
  * target; lock_all + flush (a shared lock on every window, the access completed at its target by
- * MPI_Win_flush, then unlock_all: OSU's -w lockall -s flush, one epoch per run); PSCW (expose this
+ * MPI_Win_flush, then unlock_all, one epoch per run; OSU's -w lockall -s flush instead opens one
+ * lock_all for its whole loop and times access + flush inside it, see bench/peers.sh); PSCW (expose this
  * window to the left neighbour, access the right one's: generalized active target). Each style reads
  * the target where its own run did before the fold, so the timed code is the same instruction for
  * instruction. */
