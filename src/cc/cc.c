@@ -263,17 +263,17 @@ int icc_leave(isochron_pmpi_call_t *c, int rc)
     case ISOCHRON_PMPI_ICOLL:
     case ISOCHRON_PMPI_COMMCREATE:   /* MPI_Comm_idup carries a request */
         if (rc == MPI_SUCCESS && c->request)
-            icc_req_track(*c->request, ICC_REQ_ICOLL, (int)(intptr_t)c->layer - 1);
+            icc_req_track(*c->request, ICC_REQ_ICOLL, (int)(intptr_t)c->layer - 1, MPI_ANY_SOURCE);
         break;
     case ISOCHRON_PMPI_IP2P:
         if (rc != MPI_SUCCESS) break;
         if (c->id == ISOCHRON_PMPI_ID_MPI_Irecv) {
-            if (c->peer != MPI_PROC_NULL) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm));
+            if (c->peer != MPI_PROC_NULL) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm), c->peer);
         }
         else icc_count_sent(c->comm, c->peer);
         break;
     case ISOCHRON_PMPI_PROBE:    /* MPI_Imrecv: the message handle carries no communicator */
-        if (rc == MPI_SUCCESS && c->id == ISOCHRON_PMPI_ID_MPI_Imrecv) icc_req_track(*c->request, ICC_REQ_RECV, -1);
+        if (rc == MPI_SUCCESS && c->id == ISOCHRON_PMPI_ID_MPI_Imrecv) icc_req_track(*c->request, ICC_REQ_RECV, -1, MPI_ANY_SOURCE);
         break;
     case ISOCHRON_PMPI_INIT:
         if (rc == MPI_SUCCESS && c->id != ISOCHRON_PMPI_ID_MPI_Finalize) icc_init_protocol();

@@ -64,10 +64,22 @@ void icc_count_recvd_status(int g, const MPI_Status *st);
 
 /* request tracking (cc_p2p.c) */
 enum { ICC_REQ_ICOLL = 1, ICC_REQ_RECV = 2 };
-void icc_req_track(MPI_Request r, int kind, int g);
+/* g: the group of the request's communicator; peer: a receive's source, a rank of g (or MPI_ANY_SOURCE) */
+void icc_req_track(MPI_Request r, int kind, int g, int peer);
 int icc_req_pending_icoll(void);
 void icc_req_complete_icolls(void);       /* at the safe state: complete without freeing */
 int icc_req_count_arrived(void);          /* count tracked receives that completed; returns those still open */
 extern int icc_open_recvs;                /* receives inside blocking wrappers, in progress */
 extern int icc_nofreeze;                  /* inside a blocking call that sends: never a stop point */
+
+/* What the blocking call in progress waits for, set by its wrapper (cc_p2p.c)
+ * before it polls: the peers that must act for it to complete. icc_poll
+ * resolves it (icc_waitfor_peers) only when it tells those peers they are
+ * needed (cc_ckpt.c, "Needs"). comm/r1/r2: ranks of comm (MPI_ANY_SOURCE:
+ * every member; MPI_PROC_NULL: none); else reqs/nreqs: request handles (the
+ * values before the call); neither (comm == MPI_COMM_NULL, nreqs == 0): any rank. */
+typedef struct { MPI_Comm comm; int r1, r2; const MPI_Request *reqs; int nreqs; } icc_waitfor_t;
+extern icc_waitfor_t icc_waitfor;
+void icc_waitfor_peers(unsigned char *mark);   /* mark[world rank] = 1 for each peer */
+void icc_need_check(void);                /* a completion test found its operation incomplete (cc_ckpt.c) */
 #endif
