@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <mpi.h>
 
+/* Everything declared here is internal to the library: hidden, so the
+ * wrappers reach it without the GOT/PLT indirection of exported symbols. */
+#pragma GCC visibility push(hidden)
+
 enum { ICC_NATIVE, ICC_CC, ICC_2PC };
 extern int icc_mode;
 extern volatile int icc_bypass;
@@ -30,7 +34,9 @@ typedef struct {
 extern icc_group_t *icc_groups;
 extern int icc_ngroups;
 
-int icc_lookup(MPI_Comm comm, int create);
+int icc_lookup(MPI_Comm comm, int create);   /* fills the one-entry cache below */
+extern MPI_Comm icc_last_comm;            /* the communicator icc_lookup found last (cc_hooks.h) */
+extern int icc_last_group;                /* its group index (-1: MPI_COMM_NULL) */
 int icc_group_of_members(const int *w, int n);
 
 /* ---- protocol (cc_ckpt.c) */
@@ -82,4 +88,5 @@ typedef struct { MPI_Comm comm; int r1, r2; const MPI_Request *reqs; int nreqs; 
 extern icc_waitfor_t icc_waitfor;
 void icc_waitfor_peers(unsigned char *mark);   /* mark[world rank] = 1 for each peer */
 void icc_need_check(void);                /* a completion test found its operation incomplete (cc_ckpt.c) */
+#pragma GCC visibility pop
 #endif

@@ -14,7 +14,8 @@
  *    traffic is counted in the totals only.
  *  - Request tracking: the requests of non-blocking collectives (and
  *    Comm_idup) and of Irecv/Imrecv live in a small hash table keyed by the
- *    handle. Completion calls remove what completed (and count receives).
+ *    handle (linear probing, removal by backward shift: no tombstones).
+ *    Completion calls remove what completed (and count receives).
  *    While a checkpoint is in progress the protocol counts receives that have
  *    arrived with MPI_Request_get_status, which does not free the request, and
  *    at the safe state completes pending non-blocking collectives the same way:
@@ -76,44 +77,61 @@ void icc_count_recvd_status(int g, const MPI_Status *st)
 /* ---- request table */
 typedef struct { MPI_Request h; int used; int kind; int g; int counted; int peer; } icc_req_t;
 static icc_req_t *reqs;
-static int reqcap, reqlive, reqused;   /* reqused: live + tombstones */
+static int reqcap, reqlive;   /* open addressing, linear probing, at most half full: an empty slot ends every probe */
 
-static uint64_t req_key(MPI_Request r)
+static unsigned req_home(MPI_Request r)
 {
     uint64_t k = 0;
     memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
-    return (k ^ (k >> 29)) * 0x9e3779b97f4a7c15ull;
+    return (unsigned)(((k ^ (k >> 29)) * 0x9e3779b97f4a7c15ull) >> 32) & (unsigned)(reqcap - 1);
 }
 
 static icc_req_t *req_find(MPI_Request r)
 {
     if (!reqlive) return NULL;
-    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(req_key(r) >> 32) & m;
-    for (unsigned n = 0; n < (unsigned)reqcap; n++, i = (i + 1) & m) {
-        if (reqs[i].used == 0) return NULL;
-        if (reqs[i].used == 1 && memcmp(&reqs[i].h, &r, sizeof r) == 0) return &reqs[i];
-    }
+    unsigned m = (unsigned)reqcap - 1;
+    for (unsigned i = req_home(r); reqs[i].used; i = (i + 1) & m)
+        if (reqs[i].h == r) return &reqs[i];
     return NULL;
 }
 
 static void req_insert(MPI_Request r, int kind, int g, int peer)
 {
-    if (2 * (reqused + 1) > reqcap) {
+    if (2 * (reqlive + 1) > reqcap) {
         icc_req_t *old = reqs;
         int oldcap = reqcap;
-        reqcap = reqcap ? (2 * (reqlive + 1) > reqcap / 2 ? 2 * reqcap : reqcap) : 64;
+        reqcap = reqcap ? 2 * reqcap : 64;
         reqs = calloc((size_t)reqcap, sizeof *reqs);
         if (!reqs) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
-        reqlive = reqused = 0;
+        reqlive = 0;
         for (int i = 0; i < oldcap; i++)
-            if (old[i].used == 1) req_insert(old[i].h, old[i].kind, old[i].g, old[i].peer);
+            if (old[i].used) req_insert(old[i].h, old[i].kind, old[i].g, old[i].peer);
         free(old);
     }
-    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(req_key(r) >> 32) & m;
-    while (reqs[i].used == 1) i = (i + 1) & m;
-    if (reqs[i].used == 0) reqused++;
+    unsigned m = (unsigned)reqcap - 1, i = req_home(r);
+    while (reqs[i].used) i = (i + 1) & m;
     reqs[i] = (icc_req_t){ r, 1, kind, g, 0, peer };
     reqlive++;
+}
+
+/* Removal without tombstones (backward shift): the entries after the hole
+ * that may live there (their home slot is not cyclically between the hole
+ * and themselves) move back one by one, so every probe still ends at the
+ * first empty slot and a table emptied by Waits is empty again. */
+static void req_remove(icc_req_t *e)
+{
+    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(e - reqs), j = i;
+    for (;;) {
+        j = (j + 1) & m;
+        if (!reqs[j].used) break;
+        unsigned k = req_home(reqs[j].h);
+        if (((j - k) & m) >= ((j - i) & m)) {
+            reqs[i] = reqs[j];
+            i = j;
+        }
+    }
+    reqs[i].used = 0;
+    reqlive--;
 }
 
 void icc_req_track(MPI_Request r, int kind, int g, int peer)
@@ -179,12 +197,7 @@ static void req_done(MPI_Request h, const MPI_Status *st)
     icc_req_t *e = req_find(h);
     if (!e) return;
     if (e->kind == ICC_REQ_RECV && !e->counted && st) icc_count_recvd_status(e->g, st);
-    e->used = 2;
-    reqlive--;
-    if (!reqlive && reqused > 16) {   /* empty: drop the tombstones (not at every completion: it costs) */
-        memset(reqs, 0, (size_t)reqcap * sizeof *reqs);
-        reqused = 0;
-    }
+    req_remove(e);
 }
 
 static void req_forget(MPI_Request h) { req_done(h, NULL); }
