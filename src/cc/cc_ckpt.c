@@ -74,8 +74,12 @@
  *  through that one collective (raising its target, so its members follow)
  *  and stops again at the next. Each release advances the stopped ranks by
  *  one collective of the original program, which (being deadlock-free)
- *  eventually sends what the blocked rank waits for; collectives on a group
- *  of one never stop a rank. When nobody is left to move, two consecutive
+ *  eventually sends what the blocked rank waits for; a collective on a group
+ *  of one stops a rank only until the round it contributed to as stopped
+ *  completes (it used to leave at once, breaking that contribution's promise
+ *  not to move before the result: stress seed 34 at 2 ranks decided a safe
+ *  state with a message sent after the contribution and counted in flight
+ *  by the state log). When nobody is left to move, two consecutive
  *  rounds see no change and decide. That needs rounds, and a round needs
  *  every rank: one inside a blocking collective contributes nothing until
  *  the collective returns. Stress seed 236 at 4 ranks: rank 0 ran past its
@@ -575,13 +579,14 @@ void icc_poll(int kind, const char *call, int g)
                 if (evaluate(call)) break;
                 if (final_done) break;
                 if (kind == ICC_BLOCKED || kind == ICC_RECV) break;   /* let the caller test its operation before the next round */
+                if (g_solo) break;   /* a collective on a group of one: stays only until the round it promised in completes */
                 continue;
             }
         } else {
             contribute(kind);
         }
         if (kind == ICC_PASS || kind == ICC_RECV) break;
-        if (kind == ICC_COLL && (!ready() || released || g_solo || needed())) {
+        if (kind == ICC_COLL && (!ready() || released || needed() || (g_solo && !rfrozen))) {
             released = 0;
             break;
         }

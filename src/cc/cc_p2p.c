@@ -21,8 +21,8 @@
  *    at the safe state completes pending non-blocking collectives the same way:
  *    the application's later Wait/Test then returns their real status, so no
  *    status is stashed and no freed handle value can be confused with a new one.
- *  - Blocking calls: with no checkpoint in progress each receive, Probe, Wait
- *    and Waitall is its non-blocking form tested in a loop that joins the
+ *  - Blocking calls: with no checkpoint in progress each receive, Probe, Wait,
+ *    Waitall, Waitany and Waitsome is its non-blocking form tested in a loop that joins the
  *    protocol as soon as a request arrives (wait_joining); sends are the PMPI
  *    call itself plus the counting. With a checkpoint in progress Send/Ssend/Rsend/Recv/
  *    Sendrecv(_replace)/Mrecv become their non-blocking forms and every
@@ -559,21 +559,16 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 {
     if (FAST) return PMPI_Waitany(count, array_of_requests, index, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitany", -1);
-    if (!reqlive && !icc_pending) return PMPI_Waitany(count, array_of_requests, index, status);
     icc_arr_t a;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     arr_open(&a, count, array_of_requests, MPI_STATUSES_IGNORE);
     int rc;
     waitfor_reqs(a.h, count);
-    if (icc_pending) {
-        for (;;) {
-            int flag = 0;
-            rc = PMPI_Testany(count, array_of_requests, index, &flag, sp);
-            if (rc != MPI_SUCCESS || flag) break;
-            icc_poll(ICC_BLOCKED, "MPI_Waitany", -1);
-        }
-    } else {
-        rc = PMPI_Waitany(count, array_of_requests, index, sp);
+    for (;;) {   /* tested in a loop that joins a checkpoint requested meanwhile, as MPI_Wait (wait_joining) */
+        int flag = 0;
+        rc = PMPI_Testany(count, array_of_requests, index, &flag, sp);
+        if (rc != MPI_SUCCESS || flag) break;
+        if (icc_pending || icc_attn) icc_poll(ICC_BLOCKED, "MPI_Waitany", -1);
     }
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
     arr_close(&a, MPI_STATUSES_IGNORE);
@@ -606,15 +601,14 @@ static int some_common(int wait, int incount, MPI_Request array_of_requests[], i
     arr_open(&a, incount, array_of_requests, array_of_statuses);
     waitfor_reqs(a.h, incount);
     int rc;
-    if (wait && icc_pending) {
+    if (wait) {   /* a test loop that joins a checkpoint requested meanwhile, as MPI_Wait (wait_joining) */
         for (;;) {
             rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
             if (rc != MPI_SUCCESS || *outcount != 0) break;
-            icc_poll(ICC_BLOCKED, name, -1);
+            if (icc_pending || icc_attn) icc_poll(ICC_BLOCKED, name, -1);
         }
     } else {
-        rc = wait ? PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, a.s)
-                  : PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
+        rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
     }
     if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int i = 0; i < *outcount; i++) req_done(a.h[array_of_indices[i]], &a.s[i]);
@@ -628,8 +622,6 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 {
     if (FAST) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitsome", -1);
-    if (!reqlive && !icc_pending)
-        return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return some_common(1, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
