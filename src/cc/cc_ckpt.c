@@ -478,7 +478,9 @@ static void contribute(int kind)
     int rd = ready();
     rin[V_NOTREADY] = !rd;
     rin[V_MOVED] = rfirst || icc_version != rversion;
-    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS && !icc_nofreeze && !needed());
+    /* stopped: a promise not to move before this round's result; a rank released by a stall (it
+       leaves its next collective entry at once, however many rounds later) or needed does not make it */
+    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS && !icc_nofreeze && !needed() && !(kind == ICC_COLL && released));
     rin[V_OPEN] = open;
     rin[V_CTL] = ctl_sent - ctl_recvd;
     rin[V_APP] = icc_app_sent - icc_app_recvd;
