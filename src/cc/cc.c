@@ -19,8 +19,10 @@
  *           collective over the parent and may synchronize), with no extra
  *           message. Communicators with the same group (MPI_Comm_dup,
  *           MPI_IDENT/CONGRUENT) share a ggid, as in the paper. Handles are
- *           cached (comm -> ggid) and dropped at MPI_Comm_free/disconnect
- *           because an implementation may reuse a freed handle. The only extra
+ *           cached (comm -> ggid; in front of the table a one-entry cache of the
+ *           last communicator, read inline by the wrappers, cc_hooks.h) and
+ *           dropped at MPI_Comm_free/disconnect because an implementation
+ *           may reuse a freed handle. The only extra
  *           work per call when no checkpoint is in progress is one load of
  *           icc_attn (set by SIGUSR1, isochron_cc_request, the ticker of
  *           cc_ckpt.c, and kept set while a checkpoint is in progress).
@@ -52,6 +54,8 @@ static int capgroups;
 typedef struct { MPI_Comm comm; int used; int group; } icc_slot_t;
 #define ICC_SLOTS 1024
 static icc_slot_t slots[ICC_SLOTS];
+MPI_Comm icc_last_comm = MPI_COMM_NULL;
+int icc_last_group = -1;
 
 __attribute__((constructor)) static void icc_load(void)
 {
@@ -185,15 +189,22 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 int icc_lookup(MPI_Comm comm, int create)
 {
     if (comm == MPI_COMM_NULL) return -1;
+    if (comm == icc_last_comm) return icc_last_group;
     unsigned h = (unsigned)(handle_key(comm) >> 40) % ICC_SLOTS;
     for (unsigned i = 0; i < ICC_SLOTS; i++) {
         icc_slot_t *s = &slots[(h + i) % ICC_SLOTS];
-        if (s->used == 1 && memcmp(&s->comm, &comm, sizeof comm) == 0) return s->group;
+        if (s->used == 1 && memcmp(&s->comm, &comm, sizeof comm) == 0) {
+            icc_last_comm = comm;
+            icc_last_group = s->group;
+            return s->group;
+        }
         if (s->used == 0) {
             if (!create) return -1;
             s->comm = comm;
             s->group = compute_group(comm);
             s->used = 1;
+            icc_last_comm = comm;
+            icc_last_group = s->group;
             return s->group;
         }
     }
@@ -203,6 +214,10 @@ int icc_lookup(MPI_Comm comm, int create)
 static void forget(MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL) return;
+    if (comm == icc_last_comm) {                /* the handle may be reused for another group */
+        icc_last_comm = MPI_COMM_NULL;
+        icc_last_group = -1;
+    }
     unsigned h = (unsigned)(handle_key(comm) >> 40) % ICC_SLOTS;
     for (unsigned i = 0; i < ICC_SLOTS; i++) {
         icc_slot_t *s = &slots[(h + i) % ICC_SLOTS];
@@ -214,18 +229,23 @@ static void forget(MPI_Comm comm)
     }
 }
 
-void icc_enter(isochron_pmpi_call_t *c)
+void icc_2pc_enter(MPI_Comm comm)
+{
+    MPI_Request r;
+    int flag = 0;
+    PMPI_Ibarrier(comm, &r);
+    while (!flag) PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+}
+
+/* the generated wrappers' hooks for every category but collectives (those are inline: cc_hooks.h) */
+static void enter_other(isochron_pmpi_call_t *c)
 {
     switch (c->category) {
     case ISOCHRON_PMPI_COLL:
     case ISOCHRON_PMPI_ICOLL:
     case ISOCHRON_PMPI_COMMCREATE: {
         if (icc_mode == ICC_2PC) {
-            if (c->category == ISOCHRON_PMPI_COMMCREATE) return;
-            MPI_Request r;
-            int flag = 0;
-            PMPI_Ibarrier(c->comm, &r);
-            while (!flag) PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            if (c->category != ISOCHRON_PMPI_COMMCREATE) icc_2pc_enter(c->comm);
             return;
         }
         int g = icc_lookup(c->comm, 1);
@@ -253,7 +273,7 @@ void icc_enter(isochron_pmpi_call_t *c)
     }
 }
 
-int icc_leave(isochron_pmpi_call_t *c, int rc)
+static int leave_other(isochron_pmpi_call_t *c, int rc)
 {
     if (icc_mode != ICC_CC) return rc;
     switch (c->category) {
@@ -263,17 +283,17 @@ int icc_leave(isochron_pmpi_call_t *c, int rc)
     case ISOCHRON_PMPI_ICOLL:
     case ISOCHRON_PMPI_COMMCREATE:   /* MPI_Comm_idup carries a request */
         if (rc == MPI_SUCCESS && c->request)
-            icc_req_track(*c->request, ICC_REQ_ICOLL, (int)(intptr_t)c->layer - 1);
+            icc_req_track(*c->request, ICC_REQ_ICOLL, (int)(intptr_t)c->layer - 1, MPI_ANY_SOURCE);
         break;
     case ISOCHRON_PMPI_IP2P:
         if (rc != MPI_SUCCESS) break;
         if (c->id == ISOCHRON_PMPI_ID_MPI_Irecv) {
-            if (c->peer != MPI_PROC_NULL) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm));
+            if (c->peer != MPI_PROC_NULL) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm), c->peer);
         }
         else icc_count_sent(c->comm, c->peer);
         break;
     case ISOCHRON_PMPI_PROBE:    /* MPI_Imrecv: the message handle carries no communicator */
-        if (rc == MPI_SUCCESS && c->id == ISOCHRON_PMPI_ID_MPI_Imrecv) icc_req_track(*c->request, ICC_REQ_RECV, -1);
+        if (rc == MPI_SUCCESS && c->id == ISOCHRON_PMPI_ID_MPI_Imrecv) icc_req_track(*c->request, ICC_REQ_RECV, -1, MPI_ANY_SOURCE);
         break;
     case ISOCHRON_PMPI_INIT:
         if (rc == MPI_SUCCESS && c->id != ISOCHRON_PMPI_ID_MPI_Finalize) icc_init_protocol();
@@ -282,6 +302,22 @@ int icc_leave(isochron_pmpi_call_t *c, int rc)
         break;
     }
     return rc;
+}
+
+/* The fields these read, passed by value: the wrapper's record never has its
+ * address taken, so the compiler keeps none of it in a collective's wrapper. */
+intptr_t icc_enter_other(int id, int category, const char *name, MPI_Comm comm, int peer)
+{
+    isochron_pmpi_call_t c = { .id = id, .name = name, .category = category, .comm = comm, .peer = peer };
+    enter_other(&c);
+    return (intptr_t)c.layer;
+}
+
+int icc_leave_other(int id, int category, MPI_Comm comm, int peer, MPI_Request *request, intptr_t layer, int rc)
+{
+    isochron_pmpi_call_t c = { .id = id, .category = category, .comm = comm, .peer = peer, .request = request,
+                               .layer = (void *)layer };
+    return leave_other(&c, rc);
 }
 
 const char *isochron_cc_mode(void) { return icc_mode_names[icc_mode]; }

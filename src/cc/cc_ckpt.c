@@ -74,12 +74,42 @@
  *  through that one collective (raising its target, so its members follow)
  *  and stops again at the next. Each release advances the stopped ranks by
  *  one collective of the original program, which (being deadlock-free)
- *  eventually sends what the blocked rank waits for; collectives on a group
- *  of one never stop a rank. When nobody is left to move, two consecutive
- *  rounds see no change and decide. What is not guaranteed: a released rank
- *  that blocks inside a collective whose members wait, through a chain of
- *  messages, for a rank that is stopped again; rounds then stop completing
- *  and the watchdog reports it.
+ *  eventually sends what the blocked rank waits for; a collective on a group
+ *  of one stops a rank only until the round it contributed to as stopped
+ *  completes (it used to leave at once, breaking that contribution's promise
+ *  not to move before the result: stress seed 34 at 2 ranks decided a safe
+ *  state with a message sent after the contribution and counted in flight
+ *  by the state log). When nobody is left to move, two consecutive
+ *  rounds see no change and decide. That needs rounds, and a round needs
+ *  every rank: one inside a blocking collective contributes nothing until
+ *  the collective returns. Stress seed 236 at 4 ranks: rank 0 ran past its
+ *  target into MPI_Bcast on {3,0} (raising it to 9); rank 3, at SEQ 8, was
+ *  in MPI_Sendrecv with rank 2; ranks 1 and 2 were stopped at the entry of
+ *  an MPI_Alltoall on {1,2} that comes before rank 2's Sendrecv, all their
+ *  targets reached. Only a stall release lets them go, no round could
+ *  complete without rank 0, and rank 0 waited for rank 3: a cycle.
+ *  Needs break it without a round. A rank that is not at its targets (or is
+ *  itself needed) and finds the operation of a blocking call or a completion
+ *  test incomplete sends NEED(E, k), k = rounds it has completed, to the
+ *  ranks that operation waits for (a receive's source, a send's destination,
+ *  a non-blocking collective's members; every rank when not known, e.g. an
+ *  Isend's request), at most once per peer per completed round. A needed rank
+ *  (until round k+1 has completed) does not stop at collective entries, does
+ *  not stay frozen in a blocking call, contributes "unfrozen", and forwards
+ *  needs from its own blocked operation. Why it is safe: a need is a control
+ *  message (counted in the balance, its receipt is movement), and a needed
+ *  rank is unfrozen, so a deciding round has none in flight at C and no
+ *  needed rank; after C every rank is at its targets and not needed, so none
+ *  sends one before it has seen the result, and the argument above ("nobody
+ *  moves after C") holds with needs as one more kind of control message.
+ *  Why it helps: the rank a not-ready rank waits for goes on only while that
+ *  rank is still waiting (the need expires one round later, and is renewed
+ *  after every round that completes meanwhile); when rounds have stopped
+ *  completing (the cycle above) it goes on until it has sent what the blocked
+ *  rank waits for, that rank reaches the collective, and rounds resume. Like
+ *  a stall release, each such step advances the original program, so it
+ *  cannot repeat forever. What is not guaranteed: a cycle through a call the
+ *  layer cannot watch (an application busy loop without MPI calls).
  *  Action. Pending non-blocking collectives are completed with
  *  PMPI_Request_get_status (the request stays valid for the application's own
  *  Wait/Test), the "safe" line is logged, ISOCHRON_CC_BEFORE_SAVE callbacks
@@ -157,12 +187,16 @@ static volatile int in_wait;          /* inside a polled blocking call */
 static long long ctl_sent, ctl_recvd;
 static int rounds_this_epoch, stalls;
 
-enum { TAG_REQ = 1, TAG_TGT = 2 };
+enum { TAG_REQ = 1, TAG_TGT = 2, TAG_NEED = 3 };
 enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_OPEN, V_N };
 static long long rin[V_N], rout[V_N], rlast[V_N];
 static MPI_Request rreq = MPI_REQUEST_NULL;
 static int rfrozen, rfirst = 1;
 static unsigned long long rversion;
+static long long rounds_total;        /* agreement rounds completed since MPI_Init: the same count on every rank */
+static long long need_until;          /* needed (see Needs) until round need_until has completed */
+static long long *need_sent;          /* per world rank: 1 + rounds_total when the last need went to it */
+static unsigned char *need_mark;      /* per world rank: scratch for icc_waitfor_peers */
 
 /* outstanding control sends and messages of a later epoch */
 typedef struct { MPI_Request r; long long *buf; } ctl_send_t;
@@ -335,6 +369,11 @@ static void handle_ctl(int src, int tag, const long long *m, int n)
         learn((int)m[1]);
         return;
     }
+    if (tag == TAG_NEED) {
+        learn(src);
+        if (m[1] + 1 > need_until) need_until = m[1] + 1;
+        return;
+    }
     if (n < 3 || m[2] != n - 3) die("%s%s", "malformed target message on the internal communicator", "");
     learn(src);
     int *w = xmalloc((size_t)m[2] * sizeof *w);
@@ -405,6 +444,30 @@ static int ready(void)
     return 1;
 }
 
+/* Needs: see the design paragraph */
+static int needed(void) { return icc_pending && rounds_total < need_until; }
+
+static void send_needs(void)
+{
+    if (!icc_pending || !freeze_ok || (ready() && !needed())) return;
+    memset(need_mark, 0, (size_t)icc_size);
+    icc_waitfor_peers(need_mark);
+    long long m[2] = { epoch, rounds_total };
+    for (int r = 0; r < icc_size; r++)
+        if (need_mark[r] && r != icc_rank && need_sent[r] != rounds_total + 1) {
+            need_sent[r] = rounds_total + 1;
+            ctl_send(m, 2, r, TAG_NEED);
+        }
+}
+
+void icc_need_check(void)
+{
+    if (!icc_inited || in_poll) return;
+    in_poll = 1;
+    send_needs();
+    in_poll = 0;
+}
+
 static void contribute(int kind)
 {
     int open = 0;
@@ -415,7 +478,9 @@ static void contribute(int kind)
     int rd = ready();
     rin[V_NOTREADY] = !rd;
     rin[V_MOVED] = rfirst || icc_version != rversion;
-    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS && !icc_nofreeze);
+    /* stopped: a promise not to move before this round's result; a rank released by a stall (it
+       leaves its next collective entry at once, however many rounds later) or needed does not make it */
+    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS && !icc_nofreeze && !needed() && !(kind == ICC_COLL && released));
     rin[V_OPEN] = open;
     rin[V_CTL] = ctl_sent - ctl_recvd;
     rin[V_APP] = icc_app_sent - icc_app_recvd;
@@ -435,6 +500,7 @@ static int evaluate(const char *call)
 {
     memcpy(rlast, rout, sizeof rlast);
     rounds_this_epoch++;
+    rounds_total++;
     if (rout[V_PENDING] == icc_size && icc_pending && !all_learned) {
         all_learned = 1;            /* everybody has learned: targets are sent at once from now on */
         flush_targets();
@@ -507,6 +573,7 @@ void icc_poll(int kind, const char *call, int g)
         if (!icc_pending && !finalizing) break;
         watchdog();
         reap_sends(0);
+        if (kind == ICC_BLOCKED || kind == ICC_RECV) send_needs();
         if (rreq != MPI_REQUEST_NULL) {
             int done = 0;
             PMPI_Test(&rreq, &done, MPI_STATUS_IGNORE);
@@ -514,17 +581,18 @@ void icc_poll(int kind, const char *call, int g)
                 if (evaluate(call)) break;
                 if (final_done) break;
                 if (kind == ICC_BLOCKED || kind == ICC_RECV) break;   /* let the caller test its operation before the next round */
+                if (g_solo) break;   /* a collective on a group of one: stays only until the round it promised in completes */
                 continue;
             }
         } else {
             contribute(kind);
         }
         if (kind == ICC_PASS || kind == ICC_RECV) break;
-        if (kind == ICC_COLL && (!ready() || released || g_solo)) {
+        if (kind == ICC_COLL && (!ready() || released || needed() || (g_solo && !rfrozen))) {
             released = 0;
             break;
         }
-        if (kind == ICC_BLOCKED && !(rfrozen && ready())) break;
+        if (kind == ICC_BLOCKED && !(rfrozen && ready() && !needed())) break;
         /* ICC_COLL with every target reached (Algorithm 3), a frozen
            blocked call, or MPI_Finalize: stay */
     }
@@ -668,6 +736,7 @@ static void take_checkpoint(const char *call)
     /* resume: the next checkpoint starts from scratch */
     icc_pending = 0;
     all_learned = freeze_ok = 0;
+    need_until = 0;
     rfirst = 1;
     for (int g = 0; g < icc_ngroups; g++) icc_groups[g].target = icc_groups[g].dirty = 0;
     if (icc_log) {
@@ -848,7 +917,9 @@ void icc_init_protocol(void)
     PMPI_Comm_dup(MPI_COMM_WORLD, &icomm);
     icc_sent_to = calloc((size_t)icc_size, sizeof *icc_sent_to);
     icc_recvd_from = calloc((size_t)icc_size, sizeof *icc_recvd_from);
-    if (!icc_sent_to || !icc_recvd_from) die("%s%s", "out of memory", "");
+    need_sent = calloc((size_t)icc_size, sizeof *need_sent);
+    need_mark = calloc((size_t)icc_size, 1);
+    if (!icc_sent_to || !icc_recvd_from || !need_sent || !need_mark) die("%s%s", "out of memory", "");
     timeout_s = env_num("ISOCHRON_CC_TIMEOUT", 60.0, 0.001);
     interval_s = env_num("ISOCHRON_CC_INTERVAL", 0.0, 0.0);
     poll_ms = env_num("ISOCHRON_CC_POLL_MS", 10.0, 0.01);

@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <mpi.h>
 
+/* Everything declared here is internal to the library: hidden, so the
+ * wrappers reach it without the GOT/PLT indirection of exported symbols. */
+#pragma GCC visibility push(hidden)
+
 enum { ICC_NATIVE, ICC_CC, ICC_2PC };
 extern int icc_mode;
 extern volatile int icc_bypass;
@@ -30,7 +34,9 @@ typedef struct {
 extern icc_group_t *icc_groups;
 extern int icc_ngroups;
 
-int icc_lookup(MPI_Comm comm, int create);
+int icc_lookup(MPI_Comm comm, int create);   /* fills the one-entry cache below */
+extern MPI_Comm icc_last_comm;            /* the communicator icc_lookup found last (cc_hooks.h) */
+extern int icc_last_group;                /* its group index (-1: MPI_COMM_NULL) */
 int icc_group_of_members(const int *w, int n);
 
 /* ---- protocol (cc_ckpt.c) */
@@ -64,10 +70,23 @@ void icc_count_recvd_status(int g, const MPI_Status *st);
 
 /* request tracking (cc_p2p.c) */
 enum { ICC_REQ_ICOLL = 1, ICC_REQ_RECV = 2 };
-void icc_req_track(MPI_Request r, int kind, int g);
+/* g: the group of the request's communicator; peer: a receive's source, a rank of g (or MPI_ANY_SOURCE) */
+void icc_req_track(MPI_Request r, int kind, int g, int peer);
 int icc_req_pending_icoll(void);
 void icc_req_complete_icolls(void);       /* at the safe state: complete without freeing */
 int icc_req_count_arrived(void);          /* count tracked receives that completed; returns those still open */
 extern int icc_open_recvs;                /* receives inside blocking wrappers, in progress */
 extern int icc_nofreeze;                  /* inside a blocking call that sends: never a stop point */
+
+/* What the blocking call in progress waits for, set by its wrapper (cc_p2p.c)
+ * before it polls: the peers that must act for it to complete. icc_poll
+ * resolves it (icc_waitfor_peers) only when it tells those peers they are
+ * needed (cc_ckpt.c, "Needs"). comm/r1/r2: ranks of comm (MPI_ANY_SOURCE:
+ * every member; MPI_PROC_NULL: none); else reqs/nreqs: request handles (the
+ * values before the call); neither (comm == MPI_COMM_NULL, nreqs == 0): any rank. */
+typedef struct { MPI_Comm comm; int r1, r2; const MPI_Request *reqs; int nreqs; } icc_waitfor_t;
+extern icc_waitfor_t icc_waitfor;
+void icc_waitfor_peers(unsigned char *mark);   /* mark[world rank] = 1 for each peer */
+void icc_need_check(void);                /* a completion test found its operation incomplete (cc_ckpt.c) */
+#pragma GCC visibility pop
 #endif

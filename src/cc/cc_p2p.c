@@ -14,14 +14,15 @@
  *    traffic is counted in the totals only.
  *  - Request tracking: the requests of non-blocking collectives (and
  *    Comm_idup) and of Irecv/Imrecv live in a small hash table keyed by the
- *    handle. Completion calls remove what completed (and count receives).
+ *    handle (linear probing, removal by backward shift: no tombstones).
+ *    Completion calls remove what completed (and count receives).
  *    While a checkpoint is in progress the protocol counts receives that have
  *    arrived with MPI_Request_get_status, which does not free the request, and
  *    at the safe state completes pending non-blocking collectives the same way:
  *    the application's later Wait/Test then returns their real status, so no
  *    status is stashed and no freed handle value can be confused with a new one.
- *  - Blocking calls: with no checkpoint in progress each receive, Probe, Wait
- *    and Waitall is its non-blocking form tested in a loop that joins the
+ *  - Blocking calls: with no checkpoint in progress each receive, Probe, Wait,
+ *    Waitall, Waitany and Waitsome is its non-blocking form tested in a loop that joins the
  *    protocol as soon as a request arrives (wait_joining); sends are the PMPI
  *    call itself plus the counting. With a checkpoint in progress Send/Ssend/Rsend/Recv/
  *    Sendrecv(_replace)/Mrecv become their non-blocking forms and every
@@ -74,52 +75,120 @@ void icc_count_recvd_status(int g, const MPI_Status *st)
 }
 
 /* ---- request table */
-typedef struct { MPI_Request h; int used; int kind; int g; int counted; } icc_req_t;
+typedef struct { MPI_Request h; int used; int kind; int g; int counted; int peer; } icc_req_t;
 static icc_req_t *reqs;
-static int reqcap, reqlive, reqused;   /* reqused: live + tombstones */
+static int reqcap, reqlive;   /* open addressing, linear probing, at most half full: an empty slot ends every probe */
 
-static uint64_t req_key(MPI_Request r)
+static unsigned req_home(MPI_Request r)
 {
     uint64_t k = 0;
     memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
-    return (k ^ (k >> 29)) * 0x9e3779b97f4a7c15ull;
+    return (unsigned)(((k ^ (k >> 29)) * 0x9e3779b97f4a7c15ull) >> 32) & (unsigned)(reqcap - 1);
 }
 
 static icc_req_t *req_find(MPI_Request r)
 {
     if (!reqlive) return NULL;
-    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(req_key(r) >> 32) & m;
-    for (unsigned n = 0; n < (unsigned)reqcap; n++, i = (i + 1) & m) {
-        if (reqs[i].used == 0) return NULL;
-        if (reqs[i].used == 1 && memcmp(&reqs[i].h, &r, sizeof r) == 0) return &reqs[i];
-    }
+    unsigned m = (unsigned)reqcap - 1;
+    for (unsigned i = req_home(r); reqs[i].used; i = (i + 1) & m)
+        if (reqs[i].h == r) return &reqs[i];
     return NULL;
 }
 
-static void req_insert(MPI_Request r, int kind, int g)
+static void req_insert(MPI_Request r, int kind, int g, int peer)
 {
-    if (2 * (reqused + 1) > reqcap) {
+    if (2 * (reqlive + 1) > reqcap) {
         icc_req_t *old = reqs;
         int oldcap = reqcap;
-        reqcap = reqcap ? (2 * (reqlive + 1) > reqcap / 2 ? 2 * reqcap : reqcap) : 64;
+        reqcap = reqcap ? 2 * reqcap : 64;
         reqs = calloc((size_t)reqcap, sizeof *reqs);
         if (!reqs) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
-        reqlive = reqused = 0;
+        reqlive = 0;
         for (int i = 0; i < oldcap; i++)
-            if (old[i].used == 1) req_insert(old[i].h, old[i].kind, old[i].g);
+            if (old[i].used) req_insert(old[i].h, old[i].kind, old[i].g, old[i].peer);
         free(old);
     }
-    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(req_key(r) >> 32) & m;
-    while (reqs[i].used == 1) i = (i + 1) & m;
-    if (reqs[i].used == 0) reqused++;
-    reqs[i] = (icc_req_t){ r, 1, kind, g, 0 };
+    unsigned m = (unsigned)reqcap - 1, i = req_home(r);
+    while (reqs[i].used) i = (i + 1) & m;
+    reqs[i] = (icc_req_t){ r, 1, kind, g, 0, peer };
     reqlive++;
 }
 
-void icc_req_track(MPI_Request r, int kind, int g)
+/* Removal without tombstones (backward shift): the entries after the hole
+ * that may live there (their home slot is not cyclically between the hole
+ * and themselves) move back one by one, so every probe still ends at the
+ * first empty slot and a table emptied by Waits is empty again. */
+static void req_remove(icc_req_t *e)
+{
+    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(e - reqs), j = i;
+    for (;;) {
+        j = (j + 1) & m;
+        if (!reqs[j].used) break;
+        unsigned k = req_home(reqs[j].h);
+        if (((j - k) & m) >= ((j - i) & m)) {
+            reqs[i] = reqs[j];
+            i = j;
+        }
+    }
+    reqs[i].used = 0;
+    reqlive--;
+}
+
+void icc_req_track(MPI_Request r, int kind, int g, int peer)
 {
     if (!icc_inited || r == MPI_REQUEST_NULL) return;
-    req_insert(r, kind, g);
+    req_insert(r, kind, g, peer);
+}
+
+/* ---- what a blocked call waits for (cc_internal.h) */
+icc_waitfor_t icc_waitfor;
+
+static void waitfor_ranks(MPI_Comm comm, int r1, int r2)
+{
+    icc_waitfor.comm = comm;
+    icc_waitfor.r1 = r1;
+    icc_waitfor.r2 = r2;
+    icc_waitfor.nreqs = 0;
+}
+
+static void waitfor_reqs(const MPI_Request *h, int n)
+{
+    icc_waitfor.comm = MPI_COMM_NULL;
+    icc_waitfor.reqs = h;
+    icc_waitfor.nreqs = n;
+}
+
+static void mark_all(unsigned char *mark)
+{
+    memset(mark, 1, (size_t)icc_size);
+}
+
+/* rank r of group g (MPI_ANY_SOURCE: every member; g < 0: the group is not known, any rank) */
+static void mark_peer(unsigned char *mark, int g, int r)
+{
+    if (r == MPI_PROC_NULL) return;
+    if (g < 0) { mark_all(mark); return; }
+    const icc_group_t *G = &icc_groups[g];
+    if (r >= 0 && r < G->size) { mark[G->members[r]] = 1; return; }
+    for (int i = 0; i < G->size; i++) mark[G->members[i]] = 1;
+}
+
+void icc_waitfor_peers(unsigned char *mark)
+{
+    if (icc_waitfor.comm != MPI_COMM_NULL) {
+        int g = icc_peer_group(icc_waitfor.comm);
+        mark_peer(mark, g, icc_waitfor.r1);
+        mark_peer(mark, g, icc_waitfor.r2);
+        return;
+    }
+    if (icc_waitfor.nreqs == 0) { mark_all(mark); return; }
+    for (int i = 0; i < icc_waitfor.nreqs; i++) {
+        if (icc_waitfor.reqs[i] == MPI_REQUEST_NULL) continue;
+        const icc_req_t *e = req_find(icc_waitfor.reqs[i]);
+        if (!e) mark_all(mark);                      /* a send or an untracked request: its peer is not known */
+        else if (e->kind == ICC_REQ_ICOLL) mark_peer(mark, e->g, MPI_ANY_SOURCE);
+        else mark_peer(mark, e->g, e->peer);
+    }
 }
 
 /* h (its value before the completion call) completed with status st */
@@ -128,12 +197,7 @@ static void req_done(MPI_Request h, const MPI_Status *st)
     icc_req_t *e = req_find(h);
     if (!e) return;
     if (e->kind == ICC_REQ_RECV && !e->counted && st) icc_count_recvd_status(e->g, st);
-    e->used = 2;
-    reqlive--;
-    if (!reqlive && reqused > 16) {   /* empty: drop the tombstones (not at every completion: it costs) */
-        memset(reqs, 0, (size_t)reqcap * sizeof *reqs);
-        reqused = 0;
-    }
+    req_remove(e);
 }
 
 static void req_forget(MPI_Request h) { req_done(h, NULL); }
@@ -262,6 +326,7 @@ static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, in
     if (rc != MPI_SUCCESS) return rc;
     icc_count_sent(comm, dest);
     icc_nofreeze++;
+    waitfor_ranks(comm, dest, MPI_PROC_NULL);
     rc = block_on(&r, MPI_STATUS_IGNORE, name);
     icc_nofreeze--;
     return rc;
@@ -300,6 +365,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
      * sends only after the checkpoint (cc_latency --scenario recv). */
     MPI_Request r;
     rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
+    waitfor_ranks(comm, source, MPI_PROC_NULL);
     if (rc == MPI_SUCCESS) rc = recv_joining(&r, sp, "MPI_Recv");
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
@@ -320,6 +386,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
         if (rc != MPI_SUCCESS) return rc;
         icc_count_sent(comm, dest);
         icc_open_recvs++, icc_nofreeze++;
+        waitfor_ranks(comm, source, dest);
         rc = icc_pending ? block_on_all(2, r, st, "MPI_Sendrecv") : wait_all_joining(2, r, st, "MPI_Sendrecv");
         icc_open_recvs--, icc_nofreeze--;
         if (sp != &st[1]) *sp = st[1];
@@ -351,6 +418,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
         if (rc == MPI_SUCCESS) {
             icc_count_sent(comm, dest);
             icc_open_recvs++, icc_nofreeze++;
+            waitfor_ranks(comm, source, dest);
             rc = block_on_all(2, r, st, "MPI_Sendrecv_replace");
             icc_open_recvs--, icc_nofreeze--;
             if (sp != &st[1]) *sp = st[1];
@@ -373,6 +441,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
         MPI_Request r;
         rc = PMPI_Imrecv(buf, count, datatype, message, &r);
         icc_open_recvs++;
+        waitfor_ranks(MPI_COMM_WORLD, MPI_PROC_NULL, MPI_PROC_NULL);   /* matched already: nobody else must act */
         if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Mrecv");
         icc_open_recvs--;
     }
@@ -384,6 +453,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (FAST) return PMPI_Probe(source, tag, comm, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Probe", -1);
+    waitfor_ranks(comm, source, MPI_PROC_NULL);
     for (;;) {
         int flag = 0, rc = PMPI_Iprobe(source, tag, comm, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
@@ -396,6 +466,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
     if (FAST) return PMPI_Mprobe(source, tag, comm, message, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Mprobe", -1);
     if (!icc_pending) return PMPI_Mprobe(source, tag, comm, message, status);
+    waitfor_ranks(comm, source, MPI_PROC_NULL);
     for (;;) {
         int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
         if (rc != MPI_SUCCESS || flag) return rc;
@@ -412,6 +483,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Wait", -1);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
+    waitfor_reqs(&h, 1);
     int rc = icc_pending ? block_on(request, sp, "MPI_Wait") : wait_joining(request, sp, "MPI_Wait");
     if (rc == MPI_SUCCESS) req_done(h, sp);
     return rc;
@@ -421,11 +493,15 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     if (FAST) return PMPI_Test(request, flag, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Test", -1);
-    if (!reqlive) return PMPI_Test(request, flag, status);
+    if (!reqlive && !icc_pending) return PMPI_Test(request, flag, status);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int rc = PMPI_Test(request, flag, sp);
     if (rc == MPI_SUCCESS && *flag) req_done(h, sp);
+    else if (rc == MPI_SUCCESS && icc_pending) {
+        waitfor_reqs(&h, 1);
+        icc_need_check();
+    }
     return rc;
 }
 
@@ -452,6 +528,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitall", -1);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
+    waitfor_reqs(a.h, count);
     int rc = icc_pending ? block_on_all(count, array_of_requests, a.s, "MPI_Waitall")
                          : wait_all_joining(count, array_of_requests, a.s, "MPI_Waitall");
     if (rc == MPI_SUCCESS)
@@ -464,12 +541,16 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 {
     if (FAST) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Testall", -1);
-    if (!reqlive) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    if (!reqlive && !icc_pending) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
     int rc = PMPI_Testall(count, array_of_requests, flag, a.s);
     if (rc == MPI_SUCCESS && *flag)
         for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
+    else if (rc == MPI_SUCCESS && icc_pending) {
+        waitfor_reqs(a.h, count);
+        icc_need_check();
+    }
     arr_close(&a, array_of_statuses);
     return rc;
 }
@@ -478,20 +559,16 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 {
     if (FAST) return PMPI_Waitany(count, array_of_requests, index, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitany", -1);
-    if (!reqlive && !icc_pending) return PMPI_Waitany(count, array_of_requests, index, status);
     icc_arr_t a;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     arr_open(&a, count, array_of_requests, MPI_STATUSES_IGNORE);
     int rc;
-    if (icc_pending) {
-        for (;;) {
-            int flag = 0;
-            rc = PMPI_Testany(count, array_of_requests, index, &flag, sp);
-            if (rc != MPI_SUCCESS || flag) break;
-            icc_poll(ICC_BLOCKED, "MPI_Waitany", -1);
-        }
-    } else {
-        rc = PMPI_Waitany(count, array_of_requests, index, sp);
+    waitfor_reqs(a.h, count);
+    for (;;) {   /* tested in a loop that joins a checkpoint requested meanwhile, as MPI_Wait (wait_joining) */
+        int flag = 0;
+        rc = PMPI_Testany(count, array_of_requests, index, &flag, sp);
+        if (rc != MPI_SUCCESS || flag) break;
+        if (icc_pending || icc_attn) icc_poll(ICC_BLOCKED, "MPI_Waitany", -1);
     }
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
     arr_close(&a, MPI_STATUSES_IGNORE);
@@ -502,12 +579,16 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 {
     if (FAST) return PMPI_Testany(count, array_of_requests, index, flag, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Testany", -1);
-    if (!reqlive) return PMPI_Testany(count, array_of_requests, index, flag, status);
+    if (!reqlive && !icc_pending) return PMPI_Testany(count, array_of_requests, index, flag, status);
     icc_arr_t a;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     arr_open(&a, count, array_of_requests, MPI_STATUSES_IGNORE);
     int rc = PMPI_Testany(count, array_of_requests, index, flag, sp);
     if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
+    else if (rc == MPI_SUCCESS && !*flag && icc_pending) {
+        waitfor_reqs(a.h, count);
+        icc_need_check();
+    }
     arr_close(&a, MPI_STATUSES_IGNORE);
     return rc;
 }
@@ -518,19 +599,20 @@ static int some_common(int wait, int incount, MPI_Request array_of_requests[], i
     const char *name = wait ? "MPI_Waitsome" : "MPI_Testsome";
     icc_arr_t a;
     arr_open(&a, incount, array_of_requests, array_of_statuses);
+    waitfor_reqs(a.h, incount);
     int rc;
-    if (wait && icc_pending) {
+    if (wait) {   /* a test loop that joins a checkpoint requested meanwhile, as MPI_Wait (wait_joining) */
         for (;;) {
             rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
             if (rc != MPI_SUCCESS || *outcount != 0) break;
-            icc_poll(ICC_BLOCKED, name, -1);
+            if (icc_pending || icc_attn) icc_poll(ICC_BLOCKED, name, -1);
         }
     } else {
-        rc = wait ? PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, a.s)
-                  : PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
+        rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
     }
     if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int i = 0; i < *outcount; i++) req_done(a.h[array_of_indices[i]], &a.s[i]);
+    if (rc == MPI_SUCCESS && *outcount == 0 && icc_pending) icc_need_check();
     arr_close(&a, array_of_statuses);
     return rc;
 }
@@ -540,8 +622,6 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 {
     if (FAST) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitsome", -1);
-    if (!reqlive && !icc_pending)
-        return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return some_common(1, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
@@ -550,7 +630,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 {
     if (FAST) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Testsome", -1);
-    if (!reqlive) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (!reqlive && !icc_pending) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return some_common(0, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
