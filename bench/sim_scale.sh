@@ -113,20 +113,35 @@ PY
 PY=python3
 [ -x /work/main/.venv/bin/python ] && ! python3 -c 'import matplotlib' 2>/dev/null && PY=/work/main/.venv/bin/python
 "$PY" - "$table" "$OUT/duration_vs_p.png" <<'PY' || echo "(no plot: matplotlib not found)"
-import sys
+# One colour per algorithm, filled markers ±50 ppm, open markers ±1 ppm (durations barely depend on
+# the drift), and two guides through the 64-rank points: jk x p/64 and hca3 x log2(p)/log2(64).
+import math, sys
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
-fig, ax = plt.subplots(figsize=(6, 4))
+ok = lambda r: r[4] not in ("failed", "timeout")
+fig, ax = plt.subplots(figsize=(6.5, 4.5))
+colors = {}
 for alg in dict.fromkeys(r[0] for r in rows):
-    for drift in dict.fromkeys(r[3] for r in rows):
-        pts = sorted((int(r[1]), float(r[4])) for r in rows if r[0] == alg and r[3] == drift and r[4] not in ("failed", "timeout"))
-        if pts:
-            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=f"{alg} ±{drift} ppm")
-ax.set_xscale("log", base=2); ax.set_yscale("log")
+    for drift in sorted(dict.fromkeys(r[3] for r in rows), key=lambda d: -float(d)):
+        pts = sorted((int(r[1]), float(r[4])) for r in rows if r[0] == alg and r[3] == drift and ok(r))
+        if not pts:
+            continue
+        kw = {"color": colors[alg]} if alg in colors else {}
+        filled = float(drift) >= 10
+        line, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", ms=7 if filled else 10,
+                        mfc=None if filled else "none", ls="-" if filled else ":", label=f"{alg} ±{drift} ppm", **kw)
+        colors.setdefault(alg, line.get_color())
+ps = sorted({int(r[1]) for r in rows})
+for alg, f, name in (("jk", lambda p: p / 64, "∝ p"), ("hca3", lambda p: math.log2(p) / 6, "∝ log p")):
+    base = [float(r[4]) for r in rows if r[0] == alg and r[1] == "64" and ok(r)]
+    if base:
+        ax.plot(ps, [base[0] * f(p) for p in ps], color="grey", lw=0.8, ls="--")
+        ax.annotate(name, (ps[-1], base[0] * f(ps[-1])), fontsize=7, color="grey", xytext=(3, -3), textcoords="offset points")
+ax.set_xscale("log", base=2); ax.set_yscale("log"); ax.set_xlim(right=ps[-1] * 1.7)
 ax.set_xlabel("simulated ranks p"); ax.set_ylabel("simulated sync duration [s]")
-ax.set_title("isochron clock sync under SimGrid (fat tree)"); ax.legend(fontsize=7)
+ax.set_title("isochron clock sync under SimGrid (fat tree)"); ax.legend(fontsize=7, ncol=2)
 fig.tight_layout(); fig.savefig(sys.argv[2], dpi=120)
 print("plot:", sys.argv[2])
 PY
