@@ -44,7 +44,7 @@ static const app_option_t opts[NOPT] = {
     [O_MSGWIN] = {"msg-window", "W", "throughput operations (bw, bibw, mbw_mr, bw_fan_in/out): messages per window and sender (osu_bw's 64)", "64"},
     [O_THREADS] = {"threads", "T", "threaded operations (latency_mt): threads per rank, recorded in each point (osu_latency_mt -t); MPI is then initialised with MPI_THREAD_MULTIPLE", "2"},
     [O_SLACK] = {"slack", "B", "roundtime: start time = now + B x Bcast latency (doubles while starts arrive late)", "4"},
-    [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time", "0.5"},
+    [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time (default: 1.0 when ranks outnumber cores, else 0.5)", NULL},
     [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
     [O_REDOP] = {"op", "NAME", "reduction: sum, prod, max, min", "sum"},
     [O_ROOT] = {"root", "N|rotate|all", "root of rooted operations; 'rotate': a new root every repetition inside one point (k mod p); 'all': every root as its own point", "0"},
@@ -525,7 +525,11 @@ int main(int argc, char **argv)
     long passes = 1;
     if (v[O_PASSES] && (isochron_parse_long(v[O_PASSES], &passes) || passes < 1 || passes > 1000)) FAIL("--passes '%s': expected an integer in [1, 1000]", v[O_PASSES]);
     if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
-    if (v[O_LATECAP]) { if (isochron_parse_double(v[O_LATECAP], &dv)) FAIL("--late-cap '%s': expected a number", v[O_LATECAP]); bo.late_cap = dv; }
+    if (v[O_LATECAP]) {
+        if (isochron_parse_double(v[O_LATECAP], &dv)) FAIL("--late-cap '%s': expected a number", v[O_LATECAP]);
+        if (!(dv > 0 && dv <= 10)) FAIL("roundtime late-start cap %s not in (0, 10] (x the median run time)", v[O_LATECAP]);
+        bo.late_cap = dv;
+    }
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
     if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
@@ -677,7 +681,7 @@ int main(int argc, char **argv)
             isochron_json_kstring(&j, "barrier", bo.barrier);
             isochron_json_kbool(&j, "barrier_twice", bo.barrier_twice);
             isochron_json_knumber(&j, "slack", bo.slack);
-            isochron_json_knumber(&j, "late_cap", bo.late_cap);
+            isochron_json_knumber(&j, "late_cap", bench ? isochron_bench_late_cap(bench) : bo.late_cap);
             isochron_json_knumber(&j, "window_s", bo.window);
             isochron_json_kint(&j, "msg_window", msg_window);
             isochron_json_kint(&j, "threads", threads);

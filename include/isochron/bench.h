@@ -29,6 +29,9 @@
 /* ------------------------------------------------------------------------ */
 /* Registries: schemes, timing methods                                       */
 
+/** isochron_bench_opts_t.late_cap: chosen by the engine (1.0 when ranks outnumber cores, else 0.5). */
+#define ISOCHRON_LATE_CAP_AUTO (-1.0)
+
 typedef struct {
     const char *name;
     const char *description;
@@ -59,7 +62,8 @@ typedef struct {
     double window;        /**< window scheme: window length (0: derived from a measured estimate) */
     double slack;         /**< roundtime: B, start time = now + B x Bcast latency */
     double late_cap;      /**< roundtime: the late-start tolerance widens from measured lateness up to
-                               late_cap x the median run time, never further (default 0.5) */
+                               late_cap x the median run time, never further (default ISOCHRON_LATE_CAP_AUTO:
+                               1.0 when ranks outnumber cores, else 0.5; see scheme_roundtime.c) */
     int validate;         /**< 0 none, 1 first and last repetition, 2 every repetition */
     int raw;              /**< keep per-repetition, per-rank timestamps */
     size_t cache_bytes;   /**< > 0: touch this many bytes between repetitions (clears caches) */
@@ -155,6 +159,8 @@ void isochron_bench_use_tracker(isochron_bench_t *b, isochron_track_t *track);
 isochron_track_t *isochron_bench_tracker(const isochron_bench_t *b);
 /** \brief 1 if some node runs more ranks than it has CPUs (waiting is then polite). */
 int isochron_bench_oversubscribed(const isochron_bench_t *b);
+/** The late-start cap the engine uses (ISOCHRON_LATE_CAP_AUTO resolved). */
+double isochron_bench_late_cap(const isochron_bench_t *b);
 
 /**
  * \brief Measure \p op with \p ctx (comm, bytes, dtype, op, root, in_place set

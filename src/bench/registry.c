@@ -61,7 +61,7 @@ void isochron_bench_opts_default(isochron_bench_opts_t *o)
     o->ci_level = 0.95;
     o->budget = 1.0;
     o->slack = 4.0;
-    o->late_cap = 0.5;
+    o->late_cap = ISOCHRON_LATE_CAP_AUTO;
     o->validate = 1;
     o->track = 1;
 }
@@ -85,7 +85,7 @@ int isochron_bench_opts_check(const isochron_bench_opts_t *o)
         return isochron_set_error(ISOCHRON_EINVAL, "the roundtime scheme needs a time slice (--budget > 0)");
     if (!(o->window >= 0 && o->window <= 10)) return isochron_set_error(ISOCHRON_EINVAL, "window %g s not in [0, 10]", o->window);
     if (!(o->slack >= 1 && o->slack <= 1000)) return isochron_set_error(ISOCHRON_EINVAL, "roundtime slack B=%g not in [1, 1000]", o->slack);
-    if (!(o->late_cap > 0 && o->late_cap <= 10)) return isochron_set_error(ISOCHRON_EINVAL, "roundtime late-start cap %g not in (0, 10] (x the median run time)", o->late_cap);
+    if (o->late_cap != ISOCHRON_LATE_CAP_AUTO && !(o->late_cap > 0 && o->late_cap <= 10)) return isochron_set_error(ISOCHRON_EINVAL, "roundtime late-start cap %g not in (0, 10] (x the median run time)", o->late_cap);
     if (!(o->inject_slowdown >= 0 && o->inject_slowdown <= 10)) return isochron_set_error(ISOCHRON_EINVAL, "injected slowdown %g not in [0, 10] (a fraction of the operation's time)", o->inject_slowdown);
     if (o->validate < 0 || o->validate > 2) return isochron_set_error(ISOCHRON_EINVAL, "validate %d not in 0..2", o->validate);
     if (o->cache_bytes > ((size_t)1 << 34)) return isochron_set_error(ISOCHRON_EINVAL, "cache clearing buffer larger than 16 GiB");

@@ -14,7 +14,8 @@
  * last rank's receipt), because a median underestimates it on a busy node.
  * The tolerance starts at one Bcast latency; B and the tolerance adapt from
  * what the last repetitions measured (rt_adapt), the tolerance within
- * --late-cap x the run time. Waiting for the start sleeps until shortly
+ * --late-cap x the run time (default 0.5, 1.0 when ranks outnumber cores:
+ * engine.c says why). Waiting for the start sleeps until shortly
  * before it when ranks outnumber cores, so a waiting rank does not starve
  * the one that is late. ISOCHRON_RT_DEBUG=1 prints every repetition's
  * agreed lateness, run time and verdict on rank 0's stderr.

@@ -19,6 +19,10 @@ for k in ("isochron", "mpi_library", "ranks", "command", "hosts"):
     if k not in ctx["run"]: fail(f"context.run lacks {k}")
 for k in ("spec", "duration_s", "max_abs_measured_offset_s"):
     if k not in ctx["clock_sync"]: fail(f"context.clock_sync lacks {k}")
+# the late-start cap the engine chose: 1.0 when ranks outnumber cores, else 0.5 (no --late-cap given)
+want_cap = 1.0 if ctx["oversubscribed"] else 0.5
+if ctx["options"].get("late_cap") != want_cap:
+    fail(f"context.options.late_cap {ctx['options'].get('late_cap')}, expected {want_cap} (oversubscribed: {ctx['oversubscribed']})")
 pts = [r for r in recs if r.get("type") == "point"]
 if len(pts) != npoints: fail(f"{len(pts)} point records, expected {npoints}")
 for p in pts:

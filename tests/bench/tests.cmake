@@ -65,6 +65,7 @@ add_test(NAME bench_roundtime_late_widens
 set_tests_properties(bench_roundtime_late_widens PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:2:50e-6" TIMEOUT 60 LABELS "cli"
                      PASS_REGULAR_EXPRESSION "check_late: PASS")
 isochron_cli_test(bench_bad_late_cap 1 TOOL isochron-bench EXPECT nonzero MATCH "late-start cap 0 not in" "median run time" ARGS --late-cap 0)
+isochron_cli_test(bench_bad_late_cap_negative 1 TOOL isochron-bench EXPECT nonzero MATCH "late-start cap -1 not in" ARGS --late-cap -1)
 # every scheme honours --budget (the window scheme ignored it): a point without a CI target or
 # repetition cap ends when its time slice is used (the watchdog ends the old behaviour quickly)
 foreach(scheme roundtime window barrier none)
