@@ -292,9 +292,6 @@ static int leave_other(isochron_pmpi_call_t *c, int rc)
         }
         else icc_count_sent(c->comm, c->peer);
         break;
-    case ISOCHRON_PMPI_PROBE:    /* MPI_Imrecv: the message handle carries no communicator */
-        if (rc == MPI_SUCCESS && c->id == ISOCHRON_PMPI_ID_MPI_Imrecv) icc_req_track(*c->request, ICC_REQ_RECV, -1, MPI_ANY_SOURCE);
-        break;
     case ISOCHRON_PMPI_INIT:
         if (rc == MPI_SUCCESS && c->id != ISOCHRON_PMPI_ID_MPI_Finalize) icc_init_protocol();
         break;

@@ -10,8 +10,10 @@
  *    argument: MPICH's Sendrecv leaves the status alone for MPI_PROC_NULL).
  *    Per-peer numbers
  *    need the peer's world rank: intracommunicators translate through the ggid
- *    table's member list; intercommunicator and matched-probe (Mrecv/Imrecv)
- *    traffic is counted in the totals only.
+ *    table's member list; a matched message (Mprobe/Improbe, then
+ *    Mrecv/Imrecv) carries no communicator, so the probe remembers its group
+ *    and source for the receive (msg_remember); intercommunicator traffic is
+ *    counted in the totals only.
  *  - Request tracking: the requests of non-blocking collectives (and
  *    Comm_idup) and of Irecv/Imrecv live in a small hash table keyed by the
  *    handle (linear probing, removal by backward shift: no tombstones).
@@ -21,10 +23,21 @@
  *    at the safe state completes pending non-blocking collectives the same way:
  *    the application's later Wait/Test then returns their real status, so no
  *    status is stashed and no freed handle value can be confused with a new one.
- *  - Blocking calls: with no checkpoint in progress each receive, Probe, Wait,
- *    Waitall, Waitany and Waitsome is its non-blocking form tested in a loop that joins the
- *    protocol as soon as a request arrives (wait_joining); sends are the PMPI
- *    call itself plus the counting. With a checkpoint in progress Send/Ssend/Rsend/Recv/
+ *  - Blocking calls: with no checkpoint in progress each receive (Recv,
+ *    Mrecv, Sendrecv, Sendrecv_replace), Probe, Mprobe, Wait, Waitall, Waitany
+ *    and Waitsome is its non-blocking form tested in a loop that joins the
+ *    protocol as soon as a request arrives (wait_joining); Send, Ssend and
+ *    Rsend are the PMPI call itself plus the counting. Why a blocking send
+ *    may stay out of the protocol's reach: a rank that has not learned of
+ *    the request contributes to no agreement round, no round can complete
+ *    without it (they are reductions over every rank), and no rank stops
+ *    before a round has completed; so the send's receiver runs on and posts
+ *    its receive as it would without the layer, and the send returns and
+ *    learns of the request at its next call. Joining from inside the send
+ *    could not bring the checkpoint earlier: its message is in flight until
+ *    received, and no safe state has a message in flight. A rank that knows
+ *    of the request sends with Isend and polls (below), so a send entered
+ *    after the request never blocks the rounds. With a checkpoint in progress Send/Ssend/Rsend/Recv/
  *    Sendrecv(_replace)/Mrecv become their non-blocking forms and every
  *    blocking completion or probe becomes a loop of the Test/Iprobe form with
  *    icc_poll(ICC_BLOCKED) between tests, so a process blocked in MPI takes
@@ -138,6 +151,40 @@ void icc_req_track(MPI_Request r, int kind, int g, int peer)
 {
     if (!icc_inited || r == MPI_REQUEST_NULL) return;
     req_insert(r, kind, g, peer);
+}
+
+/* ---- matched messages: the group and source a probe matched, for the
+ * Mrecv/Imrecv that receives it (the message handle carries no communicator;
+ * counting those receives in the totals only made the state log's per-pair
+ * counts disagree: cc_latency --call mprobe). Few are ever outstanding. */
+typedef struct { MPI_Message m; int g, src; } icc_msg_t;
+static icc_msg_t *msgs;
+static int nmsgs, msgcap;
+
+static void msg_remember(MPI_Message m, int g, int src)
+{
+    if (!icc_inited || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
+    if (nmsgs == msgcap) {
+        int cap = msgcap ? 2 * msgcap : 8;
+        icc_msg_t *n = realloc(msgs, (size_t)cap * sizeof *n);
+        if (!n) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+        msgs = n, msgcap = cap;
+    }
+    msgs[nmsgs++] = (icc_msg_t){ m, g, src };
+}
+
+/* the group (or -1) of matched message m, forgotten: its handle may be reused once received */
+static int msg_take(MPI_Message m, int *src)
+{
+    *src = MPI_ANY_SOURCE;
+    for (int i = 0; i < nmsgs; i++)
+        if (msgs[i].m == m) {
+            int g = msgs[i].g;
+            *src = msgs[i].src;
+            msgs[i] = msgs[--nmsgs];
+            return g;
+        }
+    return -1;
 }
 
 /* ---- what a blocked call waits for (cc_internal.h) */
@@ -350,25 +397,33 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     return send_common(SEND_READY, buf, count, datatype, dest, tag, comm, "MPI_Rsend");
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+/* A receive and nothing else (MPI_Recv, and MPI_Sendrecv/_replace whose
+ * destination is MPI_PROC_NULL: their send half is not a message).
+ * Not an open receive for the agreement (unlike the application's own
+ * Irecv): a checkpoint taken while this rank waits here saves the state
+ * "about to execute this call", no message can match the internal request
+ * meanwhile (none is in flight at a safe state), and a restart executes the
+ * call again. Counting it as open deferred the checkpoint until the message
+ * came, which never happens when the sender sends only after the checkpoint
+ * (cc_latency --scenario recv). */
+static int recv_only(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status,
+                     const char *name)
 {
-    if (FAST) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int g = icc_peer_group(comm), rc;
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Recv", -1);
-    /* Not an open receive for the agreement (unlike the application's own
-     * Irecv): a checkpoint taken while this rank waits here saves the state
-     * "about to execute this MPI_Recv", no message can match the internal
-     * request meanwhile (none is in flight at a safe state), and a restart
-     * executes the MPI_Recv again. Counting it as open deferred the
-     * checkpoint until the message came, which never happens when the sender
-     * sends only after the checkpoint (cc_latency --scenario recv). */
+    if (icc_attn) icc_poll(ICC_PASS, name, -1);
     MPI_Request r;
     rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
     waitfor_ranks(comm, source, MPI_PROC_NULL);
-    if (rc == MPI_SUCCESS) rc = recv_joining(&r, sp, "MPI_Recv");
+    if (rc == MPI_SUCCESS) rc = recv_joining(&r, sp, name);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (FAST) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    return recv_only(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
 }
 
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
@@ -376,6 +431,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 {
     if (FAST) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                                    recvtag, comm, status);
+    if (dest == MPI_PROC_NULL) return recv_only(recvbuf, recvcount, recvtype, source, recvtag, comm, status, "MPI_Sendrecv");
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
     int g = icc_peer_group(comm), rc;
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv", -1);
@@ -399,32 +455,32 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
                          MPI_Comm comm, MPI_Status *status)
 {
     if (FAST) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    if (dest == MPI_PROC_NULL) return recv_only(buf, count, datatype, source, recvtag, comm, status, "MPI_Sendrecv_replace");
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
     int g = icc_peer_group(comm), rc;
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv_replace", -1);
-    if (!icc_pending) {
-        rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, sp);
-        if (rc == MPI_SUCCESS) icc_count_sent(comm, dest);
-    } else {
-        /* the outgoing data packed aside, then Isend + Irecv into buf */
-        int size = 0, pos = 0;
-        PMPI_Pack_size(count, datatype, comm, &size);
-        void *tmp = malloc(size ? (size_t)size : 1);
-        if (!tmp) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
-        PMPI_Pack(buf, count, datatype, tmp, size, &pos, comm);
-        MPI_Request r[2];
-        rc = PMPI_Isend(tmp, pos, MPI_PACKED, dest, sendtag, comm, &r[0]);
-        if (rc == MPI_SUCCESS) rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r[1]);
-        if (rc == MPI_SUCCESS) {
-            icc_count_sent(comm, dest);
-            icc_open_recvs++, icc_nofreeze++;
-            waitfor_ranks(comm, source, dest);
-            rc = block_on_all(2, r, st, "MPI_Sendrecv_replace");
-            icc_open_recvs--, icc_nofreeze--;
-            if (sp != &st[1]) *sp = st[1];
-        }
-        free(tmp);
+    /* Always the non-blocking pair, pending or not: PMPI_Sendrecv_replace
+     * itself blocked in its receive half out of the protocol's reach (as
+     * MPI_Recv did before fault 4). The outgoing data is packed aside, then
+     * Isend + Irecv into buf. */
+    int size = 0, pos = 0;
+    PMPI_Pack_size(count, datatype, comm, &size);
+    unsigned char small[256];
+    void *tmp = size <= (int)sizeof small ? small : malloc((size_t)size);
+    if (!tmp) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    PMPI_Pack(buf, count, datatype, tmp, size, &pos, comm);
+    MPI_Request r[2];
+    rc = PMPI_Isend(tmp, pos, MPI_PACKED, dest, sendtag, comm, &r[0]);
+    if (rc == MPI_SUCCESS) rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r[1]);
+    if (rc == MPI_SUCCESS) {
+        icc_count_sent(comm, dest);
+        icc_open_recvs++, icc_nofreeze++;
+        waitfor_ranks(comm, source, dest);
+        rc = icc_pending ? block_on_all(2, r, st, "MPI_Sendrecv_replace") : wait_all_joining(2, r, st, "MPI_Sendrecv_replace");
+        icc_open_recvs--, icc_nofreeze--;
+        if (sp != &st[1]) *sp = st[1];
     }
+    if (tmp != small) free(tmp);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
 }
@@ -433,19 +489,27 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 {
     if (FAST) return PMPI_Mrecv(buf, count, datatype, message, status);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
-    int rc;
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Mrecv", -1);
-    if (!icc_pending) {
-        rc = PMPI_Mrecv(buf, count, datatype, message, sp);
-    } else {
-        MPI_Request r;
-        rc = PMPI_Imrecv(buf, count, datatype, message, &r);
-        icc_open_recvs++;
-        waitfor_ranks(MPI_COMM_WORLD, MPI_PROC_NULL, MPI_PROC_NULL);   /* matched already: nobody else must act */
-        if (rc == MPI_SUCCESS) rc = block_on(&r, sp, "MPI_Mrecv");
-        icc_open_recvs--;
-    }
-    if (rc == MPI_SUCCESS) icc_count_recvd_status(-1, sp);
+    /* The message is matched already, so it is in flight (counted sent, not
+     * yet received): an open receive, and nobody else must act for it. */
+    MPI_Request r;
+    int src, g = msg_take(*message, &src);
+    int rc = PMPI_Imrecv(buf, count, datatype, message, &r);
+    icc_open_recvs++;
+    waitfor_ranks(MPI_COMM_WORLD, MPI_PROC_NULL, MPI_PROC_NULL);
+    if (rc == MPI_SUCCESS) rc = icc_pending ? block_on(&r, sp, "MPI_Mrecv") : wait_joining(&r, sp, "MPI_Mrecv");
+    icc_open_recvs--;
+    if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
+    return rc;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    if (FAST) return PMPI_Imrecv(buf, count, datatype, message, request);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Imrecv", -1);
+    int src, g = msg_take(*message, &src);
+    int rc = PMPI_Imrecv(buf, count, datatype, message, request);
+    if (rc == MPI_SUCCESS) icc_req_track(*request, ICC_REQ_RECV, g, src);
     return rc;
 }
 
@@ -461,17 +525,32 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     }
 }
 
+/* Probes are stop points like a receive (recv_joining): a checkpoint while
+ * one waits saves "about to probe", and a restart probes again. MPI_Mprobe
+ * used to call PMPI_Mprobe when no checkpoint was pending, which blocked out
+ * of the protocol's reach (cc_latency --call mprobe hung until the watchdog). */
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     if (FAST) return PMPI_Mprobe(source, tag, comm, message, status);
     if (icc_attn) icc_poll(ICC_PASS, "MPI_Mprobe", -1);
-    if (!icc_pending) return PMPI_Mprobe(source, tag, comm, message, status);
+    MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     waitfor_ranks(comm, source, MPI_PROC_NULL);
     for (;;) {
-        int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+        int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, message, sp);
+        if (rc == MPI_SUCCESS && flag) msg_remember(*message, icc_peer_group(comm), sp->MPI_SOURCE);
         if (rc != MPI_SUCCESS || flag) return rc;
-        icc_poll(ICC_BLOCKED, "MPI_Mprobe", -1);
+        if (icc_pending || icc_attn) icc_poll(ICC_RECV, "MPI_Mprobe", -1);
     }
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    if (FAST) return PMPI_Improbe(source, tag, comm, flag, message, status);
+    if (icc_attn) icc_poll(ICC_PASS, "MPI_Improbe", -1);
+    MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
+    int rc = PMPI_Improbe(source, tag, comm, flag, message, sp);
+    if (rc == MPI_SUCCESS && *flag) msg_remember(*message, icc_peer_group(comm), sp->MPI_SOURCE);
+    return rc;
 }
 
 /* ---- completion calls */

@@ -9,8 +9,11 @@
  * MPI_Comm_create_group of random ordered subsets of the world), then a flat
  * list of --ops operations: blocking collectives, non-blocking collective
  * initiations whose Wait/Waitall/Waitany/Test/Testall come later (per rank, at
- * its own random later index), and point-to-point pairs (Sendrecv,
- * Send/Recv with or without Probe, Isend/Irecv completed later). Every rank walks
+ * its own random later index), and point-to-point pairs (Sendrecv, or
+ * Sendrecv_replace for every third operation index; Send/Recv with or without
+ * a probe, Probe or Mprobe + Mrecv by the index's parity; Isend/Irecv
+ * completed later: the variants are chosen from the index, not drawn, so a
+ * seed's program is the one it was before they existed). Every rank walks
  * the whole list in order and executes the operations it takes part in. A
  * total order shared by all ranks makes the program deadlock-free for every
  * interleaving: the first operation some participant has not finished has
@@ -387,9 +390,15 @@ static void exec_op(int i)
         start_coll(i, o, sendhalf(o), recvhalf(o), &reqs[i]);
     } else if (o->kind == K_SENDRECV) {
         int other = o->a == me ? o->b : o->a;
-        fill(bufA, i, me, o->count);
-        MPI_Sendrecv(bufA, o->count, MPI_INT, lc[o->comm].crank[other], tag,
-                     bufB, o->count, MPI_INT, lc[o->comm].crank[other], tag, c, MPI_STATUS_IGNORE);
+        if (i % 3 == 0) {
+            fill(bufB, i, me, o->count);
+            MPI_Sendrecv_replace(bufB, o->count, MPI_INT, lc[o->comm].crank[other], tag, lc[o->comm].crank[other], tag, c,
+                                 MPI_STATUS_IGNORE);
+        } else {
+            fill(bufA, i, me, o->count);
+            MPI_Sendrecv(bufA, o->count, MPI_INT, lc[o->comm].crank[other], tag,
+                         bufB, o->count, MPI_INT, lc[o->comm].crank[other], tag, c, MPI_STATUS_IGNORE);
+        }
         fold(i, bufB, o->count);
     } else if (o->kind == K_SEND) {
         if (o->a == me) {
@@ -399,11 +408,18 @@ static void exec_op(int i)
         } else {
             MPI_Status s;
             int src = lc[o->comm].crank[o->a], n = o->count;
-            if (o->probe) {
-                MPI_Probe(src, tag, c, &s);
+            if (o->probe && i % 2) {
+                MPI_Message m;
+                MPI_Mprobe(src, tag, c, &m, &s);
                 MPI_Get_count(&s, MPI_INT, &n);
+                MPI_Mrecv(bufB, n, MPI_INT, &m, &s);
+            } else {
+                if (o->probe) {
+                    MPI_Probe(src, tag, c, &s);
+                    MPI_Get_count(&s, MPI_INT, &n);
+                }
+                MPI_Recv(bufB, n, MPI_INT, src, tag, c, &s);
             }
-            MPI_Recv(bufB, n, MPI_INT, src, tag, c, &s);
             fold(i, bufB, n);
         }
     } else if (o->kind == K_ISEND) {
