@@ -56,10 +56,17 @@
 #              0.75 mbw_mr, 0.69 bw_persistent (3 interleaved launches), and isochron / OSU -b multiple
 #              = 1.80, 1.01, 1.30, 1.26 there (loaded: isochron's median resists the load better than
 #              OSU's mean). A difference of definition: isochron moves distinct messages (MPI leaves W
-#              receives into one buffer undefined); OSU_BUFS=multiple runs OSU the same way. But it is
-#              not all of it: isochron at --msg-window 16 (16 MiB received, fits) stayed at 0.69 (bw)
-#              and 0.84 (bibw) of OSU -W 16 (3 interleaved launches, load 4-6), so part of the 1 MiB gap
-#              is still unexplained; a quiet run of OSU_BUFS=multiple beside the default is the check.
+#              receives into one buffer undefined); OSU_BUFS=multiple runs OSU the same way. Settled on a
+#              quiet machine (4 interleaved launches each, 2026-11-23 s23, bench/results/peers-*):
+#              at 1 MiB isochron lies between OSU's two buffer modes, with no overlap of the launch
+#              ranges: bw OSU single 9118 [8727, 9533], isochron 5744 [5605, 6027], OSU multiple
+#              4267 [4097, 5377] MB/s; iso/OSU multiple = 1.38 bw, 1.42 bibw, 1.43 mbw_mr, 1.39
+#              bw_persistent. Between, because OSU -b multiple gives every message of the window its
+#              own send buffer and its own receive buffer (osu_bw.c: s_buf[j], r_buf[j]), 128 MiB a
+#              window, where isochron sends all W from one buffer that stays hot and receives into W
+#              slots, 65 MiB. (Under load, isochron at --msg-window 16, 16 MiB received, read 0.69 of
+#              OSU -W 16: a 16 MiB receive buffer fits the L3 but not the 1-2 MiB L2 that OSU's one
+#              buffer stays in.)
 #   put/get_lockall: OSU's -s flush takes MPI_Win_lock(shared, rank 1) once around its loop and times
 #              a pipelined loop of put/get + MPI_Win_flush on rank 0 only (mean); isochron times one
 #              epoch (lock_all, access, flush, unlock_all) of both ranks at once, each after the
