@@ -22,7 +22,7 @@
 #include "common.h"
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
-       O_SLACK, O_LATECAP, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
+       O_SLACK, O_LATECAP, O_RETRIES, O_RETRYBELOW, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
        O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
@@ -73,6 +73,8 @@ static const app_option_t opts[NOPT] = {
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_STARTUP] = {"startup", NULL, "measure start-up only (osu_init/osu_hello): each rank's MPI_Init and first MPI_Barrier and MPI_Allreduce, min/mean/max over ranks, then exit", NULL},
     [O_PASSES] = {"passes", "P", "measure every point in P passes over the whole list, each with 1/P of the repetitions and budget and a CI target of sqrt(P) x --rel-ci, and report their union once (a point's repetitions spread over the run: less launch-to-launch spread where the machine's state changes within seconds; needs launches of seconds)", "1"},
+    [O_RETRIES] = {"retries", "N", "a point whose valid share ends below --retry-below is measured again from a fresh start, at most N times (0-4); the last try is the result, the record keeps the discarded tries' shares", "1"},
+    [O_RETRYBELOW] = {"retry-below", "F", "the valid share (0-1) under which a point is retried (0: never)", "0.9"},
     [O_SLOWDOWN] = {"inject-slowdown", "F", "testing knob: each rank busy-waits F x its operation's own time inside the timed region (a known slowdown of 1+F, e.g. to check that compare detects it)", "0"},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
@@ -316,6 +318,7 @@ static int pass_add(pass_acc_t *a, isochron_point_t *pt)
     a->pt.valid += pt->valid;
     a->pt.validated += pt->validated;
     a->pt.adapted += pt->adapted;
+    for (int i = 0; i < pt->retries && a->pt.retries < ISOCHRON_MAX_RETRIES; i++) a->pt.retry_share[a->pt.retries++] = pt->retry_share[i];
     a->pt.elapsed += pt->elapsed;
     a->pt.stop = pt->stop;
     a->pt.clock_bound = pt->clock_bound;
@@ -530,6 +533,14 @@ int main(int argc, char **argv)
         if (!(dv > 0 && dv <= 10)) FAIL("roundtime late-start cap %s not in (0, 10] (x the median run time)", v[O_LATECAP]);
         bo.late_cap = dv;
     }
+    if (v[O_RETRIES]) {
+        if (isochron_parse_long(v[O_RETRIES], &lv) || lv < 0 || lv > ISOCHRON_MAX_RETRIES) FAIL("--retries '%s': expected an integer in [0, %d]", v[O_RETRIES], ISOCHRON_MAX_RETRIES);
+        bo.retries = (int)lv;
+    }
+    if (v[O_RETRYBELOW]) {
+        if (isochron_parse_double(v[O_RETRYBELOW], &dv) || !(dv >= 0 && dv <= 1)) FAIL("--retry-below '%s': expected a valid share in [0, 1]", v[O_RETRYBELOW]);
+        bo.retry_below = dv;
+    }
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
     if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
@@ -682,6 +693,8 @@ int main(int argc, char **argv)
             isochron_json_kbool(&j, "barrier_twice", bo.barrier_twice);
             isochron_json_knumber(&j, "slack", bo.slack);
             isochron_json_knumber(&j, "late_cap", bench ? isochron_bench_late_cap(bench) : bo.late_cap);
+            isochron_json_kint(&j, "retries", bo.retries);
+            isochron_json_knumber(&j, "retry_below", bo.retry_below);
             isochron_json_knumber(&j, "window_s", bo.window);
             isochron_json_kint(&j, "msg_window", msg_window);
             isochron_json_kint(&j, "threads", threads);

@@ -78,6 +78,12 @@ typedef struct {
                                warm-up included) inside one point, every root set up before the first repetition
                                (MPIBlib, paper 001 sec. 3); the point's root is reported as -1. Refused with the
                                root and ack methods, whose correction is measured for one root */
+    int retries;          /**< a point whose valid share ends below retry_below is measured again from a fresh start
+                               (set-up, warm-up, the scheme's Bcast latency measured anew), at most this many times
+                               (default 1, at most ISOCHRON_MAX_RETRIES; 0: never): a burst of outside load that
+                               invalidated a stretch of repetitions is not the operation's. The last try is the result;
+                               the record keeps each discarded try's share (isochron_point_t.retry_share) */
+    double retry_below;   /**< the valid share under which a point is retried (default 0.9; 0: never) */
     double inject_slowdown; /**< testing knob (0: off): after the operation each rank busy-waits this fraction of the
                                operation's own local duration, inside the timed region, so a run is slower by a known
                                factor (checks that `isochron compare` detects a real slowdown; recorded in the context) */
@@ -97,6 +103,7 @@ int isochron_bench_ci_met(const isochron_bench_opts_t *o, const isochron_summary
 /* ------------------------------------------------------------------------ */
 /* Results                                                                    */
 
+enum { ISOCHRON_MAX_RETRIES = 4 };
 enum { ISOCHRON_STOP_CI = 1, ISOCHRON_STOP_MAXREPS = 2, ISOCHRON_STOP_BUDGET = 3, ISOCHRON_STOP_ATTEMPTS = 4 };
 
 typedef struct {
@@ -133,6 +140,8 @@ typedef struct {
     double moved_msgs;    /**< messages one run carries, acknowledgements not counted (0 for "s") */
     int msg_window;       /**< messages per window and sender (0 for "s") */
     int threads;          /**< ISOCHRON_OP_THREADED operations: threads per rank (0 for the others) */
+    int retries;          /**< tries discarded because their valid share was below opts.retry_below */
+    double retry_share[ISOCHRON_MAX_RETRIES]; /**< the valid share of each discarded try, in order */
 } isochron_point_t;
 
 void isochron_point_free(isochron_point_t *p);

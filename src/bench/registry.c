@@ -62,6 +62,8 @@ void isochron_bench_opts_default(isochron_bench_opts_t *o)
     o->budget = 1.0;
     o->slack = 4.0;
     o->late_cap = ISOCHRON_LATE_CAP_AUTO;
+    o->retries = 1;
+    o->retry_below = 0.9;
     o->validate = 1;
     o->track = 1;
 }
@@ -86,6 +88,8 @@ int isochron_bench_opts_check(const isochron_bench_opts_t *o)
     if (!(o->window >= 0 && o->window <= 10)) return isochron_set_error(ISOCHRON_EINVAL, "window %g s not in [0, 10]", o->window);
     if (!(o->slack >= 1 && o->slack <= 1000)) return isochron_set_error(ISOCHRON_EINVAL, "roundtime slack B=%g not in [1, 1000]", o->slack);
     if (o->late_cap != ISOCHRON_LATE_CAP_AUTO && !(o->late_cap > 0 && o->late_cap <= 10)) return isochron_set_error(ISOCHRON_EINVAL, "roundtime late-start cap %g not in (0, 10] (x the median run time)", o->late_cap);
+    if (o->retries < 0 || o->retries > ISOCHRON_MAX_RETRIES) return isochron_set_error(ISOCHRON_EINVAL, "retries %d not in [0, %d]", o->retries, ISOCHRON_MAX_RETRIES);
+    if (!(o->retry_below >= 0 && o->retry_below <= 1)) return isochron_set_error(ISOCHRON_EINVAL, "retry threshold %g not in [0, 1] (a valid share)", o->retry_below);
     if (!(o->inject_slowdown >= 0 && o->inject_slowdown <= 10)) return isochron_set_error(ISOCHRON_EINVAL, "injected slowdown %g not in [0, 10] (a fraction of the operation's time)", o->inject_slowdown);
     if (o->validate < 0 || o->validate > 2) return isochron_set_error(ISOCHRON_EINVAL, "validate %d not in 0..2", o->validate);
     if (o->cache_bytes > ((size_t)1 << 34)) return isochron_set_error(ISOCHRON_EINVAL, "cache clearing buffer larger than 16 GiB");

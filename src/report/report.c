@@ -188,6 +188,13 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
             isochron_json_knumber(&j, "late_tolerance_s", p->late_tolerance);
             isochron_json_kint(&j, "adapted", p->adapted);
         }
+        isochron_json_kint(&j, "retries", p->retries);
+        if (p->retries > 0) {
+            isochron_json_key(&j, "retry_valid_share");
+            isochron_json_array_begin(&j);
+            for (int i = 0; i < p->retries && i < ISOCHRON_MAX_RETRIES; i++) isochron_json_number(&j, p->retry_share[i]);
+            isochron_json_array_end(&j);
+        }
         isochron_json_knumber(&j, "clock_bound_s", p->clock_bound);
         isochron_json_knumber(&j, "clock_true_s", p->clock_true);
         if (isfinite(p->overlap)) {

@@ -11,7 +11,9 @@ of the others a busy machine invalidates is the machine's, not the rule's: a
 fresh-clone CI run saw 7 of 57, in bursts of 2-3 while a rank was
 descheduled, so a validity quota is a benchmark target, not a test). With ATTEMPTS (K = 1,
 every repetition late): no repetition is valid, exactly ATTEMPTS were tried,
-the point stopped for max_attempts and has no statistics.
+the point stopped for max_attempts and has no statistics; with RETRIES too
+(the run had --retries RETRIES): the point was tried RETRIES + 1 times, each
+discarded try recorded with a valid share of 0.
   check_late.py FILE K --widen D
 The hooked lateness D (seconds) is within --late-cap x the run time: the
 tolerance must widen to at least D (recorded in the point, adapted >= 1) and
@@ -43,6 +45,11 @@ if sys.argv[3] == "--widen":
     sys.exit(0)
 max_reps = int(sys.argv[3])
 attempts = int(sys.argv[4]) if len(sys.argv) > 4 else None
+retries = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+if p.get("retries") != retries or len(p.get("retry_valid_share") or []) != retries:
+    fail(f"retries {p.get('retries')} with shares {p.get('retry_valid_share')}, expected {retries} discarded tries")
+if any(x != (0 if attempts else x) for x in p.get("retry_valid_share") or []):
+    fail(f"a discarded try of a point whose every repetition is late has a valid share: {p.get('retry_valid_share')}")
 if any(valid[i] for i in hooked): fail(f"a repetition made late is valid: {[i for i in hooked if valid[i]]}")
 print(f"  {p['reps']} repetitions, {p['valid']} valid, stop {p['stop']}, slack {p.get('slack')}, tolerance {p.get('late_tolerance_s')} (adapted {p.get('adapted')} times)")
 if attempts is None:

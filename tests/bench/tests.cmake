@@ -42,17 +42,21 @@ isochron_cli_test(bench_table_clock 2 TOOL isochron-bench EXPECT zero MATCH "clo
 
 # Round-Time: a rank made late on purpose (test hook ISOCHRON_TEST_LATE=R:K) invalidates exactly
 # those repetitions, max-reps counts valid ones, and max-attempts ends a point where none is valid
-foreach(case "late_every_7;1:7;50" "late_always;1:1;20;30")
+# (late_always also checks --retries: a point below --retry-below is tried again, each discarded try
+# recorded; late_every_7 runs with --retries 0, its share of 6/7 would be retried)
+foreach(case "late_every_7;1:7;50" "late_always;1:1;20;30;2")
   list(GET case 0 name)
   list(GET case 1 hook)
   list(GET case 2 maxr)
   string(REPLACE ":" ";" hk "${hook}")
   list(GET hk 1 every)
-  set(extra "")
+  set(extra "--retries 0")
   set(attempts "")
   if(name STREQUAL "late_always")
     list(GET case 3 attempts)
-    set(extra "--max-attempts ${attempts}")
+    list(GET case 4 retries)
+    set(extra "--max-attempts ${attempts} --retries ${retries}")
+    set(attempts "${attempts} ${retries}")
   endif()
   add_test(NAME bench_roundtime_${name}
            COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 8 --max-reps ${maxr} ${extra} --rel-ci 0 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_${name}.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_${name}.jsonl ${every} ${maxr} ${attempts}")
@@ -61,10 +65,12 @@ foreach(case "late_every_7;1:7;50" "late_always;1:1;20;30")
 endforeach()
 # ... and a lateness within --late-cap x the run time widens the tolerance until those are valid
 add_test(NAME bench_roundtime_late_widens
-         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 64K --late-cap 10 --max-reps 100 --rel-ci 0 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl 2 --widen 50e-6")
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 64K --late-cap 10 --retries 0 --max-reps 100 --rel-ci 0 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl 2 --widen 50e-6")
 set_tests_properties(bench_roundtime_late_widens PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:2:50e-6" TIMEOUT 60 LABELS "cli"
                      PASS_REGULAR_EXPRESSION "check_late: PASS")
 isochron_cli_test(bench_bad_late_cap 1 TOOL isochron-bench EXPECT nonzero MATCH "late-start cap 0 not in" "median run time" ARGS --late-cap 0)
+isochron_cli_test(bench_bad_retries 1 TOOL isochron-bench EXPECT nonzero MATCH "--retries '5'" "integer in \\[0, 4\\]" ARGS --retries 5)
+isochron_cli_test(bench_bad_retry_below 1 TOOL isochron-bench EXPECT nonzero MATCH "--retry-below '1.5'" "valid share in \\[0, 1\\]" ARGS --retry-below 1.5)
 isochron_cli_test(bench_bad_late_cap_negative 1 TOOL isochron-bench EXPECT nonzero MATCH "late-start cap -1 not in" ARGS --late-cap -1)
 # every scheme honours --budget (the window scheme ignored it): a point without a CI target or
 # repetition cap ends when its time slice is used (the watchdog ends the old behaviour quickly)
