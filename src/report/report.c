@@ -267,6 +267,11 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
                 fprintf(f, ", %.4g msg/s (window %d)", rt.msgs, p->msg_window);
             }
             if (p->threads > 0) fprintf(f, "  threads %d", p->threads);
+            if (p->retries > 0) {
+                fputs("  retried: discarded", f);
+                for (int i = 0; i < p->retries && i < ISOCHRON_MAX_RETRIES; i++) fprintf(f, "%s %.0f%%", i ? "," : "", 100 * p->retry_share[i]);
+                fputs(" valid", f);
+            }
             if (isfinite(p->overlap)) fprintf(f, "  overlap %.0f%% (comm %s alone)", 100 * p->overlap, isochron_fmt_time(p->t_comm, a, sizeof a));
             fputc('\n', f);
         }
