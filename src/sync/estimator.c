@@ -56,7 +56,14 @@ int isochron_offset_skampi(MPI_Comm comm, isochron_clock_t *clk, int ref, int cl
     } else if (me == client) {
         if ((rc = x->peer(x, comm, ref, &peer))) return rc;
         double stack[3 * 64], *s = n <= 64 ? stack : malloc(sizeof(double) * 3 * (size_t)n);
-        if (!s) return isochron_set_error(ISOCHRON_ENOMEM, "SKaMPI-Offset: out of memory for %d exchanges", n);
+        if (!s) {
+            /* still take part in every exchange, so the reference does not wait forever for a ping, then fail */
+            for (int i = 0; i < n; i++) {
+                double d;
+                if ((rc = x->send(x, comm, peer, TAG_PING, isochron_clock_now(clk), 0)) || (rc = x->recv(x, comm, peer, TAG_PONG, &d))) return rc;
+            }
+            return isochron_set_error(ISOCHRON_ENOMEM, "SKaMPI-Offset: out of memory for %d exchanges", n);
+        }
         double *t = s + n, *e = s + 2 * n; /* send time, reference's time, receive time */
         int k = 0;
         for (int i = 0; i < n; i++) {
@@ -118,7 +125,14 @@ static int meanrtt_measure(MPI_Comm comm, isochron_clock_t *clk, int ref, int cl
         return ISOCHRON_OK;
     }
     double *var = malloc(sizeof(double) * (size_t)n * 3);
-    if (!var) return isochron_set_error(ISOCHRON_ENOMEM, "Mean-RTT-Offset: out of memory");
+    if (!var) {
+        /* still take part in every exchange, so the reference does not wait forever for a ping, then fail */
+        for (int i = 0; i < n; i++) {
+            double d;
+            if ((rc = x->send(x, comm, peer, TAG_PING, dummy, 1)) || (rc = x->recv(x, comm, peer, TAG_PONG, &d))) return rc;
+        }
+        return isochron_set_error(ISOCHRON_ENOMEM, "Mean-RTT-Offset: out of memory for %d exchanges", n);
+    }
     double *loc = var + n, *tmp = var + 2 * n;
     for (int i = 0; i < n; i++) {
         double ref_time;
