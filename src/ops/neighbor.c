@@ -312,7 +312,7 @@ NBPAIR(NB_ALLTOALLW, alltoallw)
 #define P(id, fam, call, on, fl)                                                                               \
     { #id "_persistent", fam, call "_init" on ", made once in set-up; one run = MPI_Start + MPI_Wait",         \
       ISOCHRON_OP_NONBLOCKING | (fl), setup_##id##_persistent, prepare_nb, isochron_ops_prun, isochron_ops_pstart, \
-      isochron_ops_wait_request, validate_nb, teardown_pnb, memory_##id, NULL },                               \
+      isochron_ops_pwait, validate_nb, teardown_pnb, memory_##id, NULL },                               \
     { #id "_init", fam, call "_init + MPI_Request_free" on " (validated on a started one)", (fl), setup_##id##_init, \
       prepare_nb, run_pinit, NULL, NULL, validate_pinit, teardown_nb, memory_##id, NULL }
 #define CART "2-D Cartesian grid (MPI_Dims_create; periodic in dims >= 3)"

@@ -41,10 +41,13 @@ typedef int (*isochron_ops_pinit_fn)(isochron_op_ctx_t *c, MPI_Request *q);
 int isochron_ops_pcoll_missing(const char *name);
 /* One init + (start + wait if START) + MPI_Request_free (persist.c). */
 int isochron_ops_pinit_cycle(isochron_op_ctx_t *c, isochron_ops_pinit_fn fn, int start);
-/* MPI_Start of c->req; MPI_Start + MPI_Wait (persist.c). */
+/* MPI_Start of c->req; its MPI_Wait; both (persist.c). They keep the state's pactive, which says whether
+ * c->req is started and not yet waited. */
 int isochron_ops_pstart(isochron_op_ctx_t *c);
+int isochron_ops_pwait(isochron_op_ctx_t *c);
 int isochron_ops_prun(isochron_op_ctx_t *c);
-/* Completes c->req if it was started and not waited, then frees it (persist.c). */
+/* Completes c->req if it was started and not waited, then frees it (persist.c). Only then: MPICH 4.0.2's
+ * MPI_Wait on a persistent collective request never started hangs (the standard says it returns at once). */
 void isochron_ops_pfree(isochron_op_ctx_t *c);
 
 #endif

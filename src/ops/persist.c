@@ -113,9 +113,11 @@ int isochron_ops_pcoll_missing(const char *name)
 
 void isochron_ops_pfree(isochron_op_ctx_t *c)
 {
-    /* a persistent request stays allocated after its wait; MPI_Wait on an inactive one returns at once,
-     * and one posted but never waited must complete before it may be freed */
-    if (c->req != MPI_REQUEST_NULL) MPI_Wait(&c->req, MPI_STATUS_IGNORE);
+    /* a persistent request stays allocated after its wait; one started and not waited must complete
+     * before it may be freed (not waited otherwise: see pcoll.h) */
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
+    if (c->req != MPI_REQUEST_NULL && st && st->pactive) MPI_Wait(&c->req, MPI_STATUS_IGNORE);
+    if (st) st->pactive = 0;
     if (c->req != MPI_REQUEST_NULL) MPI_Request_free(&c->req);
 }
 
@@ -128,13 +130,20 @@ static void pteardown(isochron_op_ctx_t *c)
 int isochron_ops_pstart(isochron_op_ctx_t *c)
 {
     ISOCHRON_OPS_MPI(MPI_Start(&c->req), c, "MPI_Start");
+    ISOCHRON_OPS_ST(c)->pactive = 1;
     return ISOCHRON_OK;
+}
+
+int isochron_ops_pwait(isochron_op_ctx_t *c)
+{
+    ISOCHRON_OPS_ST(c)->pactive = 0;
+    return isochron_ops_wait_request(c);
 }
 
 int isochron_ops_prun(isochron_op_ctx_t *c)
 {
     int rc = isochron_ops_pstart(c);
-    return rc ? rc : isochron_ops_wait_request(c);
+    return rc ? rc : isochron_ops_pwait(c);
 }
 
 /* One init + free (timed), and a validation on a request made the same way. */
@@ -256,7 +265,7 @@ static int run_pingpong_persistent(isochron_op_ctx_t *c)
 #define PERS(id, fl, what)                                                                                       \
     { #id "_persistent", #id, what " persistent: made once in set-up, one run = MPI_Start + MPI_Wait",             \
       ISOCHRON_OP_NONBLOCKING | (fl), setup_##id##_persistent, isochron_ops_kind_prepare, isochron_ops_prun, isochron_ops_pstart, \
-      isochron_ops_wait_request, (fl) & ISOCHRON_OP_NODATA ? NULL : isochron_ops_kind_validate, pteardown,       \
+      isochron_ops_pwait, (fl) & ISOCHRON_OP_NODATA ? NULL : isochron_ops_kind_validate, pteardown,       \
       memory_##id, NULL },                                                                                        \
     { #id "_init", #id, what " set-up cost: one run = " what " + MPI_Request_free (validated on a started one)",  \
       (fl), setup_##id##_init, isochron_ops_kind_prepare, run_##id##_init, NULL, NULL, validate_##id##_init,     \
