@@ -461,13 +461,19 @@ int main(int argc, char **argv)
     if (v[O_STARTUP]) { code = startup(st, size, v[O_FORMAT], v[O_JSONL]); goto done; }
     if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
     if (v[O_LOPS]) {
+        int wn = 24, wf = 14; /* columns as wide as the longest name and family */
+        for (int i = 0; i < isochron_ops_count(ops); i++) {
+            const isochron_op_t *op = isochron_ops_get(ops, i);
+            if ((int)strlen(op->name) > wn) wn = (int)strlen(op->name);
+            if (op->family && (int)strlen(op->family) > wf) wf = (int)strlen(op->family);
+        }
         if (rank == 0)
             for (int i = 0; i < isochron_ops_count(ops); i++) {
                 const isochron_op_t *op = isochron_ops_get(ops, i);
-                printf("%-24s %-14s %s\n", op->name, op->family ? op->family : "", op->description ? op->description : "");
+                printf("%-*s %-*s %s\n", wn, op->name, wf, op->family ? op->family : "", op->description ? op->description : "");
             }
-        if (rank == 0) printf("%-24s %-14s %s\n", "allpairs", "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
-        if (rank == 0) printf("%-24s %-14s %s\n", "p2t", "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
+        if (rank == 0) printf("%-*s %-*s %s\n", wn, "allpairs", wf, "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
+        if (rank == 0) printf("%-*s %-*s %s\n", wn, "p2t", wf, "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
         goto done;
     }
     if (v[O_LSCH] || v[O_LMET]) {

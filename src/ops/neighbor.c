@@ -24,6 +24,13 @@
  * alltoallw; the allgather family sends its n elements to every
  * out-neighbour. validate() checks every element of every slot with a real
  * neighbour.
+ * Persistent forms (MPI-4 sec. 6.13 / 8.6.5, issue 18), as persist.c makes
+ * them for the other collectives (shared helpers and library detection in
+ * pcoll.h): alltoallw_persistent / alltoallw_init and, for each blocking
+ * neighbourhood operation X_cart, X_graph, the pair X_cart_persistent,
+ * X_cart_init ...: _persistent makes MPI_X_init's request on the topology in
+ * set-up and runs MPI_Start + MPI_Wait; _init runs MPI_X_init +
+ * MPI_Request_free and validates on a request made, started and waited.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -32,7 +39,7 @@
 #include <string.h>
 #include "isochron.h"
 #include "core/util.h"
-#include "ops/ops_impl.h"
+#include "ops/pcoll.h"
 
 enum { TOPO_CART, TOPO_GRAPH, TOPO_ALL };
 enum { NB_ALLGATHER, NB_ALLGATHERV, NB_ALLTOALL, NB_ALLTOALLV, NB_ALLTOALLW };
@@ -199,59 +206,94 @@ static int validate_nb(isochron_op_ctx_t *c)
 #define S NST(c)
 #define TC (NST(c)->tcomm)
 
-/* The MPI call of each operation, blocking (req NULL) or non-blocking. */
-static int call(isochron_op_ctx_t *c, MPI_Request *req)
+/* The MPI call of each operation: blocking, non-blocking (into *req) or the persistent init (into *req). */
+enum { M_BLOCK, M_NB, M_PINIT };
+#if ISOCHRON_HAVE_PCOLL
+#define PINIT(b, ...) ISOCHRON_PC(b)(__VA_ARGS__, MPI_INFO_NULL, req)
+#else
+#define PINIT(b, ...) MPI_ERR_OTHER /* never reached: set-up refuses (isochron_ops_pcoll_missing) */
+#endif
+#define CALL3(b, i, ...) (mode == M_BLOCK ? MPI_##b(__VA_ARGS__) : mode == M_NB ? MPI_##i(__VA_ARGS__, req) : PINIT(b, __VA_ARGS__))
+
+static int mpi_call(isochron_op_ctx_t *c, int mode, MPI_Request *req)
 {
     nb_state_t *st = S;
-    int rc;
     void *sb = c->sbuf, *rb = c->rbuf;
     switch (st->what) {
-    case NB_ALLGATHER:
-        rc = req ? MPI_Ineighbor_allgather(sb, N, DT, rb, N, DT, TC, req) : MPI_Neighbor_allgather(sb, N, DT, rb, N, DT, TC);
-        break;
+    case NB_ALLGATHER: return CALL3(Neighbor_allgather, Ineighbor_allgather, sb, N, DT, rb, N, DT, TC);
     case NB_ALLGATHERV:
-        rc = req ? MPI_Ineighbor_allgatherv(sb, N, DT, rb, st->rcounts, st->rdispls, DT, TC, req)
-                 : MPI_Neighbor_allgatherv(sb, N, DT, rb, st->rcounts, st->rdispls, DT, TC);
-        break;
-    case NB_ALLTOALL:
-        rc = req ? MPI_Ineighbor_alltoall(sb, N, DT, rb, N, DT, TC, req) : MPI_Neighbor_alltoall(sb, N, DT, rb, N, DT, TC);
-        break;
+        return CALL3(Neighbor_allgatherv, Ineighbor_allgatherv, sb, N, DT, rb, st->rcounts, st->rdispls, DT, TC);
+    case NB_ALLTOALL: return CALL3(Neighbor_alltoall, Ineighbor_alltoall, sb, N, DT, rb, N, DT, TC);
     case NB_ALLTOALLV:
-        rc = req ? MPI_Ineighbor_alltoallv(sb, st->scounts, st->sdispls, DT, rb, st->rcounts, st->rdispls, DT, TC, req)
-                 : MPI_Neighbor_alltoallv(sb, st->scounts, st->sdispls, DT, rb, st->rcounts, st->rdispls, DT, TC);
-        break;
+        return CALL3(Neighbor_alltoallv, Ineighbor_alltoallv, sb, st->scounts, st->sdispls, DT, rb, st->rcounts,
+                     st->rdispls, DT, TC);
     default:
         if (st->topo == TOPO_ALL)
-            rc = req ? MPI_Ialltoallw(sb, st->scounts, st->sdispls, st->stypes, rb, st->rcounts, st->rdispls, st->rtypes, TC, req)
-                     : MPI_Alltoallw(sb, st->scounts, st->sdispls, st->stypes, rb, st->rcounts, st->rdispls, st->rtypes, TC);
-        else
-            rc = req ? MPI_Ineighbor_alltoallw(sb, st->scounts, st->sdw, st->stypes, rb, st->rcounts, st->rdw, st->rtypes, TC, req)
-                     : MPI_Neighbor_alltoallw(sb, st->scounts, st->sdw, st->stypes, rb, st->rcounts, st->rdw, st->rtypes, TC);
-        break;
+            return CALL3(Alltoallw, Ialltoallw, sb, st->scounts, st->sdispls, st->stypes, rb, st->rcounts, st->rdispls,
+                         st->rtypes, TC);
+        return CALL3(Neighbor_alltoallw, Ineighbor_alltoallw, sb, st->scounts, st->sdw, st->stypes, rb, st->rcounts,
+                     st->rdw, st->rtypes, TC);
     }
-    if (rc != MPI_SUCCESS)
-        return isochron_set_error(ISOCHRON_EMPI, "%s: the MPI call failed on rank %d", st->base.name, c->rank);
+}
+
+static int call(isochron_op_ctx_t *c, int mode, MPI_Request *req)
+{
+    if (mpi_call(c, mode, req) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "%s: the MPI call failed on rank %d", S->base.name, c->rank);
     return ISOCHRON_OK;
 }
 
-static int run_nb(isochron_op_ctx_t *c) { return call(c, NULL); }
-static int post_nb(isochron_op_ctx_t *c) { return call(c, &c->req); }
+static int run_nb(isochron_op_ctx_t *c) { return call(c, M_BLOCK, NULL); }
+static int post_nb(isochron_op_ctx_t *c) { return call(c, M_NB, &c->req); }
 static int run_inb(isochron_op_ctx_t *c)
 {
     int rc = post_nb(c);
     return rc ? rc : isochron_ops_wait_request(c);
 }
 
+/* ---- persistent forms (pcoll.h): X_persistent makes its request in set-up, X_init makes one per run */
+static int pinit_nb(isochron_op_ctx_t *c, MPI_Request *q) { return mpi_call(c, M_PINIT, q); }
+
+static int psetup_of(int topo, int what, isochron_op_ctx_t *c, const char *name, int make)
+{
+    if (!ISOCHRON_HAVE_PCOLL) return isochron_ops_pcoll_missing(name);
+    int rc = setup_of(topo, what, c, name); /* agreed across ranks; the init call is collective */
+    if (rc || !make) return rc;
+    if (pinit_nb(c, &c->req) != MPI_SUCCESS) {
+        c->req = MPI_REQUEST_NULL;
+        return isochron_set_error(ISOCHRON_EMPI, "%s: the persistent request's init call failed on rank %d", name, c->rank);
+    }
+    return ISOCHRON_OK;
+}
+
+static void teardown_pnb(isochron_op_ctx_t *c)
+{
+    isochron_ops_pfree(c); /* before its topology communicator goes */
+    teardown_nb(c);
+}
+
+static int run_pinit(isochron_op_ctx_t *c) { return isochron_ops_pinit_cycle(c, pinit_nb, 0); }
+static int validate_pinit(isochron_op_ctx_t *c)
+{
+    int rc = isochron_ops_pinit_cycle(c, pinit_nb, 1);
+    return rc ? rc : validate_nb(c);
+}
+
 #define NBOP(name, topo, what)                                                                                 \
     static int setup_##name(isochron_op_ctx_t *c) { return setup_of(topo, what, c, #name); }                  \
     static size_t memory_##name(const isochron_op_ctx_t *c) { return memory_of(topo, what, c); }
+/* a blocking operation with its persistent pair */
+#define PNBOP(name, topo, what)                                                                                \
+    NBOP(name, topo, what)                                                                                     \
+    static int setup_##name##_persistent(isochron_op_ctx_t *c) { return psetup_of(topo, what, c, #name "_persistent", 1); } \
+    static int setup_##name##_init(isochron_op_ctx_t *c) { return psetup_of(topo, what, c, #name "_init", 0); }
 
-NBOP(alltoallw, TOPO_ALL, NB_ALLTOALLW)
+PNBOP(alltoallw, TOPO_ALL, NB_ALLTOALLW)
 NBOP(ialltoallw, TOPO_ALL, NB_ALLTOALLW)
 #define NBPAIR(what, lname)                                                                                     \
-    NBOP(neighbor_##lname##_cart, TOPO_CART, what)                                                             \
+    PNBOP(neighbor_##lname##_cart, TOPO_CART, what)                                                             \
     NBOP(ineighbor_##lname##_cart, TOPO_CART, what)                                                            \
-    NBOP(neighbor_##lname##_graph, TOPO_GRAPH, what)                                                           \
+    PNBOP(neighbor_##lname##_graph, TOPO_GRAPH, what)                                                           \
     NBOP(ineighbor_##lname##_graph, TOPO_GRAPH, what)
 NBPAIR(NB_ALLGATHER, allgather)
 NBPAIR(NB_ALLGATHERV, allgatherv)
@@ -266,22 +308,33 @@ NBPAIR(NB_ALLTOALLW, alltoallw)
 #define IF(id, fam, desc, fl)                                                                                  \
     { #id, fam, desc, ISOCHRON_OP_NONBLOCKING | (fl), setup_##id, prepare_nb, run_inb, post_nb, isochron_ops_wait_request, \
       validate_nb, teardown_nb, memory_##id, NULL }
+/* the persistent pair of the blocking operation id (its memory function), made by MPI_<call>_init */
+#define P(id, fam, call, on, fl)                                                                               \
+    { #id "_persistent", fam, call "_init" on ", made once in set-up; one run = MPI_Start + MPI_Wait",         \
+      ISOCHRON_OP_NONBLOCKING | (fl), setup_##id##_persistent, prepare_nb, isochron_ops_prun, isochron_ops_pstart, \
+      isochron_ops_pwait, validate_nb, teardown_pnb, memory_##id, NULL },                               \
+    { #id "_init", fam, call "_init + MPI_Request_free" on " (validated on a started one)", (fl), setup_##id##_init, \
+      prepare_nb, run_pinit, NULL, NULL, validate_pinit, teardown_nb, memory_##id, NULL }
 #define CART "2-D Cartesian grid (MPI_Dims_create; periodic in dims >= 3)"
 #define GRAPH "distributed graph r -> r+1, r+2 (mod p)"
-#define FOUR(lname)                                                                                      \
+/* per family: blocking, non-blocking, persistent and init on each topology */
+#define SIX(lname)                                                                                       \
     B(neighbor_##lname##_cart, "neighbor_" #lname, "MPI_Neighbor_" #lname " on a " CART),                     \
     I(ineighbor_##lname##_cart, "neighbor_" #lname, "MPI_Ineighbor_" #lname " + wait on a " CART),            \
     BF(neighbor_##lname##_graph, "neighbor_" #lname, "MPI_Neighbor_" #lname " on a " GRAPH, ISOCHRON_OP_MIN2),  \
-    IF(ineighbor_##lname##_graph, "neighbor_" #lname, "MPI_Ineighbor_" #lname " + wait on a " GRAPH, ISOCHRON_OP_MIN2)
+    IF(ineighbor_##lname##_graph, "neighbor_" #lname, "MPI_Ineighbor_" #lname " + wait on a " GRAPH, ISOCHRON_OP_MIN2), \
+    P(neighbor_##lname##_cart, "neighbor_" #lname, "MPI_Neighbor_" #lname, " on the Cartesian grid", 0),      \
+    P(neighbor_##lname##_graph, "neighbor_" #lname, "MPI_Neighbor_" #lname, " on the graph", ISOCHRON_OP_MIN2)
 
 static const isochron_op_t nb_ops[] = {
     B(alltoallw, "alltoallw", "MPI_Alltoallw: a block to every rank, a datatype and byte displacement per peer"),
     I(ialltoallw, "alltoallw", "MPI_Ialltoallw + wait"),
-    FOUR(allgather),
-    FOUR(allgatherv),
-    FOUR(alltoall),
-    FOUR(alltoallv),
-    FOUR(alltoallw),
+    P(alltoallw, "alltoallw", "MPI_Alltoallw", "", 0),
+    SIX(allgather),
+    SIX(allgatherv),
+    SIX(alltoall),
+    SIX(alltoallv),
+    SIX(alltoallw),
 };
 
 const isochron_op_t *isochron_ops_builtin_neighbor(int *n)

@@ -59,6 +59,7 @@ typedef struct {
     int left, right;      /* ring neighbours */
     int vr;               /* rank relative to the root (binomial trees) */
     MPI_Group gleft, gright; /* one-sided PSCW: the origin that accesses this window, the target this rank accesses */
+    int pactive;          /* persistent c->req started and not yet waited (pcoll.h) */
 } isochron_ops_state_t;
 
 /* 1 and the version if the library is MPICH (MPI_Get_library_version), else 0 (setup.c). */

@@ -14,6 +14,8 @@
  *                 schedule is caught.
  * pingpong_persistent is the ping-pong of p2p.c on MPI_Send_init /
  * MPI_Recv_init requests (both ranks: receive started before the send).
+ * The helpers both forms use are shared with neighbor.c's persistent
+ * alltoallw and neighbourhood collectives (pcoll.h).
  * Libraries: MPI_X_init where MPI_VERSION >= 4 (MPICH 4) or in Open MPI 5 (which declares
  * MPI_VERSION 3 but has them); Open MPI 4.x has
  * them as MPIX_X_init in its pcollreq extension (mpi-ext.h); elsewhere the
@@ -29,23 +31,10 @@
 #include <string.h>
 #include "isochron.h"
 #include "core/util.h"
-#include "ops/ops_impl.h"
-#if MPI_VERSION < 4 && defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
-#endif
+#include "ops/pcoll.h"
 
-#if MPI_VERSION >= 4 || (defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5)
-/* Open MPI 5 declares MPI_VERSION 3 but has the MPI-4 persistent collectives */
-#define PC(x) MPI_##x##_init
-#define HAVE_PCOLL 1
-#define PC_WHERE "MPI-4"
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define PC(x) MPIX_##x##_init
-#define HAVE_PCOLL 1
-#define PC_WHERE "Open MPI's MPIX pcollreq extension"
-#else
-#define HAVE_PCOLL 0
-#endif
+#define HAVE_PCOLL ISOCHRON_HAVE_PCOLL
+#define PC(x) ISOCHRON_PC(x)
 
 #define N ((int)c->count)
 #define DT (c->dtype)
@@ -53,7 +42,7 @@
 #define SA (ISOCHRON_OPS_ST(c)->sarg)
 #define RA (ISOCHRON_OPS_ST(c)->rarg)
 
-typedef int (*pinit_fn)(isochron_op_ctx_t *c, MPI_Request *q);
+typedef isochron_ops_pinit_fn pinit_fn;
 
 #if HAVE_PCOLL
 static int i_allreduce(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Allreduce)(SA, RA, N, DT, c->op, CM, MPI_INFO_NULL, q); }
@@ -95,10 +84,7 @@ static int i_exscan(isochron_op_ctx_t *c, MPI_Request *q) { return PC(Exscan)(SA
 /* Set-up: the kind's buffers, agreement (the init is collective), the request. */
 static int psetup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name, pinit_fn fn, int make)
 {
-    if (!fn)
-        return isochron_set_error(ISOCHRON_EUNSUPPORTED,
-                                  "%s: this MPI library has no persistent collectives (MPI_*_init is MPI-4; Open MPI 4.x "
-                                  "offers them as MPIX_*_init in its pcollreq extension, not built here)", name);
+    if (!fn) return isochron_ops_pcoll_missing(name);
     int major, minor, patch;
     if (make && (k.sem == SEM_GATHER || k.sem == SEM_ALLGATHER || k.sem == SEM_SCATTER) &&
         isochron_ops_mpich_version(&major, &minor, &patch) && (major < 4 || (major == 4 && minor < 3)))
@@ -118,26 +104,50 @@ static int psetup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name,
     return ISOCHRON_OK;
 }
 
+int isochron_ops_pcoll_missing(const char *name)
+{
+    return isochron_set_error(ISOCHRON_EUNSUPPORTED,
+                              "%s: this MPI library has no persistent collectives (MPI_*_init is MPI-4; Open MPI 4.x "
+                              "offers them as MPIX_*_init in its pcollreq extension, not built here)", name);
+}
+
+void isochron_ops_pfree(isochron_op_ctx_t *c)
+{
+    /* a persistent request stays allocated after its wait; one started and not waited must complete
+     * before it may be freed (not waited otherwise: see pcoll.h) */
+    isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
+    if (c->req != MPI_REQUEST_NULL && st && st->pactive) MPI_Wait(&c->req, MPI_STATUS_IGNORE);
+    if (st) st->pactive = 0;
+    if (c->req != MPI_REQUEST_NULL) MPI_Request_free(&c->req);
+}
+
 static void pteardown(isochron_op_ctx_t *c)
 {
-    if (c->req != MPI_REQUEST_NULL) MPI_Request_free(&c->req); /* persistent: inactive after its last wait */
+    isochron_ops_pfree(c);
     isochron_ops_kind_teardown(c);
 }
 
-static int pstart(isochron_op_ctx_t *c)
+int isochron_ops_pstart(isochron_op_ctx_t *c)
 {
     ISOCHRON_OPS_MPI(MPI_Start(&c->req), c, "MPI_Start");
+    ISOCHRON_OPS_ST(c)->pactive = 1;
     return ISOCHRON_OK;
 }
 
-static int prun(isochron_op_ctx_t *c)
+int isochron_ops_pwait(isochron_op_ctx_t *c)
 {
-    int rc = pstart(c);
-    return rc ? rc : isochron_ops_wait_request(c);
+    ISOCHRON_OPS_ST(c)->pactive = 0;
+    return isochron_ops_wait_request(c);
+}
+
+int isochron_ops_prun(isochron_op_ctx_t *c)
+{
+    int rc = isochron_ops_pstart(c);
+    return rc ? rc : isochron_ops_pwait(c);
 }
 
 /* One init + free (timed), and a validation on a request made the same way. */
-static int init_cycle(isochron_op_ctx_t *c, pinit_fn fn, int start)
+int isochron_ops_pinit_cycle(isochron_op_ctx_t *c, pinit_fn fn, int start)
 {
     MPI_Request q = MPI_REQUEST_NULL;
     ISOCHRON_OPS_MPI(fn(c, &q), c, "the persistent init call");
@@ -162,10 +172,10 @@ static int init_cycle(isochron_op_ctx_t *c, pinit_fn fn, int start)
     {                                                                                                             \
         return isochron_ops_kind_memory(c, (isochron_ops_kind_t){ sem, ALG_MPI });                                \
     }                                                                                                             \
-    static int run_##id##_init(isochron_op_ctx_t *c) { return init_cycle(c, fn, 0); }                            \
+    static int run_##id##_init(isochron_op_ctx_t *c) { return isochron_ops_pinit_cycle(c, fn, 0); }               \
     static int validate_##id##_init(isochron_op_ctx_t *c)                                                         \
     {                                                                                                             \
-        int rc = init_cycle(c, fn, 1);                                                                            \
+        int rc = isochron_ops_pinit_cycle(c, fn, 1);                                                              \
         return rc ? rc : isochron_ops_kind_validate(c);                                                           \
     }
 
@@ -254,8 +264,8 @@ static int run_pingpong_persistent(isochron_op_ctx_t *c)
 #define F_IP ISOCHRON_OP_INPLACE
 #define PERS(id, fl, what)                                                                                       \
     { #id "_persistent", #id, what " persistent: made once in set-up, one run = MPI_Start + MPI_Wait",             \
-      ISOCHRON_OP_NONBLOCKING | (fl), setup_##id##_persistent, isochron_ops_kind_prepare, prun, pstart,           \
-      isochron_ops_wait_request, (fl) & ISOCHRON_OP_NODATA ? NULL : isochron_ops_kind_validate, pteardown,       \
+      ISOCHRON_OP_NONBLOCKING | (fl), setup_##id##_persistent, isochron_ops_kind_prepare, isochron_ops_prun, isochron_ops_pstart, \
+      isochron_ops_pwait, (fl) & ISOCHRON_OP_NODATA ? NULL : isochron_ops_kind_validate, pteardown,       \
       memory_##id, NULL },                                                                                        \
     { #id "_init", #id, what " set-up cost: one run = " what " + MPI_Request_free (validated on a started one)",  \
       (fl), setup_##id##_init, isochron_ops_kind_prepare, run_##id##_init, NULL, NULL, validate_##id##_init,     \

@@ -19,7 +19,9 @@ isochron_cli_test(bench_cas_floating 2 TOOL isochron-bench EXPECT nonzero MATCH 
 # neighbourhood collectives: the topology is part of the name (each builds its own); without one, the names to choose from
 isochron_cli_test(bench_neighbor_no_topology 2 TOOL isochron-bench EXPECT nonzero MATCH "unknown operation 'neighbor_alltoall'" "neighbor_alltoall_cart" "neighbor_alltoall_graph" ARGS --ops neighbor_alltoall)
 isochron_cli_test(bench_neighbor_graph_alone 1 TOOL isochron-bench EXPECT nonzero MATCH "neighbor_alltoall_graph needs at least 2" ARGS --ops neighbor_alltoall_graph)
-isochron_cli_test(bench_neighbor 3 TOOL isochron-bench EXPECT zero MATCH "ineighbor_alltoallw_cart" "neighbor_allgather_graph" "alltoallw " ARGS --ops ineighbor_alltoallw_cart,neighbor_allgather_graph,alltoallw --sizes 8,1K --max-reps 20 --validate 2 --quiet)
+isochron_cli_test(bench_neighbor 3 TOOL isochron-bench EXPECT zero MATCH "ineighbor_alltoallw_cart" "neighbor_allgather_graph" "alltoallw "
+                  "neighbor_alltoallv_cart_persistent" "alltoallw_init"
+                  ARGS --ops ineighbor_alltoallw_cart,neighbor_allgather_graph,alltoallw,neighbor_alltoallv_cart_persistent,alltoallw_init --sizes 8,1K --max-reps 20 --validate 2 --quiet)
 isochron_cli_test(bench_table_rates 2 TOOL isochron-bench EXPECT zero MATCH "bw " "MB/s" "msg/s \\(window 8\\)" ARGS --ops bw --sizes 1K --msg-window 8 --max-reps 20 --quiet)
 # thread-multiple latency (osu_latency_mt): MPI_THREAD_MULTIPLE is asked for only when --ops names a threaded operation,
 # and the threads per rank are recorded in the point; with the persistent and one-sided bandwidths beside it
@@ -91,7 +93,8 @@ isochron_cli_test(bench_ack 3 TOOL isochron-bench EXPECT zero MATCH "bcast_binom
 isochron_cli_test(bench_help 1 TOOL isochron-bench EXPECT zero MATCH "--scheme" "--method" "--sizes" ARGS --help)
 isochron_cli_test(bench_list_ops 1 TOOL isochron-bench EXPECT zero MATCH "allreduce" "iallreduce" "pingpong" "put_fence" "bcast_binomial"
                   "latency_mt +latency_mt +--threads" "bw_persistent +bw " "scan_persistent" "exscan_init" "alltoallv_persistent"
-                  "put_bibw_pscw +put_bibw " "get_bibw_lockall" ARGS --list-ops)
+                  "put_bibw_pscw +put_bibw " "get_bibw_lockall"
+                  "alltoallw_init +alltoallw +MPI_Alltoallw_init" "neighbor_alltoallv_graph_persistent +neighbor_alltoallv +MPI_Neighbor_alltoallv_init" ARGS --list-ops)
 isochron_cli_test(bench_unknown_op 2 TOOL isochron-bench EXPECT nonzero MATCH "nosuch" "allreduce" ARGS --ops nosuch)
 isochron_cli_test(bench_bad_size 2 TOOL isochron-bench EXPECT nonzero MATCH "bad size" ARGS --ops allreduce --sizes 8,12Q)
 isochron_cli_test(bench_size_not_multiple 2 TOOL isochron-bench EXPECT nonzero MATCH "multiple" ARGS --ops allreduce --sizes 6)

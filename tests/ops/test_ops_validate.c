@@ -280,6 +280,10 @@ int main(int argc, char **argv)
     corruption("bw_persistent", 1, 0);                 /* the last message of the persistent window */
     corruption("reduce_scatter_persistent", size - 1, 0);
     corruption("allgatherv_persistent", 0, 0);
+    corruption("alltoallw_persistent", size - 1, 0);
+    corruption("neighbor_alltoall_cart_persistent", size - 1, 0); /* slot 0: the -1 neighbour in dimension 0 */
+    corruption("neighbor_allgatherv_graph_persistent", 0, 0);
+    corruption("neighbor_alltoallw_graph_persistent", size - 1, 0);
     corruption("put_bibw_fence", 1, 0);                /* the last message of the window put into rank 1 */
     corruption("get_bibw_pscw", 0, 0);
     corruption("put_pscw", size - 1, 0);
