@@ -67,6 +67,9 @@
 #              slots, 65 MiB. (Under load, isochron at --msg-window 16, 16 MiB received, read 0.69 of
 #              OSU -W 16: a 16 MiB receive buffer fits the L3 but not the 1-2 MiB L2 that OSU's one
 #              buffer stays in.)
+#   mbw_mr at 1 KiB (iso/OSU 1.36 on the quiet s23 table, launch ranges apart: OSU [1917, 2109],
+#              isochron [2215, 2860] MB/s): not the estimator, since isochron's rate from its mean
+#              window equals the one from its median there (4390 and 4396 MB/s, 3 launches); not explained.
 #   put/get_lockall: OSU's -s flush takes MPI_Win_lock(shared, rank 1) once around its loop and times
 #              a pipelined loop of put/get + MPI_Win_flush on rank 0 only (mean); isochron times one
 #              epoch (lock_all, access, flush, unlock_all) of both ranks at once, each after the
@@ -82,8 +85,11 @@
 #              cache; since osu4 it rewrites them only before validated epochs (ctx->no_fill, as
 #              put_bibw): get_lockall's median epoch after/before = 0.70 at 1 MiB (136 -> 95 us), 0.61
 #              at 64 KiB, so 1.89x -> 1.33x and 2.73x -> 1.68x of OSU (4 interleaved launches of both
-#              binaries; put_lockall 8 B-1 KiB 0.76-0.81 too). The rest (both ranks copying at once,
-#              the global time) is not separated yet. put at 64 KiB-1 MiB agrees: Open MPI's put path, not the
+#              binaries; put_lockall 8 B-1 KiB 0.76-0.81 too). Split on a quiet machine (s23, 3 launches, medians): get_one_to_all at 2 ranks (only rank 0
+#              gets, from rank 1) against get_lockall (both ranks get at once): 64 KiB 1.87 against 2.56 us,
+#              1 MiB 40.6 against 62.6 us; OSU 1.97 and 32.5 us. So at 64 KiB the whole gap is both ranks
+#              copying at once (one origin = 0.95x OSU); at 1 MiB that is 1.54x and the epoch timing
+#              (lock_all/unlock_all inside the time, a common start) the remaining 1.25x. put at 64 KiB-1 MiB agrees: Open MPI's put path, not the
 #              timing, dominates there (OSU 529 us at 1 MiB, 2 GB/s).
 #   neighbor_alltoall_cart at 4 ranks on 2 cores (oversubscribed; 1.5-2.0x): OSU puts a barrier
 #              before every iteration and reports the per-rank mean averaged over ranks; isochron the
