@@ -679,6 +679,9 @@ int main(int argc, char **argv)
         if (strcmp(fmt, "none")) isochron_reporter_create(fmt, stdout, &reps[0]);
         if (jf) isochron_reporter_create("jsonl", jf, &reps[1]);
         if (cf) isochron_reporter_create("csv", cf, &reps[2]);
+        int namew = 0;
+        for (int i = 0; i < nops; i++) if ((int)strlen(list[i]->name) > namew) namew = (int)strlen(list[i]->name);
+        isochron_reporter_name_width(reps[0], namew);
     }
     char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
     if (rank == 0) {

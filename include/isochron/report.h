@@ -22,6 +22,9 @@ typedef struct {
 /** \brief "table", "jsonl" or "csv" writing to \p f (not closed by the reporter). */
 int isochron_reporter_create(const char *format, FILE *f, isochron_reporter_t **out);
 const char *isochron_reporter_names(void);
+/** \brief Table only: pad operation names to \p width characters (default 22, the longest default name), so a
+ *  run of longer names (e.g. neighbor_allgatherv_graph_persistent) stays in columns. Call before the first point. */
+void isochron_reporter_name_width(isochron_reporter_t *r, int width);
 /** \brief Context block: jsonl writes one {"type":"context"} record, csv '#' lines, table a header. */
 int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n);
 /** \brief One measured point (scheme and method named in every record). */

@@ -20,7 +20,13 @@ struct isochron_reporter {
     int fmt;
     FILE *f;
     int header_done;
+    int namew;            /* table: width of the operation column */
 };
+
+void isochron_reporter_name_width(isochron_reporter_t *r, int width)
+{
+    if (r) r->namew = width < 22 ? 22 : width > 64 ? 64 : width;
+}
 
 const char *isochron_reporter_names(void) { return "table, jsonl, csv"; }
 
@@ -33,6 +39,7 @@ int isochron_reporter_create(const char *format, FILE *f, isochron_reporter_t **
     if (!r) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
     r->fmt = fmt;
     r->f = f;
+    r->namew = 22;
     *out = r;
     return ISOCHRON_OK;
 }
@@ -111,7 +118,7 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
             fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated,clock_bound_s,clock_true_s,median_ci_lo_s,median_ci_hi_s,"
                   "unit,msg_window,bytes_per_run,msgs_per_run,bw_median_MBps,bw_ci_lo_MBps,bw_ci_hi_MBps,msg_rate_median_per_s\n", f);
         else
-            fprintf(f, "\n%-22s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s\n", "operation", "size", "root", "valid/reps", "median",
+            fprintf(f, "\n%-*s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s\n", r->namew, "operation", "size", "root", "valid/reps", "median",
                     "±CI(med)", "mean", "min", "spread", "clock±", "stop");
     }
     fflush(f);
@@ -251,10 +258,10 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         if (p->root < 0) snprintf(root, sizeof root, "rotate");
         else snprintf(root, sizeof root, "%d", p->root);
         if (p->valid == 0)
-            fprintf(f, "%-22s %9s %6s %11s  no valid repetitions (%d invalid): no statistics\n", p->op, sz, root, vr, p->reps);
+            fprintf(f, "%-*s %9s %6s %11s  no valid repetitions (%d invalid): no statistics\n", r->namew, p->op, sz, root, vr, p->reps);
         else {
             char ck[32];
-            fprintf(f, "%-22s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s", p->op, sz, root, vr, isochron_fmt_time(s->median, a, sizeof a),
+            fprintf(f, "%-*s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s", r->namew, p->op, sz, root, vr, isochron_fmt_time(s->median, a, sizeof a),
                     isochron_fmt_time(0.5 * (s->med_hi - s->med_lo), c, sizeof c), isochron_fmt_time(s->mean, bb, sizeof bb), isochron_fmt_time(s->min, d, sizeof d),
                     isochron_fmt_time(p->start_spread, e, sizeof e), isochron_fmt_time(p->clock_bound, ck, sizeof ck), stop_name(p->stop));
             /* a clock error that is not small next to the result makes the result doubtful: say so */

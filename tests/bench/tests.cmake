@@ -40,6 +40,8 @@ add_test(NAME bench_clock_fields
          COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 3 $<TARGET_FILE:isochron-bench> --ops allreduce,bcast,alltoall --sizes 8,1K,64K --max-reps 200 --skew offset=1ms,drift=2,seed=21 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_clock_on.jsonl && ${ISOCHRON_MPIRUN_LOCAL} -np 3 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 8 --max-reps 20 --track off --skew offset=1ms,drift=2,seed=21 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_clock_off.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_clock.py ${CMAKE_CURRENT_BINARY_DIR}/bench_clock_on.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_clock_off.jsonl 2.5e-6")
 set_tests_properties(bench_clock_fields PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_clock: PASS")
 isochron_cli_test(bench_bad_track 1 TOOL isochron-bench EXPECT nonzero MATCH "--track 'maybe'" "on, off" ARGS --track maybe)
+# the table pads operation names to the longest one selected (names of up to 36 characters; the column was 22)
+isochron_cli_test(bench_table_long_names 2 TOOL isochron-bench EXPECT zero MATCH "operation                                 size" "\nallreduce                                  8 B" "\nneighbor_allgatherv_graph_persistent       8 B" ARGS --ops allreduce,neighbor_allgatherv_graph_persistent --sizes 8 --max-reps 20 --quiet)
 isochron_cli_test(bench_table_clock 2 TOOL isochron-bench EXPECT zero MATCH "clock±" "tracking=true" ARGS --ops allreduce --sizes 8 --max-reps 20 --quiet)
 
 # Round-Time: a rank made late on purpose (test hook ISOCHRON_TEST_LATE=R:K) invalidates exactly
