@@ -80,9 +80,11 @@ typedef struct {
                                root and ack methods, whose correction is measured for one root */
     int retries;          /**< a point whose valid share ends below retry_below is measured again from a fresh start
                                (set-up, warm-up, the scheme's Bcast latency measured anew), at most this many times
-                               (default 1, at most ISOCHRON_MAX_RETRIES; 0: never): a burst of outside load that
+                               (default 3, at most ISOCHRON_MAX_RETRIES; 0: never): a burst of outside load that
                                invalidated a stretch of repetitions is not the operation's. The last try is the result;
-                               the record keeps each discarded try's share (isochron_point_t.retry_share) */
+                               the record keeps each discarded try's share (isochron_point_t.retry_share). A run retries
+                               while its retried tries are fewer than retries + 0.25 x the points measured before, so a
+                               machine busy throughout costs about 1.25x the time */
     double retry_below;   /**< the valid share under which a point is retried (default 0.9; 0: never) */
     double inject_slowdown; /**< testing knob (0: off): after the operation each rank busy-waits this fraction of the
                                operation's own local duration, inside the timed region, so a run is slower by a known

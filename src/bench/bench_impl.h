@@ -20,6 +20,7 @@ struct isochron_bench {
     isochron_barrier_t *bar; /* the barrier scheme's barrier (created with the engine) */
     isochron_track_t *track; /* clock tracking (own_track: created by the engine at the first point) */
     int own_track;
+    int points_done, retries_made; /* points measured and retried tries so far (the run's retry budget) */
 };
 
 /* Per-point state of a scheme/method. */

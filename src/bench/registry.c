@@ -62,7 +62,7 @@ void isochron_bench_opts_default(isochron_bench_opts_t *o)
     o->budget = 1.0;
     o->slack = 4.0;
     o->late_cap = ISOCHRON_LATE_CAP_AUTO;
-    o->retries = 1;
+    o->retries = 3;
     o->retry_below = 0.9;
     o->validate = 1;
     o->track = 1;

@@ -19,6 +19,11 @@ The hooked lateness D (seconds) is within --late-cap x the run time: the
 tolerance must widen to at least D (recorded in the point, adapted >= 1) and
 at least half of the hooked repetitions of the second half must then be valid
 (without the widening none is).
+  check_late.py FILE 1 --budget N
+Every repetition of every point is late and the run had --retries N: each
+point's retries follow the run's retry budget (a retry only while the run's
+retried tries are fewer than N + 0.25 x the points before), recomputed here
+point by point, and every discarded share is 0.
 Prints "check_late: PASS" or the first problem."""
 import json, sys
 
@@ -28,6 +33,22 @@ def fail(msg):
 
 path, k = sys.argv[1], int(sys.argv[2])
 pts = [json.loads(line) for line in open(path) if '"type":"point"' in line]
+if sys.argv[3] == "--budget":
+    n, made, got, want = int(sys.argv[4]), 0, [], []
+    for i, p in enumerate(pts):
+        r = 0
+        while r < n and made < n + 0.25 * i:
+            r += 1
+            made += 1
+        want.append(r)
+        got.append(p.get("retries"))
+        if (p.get("retry_valid_share") or []) != [0] * (p.get("retries") or 0): fail(f"point {i}: discarded shares {p.get('retry_valid_share')}")
+        if p["valid"] != 0: fail(f"point {i}: {p['valid']} valid repetitions, every one was made late")
+    print(f"  retries per point {got}, the budget allows {want}")
+    if len(pts) < 6: fail(f"{len(pts)} points: too few to see the budget")
+    if got != want: fail(f"retries per point {got}, expected {want}")
+    print("check_late: PASS")
+    sys.exit(0)
 if len(pts) != 1: fail(f"expected one point, found {len(pts)}")
 p = pts[0]
 valid = p["raw"]["valid"]
