@@ -83,7 +83,7 @@ typedef struct {
                                (default 3, at most ISOCHRON_MAX_RETRIES; 0: never): a burst of outside load that
                                invalidated a stretch of repetitions is not the operation's. The last try is the result;
                                the record keeps each discarded try's share (isochron_point_t.retry_share). A run retries
-                               while its retried tries are fewer than retries + 0.25 x the points measured before, so a
+                               while its retried tries are fewer than 12 + 0.25 x the points measured before, so a
                                machine busy throughout costs about 1.25x the time */
     double retry_below;   /**< the valid share under which a point is retried (default 0.9; 0: never) */
     double inject_slowdown; /**< testing knob (0: off): after the operation each rank busy-waits this fraction of the

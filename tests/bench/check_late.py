@@ -22,7 +22,7 @@ at least half of the hooked repetitions of the second half must then be valid
   check_late.py FILE 1 --budget N
 Every repetition of every point is late and the run had --retries N: each
 point's retries follow the run's retry budget (a retry only while the run's
-retried tries are fewer than N + 0.25 x the points before), recomputed here
+retried tries are fewer than 12 + 0.25 x the points before), recomputed here
 point by point, and every discarded share is 0.
 Prints "check_late: PASS" or the first problem."""
 import json, sys
@@ -37,7 +37,7 @@ if sys.argv[3] == "--budget":
     n, made, got, want = int(sys.argv[4]), 0, [], []
     for i, p in enumerate(pts):
         r = 0
-        while r < n and made < n + 0.25 * i:
+        while r < n and made < 12 + 0.25 * i:
             r += 1
             made += 1
         want.append(r)
@@ -45,7 +45,7 @@ if sys.argv[3] == "--budget":
         if (p.get("retry_valid_share") or []) != [0] * (p.get("retries") or 0): fail(f"point {i}: discarded shares {p.get('retry_valid_share')}")
         if p["valid"] != 0: fail(f"point {i}: {p['valid']} valid repetitions, every one was made late")
     print(f"  retries per point {got}, the budget allows {want}")
-    if len(pts) < 6: fail(f"{len(pts)} points: too few to see the budget")
+    if len(pts) < 12: fail(f"{len(pts)} points: too few to see the budget")
     if got != want: fail(f"retries per point {got}, expected {want}")
     print("check_late: PASS")
     sys.exit(0)
