@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Between-launch spread of isochron beside OSU Micro-Benchmarks (issue 12), run the same way:
-# LAUNCHES rounds, each round one isochron-bench launch (allreduce, bcast, alltoall at 8 B,
-# 1 KiB, 64 KiB) and one launch of each OSU collective benchmark, so that the machine's drift
-# hits both tools alike. Prints per point the sd of the log launch values (~CV) per tool:
-# isochron's launch median, OSU's "Avg Latency" (its mean over iterations, averaged over ranks).
-# OSU is not part of isochron: build it outside the repository and give its binaries' directory
-# in OSU_DIR (osu_allreduce, osu_bcast, osu_alltoall). Without OSU_DIR only isochron is run.
-# A benchmark, not a test. usage: OSU_DIR=/path bench/tool_spread.sh ; env NP (2), LAUNCHES
-# (8), REPS (isochron max-reps, 200), BUILD, PY
+# Between-launch spread of isochron beside OSU Micro-Benchmarks and Intel MPI Benchmarks (issue 12),
+# run the same way: LAUNCHES rounds, each round one isochron-bench launch (allreduce, bcast,
+# alltoall at 8 B, 1 KiB, 64 KiB), one launch of each OSU collective benchmark and one IMB-MPI1
+# launch of the three, so that the machine's drift hits every tool alike. Prints per point the sd
+# of the log launch values (~CV) per tool: isochron's launch median, OSU's "Avg Latency" (its mean
+# over iterations, averaged over ranks), IMB's t_avg (its mean over repetitions, averaged over
+# ranks). OSU and IMB are not part of isochron: build them outside the repository and give OSU's
+# binaries' directory in OSU_DIR (osu_allreduce, osu_bcast, osu_alltoall; OSU 7 keeps them in
+# collective/) and IMB-MPI1's path in IMB. Without them only isochron is run.
+# A benchmark, not a test. usage: OSU_DIR=/path IMB=/path/IMB-MPI1 bench/tool_spread.sh ; env NP
+# (2), LAUNCHES (8), REPS (isochron max-reps, 200), BUILD, PY
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NP=${NP:-2}
@@ -18,14 +20,18 @@ PY=${PY:-python3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "between-launch spread per tool: $NP ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-     "$LAUNCHES launches per tool; OSU: ${OSU_DIR:-not given}"
+     "$LAUNCHES launches per tool; OSU: ${OSU_DIR:-not given}; IMB: ${IMB:-not given}"
+osu() { if [ -x "$OSU_DIR/osu_$1" ]; then echo "$OSU_DIR/osu_$1"; else echo "$OSU_DIR/collective/osu_$1"; fi; }
 for i in $(seq 1 "$LAUNCHES"); do
   tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --ops allreduce,bcast,alltoall --sizes 8,1K,64K \
       --max-reps "$REPS" --quiet --format none --jsonl "$out/iso-$i.jsonl"
   if [ -n "${OSU_DIR:-}" ]; then
     for op in allreduce bcast alltoall; do
-      tools/mpirun-local -np "$NP" "$OSU_DIR/osu_$op" -m 8:65536 > "$out/osu-$op-$i.txt"
+      tools/mpirun-local -np "$NP" "$(osu "$op")" -m 8:65536 > "$out/osu-$op-$i.txt"
     done
+  fi
+  if [ -n "${IMB:-}" ]; then
+    tools/mpirun-local -np "$NP" "$IMB" Allreduce Bcast Alltoall -msglog 3:16 -npmin "$NP" > "$out/imb-$i.txt"
   fi
 done
 $PY - "$out" "$LAUNCHES" <<'PY'
@@ -45,9 +51,17 @@ for i in range(1, n + 1):
                 f = line.split()
                 if len(f) == 2 and f[0].isdigit() and int(f[0]) in sizes:
                     vals.setdefault(("OSU", op, int(f[0])), []).append(float(f[1]))
+    path, op = os.path.join(d, f"imb-{i}.txt"), None
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith("# Benchmarking"):
+                op = line.split()[2].lower()
+            f = line.split()
+            if op in ops and len(f) == 5 and f[0].isdigit() and int(f[0]) in sizes:
+                vals.setdefault(("IMB", op, int(f[0])), []).append(float(f[4]))
 def sd_log(v):
     return statistics.stdev([math.log(x) for x in v]) if len(v) > 1 and min(v) > 0 else None
-tools = sorted({k[0] for k in vals}, reverse=True)
+tools = [t for t in ("isochron", "OSU", "IMB") if any(k[0] == t for k in vals)]
 print(f"\n{'op':<10} {'size':>6}  " + "".join(f"{t + ' CV':>14}" for t in tools))
 per = {t: [] for t in tools}
 for op in ops:
