@@ -10,7 +10,10 @@
 #  3. coverage: the share of launch medians of the next set that fall inside the 95 % CI and the
 #     rerun (prediction) interval announced from the previous set (target >= 90 %);
 #  4. the between-launch spread (sd of log launch medians ~ CV) per point, and each launch's own
-#     95 % CI beside it.
+#     95 % CI beside it;
+#  5. what detection needs: per point the paired spread of the detection sets, the power that
+#     their blocks had for the injected slowdown (predicted detection, beside the observed one),
+#     and the blocks / launches per side that would see it with 80 % power.
 # A benchmark, not a test: it prints tables. CPU-heavy (PAIRS x 4 x LAUNCHES launches).
 # usage: bench/reproducibility.sh ; env NP (2), LAUNCHES (5), PAIRS (20), OPS, SIZES,
 #        SLOW (the injected slowdown of the detection sets, 0.1), REPS (max-reps, 1000), BUILD, KEEP (a directory to keep
@@ -134,5 +137,26 @@ for (op, size), v in sorted(rows.items()):
 print(f"   all points: median launch CV {100 * statistics.median(allcv):.1f} %,"
       f" 75th percentile {100 * sorted(allcv)[int(0.75 * (len(allcv) - 1))]:.1f} %"
       f" (launches.DEFAULT_LAUNCH_SPREAD = {100 * launches.DEFAULT_LAUNCH_SPREAD:g} %)")
+
+print(f"\n5. what detection needs (launches.power / launches_needed, noncentral t; alpha 0.05, 80 % power)")
+print("   op         size   paired spread  power of these blocks  blocks needed  launches/side needed (unpaired)")
+pred, sp_all = [], []
+for (op, size), v in sorted(rows.items()):
+    sp = [r["spread"] for c in det for r in c.rows if (r["op"], r["bytes"]) == (op, size) and r.get("spread")]
+    cv = statistics.median([x for x in v["cv"] if x is not None])
+    if not sp:
+        continue
+    s_p = statistics.median(sp)
+    sp_all.append(s_p)
+    n_b = det[0].rows[0]["na"]
+    pw = launches.power(s_p, math.log(1 + slow), n_b, paired=True)
+    pred.append(pw)
+    need_p = launches.launches_needed(s_p, math.log(1 + slow), paired=True)
+    need_u = launches.launches_needed(cv, math.log(1 + slow))
+    print(f"   {op:<10} {fmt_bytes(size):>6}  {100 * s_p:8.1f} %     {100 * pw:12.1f} %        {need_p!s:>6}         {need_u!s:>6}")
+if pred:
+    print(f"   predicted detection over points: {100 * statistics.mean(pred):.1f} % (observed above: {100 * f_d / max(n_d, 1):.1f} %)")
+    print(f"   5 launches per side see a {100 * slow:g} % change with 80 % power only below a spread of"
+          f" {100 * next(x / 1000 for x in range(1, 1000) if launches.launches_needed(x / 1000, math.log(1 + slow)) > 5):.1f} % (unpaired)")
 PY
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

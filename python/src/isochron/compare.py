@@ -128,10 +128,16 @@ def _launch_row(row, pa_list, pb_list, threshold, alpha, default_spread):
         verdict = "improvement"
     elif r["one_launch"] or (r["source"] == "default"):
         verdict = "inconclusive: one launch per side"
+    # power: what these launches can see at this spread, and how many would see the threshold
+    # (a one-launch comparison is judged on the default spread: its figures are for 2+ launches)
+    paired, n = bool(pairs), max(2, min(r["na"], r["nb"]))
+    det = _launches.detectable(r["spread"], n, alpha, paired=paired)
+    need = _launches.launches_needed(r["spread"], math.log(1 + threshold), alpha, paired=paired)
     row.update(a_median_s=_launches._median(ma), b_median_s=_launches._median(mb), ratio=ratio,
                test=test, p=r["p"], significant=r["significant"], verdict=verdict,
                na=r["na"], nb=r["nb"], spread=r["spread"], spread_source=r["source"],
-               limit=math.exp(r["limit"]))
+               limit=math.exp(r["limit"]), detectable=None if det is None else math.exp(det),
+               needed=need)
 
 
 def _label(p, keys):
@@ -203,14 +209,17 @@ def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
         shown.insert(0, "op")
     launch = cmp.level == "launch"
     cols = shown + ["size", "A median [µs]", "B median [µs]", "B/A"] + (
-        ["launches", "beyond"] if launch else []) + ["test", "p", "verdict"]
+        ["launches", "beyond", "sees", "needs"] if launch else []) + ["test", "p", "verdict"]
     rows = []
     for r in cmp.rows:
         lcells = []
         if launch:
             lim = r.get("limit")
+            det, need = r.get("detectable"), r.get("needed")
             lcells = [f"{r.get('na', 0)}/{r.get('nb', 0)}",
-                      MISSING if lim is None else f"{lim:.3g}x"]
+                      MISSING if lim is None else f"{lim:.3g}x",
+                      MISSING if det is None else f"{det:.3g}x",
+                      MISSING if need is None else (f"{need}" if need < 10000 else ">10000")]
         rows.append([r[k] for k in shown] + [
             fmt_bytes(r.get("bytes")), fmt_time(r["a_median_s"]), fmt_time(r["b_median_s"]),
             MISSING if r["ratio"] is None else f"{r['ratio']:.3f}"] + lcells + [r["test"],
@@ -229,7 +238,9 @@ def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
                      " the log ratios of the launches of each block when A and B are two"
                      " configurations of one interleaved set; beyond = the factor B/A must exceed"
                      f" (or fall below its inverse) to be significant at alpha {alpha:g} given"
-                     " that spread")
+                     " that spread; sees = the factor these launches flag with 80 % power;"
+                     f" needs = launches per side (blocks when paired) that flag a true ±{100 * threshold:g} %"
+                     " with 80 % power at that spread (noncentral t)")
         if spreads:
             notes.append(f"one launch per side: no between-launch spread in the data; the default"
                          f" spread {100 * spreads[0][1]:g} % (sd of log launch medians, measured"
@@ -245,4 +256,4 @@ def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
     notes += [f"warning: {w}" for w in cmp.warnings]
     title = f"comparison: ratio of medians B/A, {len(cmp.rows)} matched points," \
             f" {len(cmp.regressions)} regression(s)"
-    return Table(title, cols, rows, right=set(range(n, n + (8 if launch else 6))), notes=notes)
+    return Table(title, cols, rows, right=set(range(n, n + (10 if launch else 6))), notes=notes)
