@@ -280,6 +280,37 @@ static void test_flatten(isochron_timer_t *tm, isochron_timer_t *other)
     CHECK(rc < 0, "unflatten of (NULL, 0) fails (%s)", isochron_strerror(rc));
 }
 
+/* Every change of a layer changes what the clock reads: the clock applies the
+ * layers merged into one model, which must follow push, set, fold and
+ * unflatten (a stale merge would read the old model). */
+static void test_changes_reach_reads(isochron_timer_t *tm)
+{
+    isochron_clock_t *c = NULL, *u = NULL;
+    isochron_lm_t A = {2e-6, 0.5, ISOCHRON_LM_LINEAR}, B = {-3e-6, -1.25, ISOCHRON_LM_LINEAR}, C = {1e-7, 4e-3, ISOCHRON_LM_LINEAR};
+    double t = 86400.123456789;
+    CHECK_RC(isochron_clock_create(tm, &c), ISOCHRON_OK, "clock for layer changes");
+    if (!c) return;
+    isochron_clock_push_layer(c, A, NULL);
+    CHECK(fabs(isochron_clock_apply(c, t) - isochron_lm_apply(A, t)) <= 1e-15 * t, "push: the clock reads A");
+    isochron_clock_set_layer(c, 0, B);
+    CHECK(fabs(isochron_clock_apply(c, t) - isochron_lm_apply(B, t)) <= 1e-15 * t, "set: the clock reads B, not A");
+    isochron_clock_push_layer(c, C, NULL);
+    double cb = isochron_lm_apply(C, isochron_lm_apply(B, t));
+    CHECK(fabs(isochron_clock_apply(c, t) - cb) <= 2e-15 * t, "push over B: the clock reads C(B(t))");
+    isochron_clock_fold_top(c);
+    CHECK(isochron_clock_depth(c) == 1 && fabs(isochron_clock_apply(c, t) - cb) <= 2e-15 * t, "fold: one layer, same reading");
+    unsigned char buf[256];
+    size_t need = 0;
+    isochron_clock_set_layer(c, 0, A);
+    CHECK_RC(isochron_clock_flatten(c, buf, sizeof buf, &need), ISOCHRON_OK, "flatten");
+    CHECK_RC(isochron_clock_unflatten(buf, need, tm, &u), ISOCHRON_OK, "unflatten");
+    if (u) CHECK(fabs(isochron_clock_apply(u, t) - isochron_lm_apply(A, t)) <= 1e-15 * t, "unflatten: the copy reads A");
+    double a = isochron_timer_now(tm), g = isochron_clock_now(c), b = isochron_timer_now(tm);
+    CHECK(g >= isochron_lm_apply(A, a) - 1e-9 && g <= isochron_lm_apply(A, b) + 1e-9, "now() reads the last set model");
+    isochron_clock_destroy(u);
+    isochron_clock_destroy(c);
+}
+
 int main(void)
 {
     test_models();
@@ -291,6 +322,7 @@ int main(void)
     if (tm && other) {
         test_nesting(tm);
         test_flatten(tm, other);
+        test_changes_reach_reads(tm);
     }
     isochron_timer_destroy(tm);
     isochron_timer_destroy(other);
