@@ -31,7 +31,11 @@ typedef struct {
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
 #define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
+#define APP_OPT_BIND {"bind", "auto|off", "auto: on a node running more ranks than CPUs whose ranks are all unbound, bind each rank to one CPU (node-local rank mod CPUs), so ranks do not migrate at start times; off: leave binding to the launcher", "auto"}
 #define APP_OPT_SYNC_LIMIT {"sync-limit", "SECONDS", "refuse a --sync spec estimated to take longer than this (0: no limit)", "600"}
+
+/* --bind auto|off (see common.c): 0, or 2 after a message. Collective. *bound = 1 when the ranks were bound here. */
+int app_bind(const char *prog, const char *v, MPI_Comm comm, int rank, int *bound);
 
 /* Parse argv against opts. values[i] receives the argument (or "1" for a
  * flag given). Returns 0, or 2 after printing a clear message to stderr (rank 0). */

@@ -23,7 +23,7 @@
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
        O_SLACK, O_LATECAP, O_RETRIES, O_RETRYBELOW, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_STARTUP, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_BIND, O_STARTUP, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
@@ -71,6 +71,7 @@ static const app_option_t opts[NOPT] = {
     [O_LMET] = {"list-methods", NULL, "list the timing methods and exit", NULL},
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
+    [O_BIND] = APP_OPT_BIND,
     [O_STARTUP] = {"startup", NULL, "measure start-up only (osu_init/osu_hello): each rank's MPI_Init and first MPI_Barrier and MPI_Allreduce, min/mean/max over ranks, then exit", NULL},
     [O_PASSES] = {"passes", "P", "measure every point in P passes over the whole list, each with 1/P of the repetitions and budget and a CI target of sqrt(P) x --rel-ci, and report their union once (a point's repetitions spread over the run: less launch-to-launch spread where the machine's state changes within seconds; needs launches of seconds)", "1"},
     [O_RETRIES] = {"retries", "N", "a point whose valid share ends below --retry-below is measured again from a fresh start, at most N times (0-4), while the run's retried tries are fewer than 12 + 0.25 x the points measured before (a machine busy throughout costs about 1.25x the time); the last try is the result, the record keeps the discarded tries' shares", "3"},
@@ -632,6 +633,8 @@ int main(int argc, char **argv)
     /* ---- clocks (specs checked before any output file is created) */
     if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     if ((code = app_parse_sync_limit("isochron-bench", v[O_SYNCLIM], rank))) goto done;
+    int self_bound = 0;
+    if ((code = app_bind("isochron-bench", v[O_BIND], MPI_COMM_WORLD, rank, &self_bound))) goto done;
     FILE *jf = NULL, *cf = NULL;
     if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
     if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
@@ -704,6 +707,8 @@ int main(int argc, char **argv)
             isochron_json_knumber(&j, "late_cap", bench ? isochron_bench_late_cap(bench) : bo.late_cap);
             isochron_json_kint(&j, "retries", bo.retries);
             isochron_json_knumber(&j, "retry_below", bo.retry_below);
+            isochron_json_kstring(&j, "bind", v[O_BIND] ? v[O_BIND] : "auto");
+            isochron_json_kbool(&j, "bound_by_isochron", self_bound);
             isochron_json_knumber(&j, "window_s", bo.window);
             isochron_json_kint(&j, "msg_window", msg_window);
             isochron_json_kint(&j, "threads", threads);
