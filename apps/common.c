@@ -251,10 +251,10 @@ void app_sync_watchdog(double secs) { sync_watchdog = secs; }
  * auto binds each rank of such a node, when every rank there is unbound, to
  * one CPU, node-local rank r to the (r mod CPUs)-th CPU of its mask, so each
  * core has a fixed set of ranks. Measured on the default sweep at 4 ranks on
- * 2 cores with --retries 0, 6 interleaved rounds: points below 90 % valid 8-32
- * (median 11.5) against 12-48 (median 34.5) unbound, sweep 10.2-21.5 s
- * (median 11.6) against 12.2-18.0 s (median 16.1), per-point medians 0.95x
- * (p10-p90 0.79-1.14: the rounds' noise); bench/results/bind-*. A node that is
+ * 2 cores with --retries 0, 12 interleaved rounds: points below 90 % valid
+ * 6-32 (median 12.5) against 6-48 (median 21.5) unbound, per-point medians
+ * 0.92-0.95x; with the default --retries 3 both leave 0-5, and the sweep's wall
+ * time was not resolved by 6 rounds (bench/results/bind-*). A node that is
  * not oversubscribed, or whose launcher bound anything, is left alone. A
  * failed bind is reported, not fatal: the ranks run unbound as before.
  * Collective over comm; *bound = 1 when this call bound the ranks. */
