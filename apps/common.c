@@ -254,7 +254,10 @@ void app_sync_watchdog(double secs) { sync_watchdog = secs; }
  * 2 cores with --retries 0, 12 interleaved rounds: points below 90 % valid
  * 6-32 (median 12.5) against 6-48 (median 21.5) unbound, per-point medians
  * 0.92-0.95x; with the default --retries 3 both leave 0-5, and the sweep's wall
- * time was not resolved by 6 rounds (bench/results/bind-*). A node that is
+ * time was not resolved by 6 rounds (bench/results/bind-*). Under MPICH, which
+ * busy-polls, two ranks pinned to one CPU hand over only at the end of a time
+ * slice: a 3-rank CLI test took 58 s bound against 8.8 s unbound. So it is not
+ * the default (--bind off); auto is for an MPI that yields. A node that is
  * not oversubscribed, or whose launcher bound anything, is left alone. A
  * failed bind is reported, not fatal: the ranks run unbound as before.
  * Collective over comm; *bound = 1 when this call bound the ranks. */
@@ -266,7 +269,7 @@ int app_bind(const char *prog, const char *v, MPI_Comm comm, int rank, int *boun
         return 2;
     }
 #if defined(__linux__) && !defined(SMPI_ISOCHRON)
-    if (v && !strcmp(v, "off")) return 0;
+    if (!v || !strcmp(v, "off")) return 0; /* off is the default */
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int lrank, nlocal;

@@ -31,7 +31,7 @@ typedef struct {
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
 #define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
-#define APP_OPT_BIND {"bind", "auto|off", "auto: on a node running more ranks than CPUs whose ranks are all unbound, bind each rank to one CPU (node-local rank mod CPUs), so ranks do not migrate at start times; off: leave binding to the launcher", "auto"}
+#define APP_OPT_BIND {"bind", "auto|off", "auto: on a node running more ranks than CPUs whose ranks are all unbound, bind each rank to one CPU (node-local rank mod CPUs), so ranks do not migrate at start times (helps an MPI that yields when idle, as Open MPI does when oversubscribed; slows one that busy-polls, as MPICH does); off: leave binding to the launcher", "off"}
 #define APP_OPT_SYNC_LIMIT {"sync-limit", "SECONDS", "refuse a --sync spec estimated to take longer than this (0: no limit)", "600"}
 
 /* --bind auto|off (see common.c): 0, or 2 after a message. Collective. *bound = 1 when the ranks were bound here. */

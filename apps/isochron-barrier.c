@@ -43,7 +43,7 @@
 #define PROG "isochron-barrier"
 enum { O_BARRIERS, O_EXPS, O_CALLS, O_SHIFT, O_TRIALS, O_THRESH, O_SPREAD, O_SKSPREAD, O_PSIZES, O_PTRIALS, O_SLACK, O_TOL, O_WAIT, O_RDSBS, O_RDSS,
        O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_SEED, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_FORMAT, O_JSONL, O_WATCHDOG, O_QUIET, O_LBAR, O_LEXP,
-       O_SYNCLIM, O_HELP, O_VERSION, NOPT };
+       O_SYNCLIM, O_BIND, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_BARRIERS] = {"barriers", "LIST", "barrier algorithms (comma-separated, or 'all'); see --list-barriers", "all"},
@@ -78,6 +78,7 @@ static const app_option_t opts[NOPT] = {
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_LEXP] = {"list-experiments", NULL, "list the experiments and exit", NULL},
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
+    [O_BIND] = APP_OPT_BIND,
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
@@ -399,6 +400,8 @@ int main(int argc, char **argv)
     if (strcmp(fmt, "table") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, none", fmt);
     if ((code = app_clock_options(PROG, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     if ((code = app_parse_sync_limit(PROG, v[O_SYNCLIM], rank))) goto done;
+    int self_bound = 0;
+    if ((code = app_bind(PROG, v[O_BIND], MPI_COMM_WORLD, rank, &self_bound))) goto done;
     run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};
     isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed, NULL};
     if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
@@ -467,6 +470,8 @@ int main(int argc, char **argv)
         isochron_json_knumber(&j, "late_tolerance_s", tol);
         isochron_json_kstring(&j, "wait", v[O_WAIT] ? v[O_WAIT] : "spin");
         isochron_json_kint(&j, "seed", (long long)seed);
+        isochron_json_kstring(&j, "bind", v[O_BIND] ? v[O_BIND] : "off");
+        isochron_json_kbool(&j, "bound_by_isochron", self_bound);
         isochron_json_object_end(&j);
         isochron_json_record_end(&j);
     }

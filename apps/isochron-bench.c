@@ -707,7 +707,7 @@ int main(int argc, char **argv)
             isochron_json_knumber(&j, "late_cap", bench ? isochron_bench_late_cap(bench) : bo.late_cap);
             isochron_json_kint(&j, "retries", bo.retries);
             isochron_json_knumber(&j, "retry_below", bo.retry_below);
-            isochron_json_kstring(&j, "bind", v[O_BIND] ? v[O_BIND] : "auto");
+            isochron_json_kstring(&j, "bind", v[O_BIND] ? v[O_BIND] : "off");
             isochron_json_kbool(&j, "bound_by_isochron", self_bound);
             isochron_json_knumber(&j, "window_s", bo.window);
             isochron_json_kint(&j, "msg_window", msg_window);

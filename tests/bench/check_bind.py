@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_bind: --bind auto and off, on any machine.
   check_bind.py AUTO.jsonl OFF.jsonl
-AUTO was run with the default --bind auto, OFF with --bind off, same ranks.
+AUTO was run with --bind auto, OFF with the default --bind off, same ranks.
   - OFF: isochron bound nothing (options.bound_by_isochron false);
   - AUTO on an oversubscribed node whose ranks OFF shows unbound: every rank is
     bound to one CPU, ranks spread round-robin (no CPU holds more than
@@ -31,9 +31,9 @@ b_auto, b_off = auto["run"]["binding"], off["run"]["binding"]
 print(f"  {ranks} ranks, oversubscribed {auto['oversubscribed']}; binding auto {b_auto}, off {b_off};"
       f" bound_by_isochron auto {auto['options']['bound_by_isochron']}, off {off['options']['bound_by_isochron']}")
 if off["options"]["bound_by_isochron"] or off["options"]["bind"] != "off":
-    fail("--bind off bound the ranks, or did not record it")
+    fail("the default (--bind off) bound the ranks, or did not record it")
 if auto["options"]["bind"] != "auto":
-    fail("the default --bind is not recorded as auto")
+    fail("--bind auto is not recorded")
 if auto["oversubscribed"] and b_off == "unbound":
     if not auto["options"]["bound_by_isochron"]:
         fail("an oversubscribed node with unbound ranks was not bound")

@@ -77,10 +77,10 @@ add_test(NAME bench_roundtime_retry_budget
          COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 4,8,12,16,20,24,28,32,36,40,44,48,52,56 --max-reps 10 --max-attempts 10 --retries 2 --rel-ci 0 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_budget.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_budget.jsonl 1 --budget 2")
 set_tests_properties(bench_roundtime_retry_budget PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:1" TIMEOUT 60 LABELS "cli"
                      PASS_REGULAR_EXPRESSION "check_late: PASS")
-# --bind auto binds the ranks of an oversubscribed, unbound node one CPU each (round-robin); off and
+# --bind auto binds the ranks of an oversubscribed, unbound node one CPU each (round-robin); off (the default) and
 # nodes that are not oversubscribed keep the launcher's binding (holds on any number of cores)
 add_test(NAME bench_bind_np4
-         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 4 $<TARGET_FILE:isochron-bench> --ops barrier --sizes 0 --max-reps 20 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bind_auto.jsonl && ${ISOCHRON_MPIRUN_LOCAL} -np 4 $<TARGET_FILE:isochron-bench> --ops barrier --sizes 0 --max-reps 20 --bind off --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bind_off.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_bind.py ${CMAKE_CURRENT_BINARY_DIR}/bind_auto.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bind_off.jsonl")
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 4 $<TARGET_FILE:isochron-bench> --ops barrier --sizes 0 --max-reps 20 --bind auto --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bind_auto.jsonl && ${ISOCHRON_MPIRUN_LOCAL} -np 4 $<TARGET_FILE:isochron-bench> --ops barrier --sizes 0 --max-reps 20 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bind_off.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_bind.py ${CMAKE_CURRENT_BINARY_DIR}/bind_auto.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bind_off.jsonl")
 set_tests_properties(bench_bind_np4 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 60 LABELS "cli"
                      PASS_REGULAR_EXPRESSION "check_bind: PASS")
 isochron_cli_test(bench_bad_bind 1 TOOL isochron-bench EXPECT nonzero MATCH "--bind 'maybe'" "auto or off" ARGS --bind maybe)
