@@ -46,9 +46,10 @@ isochron_cli_test(bench_table_clock 2 TOOL isochron-bench EXPECT zero MATCH "clo
 
 # Round-Time: a rank made late on purpose (test hook ISOCHRON_TEST_LATE=R:K) invalidates exactly
 # those repetitions, max-reps counts valid ones, and max-attempts ends a point where none is valid
-# (late_always also checks --retries: a point below --retry-below is tried again, each discarded try
+# (late_always, 5 ms late each time so that no tolerance reaches it, also checks --retries: a point below
+# --retry-below is tried again, each discarded try
 # recorded; late_every_7 runs with --retries 0, its share of 6/7 would be retried)
-foreach(case "late_every_7;1:7;50" "late_always;1:1;20;30;2")
+foreach(case "late_every_7;1:7;50" "late_always;1:1:0.005;20;30;2")
   list(GET case 0 name)
   list(GET case 1 hook)
   list(GET case 2 maxr)
@@ -72,10 +73,12 @@ add_test(NAME bench_roundtime_late_widens
          COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 64K --late-cap 10 --retries 0 --max-reps 100 --rel-ci 0 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl 2 --widen 50e-6")
 set_tests_properties(bench_roundtime_late_widens PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:2:50e-6" TIMEOUT 60 LABELS "cli"
                      PASS_REGULAR_EXPRESSION "check_late: PASS")
-# ... and the run's retry budget: with every repetition late, retries stop at 12 + 0.25 x the points before
+# ... and the run's retry budget: with every repetition 5 ms late (beyond any tolerance: the default hook delay
+# is 3 Bcast latencies + 100 us, which a tolerance carried over a busy sweep can reach), retries stop at
+# 12 + 0.25 x the points before
 add_test(NAME bench_roundtime_retry_budget
          COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 4,8,12,16,20,24,28,32,36,40,44,48,52,56 --max-reps 10 --max-attempts 10 --retries 2 --rel-ci 0 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_budget.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_budget.jsonl 1 --budget 2")
-set_tests_properties(bench_roundtime_retry_budget PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:1" TIMEOUT 60 LABELS "cli"
+set_tests_properties(bench_roundtime_retry_budget PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:1:0.005" TIMEOUT 60 LABELS "cli"
                      PASS_REGULAR_EXPRESSION "check_late: PASS")
 # --bind auto binds the ranks of an oversubscribed, unbound node one CPU each (round-robin); off (the default) and
 # nodes that are not oversubscribed keep the launcher's binding (holds on any number of cores)
