@@ -198,6 +198,14 @@ def test_compare_states_what_its_launches_can_see(cli):
         assert r["needed"] == need and need > 5      # an A/A pair of 5 blocks cannot see 10 % here
     rc, out, _ = cli("compare", AA + ":a1", AA + ":a2", "--threshold", "10%")
     assert rc == 0 and "sees" in out and "needs" in out and "80 % power" in out
+    # show states the same for a 10 % change, per point, from each point's own launch CV
+    rc, out, _ = cli("show", AA)
+    assert rc == 0 and "for ±10 %" in out
+    for s in launches.launch_stats(isochron.read(AA).records["point"]):
+        need = launches.launches_needed(s.sd_log, math.log(1.1))
+        row = [l for l in out.splitlines() if l.startswith(s.point["config"]) and
+               f" {launches.fmt_pct(s.sd_log)} " in l]
+        assert row and f" {need} " in row[0], (s.point["op"], s.point["bytes"], need, row)
 
 
 # ---- show, report, plot ---------------------------------------------------------------------

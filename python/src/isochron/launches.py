@@ -484,6 +484,11 @@ def _ci_cell(lo, hi):
     return f"{fmt_time(lo)} .. {fmt_time(hi)}"
 
 
+def _needed_cell(spread):
+    n = launches_needed(spread, math.log(1.1)) if spread else None
+    return MISSING if n is None else (f"{n}" if n < 10000 else ">10000")
+
+
 def launch_tables(points, level=0.95):
     """Launch-level tables (one per operation) when some point has several launches."""
     from .tables import Table
@@ -496,14 +501,15 @@ def launch_tables(points, level=0.95):
         varying = [k for k in ("config", "scheme", "method", "barrier", "nprocs", "root")
                    if len({repr(s.point.get(k)) for s in group}) > 1]
         cols = varying + ["size", "launches", "median [µs]", f"{level * 100:g} % CI [µs]",
-                          "rerun [µs]", "launch CV", "between share", "launch medians [µs]"]
+                          "rerun [µs]", "launch CV", "between share", "for ±10 %",
+                          "launch medians [µs]"]
         rows = []
         for s in sorted(group, key=lambda s: tuple(str(s.point.get(k)) for k in varying)
                         + (s.point.get("bytes") or 0,)):
             rows.append([s.point.get(k) for k in varying] + [
                 fmt_bytes(s.point.get("bytes")), s.n, fmt_time(s.center), _ci_cell(*s.ci),
                 _ci_cell(*s.rerun), fmt_pct(s.sd_log), fmt_pct(s.between_share),
-                " ".join(fmt_time(m, digits=3) for m in s.medians)])
+                _needed_cell(s.sd_log), " ".join(fmt_time(m, digits=3) for m in s.medians)])
         n = len(varying)
         notes = [f"median: of the launch medians; CI: Student's t over the logs of the launch"
                  f" medians ({level * 100:g} %), the headline uncertainty: it is what reruns see,"
@@ -511,9 +517,11 @@ def launch_tables(points, level=0.95):
                  "rerun: where one new launch's median falls (t prediction interval);"
                  " launch CV: sd of the log launch medians",
                  "between share: the between-launch part of the variance of single repetitions"
-                 " (method of moments over the launch means and repetition variances)"]
+                 " (method of moments over the launch means and repetition variances)",
+                 "for ±10 %: launches per side that `isochron compare` needs to flag a true 10 %"
+                 " change with 80 % power at this launch CV (two-sample t; launches_needed)"]
         out.append(Table(f"operation {op}: across launches", cols, rows,
-                         right=set(range(n, n + 7)), notes=notes))
+                         right=set(range(n, n + 8)), notes=notes))
     return out
 
 
