@@ -30,7 +30,9 @@ for impl in $IMPLS; do
     echo "  np $np: clock, bench, barrier ran"
   done
   ops=$("$build/isochron-bench" --list-ops | awk '$1 ~ /^[a-z][a-z0-9_]*$/ {print $1}' | paste -sd, -)
-  tools/mpirun-local -np 3 "$build/isochron-bench" --ops "$ops" --sizes 0,8,4K --validate 2 --min-reps 5 --max-reps 5 --format none --quiet --jsonl "$out/ops-3.jsonl"
+  # every operation once, every repetition validated; --retries 0: a 5-repetition point at 3 ranks on
+  # 2 cores is below 90 % valid with one late start, and retrying it here tests nothing (make test does)
+  tools/mpirun-local -np 3 "$build/isochron-bench" --ops "$ops" --sizes 0,8,4K --validate 2 --min-reps 5 --max-reps 5 --retries 0 --format none --quiet --jsonl "$out/ops-3.jsonl"
   echo "  np 3: $(grep -c '"type":"point"' "$out/ops-3.jsonl") points of $(tr ',' '\n' <<<"$ops" | wc -l) operations, every repetition validated"
   "$REPORT" report "$out/clock-4.jsonl" "$out/bench-4.jsonl" "$out/barrier-4.jsonl" -o "$out/report" >/dev/null
   [ -s "$out/report/index.html" ] || { echo "test-pypi-mpi: $impl: no report"; exit 1; }
