@@ -51,6 +51,7 @@ int isochron_clock_create(isochron_timer_t *timer, isochron_clock_t **out)
     isochron_clock_t *c = calloc(1, sizeof *c);
     if (!c) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory creating clock");
     c->timer = timer;
+    merge_layers(c);
     *out = c;
     return ISOCHRON_OK;
 }
@@ -136,12 +137,7 @@ void isochron_clock_wait_until(isochron_clock_t *c, double t, int yield)
         isochron_spin_until(clock_now_cb, c, t);
 }
 
-isochron_lm_t isochron_clock_model(const isochron_clock_t *c)
-{
-    isochron_lm_t m = isochron_lm_identity();
-    for (int i = 0; i < c->depth; i++) m = isochron_lm_merge(c->layer[i], m);
-    return m;
-}
+isochron_lm_t isochron_clock_model(const isochron_clock_t *c) { return c->merged; }
 
 int isochron_clock_depth(const isochron_clock_t *c) { return c->depth; }
 isochron_lm_t isochron_clock_layer(const isochron_clock_t *c, int i)
