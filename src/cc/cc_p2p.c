@@ -426,6 +426,21 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     return recv_only(buf, count, datatype, source, tag, comm, status, "MPI_Recv");
 }
 
+/* The send + receive pair of Sendrecv and Sendrecv_replace, both posted (r[0]
+ * the send, r[1] the receive): count the send, keep the state unsafe while the
+ * receive is open, wait (joining the protocol, or blocking when a checkpoint is
+ * pending), and give the receive's status to *sp. */
+static int pair_wait(MPI_Comm comm, int source, int dest, MPI_Request *r, MPI_Status *st, MPI_Status *sp, const char *name)
+{
+    icc_count_sent(comm, dest);
+    icc_open_recvs++, icc_nofreeze++;
+    waitfor_ranks(comm, source, dest);
+    int rc = icc_pending ? block_on_all(2, r, st, name) : wait_all_joining(2, r, st, name);
+    icc_open_recvs--, icc_nofreeze--;
+    if (sp != &st[1]) *sp = st[1];
+    return rc;
+}
+
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -440,12 +455,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
         rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[1]);
         if (rc == MPI_SUCCESS) rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[0]);
         if (rc != MPI_SUCCESS) return rc;
-        icc_count_sent(comm, dest);
-        icc_open_recvs++, icc_nofreeze++;
-        waitfor_ranks(comm, source, dest);
-        rc = icc_pending ? block_on_all(2, r, st, "MPI_Sendrecv") : wait_all_joining(2, r, st, "MPI_Sendrecv");
-        icc_open_recvs--, icc_nofreeze--;
-        if (sp != &st[1]) *sp = st[1];
+        rc = pair_wait(comm, source, dest, r, st, sp, "MPI_Sendrecv");
     }
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
@@ -472,14 +482,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     MPI_Request r[2];
     rc = PMPI_Isend(tmp, pos, MPI_PACKED, dest, sendtag, comm, &r[0]);
     if (rc == MPI_SUCCESS) rc = PMPI_Irecv(buf, count, datatype, source, recvtag, comm, &r[1]);
-    if (rc == MPI_SUCCESS) {
-        icc_count_sent(comm, dest);
-        icc_open_recvs++, icc_nofreeze++;
-        waitfor_ranks(comm, source, dest);
-        rc = icc_pending ? block_on_all(2, r, st, "MPI_Sendrecv_replace") : wait_all_joining(2, r, st, "MPI_Sendrecv_replace");
-        icc_open_recvs--, icc_nofreeze--;
-        if (sp != &st[1]) *sp = st[1];
-    }
+    if (rc == MPI_SUCCESS) rc = pair_wait(comm, source, dest, r, st, sp, "MPI_Sendrecv_replace");
     if (tmp != small) free(tmp);
     if (rc == MPI_SUCCESS && source != MPI_PROC_NULL) icc_count_recvd_status(g, sp);
     return rc;
