@@ -102,3 +102,41 @@ def test_random_mutations_never_escape(tmp_path):
         except Exception as exc:  # noqa: BLE001 - this is what the test hunts
             escaped.append(f"mutation {k}: record {i}: {type(exc).__name__}: {exc}")
     assert not escaped, "\n".join(escaped[:10])
+
+
+# The fields of CONTRACT.md (issue 26: resolution, timing method, bound kind, library defects;
+# the clock checks' two bounds and truth) are in the schema: a record carrying them with the
+# contract's types loads, one with a wrong type is refused naming the field.
+CONTRACT_POINT = {"resolution_s": 3.1e-8, "below_resolution": True, "uncertain": False,
+                  "timing": "loop", "timing_choice": "auto", "loop_k": 64,
+                  "clock_bound_kind": "statistical", "clock_bound_stat_s": 1.2e-7,
+                  "clock_bound_hard_s": None, "library_defect": "shmem_long_atomic_fetch_and left the target unchanged"}
+CONTRACT_CHECK = {"bound_stat_s": 2e-7, "bound_hard_s": None, "bound_kind": "hard",
+                  "true_offset_s": 1e-8, "truth": "host-monotonic (boot_id 1234)"}
+
+
+def test_contract_fields_validate():
+    v = _validator()
+    point = dict(_records("bench-roundtime.jsonl")[_first(_records("bench-roundtime.jsonl"), "point")])
+    point.update(CONTRACT_POINT)
+    assert not list(v.iter_errors(point))
+    acc = dict(_records("clock-hca3.jsonl")[_first(_records("clock-hca3.jsonl"), "accuracy")])
+    acc.update(CONTRACT_CHECK)
+    assert not list(v.iter_errors(acc))
+
+
+@pytest.mark.parametrize("rtype,field,value", [
+    ("point", "resolution_s", "1ns"), ("point", "below_resolution", 1), ("point", "uncertain", "no"),
+    ("point", "timing", 3), ("point", "timing_choice", "maybe"), ("point", "loop_k", 0),
+    ("point", "loop_k", 2.5), ("point", "clock_bound_kind", "soft"), ("point", "clock_bound_hard_s", "x"),
+    ("point", "library_defect", ["x"]), ("accuracy", "bound_kind", "exact"), ("accuracy", "bound_stat_s", []),
+    ("accuracy", "truth", 5),
+])
+def test_contract_fields_wrong_type_is_named(tmp_path, rtype, field, value):
+    name = "bench-roundtime.jsonl" if rtype == "point" else "clock-hca3.jsonl"
+    recs = _records(name)
+    i = _first(recs, rtype)
+    recs[i][field] = value
+    with pytest.raises(isochron.IsochronError) as err:
+        isochron.read(_write(tmp_path, recs))
+    assert f"bad.jsonl:{i + 1}:" in str(err.value) and repr(field) in str(err.value), str(err.value)
