@@ -56,11 +56,27 @@ double isochron_timer_tsc_hz(const isochron_timer_t *t);
 void isochron_timer_destroy(isochron_timer_t *t);
 
 /**
- * \brief Read the host-wide truth clock (CLOCK_MONOTONIC): all processes of a
- * host read the same value at the same instant, so it is ground truth for
- * ranks that share a host.
+ * \brief Read the kernel-wide truth clock: CLOCK_MONOTONIC less the offset
+ * of this process's time namespace (/proc/self/timens_offsets, read once), so
+ * every process of one kernel reads the same value at the same instant,
+ * whatever namespaces (containers, the test cluster's "nodes") they run in.
+ * Ground truth for all ranks that share a kernel (isochron_truth_kernel_id);
+ * under SimGrid it is the simulated time.
  */
 double isochron_truth_now(void);
+
+/**
+ * \brief The identity of the kernel this process runs on
+ * (/proc/sys/kernel/random/boot_id, 36 characters, NUL-terminated in \p buf
+ * of \p len >= 37 bytes); "" when unknown. Two processes share the truth clock
+ * if and only if they report the same non-empty identity: hostnames are never
+ * used for that (containers on one kernel have their own).
+ * \return 0, or -1 when unknown.
+ */
+int isochron_truth_kernel_id(char *buf, size_t len);
+
+/** \brief The monotonic offset of this process's time namespace (seconds; 0 without one). */
+double isochron_truth_timens_offset(void);
 
 /** \brief Sleep politely for \p seconds (nanosleep; yields the core). */
 void isochron_sleep(double seconds);

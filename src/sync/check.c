@@ -4,8 +4,11 @@
  *  - Measured: at each wait time, rank 0 measures every rank's global-clock
  *    offset with SKaMPI-Offset on the global clocks, one rank after another
  *    (the others wait politely).
- *  - True: when all ranks share one host, CLOCK_MONOTONIC is one clock for all
- *    of them. Every rank reads it bracketing a jitter-free reading of its
+ *  - True: when all ranks share one kernel (the same boot_id, whatever their
+ *    hostnames or namespaces), CLOCK_MONOTONIC less each process's
+ *    time-namespace offset (isochron_truth_now) is one clock for all of them,
+ *    exact to the kernel's own reading: truth across the "nodes" of a cluster
+ *    built from namespaces (tools/cluster) as on one host. Every rank reads it bracketing a jitter-free reading of its
  *    global clock (the base timer through the injected skew without noise,
  *    then through the model): a pair (m_i, G_i). Rank 0 knows its own global
  *    clock as a function of m from its own pairs (rate estimated over the
@@ -17,11 +20,30 @@
  * node is not starved by ranks spinning for seconds.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
 #include "core/util.h"
 #include "sync/sync_impl.h"
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+int isochron_truth_shared(MPI_Comm comm)
+{
+    if (ISOCHRON_TRUTH_GLOBAL) return 1;
+    char id[40];
+    /* 0 stands for "unknown" and never matches: min == max != 0 means all equal */
+    uint64_t h = isochron_truth_kernel_id(id, sizeof id) == 0 ? fnv1a(id) | 1u : 0, lo = 0, hi = 0;
+    MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, comm);
+    MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, comm);
+    return lo != 0 && lo == hi;
+}
 
 /* (m, base, G) with m bracketing the base read as tightly as possible */
 void isochron_truth_sample(isochron_clock_t *g, double *m, double *b, double *gv)
@@ -46,17 +68,11 @@ double isochron_truth_global(isochron_clock_t *g, double b)
 
 int isochron_sync_true_error(MPI_Comm comm, isochron_clock_t *global, double *max_abs)
 {
-    int me, p, nsize, one, rc;
-    MPI_Comm node;
+    int me, p, one, rc;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
     *max_abs = NAN;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &nsize);
-    MPI_Comm_free(&node);
-    one = nsize == p || ISOCHRON_TRUTH_GLOBAL;
-    MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_MIN, comm);
-    if (!one) return ISOCHRON_OK;
+    if (!isochron_truth_shared(comm)) return ISOCHRON_OK;
     /* rank 0 brackets everyone's samples with two of its own, so its global
      * clock at any rank's monotonic reading is a linear interpolation */
     double ma = 0, b, ga = 0, mb = 0, gb = 0, mine[2], *all = NULL, worst = 0;
@@ -127,13 +143,11 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
     MPI_Comm_rank(work, &me);
     MPI_Comm_size(work, &p);
     MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int nsize, over = 0, any_over = 0;
-    MPI_Comm_size(node, &nsize);
+    int over = 0, any_over = 0;
     over = isochron_node_oversubscribed(node);
     MPI_Comm_free(&node);
     MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, work);
-    int one = nsize == p || ISOCHRON_TRUTH_GLOBAL, truth = 0;
-    MPI_Allreduce(&one, &truth, 1, MPI_INT, MPI_MIN, work);
+    int truth = isochron_truth_shared(work);
     if (has_truth) *has_truth = truth;
 
     isochron_sync_level_t lv;

@@ -218,14 +218,22 @@ int isochron_recompute_intercept(isochron_sync_ctx_t *ctx, MPI_Comm comm, int re
 
 /*
  * ClockPropSync is correct only where every process reads one time source
- * (paper 000, sec. IV-C). Test it rather than trust it: every rank reads its
- * timer bracketed by two readings of the host-wide CLOCK_MONOTONIC, twice,
- * 20 ms apart, and the differences timer - monotonic must agree across ranks
- * within 1 µs both times (catching per-process origins, as with Open MPI's
- * MPI_Wtime, different rates, and injected skews that differ). Injected skew
- * is measured like any timer: ranks given one offset and no drift do share a
- * clock, as the processes of a real node do (the --node-size tests use that).
- * Ranks on different hosts never share.
+ * (paper 000, sec. IV-C). Test it rather than trust it, in three steps, each
+ * refusal naming two ranks that differ:
+ *  1. one kernel: the ranks must share a boot_id (isochron_truth_shared);
+ *     hostnames and MPI's shared-memory nodes are not evidence (containers and
+ *     the namespace cluster give one kernel many), and different kernels never
+ *     share a clock;
+ *  2. injected skew: the parameters each rank's skew injection was given
+ *     (offset, drift, ddrift) must be equal, as they are with --skew ...,by=host
+ *     (one injected clock per node, as real nodes have); per-rank skew gives
+ *     every rank its own oscillator, which a 20 ms sample cannot tell apart at
+ *     a few ppm but which leaves prop's copies microseconds off after seconds;
+ *  3. the timer itself: every rank reads it bracketed by two readings of the
+ *     kernel-wide truth clock, twice, 20 ms apart, and the differences timer -
+ *     truth must agree within 1 µs both times (catching per-process origins, as
+ *     with Open MPI's MPI_Wtime, time namespaces with different offsets, and
+ *     different rates).
  */
 static void sample(isochron_timer_t *t, double *d)
 {
@@ -236,20 +244,35 @@ static void sample(isochron_timer_t *t, double *d)
     }
 }
 
+/* The first rank whose 3 values differ from rank 0's (-1: none). Collective. */
+static int first_differing(MPI_Comm comm, const double v[3])
+{
+    int me, p, bad = -1;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    double r0[3] = {v[0], v[1], v[2]};
+    MPI_Bcast(r0, 3, MPI_DOUBLE, 0, comm);
+    int mine = (v[0] != r0[0] || v[1] != r0[1] || v[2] != r0[2]) ? me : p;
+    MPI_Allreduce(&mine, &bad, 1, MPI_INT, MPI_MIN, comm);
+    return bad < p ? bad : -1;
+}
+
 int isochron_shared_timesource(MPI_Comm comm, isochron_clock_t *clk, int *shared, char *why, int whylen)
 {
-    int size, nsize;
-    MPI_Comm node;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &nsize);
-    MPI_Comm_free(&node);
-    int nodes_ok = nsize == size, all_nodes_ok = 0;
-    MPI_Allreduce(&nodes_ok, &all_nodes_ok, 1, MPI_INT, MPI_MIN, comm);
     isochron_timer_t *t = isochron_clock_timer(clk);
-    if (!all_nodes_ok) {
+    if (!isochron_truth_shared(comm)) {
         *shared = 0;
-        snprintf(why, (size_t)whylen, "the processes are not all on one shared-memory node, so they cannot share a time source");
+        snprintf(why, (size_t)whylen, "the processes do not all run on one kernel (their boot_ids differ), so they cannot share a time source; "
+                                      "use a pairwise algorithm such as hca3 at this level");
+        return ISOCHRON_OK;
+    }
+    const isochron_skew_t *sk = isochron_timer_get_skew(t);
+    double v[3] = {sk ? sk->offset : 0, sk ? sk->drift_ppm : 0, sk ? sk->ddrift_ppm_s : 0};
+    int bad = first_differing(comm, v);
+    if (bad > 0) {
+        *shared = 0;
+        snprintf(why, (size_t)whylen, "skew injection gave ranks 0 and %d of this level different clocks (per rank); "
+                                      "inject per node with --skew ...,by=host, as real nodes drift, or use a pairwise algorithm such as hca3", bad);
         return ISOCHRON_OK;
     }
     double d[2], lo[2], hi[2];
@@ -260,10 +283,13 @@ int isochron_shared_timesource(MPI_Comm comm, isochron_clock_t *clk, int *shared
     MPI_Allreduce(d, hi, 2, MPI_DOUBLE, MPI_MAX, comm);
     double spread = fmax(hi[0] - lo[0], hi[1] - lo[1]);
     *shared = spread <= 1e-6;
-    if (!*shared)
-        snprintf(why, (size_t)whylen, "timer '%s' differs between processes of this node by %.1f µs (%s); use a host-wide timer such as monotonic, or a pairwise algorithm such as hca3",
-                 isochron_timer_name(t), spread * 1e6,
-                 isochron_timer_is_skewed(t) ? "skew injection gave the processes different clocks"
-                                             : "origins or rates differ, e.g. Open MPI's MPI_Wtime");
+    if (!*shared && spread > 0.5 && !isochron_timer_is_skewed(t))
+        snprintf(why, (size_t)whylen, "timer '%s' differs between processes of this level by %.6f s: they run in different time namespaces "
+                                      "(containers) or read clocks of different origins; use a pairwise algorithm such as hca3 at this level",
+                 isochron_timer_name(t), spread);
+    else if (!*shared)
+        snprintf(why, (size_t)whylen, "timer '%s' differs between processes of this level by %.1f µs (origins or rates differ, e.g. Open MPI's MPI_Wtime); "
+                                      "use a host-wide timer such as monotonic, or a pairwise algorithm such as hca3",
+                 isochron_timer_name(t), spread * 1e6);
     return ISOCHRON_OK;
 }

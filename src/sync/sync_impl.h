@@ -59,7 +59,13 @@ typedef int (*isochron_tree_pair_fn)(isochron_sync_ctx_t *ctx, MPI_Comm comm, in
                                      int prev_ref, int next_ref, void *arg);
 int isochron_hca3_tree(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_tree_pair_fn fn, void *arg);
 
-/* Ground truth where all ranks share a host: CLOCK_MONOTONIC m read around a
+/* 1 on every rank of comm if all its ranks share one kernel (the same
+ * boot_id: isochron_truth_kernel_id), so isochron_truth_now() is one clock for
+ * all of them; always 1 under SimGrid. Hostnames and MPI's shared-memory
+ * nodes are not used: namespaces give one kernel many of both. Collective. */
+int isochron_truth_shared(MPI_Comm comm);
+
+/* Ground truth where all ranks share a kernel: the truth clock m read around a
  * jitter-free reading of the global clock g (base timer through the injected
  * skew without its noise, then through every model layer). */
 void isochron_truth_sample(isochron_clock_t *g, double *m, double *b, double *gv);

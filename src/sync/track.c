@@ -349,14 +349,10 @@ int isochron_track_create(MPI_Comm comm, isochron_clock_t *global, const isochro
     MPI_Comm_size(t->comm, &t->size);
     MPI_Comm node;
     MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int nsize, one;
-    MPI_Comm_size(node, &nsize);
     t->ctx.serialize = isochron_node_oversubscribed(node);
     MPI_Comm_free(&node);
-    one = nsize == t->size;
-    MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_INT, MPI_MIN, t->comm);
     MPI_Allreduce(MPI_IN_PLACE, &t->ctx.serialize, 1, MPI_INT, MPI_MAX, t->comm);
-    t->truth = one;
+    t->truth = isochron_truth_shared(t->comm);
     t->ctx.lv = &t->lv;
     t->c2 = C2_START;
     t->lv.npingpongs = opts->npingpongs;

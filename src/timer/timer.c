@@ -4,8 +4,13 @@
  * --list-timers prints the table, an unknown name is an error that lists it.
  * A timer reads seconds from an arbitrary origin. The mpi_wtime origin
  * differs per process in Open MPI (measured here: 50-300 µs apart on one
- * host), whereas CLOCK_MONOTONIC is one clock for the whole host: that is why
- * isochron_truth_now() reads CLOCK_MONOTONIC for ground truth.
+ * host), whereas CLOCK_MONOTONIC is one clock for the whole kernel, up to
+ * the whole-second offset a time namespace adds to it (time_namespaces(7)):
+ * that is why isochron_truth_now() reads CLOCK_MONOTONIC less that offset
+ * for ground truth. The offset is the kernel's own (/proc/self/timens_offsets),
+ * independent of anything isochron measures, and CLOCK_MONOTONIC_RAW or the
+ * TSC would not serve better: the first is namespaced too, the second is not
+ * invariant everywhere.
  */
 #include <math.h>
 #include <mpi.h>
@@ -162,6 +167,53 @@ void isochron_spin_pause(void)
 #endif
 }
 
-double isochron_truth_now(void) { return isochron_clock_gettime(CLOCK_MONOTONIC); }
+/* The monotonic offset of this process's time namespace, read once: a
+ * process cannot change its own time namespace after start (setns(2) takes
+ * effect for children only), so the value is constant for the process. */
+static double timens_offset = NAN;
+
+static double read_timens_offset(void)
+{
+#if defined(__linux__) && !defined(SMPI_ISOCHRON)
+    FILE *f = fopen("/proc/self/timens_offsets", "r");
+    double off = 0;
+    if (f) {
+        char name[32];
+        long long sec, nsec;
+        while (fscanf(f, "%31s %lld %lld", name, &sec, &nsec) == 3)
+            if (!strcmp(name, "monotonic")) off = (double)sec + 1e-9 * (double)nsec;
+        fclose(f);
+    }
+    return off;
+#else
+    return 0;
+#endif
+}
+
+double isochron_truth_timens_offset(void)
+{
+    double o = timens_offset;
+    if (isnan(o)) timens_offset = o = read_timens_offset(); /* idempotent: a race writes the same value */
+    return o;
+}
+
+double isochron_truth_now(void) { return isochron_clock_gettime(CLOCK_MONOTONIC) - isochron_truth_timens_offset(); }
+
+int isochron_truth_kernel_id(char *buf, size_t len)
+{
+    if (!buf || len < 37) return -1;
+    buf[0] = 0;
+#if defined(__linux__) && !defined(SMPI_ISOCHRON)
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f) return -1;
+    int ok = fscanf(f, "%36s", buf) == 1 && strlen(buf) == 36;
+    fclose(f);
+    if (!ok) { buf[0] = 0; return -1; }
+    return 0;
+#else
+    snprintf(buf, len, "%s", "simulated");
+    return 0;
+#endif
+}
 
 void isochron_sleep(double seconds) { isochron_nap(seconds); }
