@@ -155,6 +155,7 @@ typedef struct {
     double slope, intercept, fslope, fse, r2, resid, span, partner, npoints, nused, kept, kind, attempts;
     double inj_offset, inj_drift, inj_ddrift, inj_jitter;
     double trk_drift, trk_drift_se, trk_ddrift, trk_noise, trk_refreshes, trk_cost, trk_updates, trk_aside;
+    double timens;
 } rank_rec_t;
 #define REC_N ((int)(sizeof(rank_rec_t) / sizeof(double)))
 static rank_rec_t make_rec(const isochron_sync_report_t *rep, const isochron_skew_t *sk, const isochron_track_info_t *ti)
@@ -162,7 +163,8 @@ static rank_rec_t make_rec(const isochron_sync_report_t *rep, const isochron_ske
     return (rank_rec_t){rep->model.slope, rep->model.intercept, rep->fit.slope, rep->fit.slope_se, rep->fit.r2, rep->fit.resid_rms,
                         rep->fit.span, rep->fit.partner, rep->fit.npoints, rep->fit.nused, rep->fit.slope_kept, rep->model.kind, rep->fit.attempts,
                         sk->offset, sk->drift_ppm, sk->ddrift_ppm_s, sk->jitter,
-                        ti->drift, ti->drift_se, ti->ddrift, ti->noise, ti->refreshes, ti->cost, ti->updates, ti->set_aside};
+                        ti->drift, ti->drift_se, ti->ddrift, ti->noise, ti->refreshes, ti->cost, ti->updates, ti->set_aside,
+                        isochron_truth_timens_offset()};
 }
 
 /* What rank 0 writes during the check (isochron_check_each_fn): the run's
@@ -206,7 +208,7 @@ static void write_head(out_t *o, FILE *f)
 #ifdef SMPI_ISOCHRON
     if (*o->has_truth) isochron_json_kstring(&j, "truth", "simulated_time");
 #else
-    if (*o->has_truth) isochron_json_kstring(&j, "truth", "host_clock_monotonic");
+    if (*o->has_truth) isochron_json_kstring(&j, "truth", "kernel_clock_monotonic");
 #endif
     else { isochron_json_key(&j, "truth"); isochron_json_null(&j); }
     isochron_json_key(&j, "skew");
@@ -242,6 +244,7 @@ static void write_head(out_t *o, FILE *f)
         isochron_json_knumber(&j, "slope", q->slope);
         isochron_json_knumber(&j, "intercept_s", q->intercept);
         isochron_json_kstring(&j, "kind", q->kind == ISOCHRON_LM_LINEAR ? "linear" : "offset");
+        isochron_json_knumber(&j, "timens_offset_s", q->timens); /* the kernel's monotonic offset of this rank's time namespace */
         isochron_json_key(&j, "fit");
         if (q->partner >= 0) {
             isochron_json_object_begin(&j);
@@ -261,21 +264,45 @@ static void write_head(out_t *o, FILE *f)
     }
 }
 
+/* The bounds of wait w over the ranks: the largest statistical and hard ones,
+ * and which one to state (the hard one when any rank's statistical premises
+ * failed, or when it is the smaller: isochron_track_errors' rule). */
+typedef struct { double stat, hard; int kind_hard; } wait_bounds_t;
+static wait_bounds_t wait_bounds(const isochron_accuracy_t *acc, int size, int nwaits, int w)
+{
+    wait_bounds_t b = {NAN, NAN, 0};
+    int untrusted = 0;
+    for (int i = 0; i < size; i++) {
+        const isochron_accuracy_t *a = &acc[i * nwaits + w];
+        if (isfinite(a->bound) && !(a->bound <= b.stat)) b.stat = a->bound;
+        if (!isnan(a->bound_hard) && !(a->bound_hard <= b.hard)) b.hard = a->bound_hard;
+        untrusted |= a->untrusted;
+    }
+    b.kind_hard = !isnan(b.hard) && (untrusted || b.hard <= b.stat);
+    return b;
+}
+
 static void write_one_wait(out_t *o, FILE *f, int w)
 {
     int nwaits = o->nwaits;
-    double mt = 0, mm = 0, mb = NAN;
+    double mt = 0, mm = 0;
+    wait_bounds_t wb = wait_bounds(o->acc, o->size, nwaits, w);
+    const char *kind = !o->tracking ? NULL : wb.kind_hard ? "hard" : "statistical";
     isochron_json_t j;
     isochron_json_init(&j, f);
     for (int i = 0; i < o->size; i++) {
         const isochron_accuracy_t *a = &o->acc[i * nwaits + w];
-        if (isfinite(a->bound) && !(a->bound <= mb)) mb = a->bound;
         isochron_json_record_begin(&j, "accuracy");
         isochron_json_kint(&j, "rank", i);
         isochron_json_knumber(&j, "wait_s", a->wait);
         isochron_json_knumber(&j, "measured_offset_s", a->measured_offset);
         isochron_json_knumber(&j, "true_offset_s", a->true_offset);
-        isochron_json_knumber(&j, "bound_s", a->bound);
+        isochron_json_knumber(&j, "bound_s", wb.kind_hard ? a->bound_hard : a->bound);
+        if (kind) {
+            isochron_json_kstring(&j, "bound_kind", kind);
+            isochron_json_knumber(&j, "bound_stat_s", a->bound);
+            isochron_json_knumber(&j, "bound_hard_s", a->bound_hard);
+        }
         isochron_json_record_end(&j);
         if (fabs(a->true_offset) > mt) mt = fabs(a->true_offset);
         if (fabs(a->measured_offset) > mm) mm = fabs(a->measured_offset);
@@ -286,7 +313,12 @@ static void write_one_wait(out_t *o, FILE *f, int w)
     isochron_json_knumber(&j, "duration_s", o->rep->duration);
     isochron_json_knumber(&j, "max_abs_measured_offset_s", mm);
     isochron_json_knumber(&j, "max_abs_true_offset_s", *o->has_truth ? mt : NAN);
-    isochron_json_knumber(&j, "max_bound_s", mb);
+    isochron_json_knumber(&j, "max_bound_s", wb.kind_hard ? wb.hard : wb.stat);
+    if (kind) {
+        isochron_json_kstring(&j, "bound_kind", kind);
+        isochron_json_knumber(&j, "max_bound_stat_s", wb.stat);
+        isochron_json_knumber(&j, "max_bound_hard_s", wb.hard);
+    }
     isochron_json_record_end(&j);
 }
 
@@ -497,7 +529,8 @@ int main(int argc, char **argv)
 #ifdef SMPI_ISOCHRON
         fprintf(tab, "  truth   %s\n\n", "SimGrid's simulated time (one clock for all simulated hosts)");
 #else
-        fprintf(tab, "  truth   %s\n\n", has_truth ? "host-wide CLOCK_MONOTONIC (all ranks on one host)" : "none (ranks span hosts): only Alg. 6 measured offsets");
+        fprintf(tab, "  truth   %s\n\n", has_truth ? "the kernel's CLOCK_MONOTONIC less each process's time-namespace offset (all ranks share one kernel: one boot_id)"
+                                                : "none (the ranks run on more than one kernel): only Alg. 6 measured offsets");
 #endif
         fprintf(tab, "%4s %4s %13s %9s %5s %9s %9s", "rank", "ref", "slope[ppm]", "±se", "kept", "resid[ns]", "pts");
         for (int k = 0; k < 2; k++)
@@ -525,13 +558,17 @@ int main(int argc, char **argv)
                 if (fabs(acc[i * nwaits + w].true_offset) > mt) mt = fabs(acc[i * nwaits + w].true_offset);
                 if (fabs(acc[i * nwaits + w].measured_offset) > mm) mm = fabs(acc[i * nwaits + w].measured_offset);
             }
-            double mb = 0;
-            for (int i = 0; i < size; i++) if (acc[i * nwaits + w].bound > mb) mb = acc[i * nwaits + w].bound;
+            wait_bounds_t wb = wait_bounds(acc, size, nwaits, w);
             if (has_truth) fprintf(tab, "   @%gs: true %.3f, measured %.3f", waits[w], mt * 1e6, mm * 1e6);
             else fprintf(tab, "   @%gs: measured %.3f", waits[w], mm * 1e6);
-            if (trk) fprintf(tab, ", bound %.3f", mb * 1e6);
+            if (trk) fprintf(tab, ", bound %.3f %s (%s %.3f)", (wb.kind_hard ? wb.hard : wb.stat) * 1e6, wb.kind_hard ? "hard" : "stat",
+                             wb.kind_hard ? "stat" : "hard", (wb.kind_hard ? wb.stat : wb.hard) * 1e6);
         }
         fputc('\n', tab);
+        if (trk)
+            fprintf(tab, "bounds: stat = 3 sigma of the tracking filter, assumes both directions of a path take equal time;\n"
+                         "        hard = from ping-pong intervals alone, holds on asymmetric paths. The first is stated unless\n"
+                         "        its premises failed (or the hard one is smaller): quote the one named first.\n");
         if (trk) {
             int sk = isochron_skew_spec_active(&skew);
             fprintf(tab, "\ntracked (Kalman filter on the refreshes): drift left after sync, estimated%s\n%4s %14s %10s %14s %10s %9s%s\n",

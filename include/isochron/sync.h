@@ -286,6 +286,8 @@ typedef struct {
     double bound;         /**< this rank's error bound now (s): 3 sigma, its reference's included */
     int updates;          /**< measurements the filter took */
     int set_aside;        /**< measurements set aside as disturbed (interval over twice the usual width) */
+    double bound_hard;    /**< this rank's hard error bound now (s): from ping-pong intervals alone, valid on asymmetric paths */
+    int untrusted;        /**< 1 while this rank's filter premises failed (see isochron_track_errors) */
 } isochron_track_info_t;
 
 /** Opaque tracker. */
@@ -315,8 +317,26 @@ int isochron_track_due(const isochron_track_t *t);
 double isochron_track_next_due(const isochron_track_t *t);
 /** \brief This rank's estimated error bound now (s). Local. */
 double isochron_track_bound(const isochron_track_t *t);
+/** \brief This rank's hard error bound now (s): assumes causality only, not symmetric paths. Local. */
+double isochron_track_bound_hard(const isochron_track_t *t);
+/** \brief 1 while this rank's statistical bound cannot be trusted (see isochron_track_errors). Local. */
+int isochron_track_untrusted(const isochron_track_t *t);
+
+/** The clock error now, the same on all ranks (see isochron_track_errors). */
+typedef struct {
+    double bound;      /**< the bound to state: bound_hard when \p hard, else bound_stat */
+    double bound_stat; /**< largest statistical bound over the ranks (3 sigma of the filter; assumes symmetric paths) */
+    double bound_hard; /**< largest hard bound over the ranks (from ping-pong intervals; holds on asymmetric paths) */
+    int hard;          /**< 1 if \p bound is the hard one: the statistical premises failed on some rank (learned noise
+                            as wide as the intervals, a hard interval excluding the statistical bound, most recent
+                            measurements disturbed), or the hard bound is the smaller */
+    double true_err;   /**< largest true |offset| to rank 0 when all ranks share a kernel, NaN otherwise */
+} isochron_track_errors_t;
+/** \brief Both bounds, the one to state, and the truth where there is one. Collective. */
+int isochron_track_errors(isochron_track_t *t, isochron_track_errors_t *e);
+
 /**
- * \brief The error now, on all ranks: \p bound the largest estimated bound
+ * \brief The error now, on all ranks: \p bound the largest stated bound (isochron_track_errors' bound)
  * over the ranks; \p true_err the largest true |offset| to rank 0 when all
  * ranks share a host (CLOCK_MONOTONIC, exact against injected skew), NaN
  * otherwise. Collective (two barriers and a gather).
@@ -333,7 +353,9 @@ typedef struct {
     double wait;           /**< nominal seconds after the end of synchronization */
     double measured_offset;/**< Alg. 6: offset of this rank's global clock to rank 0's, measured by ping-pong (s) */
     double true_offset;    /**< ground truth: global(this) - global(rank 0) at one instant (s); NaN if no truth */
-    double bound;          /**< the tracker's estimated error bound of this rank then (s); NaN without tracking */
+    double bound;          /**< the tracker's statistical error bound of this rank then (s); NaN without tracking */
+    double bound_hard;     /**< the tracker's hard error bound of this rank then (s); NaN without tracking */
+    int untrusted;         /**< 1 if this rank's statistical premises had failed then (the hard bound is the one to state) */
 } isochron_accuracy_t;
 
 /**

@@ -159,7 +159,8 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
     double m_first = 0, b_first = 0, g_dummy, anchor = isochron_clock_now(global);
     MPI_Bcast(&anchor, 1, MPI_DOUBLE, 0, work);
     isochron_truth_sample(global, &m_first, &b_first, &g_dummy);
-    double *samples = me == 0 ? malloc(sizeof(double) * 3 * (size_t)p) : NULL;
+    enum { NS = 5 }; /* per rank: truth, global, statistical bound, hard bound, untrusted */
+    double *samples = me == 0 ? malloc(sizeof(double) * NS * (size_t)p) : NULL;
     if (me == 0 && !samples) rc = isochron_set_error(ISOCHRON_ENOMEM, "check: out of memory");
     rc = isochron_agree(work, rc);
     if (!rc && me == 0 && each) each(-1, arg);
@@ -178,8 +179,9 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
         isochron_truth_sample(global, &mine[0], &ba, &mine[1]);
         ma = mine[0];
         ga = mine[1];
-        double mine3[3] = {mine[0], mine[1], track ? isochron_track_bound(track) : NAN};
-        MPI_Gather(mine3, 3, MPI_DOUBLE, samples, 3, MPI_DOUBLE, 0, work);
+        double mine3[NS] = {mine[0], mine[1], track ? isochron_track_bound(track) : NAN, track ? isochron_track_bound_hard(track) : NAN,
+                            track ? isochron_track_untrusted(track) : 0};
+        MPI_Gather(mine3, NS, MPI_DOUBLE, samples, NS, MPI_DOUBLE, 0, work);
         if (me == 0) {
             isochron_truth_sample(global, &mb, &bb, &gb);
             double rate = mb - m_first > 0.5 ? (bb - b_first) / (mb - m_first) : (mb > ma ? (bb - ba) / (mb - ma) : 1.0);
@@ -187,8 +189,10 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
                 isochron_accuracy_t *a = &out[i * nwaits + w];
                 a->wait = waits[w];
                 a->true_offset = NAN;
-                if (truth && i > 0) a->true_offset = samples[3 * i + 1] - isochron_truth_global(global, ba + rate * (samples[3 * i] - ma));
-                a->bound = samples[3 * i + 2];
+                if (truth && i > 0) a->true_offset = samples[NS * i + 1] - isochron_truth_global(global, ba + rate * (samples[NS * i] - ma));
+                a->bound = samples[NS * i + 2];
+                a->bound_hard = samples[NS * i + 3];
+                a->untrusted = samples[NS * i + 4] > 0;
                 if (truth && i == 0) a->true_offset = 0.0;
                 a->measured_offset = 0.0;
             }

@@ -58,8 +58,31 @@
  * refreshes once that time is reached, rank 0 deciding for all. Right after
  * a short sync the drift is poorly known, so refreshes come every few
  * milliseconds and space out geometrically as the baseline grows.
- * Error bound: 3 sigma of this rank's predicted offset plus its reference's
- * (sent by the reference in the refresh), i.e. the chain of the tree.
+ * Error bounds, two of them, both recorded:
+ *  - statistical: 3 sigma of this rank's predicted offset plus its
+ *    reference's (sent by the reference in the refresh), i.e. the chain of the
+ *    tree. It assumes that a ping-pong's midpoint is unbiased: both directions
+ *    of a path take equal time. An asymmetric route (1 µs one way, 11 µs back)
+ *    biases every midpoint alike, which no filter can see.
+ *  - hard: from causality alone. A SKaMPI-Offset measurement's interval
+ *    [z - w, z + w] contains the offset to the reference's tracked clock
+ *    whatever the paths do, and that clock is within the reference's own
+ *    hard bound h_r of rank 0's (sent with the variance): so the true offset
+ *    to rank 0 lies within H = w + h_r of z. Two such intervals dt apart bound
+ *    the drift, [(z_k - z_j - H_k - H_j)/dt, (z_k - z_j + H_k + H_j)/dt]
+ *    (the narrowest over the last HIST accepted measurements), and the layer's
+ *    error grows at most at the distance of its slope from that range, plus
+ *    the filter's 3-sigma drift change (the one statistical ingredient, small
+ *    between refreshes). Before two intervals exist a drift of HARD_DRIFT_MAX
+ *    is assumed (what a crystal oscillator's tolerance allows). Read jitter of
+ *    injected skew widens each interval by 6 jitter standard deviations.
+ *  Which one a result states: the statistical one, unless its premises fail
+ *  visibly (isochron_track_errors): the learned measurement noise reaches half
+ *  the interval half-width (midpoints no better than the interval: delays
+ *  are not symmetric), a fresh hard interval excludes what the statistical
+ *  bound allowed, or most recent measurements were set aside as disturbed;
+ *  then, until HIST clean refreshes in a row, every rank states the hard one.
+ *  The hard one is stated too whenever it is the smaller.
  * Followers: a rank that copied its leader's model by ClockPropSync (Alg. 3)
  * reads the leader's time source through the same model, so the leader's
  * correction is exactly its own: it takes no part in the tree and copies the
@@ -81,6 +104,9 @@
 #define NWARM 10
 #define R_FLOOR 2e-9
 #define INNOV_GATE 5.0
+#define HIST 8
+#define HARD_DRIFT_MAX 200e-6
+#define C2_UNTRUSTED 0.25
 
 struct isochron_track {
     MPI_Comm comm;                   /* duplicate of the caller's */
@@ -110,6 +136,14 @@ struct isochron_track {
     int refreshes;
     double cost;                     /* seconds spent refreshing (rank 0's wall time) */
     double last_hw, last_innov;
+    /* hard bound (clients): the last HIST accepted measurements, oldest first */
+    int nh;
+    double h_tau[HIST], h_z[HIST], h_H[HIST];
+    double hard0, hard_rate, hard_tau; /* hard bound at hard_tau (inner time) and its growth per second */
+    double ref_hard;                 /* reference's hard bound at the last refresh */
+    int recent[HIST], nrecent;       /* 1 per recent measurement set aside, ring */
+    int untrusted;                   /* refreshes left stating the hard bound (0: statistical trusted) */
+    double jitter;                   /* injected read jitter (s) */
 };
 
 void isochron_track_opts_default(isochron_track_opts_t *o)
@@ -200,7 +234,9 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
      * has become usual. hw_typ follows the lower envelope of the widths (it
      * drops to a narrower one at once and creeps up 3 % per measurement). */
     t->hw_typ = t->n == 0 && t->skipped == 0 ? w : fmin(w, t->hw_typ * 1.03);
-    if (t->n >= 1 && w > HW_OUTLIER * t->hw_typ && t->skipped_run < 4) {
+    int aside = t->n >= 1 && w > HW_OUTLIER * t->hw_typ && t->skipped_run < 4;
+    t->recent[t->nrecent++ % HIST] = aside;
+    if (aside) {
         t->skipped++;
         t->skipped_run++;
         t->last_innov = NAN;
@@ -245,6 +281,52 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
     t->n++;
 }
 
+/* ---- the hard bound --------------------------------------------------- */
+
+/* After an accepted measurement (tau, z, H = w + reference's hard bound) and
+ * the layer set through the filter's estimate: the hard bound at tau and its
+ * growth rate (see the file comment). Also checks the statistical bound
+ * against the new hard interval: pred_stat is the statistical bound predicted
+ * for tau before the update, pred the filter's prediction. */
+static void hard_update(isochron_track_t *t, double tau, double z, double H, double pred, double pred_stat)
+{
+    if (t->nh == HIST) {
+        memmove(t->h_tau, t->h_tau + 1, sizeof(double) * (HIST - 1));
+        memmove(t->h_z, t->h_z + 1, sizeof(double) * (HIST - 1));
+        memmove(t->h_H, t->h_H + 1, sizeof(double) * (HIST - 1));
+        t->nh--;
+    }
+    t->h_tau[t->nh] = tau; t->h_z[t->nh] = z; t->h_H[t->nh] = H;
+    t->nh++;
+    double v = t->s[1] + 0.5 * t->s[2] * t->plan; /* the layer's slope (set_layer) */
+    double rate = HARD_DRIFT_MAX + fabs(v), best = INFINITY;
+    for (int j = 0; j + 1 < t->nh; j++) {
+        double dt = tau - t->h_tau[j];
+        if (!(dt > 0)) continue;
+        double lo = (z - t->h_z[j] - H - t->h_H[j]) / dt, hi = (z - t->h_z[j] + H + t->h_H[j]) / dt;
+        if (hi - lo < best) { best = hi - lo; rate = fmax(fabs(hi - v), fabs(lo - v)); }
+    }
+    double a = fabs(t->s[2]) + NSIG * sqrt(fmax(t->P[2][2], 0)); /* drift change: the filter's 3 sigma */
+    t->hard_rate = rate + a * (isfinite(best) ? 0.5 * (tau - t->h_tau[0]) : 0);
+    t->hard0 = fabs(t->s[0] - z) + H;
+    t->hard_tau = tau;
+    /* the statistical premises: a hard fact excluding what the statistical bound allowed, midpoints no better than
+     * their intervals, most recent measurements disturbed */
+    int aside = 0, nr = t->nrecent < HIST ? t->nrecent : HIST;
+    for (int i = 0; i < nr; i++) aside += t->recent[i];
+    int broken = (isfinite(pred) && fabs(pred - z) > H + pred_stat) || (t->n > 3 && t->c2 >= C2_UNTRUSTED) || (nr >= 4 && 2 * aside > nr);
+    if (broken) t->untrusted = HIST;
+    else if (t->untrusted > 0) t->untrusted--;
+}
+
+static double own_hard(const isochron_track_t *t, double at_inner)
+{
+    if (t->rank == 0) return 0;
+    if (t->follow >= 0) return t->hard0 + t->hard_rate * fabs(at_inner - t->hard_tau); /* the leader's (same inner clock) */
+    if (t->nh == 0) return INFINITY;
+    return t->hard0 + t->hard_rate * fabs(at_inner - t->hard_tau);
+}
+
 /* ---- the refresh pass ------------------------------------------------- */
 
 static double own_var(const isochron_track_t *t, double at_inner)
@@ -278,23 +360,37 @@ static int refresh_pair(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int
         rc = isochron_offset_skampi(comm, clk, ref, client, t->o.npingpongs, t->o.xport, &ok);
         if (!rc && !is_ref && ok.uncertainty < o.uncertainty) o = ok;
     }
-    double var = 0;
+    double msg[2] = {0, 0}; /* the reference's variance and hard bound now */
     if (!rc && is_ref) {
-        var = own_var(t, isochron_clock_now(t->inner));
-        if (MPI_Send(&var, 1, MPI_DOUBLE, client, TAG_TRACK, comm) != MPI_SUCCESS)
+        double now = isochron_clock_now(t->inner);
+        msg[0] = own_var(t, now);
+        msg[1] = own_hard(t, now);
+        if (MPI_Send(msg, 2, MPI_DOUBLE, client, TAG_TRACK, comm) != MPI_SUCCESS)
             rc = isochron_set_error(ISOCHRON_EMPI, "track: sending to rank %d failed", client);
     } else if (!rc) {
-        rc = isochron_recv_polite(&var, 1, MPI_DOUBLE, ref, TAG_TRACK, comm);
+        rc = isochron_recv_polite(msg, 2, MPI_DOUBLE, ref, TAG_TRACK, comm);
     }
     int rc2 = isochron_pair_end(ctx, comm, is_ref, next);
     if (rc || (rc = rc2)) return rc;
     if (!is_ref) {
-        t->chain_var = var;
+        /* what the layer and the statistical bound said for this instant, before the update */
+        double pred = NAN, pstat = NAN;
+        if (t->n > 0) {
+            double s2[3], P2[3][3], v = t->s[1] + 0.5 * t->s[2] * t->plan;
+            predict(t, o.timestamp - t->tk, s2, P2);
+            pred = t->s[0] + v * (o.timestamp - t->tk);
+            pstat = NSIG * sqrt(fmax(P2[0][0], 0) + t->chain_var);
+        }
+        t->chain_var = msg[0];
+        t->ref_hard = msg[1];
+        int n0 = t->n;
         update(t, o.timestamp, o.offset, o.uncertainty);
         t->plan = plan_interval(t);
+        if (t->n > n0) hard_update(t, o.timestamp, o.offset, o.uncertainty + msg[1] + 6 * M_SQRT2 * t->jitter, pred, pstat);
         if (getenv("ISOCHRON_TRACK_DEBUG"))
-            fprintf(stderr, "track r%d n=%d tau=%.6f z=%.1fns hw=%.1fns innov=%.1fns R=%.1fns v=%.4fppm sv=%.4f a=%.5f plan=%.4f\n", t->rank, t->n, o.timestamp,
-                    o.offset * 1e9, o.uncertainty * 1e9, t->last_innov * 1e9, sqrt(t->R) * 1e9, t->s[1] * 1e6, sqrt(t->P[1][1]) * 1e6, t->s[2] * 1e6, t->plan);
+            fprintf(stderr, "track r%d n=%d tau=%.6f z=%.1fns hw=%.1fns innov=%.1fns R=%.1fns v=%.4fppm sv=%.4f a=%.5f plan=%.4f hard=%.1fns+%.3fppm c2=%.3f untrusted=%d\n", t->rank, t->n, o.timestamp,
+                    o.offset * 1e9, o.uncertainty * 1e9, t->last_innov * 1e9, sqrt(t->R) * 1e9, t->s[1] * 1e6, sqrt(t->P[1][1]) * 1e6, t->s[2] * 1e6, t->plan,
+                    t->hard0 * 1e9, t->hard_rate * 1e6, t->c2, t->untrusted);
         set_layer(t);
     }
     return ISOCHRON_OK;
@@ -309,14 +405,20 @@ int isochron_track_refresh(isochron_track_t *t)
     if (t->group != MPI_COMM_NULL) { /* followers take their leader's correction: they read its clock */
         isochron_lm_t m = isochron_clock_layer(t->global, t->layer);
         double now = isochron_clock_now(t->inner);
-        double msg[6] = {m.slope, m.intercept, own_var(t, now), t->n ? t->P[0][1] : 0, t->n ? t->P[1][1] : 0, now};
-        int brc = isochron_bcast_polite(msg, 6, MPI_DOUBLE, 0, t->group);
+        double msg[9] = {m.slope, m.intercept, own_var(t, now), t->n ? t->P[0][1] : 0, t->n ? t->P[1][1] : 0, now,
+                         own_hard(t, now), t->follow >= 0 ? 0 : t->rank == 0 ? 0 : t->hard_rate, t->untrusted};
+        int brc = isochron_bcast_polite(msg, 9, MPI_DOUBLE, 0, t->group);
         if (!rc) rc = brc;
         if (!rc && t->follow >= 0) {
             isochron_lm_t f = {msg[0], msg[1], ISOCHRON_LM_LINEAR};
             isochron_clock_set_layer(t->global, t->layer, f);
             memcpy(t->fvar, msg + 2, sizeof t->fvar);
             t->s[1] = msg[0];
+            /* the leader's hard bound, growing as the leader's does */
+            t->hard0 = msg[6];
+            t->hard_rate = msg[7];
+            t->hard_tau = msg[5];
+            t->untrusted = (int)msg[8];
         }
     }
     /* one reduction agrees on success (error codes are negative) and on the
@@ -355,6 +457,9 @@ int isochron_track_create(MPI_Comm comm, isochron_clock_t *global, const isochro
     t->truth = isochron_truth_shared(t->comm);
     t->ctx.lv = &t->lv;
     t->c2 = C2_START;
+    const isochron_skew_t *sk = isochron_timer_get_skew(isochron_clock_timer(global));
+    t->jitter = sk ? sk->jitter : 0;
+    t->hard0 = t->rank == 0 ? 0 : INFINITY;
     t->lv.npingpongs = opts->npingpongs;
     /* followers (ranks that copied a leader's model by ClockPropSync) must
      * follow a leader; rank 0 leads */
@@ -418,17 +523,32 @@ double isochron_track_bound(const isochron_track_t *t)
     return NSIG * sqrt(own_var(t, isochron_clock_now(t->inner)));
 }
 
+double isochron_track_bound_hard(const isochron_track_t *t) { return own_hard(t, isochron_clock_now(t->inner)); }
+
+int isochron_track_untrusted(const isochron_track_t *t) { return t->untrusted > 0; }
+
+int isochron_track_errors(isochron_track_t *t, isochron_track_errors_t *e)
+{
+    double now = isochron_clock_now(t->inner);
+    double in[3] = {NSIG * sqrt(own_var(t, now)), own_hard(t, now), t->untrusted > 0}, mx[3];
+    int rc = isochron_allreduce_polite(in, mx, 3, MPI_DOUBLE, MPI_MAX, t->comm);
+    if (rc) return rc;
+    e->bound_stat = mx[0];
+    e->bound_hard = mx[1];
+    /* the statistical bound unless its premises failed somewhere, or the hard one is tighter */
+    e->hard = mx[2] > 0 || mx[1] <= mx[0];
+    e->bound = e->hard ? mx[1] : mx[0];
+    e->true_err = NAN;
+    if (!t->truth) return ISOCHRON_OK;
+    return isochron_sync_true_error(t->comm, t->global, &e->true_err);
+}
+
 int isochron_track_error(isochron_track_t *t, double *bound, double *true_err)
 {
-    double b = isochron_track_bound(t), bmax = 0;
-    int rc = isochron_allreduce_polite(&b, &bmax, 1, MPI_DOUBLE, MPI_MAX, t->comm);
-    if (rc) return rc;
-    if (bound) *bound = bmax;
-    if (true_err) *true_err = NAN;
-    if (!t->truth) return ISOCHRON_OK;
-    double e = NAN;
-    rc = isochron_sync_true_error(t->comm, t->global, &e);
-    if (true_err) *true_err = e;
+    isochron_track_errors_t e;
+    int rc = isochron_track_errors(t, &e);
+    if (bound) *bound = rc ? NAN : e.bound;
+    if (true_err) *true_err = rc ? NAN : e.true_err;
     return rc;
 }
 
@@ -447,4 +567,6 @@ void isochron_track_info(const isochron_track_t *t, isochron_track_info_t *info)
     info->bound = isochron_track_bound(t);
     info->updates = t->n;
     info->set_aside = t->skipped;
+    info->bound_hard = isochron_track_bound_hard(t);
+    info->untrusted = t->untrusted > 0;
 }
