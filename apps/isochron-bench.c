@@ -97,7 +97,7 @@ static void p2p_point(isochron_point_t *pt, size_t bytes, int timer, int p, int 
     pt->s = *s;
     pt->active_ranks = active;
     pt->start_spread = pt->correction = pt->window = pt->overlap = pt->t_comm = pt->t_comp = NAN;
-    pt->clock_bound = pt->clock_true = pt->slack = pt->late_tolerance = NAN;
+    pt->clock_bound = pt->clock_true = pt->clock_bound_stat = pt->clock_bound_hard = pt->slack = pt->late_tolerance = NAN;
 }
 
 /* --ops allpairs (paper 001 sec. 4): every pair's round trips at each size in
@@ -324,6 +324,9 @@ static int pass_add(pass_acc_t *a, isochron_point_t *pt)
     a->pt.stop = pt->stop;
     a->pt.clock_bound = pt->clock_bound;
     a->pt.clock_true = pt->clock_true;
+    a->pt.clock_bound_stat = pt->clock_bound_stat;
+    a->pt.clock_bound_hard = pt->clock_bound_hard;
+    a->pt.clock_bound_is_hard = pt->clock_bound_is_hard;
     if (pt->slack > a->pt.slack) a->pt.slack = pt->slack;
     if (pt->late_tolerance > a->pt.late_tolerance) a->pt.late_tolerance = pt->late_tolerance;
     return ISOCHRON_OK;

@@ -132,7 +132,9 @@ typedef struct {
     char *raw_valid;
     /* the clock at the end of the point (NaN without tracking / truth) */
     double clock_bound;   /**< tracker's estimated error bound, largest over the ranks (s) */
-    double clock_true;    /**< true largest |offset| to rank 0 when all ranks share a host (s) */
+    double clock_true;    /**< true largest |offset| to rank 0 when all ranks share a kernel (s) */
+    double clock_bound_stat, clock_bound_hard; /**< both bounds (isochron_track_errors_t), largest over the ranks (s) */
+    int clock_bound_is_hard; /**< 1 if clock_bound is the hard one (the statistical premises failed, or it is smaller) */
     double slack;         /**< roundtime: the slack B the point ended with (NaN for other schemes) */
     double late_tolerance;/**< roundtime: the widest tolerance of the point: how late a rank could start and the repetition stay valid (s) */
     int adapted;          /**< roundtime: times the slack or the tolerance was widened (over 10 % of the last 32 repetitions invalid by that rule) */

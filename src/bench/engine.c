@@ -343,7 +343,7 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
     res->nprocs = b->size;
     res->active_ranks = (op->flags & ISOCHRON_OP_PAIR) && b->size > 2 ? 2 : b->size;
     res->s.n = 0;
-    res->clock_bound = res->clock_true = NAN;
+    res->clock_bound = res->clock_true = res->clock_bound_stat = res->clock_bound_hard = NAN;
     ctx->comm = b->comm;
     if ((op->flags & ISOCHRON_OP_MIN2) && b->size < 2) return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes", op->name);
     int rc = track_poll(b);
@@ -509,7 +509,15 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
             free(v);
             free(sp);
         }
-        if (b->track && (rc = isochron_track_error(b->track, &res->clock_bound, &res->clock_true))) goto out;
+        if (b->track) {
+            isochron_track_errors_t te;
+            if ((rc = isochron_track_errors(b->track, &te))) goto out;
+            res->clock_bound = te.bound;
+            res->clock_true = te.true_err;
+            res->clock_bound_stat = te.bound_stat;
+            res->clock_bound_hard = te.bound_hard;
+            res->clock_bound_is_hard = te.hard;
+        }
         res->correction = ps.correction;
         if (sc->finish) sc->finish(b, &ps, res);
         res->window = ps.window;

@@ -120,6 +120,9 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
         else
             fprintf(f, "\n%-*s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s\n", r->namew, "operation", "size", "root", "valid/reps", "median",
                     "±CI(med)", "mean", "min", "spread", "clock±", "stop");
+        if (r->fmt == FMT_TABLE)
+            fprintf(f, "%-*s (clock± is the statistical clock bound, which assumes symmetric paths; \"clock± hard\" marks the hard one, stated where the\n"
+                       "%-*s  statistical premises failed: see docs/cluster.md)\n", r->namew, "", r->namew, "");
     }
     fflush(f);
     return ISOCHRON_OK;
@@ -204,6 +207,11 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         }
         isochron_json_knumber(&j, "clock_bound_s", p->clock_bound);
         isochron_json_knumber(&j, "clock_true_s", p->clock_true);
+        if (isfinite(p->clock_bound)) {
+            isochron_json_kstring(&j, "clock_bound_kind", p->clock_bound_is_hard ? "hard" : "statistical");
+            isochron_json_knumber(&j, "clock_bound_stat_s", p->clock_bound_stat);
+            isochron_json_knumber(&j, "clock_bound_hard_s", p->clock_bound_hard);
+        }
         if (isfinite(p->overlap)) {
             isochron_json_knumber(&j, "overlap", p->overlap);
             isochron_json_knumber(&j, "t_comm_s", p->t_comm);
@@ -273,6 +281,7 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
                 if (isfinite(rt.lo) && isfinite(rt.hi)) fprintf(f, " [%.2f, %.2f]", rt.lo / 1e6, rt.hi / 1e6);
                 fprintf(f, ", %.4g msg/s (window %d)", rt.msgs, p->msg_window);
             }
+            if (isfinite(p->clock_bound) && p->clock_bound_is_hard) fprintf(f, "  clock± hard");
             if (p->threads > 0) fprintf(f, "  threads %d", p->threads);
             if (p->retries > 0) {
                 fputs("  retried: discarded", f);
