@@ -27,11 +27,12 @@ pydeps: deps
 	  $(PY) -m pip install -q --upgrade pip && \
 	  $(PY) -m pip install -q -e 'python[test]'; }
 
-build: deps
+# A plain build installs nothing (`make deps` does; run and test call it first).
+build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j 2
 
-run: build pydeps
+run: deps build pydeps
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-clock --sync $(SPEC) --wait 0,1,10 --jsonl $(BUILD)/clock-run.jsonl
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-bench --ops allreduce,bcast --sizes 8,1K,64K --raw --jsonl $(BUILD)/bench-run.jsonl
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-barrier --calls 300 --trials 100 --payoff-trials 50 --jsonl $(BUILD)/barrier-run.jsonl
@@ -42,7 +43,7 @@ run: build pydeps
 	@$(VENV)/bin/isochron report $(BUILD)/clock-run.jsonl $(BUILD)/bench-run.jsonl $(BUILD)/barrier-run.jsonl $$(ls $(BUILD)/shmem-run.jsonl 2>/dev/null) -o $(BUILD)/report
 
 # Runs that must fail (label "error") mostly wait for mpirun and run 4 at a time; the rest one by one.
-test: build pydeps
+test: deps build pydeps
 	cd $(BUILD) && rc=0; ctest --output-on-failure --timeout 300 -L error -j 4 || rc=1; \
 	  ctest --output-on-failure --timeout 300 -LE error || rc=1; exit $$rc
 	$(PY) -m pytest -q python/tests

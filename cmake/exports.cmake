@@ -4,8 +4,10 @@
 # so the ABI is the public headers and nothing more.
 #   cmake -DHEADERS_DIR=include -DOUT=file -P exports.cmake
 file(GLOB_RECURSE headers "${HEADERS_DIR}/*.h")
-# isochron/cc.h is the API of libisochron-cc.so (the PMPI layer), not of libisochron.so
-list(FILTER headers EXCLUDE REGEX "/isochron/cc\\.h$")
+# Only libisochron.so's own headers: isochron/cc.h is the API of libisochron-cc.so (the PMPI layer),
+# isochron/trace.h of libisochron-trace.so (cmake/trace.map), isochron/shmem.h of libisochron_shmem;
+# naming their functions here would export names libisochron.so does not contain.
+list(FILTER headers EXCLUDE REGEX "/isochron/(cc|trace|shmem)\\.h$")
 set(names)
 foreach(h IN LISTS headers)
   file(READ "${h}" text)

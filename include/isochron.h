@@ -9,9 +9,22 @@
  * isochron_last_error() (thread-local, so each MPI rank under SimGrid's thread
  * privatization keeps its own). Library code never calls exit() or MPI_Abort();
  * the command-line drivers decide what to do with an error.
+ *
+ * Umbrella: a program that includes isochron.h gets the declarations of every
+ * module of libisochron (timer, clock, sync, stats, ops, models, barrier,
+ * bench, report). The other libraries have their own header, included on
+ * its own: isochron/cc.h (libisochron-cc), isochron/trace.h
+ * (libisochron-trace), isochron/shmem.h (libisochron_shmem, needs OpenSHMEM's
+ * shmem.h). The library's own sources are compiled with ISOCHRON_BUILDING
+ * defined, so each sees only the modules it includes itself (the layering:
+ * core knows no higher module). Every header is usable from C++ (extern "C").
  */
 #ifndef ISOCHRON_H
 #define ISOCHRON_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define ISOCHRON_VERSION_MAJOR 0
 #define ISOCHRON_VERSION_MINOR 1
@@ -50,5 +63,21 @@ int isochron_parse_double(const char *s, double *out);
 int isochron_parse_long(const char *s, long *out);
 /** \brief A duration in seconds with an optional unit s, ms, us or ns ("20us"). */
 int isochron_parse_duration(const char *s, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifndef ISOCHRON_BUILDING
+#include "isochron/timer.h"
+#include "isochron/clock.h"
+#include "isochron/sync.h"
+#include "isochron/stats.h"
+#include "isochron/ops.h"
+#include "isochron/models.h"
+#include "isochron/barrier.h"
+#include "isochron/bench.h"
+#include "isochron/report.h"
+#endif
 
 #endif

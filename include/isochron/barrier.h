@@ -29,6 +29,10 @@
 #include "isochron/sync.h"
 #include "isochron/ops.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** A barrier algorithm of the registry. */
 typedef struct {
     const char *name;
@@ -191,4 +195,7 @@ void isochron_barrier_payoff_free(isochron_barrier_payoff_t *p);
 /** \brief Least squares y = a x + b over the finite y (a NaN unless 2 distinct x). */
 void isochron_barrier_line_fit(const double *x, const double *y, int n, double *a, double *b);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

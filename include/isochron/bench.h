@@ -26,6 +26,10 @@
 #include "isochron/stats.h"
 #include "isochron/sync.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Registries: schemes, timing methods                                       */
 
@@ -184,4 +188,7 @@ double isochron_bench_late_cap(const isochron_bench_t *b);
  */
 int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include "isochron/timer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Kind of one model layer. */
 typedef enum {
     ISOCHRON_LM_OFFSET = 0, /**< slope fixed at 0 */
@@ -91,4 +95,7 @@ int isochron_clock_flatten(const isochron_clock_t *c, void *buf, size_t len, siz
 /** \brief Rebuild a clock from a flattened buffer over \p timer. */
 int isochron_clock_unflatten(const void *buf, size_t len, isochron_timer_t *timer, isochron_clock_t **out);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

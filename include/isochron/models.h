@@ -18,6 +18,10 @@
 #include <stddef.h>
 #include "isochron/ops.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Hockney's model of one pair: one-way time alpha + beta * bytes. */
 typedef struct {
     double alpha, beta;       /**< latency (s) and time per byte (s/B) */
@@ -75,4 +79,7 @@ int isochron_models_measure(MPI_Comm comm, const size_t *sizes, int nsizes, int 
 /** \brief The model of pair (a, b) (any order, a != b) in \p models of \p p processes, or NULL. */
 const isochron_pair_model_t *isochron_models_pair(const isochron_pair_model_t *models, int p, int a, int b);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -48,6 +48,10 @@
 #include <stddef.h>
 #include "isochron/stats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Flags of an operation descriptor. */
 enum {
     ISOCHRON_OP_ROOTED = 1u << 0,      /**< has a root (bcast, reduce, gather, scatter ...) */
@@ -279,4 +283,7 @@ const char *isochron_op_reduce_names(void);  /**< "sum, prod, max, min" */
 const char *isochron_op_dtype_name(MPI_Datatype dt);
 const char *isochron_op_reduce_name(MPI_Op op);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include "isochron/bench.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct isochron_reporter isochron_reporter_t;
 
 /** One context entry: key and its value as JSON text (e.g. "\"mpi_wtime\"", "4", "true"). */
@@ -99,4 +103,7 @@ const char *isochron_json_format_number(double v, char *buf, size_t len);
 const char *isochron_fmt_time(double s, char *buf, size_t len);
 const char *isochron_fmt_bytes(size_t b, char *buf, size_t len);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

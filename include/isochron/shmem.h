@@ -33,6 +33,10 @@
 #include "isochron/sync.h"
 #include "isochron/bench.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Transport of the clock synchronization                                    */
 
@@ -110,4 +114,7 @@ void isochron_shmem_opts_default(isochron_shmem_opts_t *o);
 int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes,
                            isochron_clock_t *global, isochron_point_t *res);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -12,6 +12,10 @@
 #ifndef ISOCHRON_STATS_H
 #define ISOCHRON_STATS_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ISOCHRON_STATS_MAXQ 8
 
 typedef struct {
@@ -36,4 +40,7 @@ double isochron_t_critical(double level, int df);
 /** \brief CDF of Student's t with df degrees of freedom. */
 double isochron_t_cdf(double t, int df);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

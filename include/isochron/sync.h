@@ -35,6 +35,10 @@
 #include <mpi.h>
 #include "isochron/clock.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Transports: the timestamp exchange between two processes                  */
 
@@ -401,4 +405,7 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
                              const double *waits, int nwaits, int npingpongs, isochron_accuracy_t *out, int *has_truth,
                              isochron_check_each_fn each, void *arg);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Opaque timer handle. Lifecycle: isochron_timer_create -> now ... -> destroy. */
 typedef struct isochron_timer isochron_timer_t;
 
@@ -156,4 +160,7 @@ double isochron_timer_skew_apply(const isochron_timer_t *t, double base_t);
 /** \brief Read the undecorated base timer (equals isochron_timer_now if not skewed). */
 double isochron_timer_base_now(isochron_timer_t *t);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -37,6 +37,10 @@
 #ifndef ISOCHRON_TRACE_H
 #define ISOCHRON_TRACE_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Default ISOCHRON_TRACE_SYNC: HCA3 between nodes, then HCA3 within a node. */
 #define ISOCHRON_TRACE_DEFAULT_SYNC "hca3+hca3"
 
@@ -45,4 +49,7 @@
 int isochron_trace_set_active(int on);
 /** \brief Events recorded on this rank so far (dropped ones not counted). */
 long isochron_trace_event_count(void);
+#ifdef __cplusplus
+}
+#endif
 #endif

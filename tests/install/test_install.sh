@@ -2,11 +2,18 @@
 # isochron installs like an HPC library: `cmake --install` into a fresh prefix,
 # then examples/ is built out of tree against it three ways (CMake package with
 # the shared library, CMake package with the static one, pkg-config with the
-# MPI compiler wrapper) and each build runs on 2 ranks. The shared library
-# must export the public API and nothing private.
-#   test_install.sh BUILD_DIR SOURCE_DIR MPICC
+# MPI compiler wrappers) and each build runs on 2 ranks: the C example
+# opt_scatter and the C++ one cpp_hello (the public headers are extern "C"),
+# and cc_checkpoint over isochron::isochron_cc. The shared library
+# must export the public API and nothing private; every library installed is
+# in the CMake package and has its pkg-config file.
+#   test_install.sh BUILD_DIR SOURCE_DIR MPICC [MPICXX]
+# MPICXX (default: MPICC with mpicc replaced by mpicxx, e.g. mpicxx.mpich) builds cpp_hello
+# with pkg-config.
 set -euo pipefail
 build=$1 src=$2 mpicc=$3
+mpicxx=${4:-$(sed 's|mpicc\([^/]*\)$|mpicxx\1|' <<<"$mpicc")}
+command -v "$mpicxx" >/dev/null || { echo "test_install: FAIL: no MPI C++ compiler wrapper '$mpicxx' (pass it as 4th argument)"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -18,6 +25,23 @@ for f in include/isochron.h include/isochron/bench.h bin/isochron-bench bin/isoc
 done
 [ -e "$libdir/libisochron.a" ] || { echo "test_install: FAIL: no static library"; exit 1; }
 [ -e "$libdir/libisochron-cc.so" ] && [ -e "$prefix/include/isochron/cc.h" ] || { echo "test_install: FAIL: libisochron-cc.so or isochron/cc.h not installed"; exit 1; }
+# the optional parts: installed, in the CMake package and in pkg-config exactly when the build has them
+targets=$(cat "$libdir"/cmake/isochron/isochronTargets*.cmake)
+check_part() { # part built-file installed-file target pc
+  local part=$1 built=$2 inst=$3 target=$4 pc=$5
+  if [ -e "$build/$built" ]; then
+    [ -e "$prefix/$inst" ] || { echo "test_install: FAIL: $part built but $inst not installed"; exit 1; }
+    grep -q "add_library($target " <<<"$targets" || { echo "test_install: FAIL: $target not in the CMake package"; exit 1; }
+    [ -e "$libdir/pkgconfig/$pc.pc" ] || { echo "test_install: FAIL: $pc.pc not installed"; exit 1; }
+    echo "  $part: $inst, $target, $pc.pc"
+  else
+    echo "  $part: not built here"
+  fi
+}
+check_part cc libisochron-cc.so lib/libisochron-cc.so isochron::isochron_cc isochron-cc
+check_part tracer libisochron-trace.so lib/libisochron-trace.so isochron::isochron_trace isochron-trace
+check_part "OpenSHMEM library" libisochron_shmem.a lib/libisochron_shmem.a isochron::isochron_shmem isochron-shmem
+check_part "OpenSHMEM driver" isochron-shmem bin/isochron-shmem isochron::isochron_shmem isochron-shmem
 # ABI: public functions exported, private helpers (declared under src/) not
 syms=$(nm -D --defined-only "$libdir/libisochron.so" | awk '$2 != "A" {sub(/@.*/, "", $3); print $3}')
 for s in isochron_bench_measure isochron_sync_run isochron_ops_find; do
@@ -28,18 +52,37 @@ for s in isochron_pair_begin isochron_hca3_tree isochron_nap; do
 done
 other=$(grep -v '^isochron_' <<<"$syms" || true)
 [ -z "$other" ] || { echo "test_install: FAIL: exported without the isochron_ prefix: $other"; exit 1; }
+# the version script names only functions the library has (ld accepts names it lacks silently)
+map=$(grep -o 'isochron_[A-Za-z0-9_]*' "$build/isochron.map" | sort)
+missing=$(comm -23 <(echo "$map") <(sort <<<"$syms"))
+[ -z "$missing" ] || { echo "test_install: FAIL: isochron.map names functions libisochron.so lacks: $missing"; exit 1; }
 echo "  exported: $(wc -l <<<"$syms") symbols, all isochron_*, none of the private ones checked"
 run() { "$src/tools/mpirun-local" -np 2 "$@"; }
 for link in shared static; do
-  cmake -S "$src/examples" -B "$tmp/ex-$link" -DCMAKE_PREFIX_PATH="$prefix" -DISOCHRON_LINK=$link -DCMAKE_C_COMPILER="$mpicc" >/dev/null
+  cmake -S "$src/examples" -B "$tmp/ex-$link" -DCMAKE_PREFIX_PATH="$prefix" -DISOCHRON_LINK=$link -DCMAKE_C_COMPILER="$mpicc" -DCMAKE_CXX_COMPILER="$mpicxx" >/dev/null
   cmake --build "$tmp/ex-$link" >/dev/null
   out=$(run "$tmp/ex-$link/opt_scatter")
   grep -q "data validated" <<<"$out" || { echo "test_install: FAIL: find_package build ($link) did not run"; echo "$out"; exit 1; }
-  echo "  find_package(isochron), $link: built and ran"
+  out=$(run "$tmp/ex-$link/cpp_hello")
+  grep -q "^clocks synchronized with hca3" <<<"$out" && grep -q ": ENAME: unknown timer 'no_such_timer'" <<<"$out" ||
+    { echo "test_install: FAIL: find_package C++ build ($link) did not run"; echo "$out"; exit 1; }
+  echo "  find_package(isochron), $link: built and ran opt_scatter (C) and cpp_hello (C++)"
 done
+out=$(run "$tmp/ex-shared/cc_checkpoint" 20 1000 2>&1)
+grep -q "^residual" <<<"$out" || { echo "test_install: FAIL: cc_checkpoint (isochron::isochron_cc) did not run"; echo "$out"; exit 1; }
+echo "  find_package(isochron COMPONENTS cc): cc_checkpoint built and ran"
+
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
+for pc in "$libdir"/pkgconfig/*.pc; do
+  pkg-config --cflags --libs "$(basename "$pc" .pc)" >/dev/null || { echo "test_install: FAIL: pkg-config cannot read $pc"; exit 1; }
+done
+echo "  pkg-config files: $(cd "$libdir/pkgconfig" && echo *.pc)"
 "$mpicc" -std=c11 $(pkg-config --cflags isochron) "$src/examples/opt_scatter.c" -o "$tmp/opt_scatter_pc" $(pkg-config --libs isochron) -lm
 out=$(LD_LIBRARY_PATH="$libdir" run "$tmp/opt_scatter_pc")
 grep -q "data validated" <<<"$out" || { echo "test_install: FAIL: pkg-config build did not run"; echo "$out"; exit 1; }
 echo "  pkg-config isochron $(pkg-config --modversion isochron): built and ran"
+"$mpicxx" -std=c++11 $(pkg-config --cflags isochron) "$src/examples/cpp_hello.cpp" -o "$tmp/cpp_hello_pc" $(pkg-config --libs isochron)
+out=$(LD_LIBRARY_PATH="$libdir" run "$tmp/cpp_hello_pc")
+grep -q "^clocks synchronized with hca3" <<<"$out" || { echo "test_install: FAIL: pkg-config C++ build did not run"; echo "$out"; exit 1; }
+echo "  pkg-config isochron with $mpicxx: cpp_hello built and ran"
 echo "test_install: PASS"
