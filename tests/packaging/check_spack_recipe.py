@@ -31,8 +31,10 @@ m = re.search(r"project\(isochron VERSION ([0-9.]+)", cm)
 if not m or m.group(1) not in versions: fail(f"CMakeLists.txt version {m and m.group(1)} not among the recipe's {versions}")
 variants = [a[0] for a in args("variant") if a]
 for opt in [a[0] for a in args("define_from_variant") if a]:
-    if not re.search(r"option\(" + re.escape(opt) + r"\b", cm): fail(f"the recipe sets {opt}, which CMakeLists.txt does not define")
-for v in ("hwloc", "shmem", "simgrid"):
+    # option(NAME ...) for ON/OFF, isochron_optional(NAME ...) for the AUTO/ON/OFF parts (ON = required)
+    if not re.search(r"(option|isochron_optional)\(" + re.escape(opt) + r"\b", cm):
+        fail(f"the recipe sets {opt}, which CMakeLists.txt does not define")
+for v in ("hwloc", "shmem", "simgrid", "otf2"):
     if v not in variants: fail(f"no variant {v}")
 print(f"  versions {versions}, variants {variants}, depends on {deps}")
 print("check_spack_recipe: PASS")

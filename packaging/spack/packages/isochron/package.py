@@ -23,17 +23,22 @@ class Isochron(CMakePackage):
     variant("hwloc", default=True, description="hwloc: socket level of hierarchical sync, binding")
     variant("shmem", default=False, description="OpenSHMEM driver (needs an MPI with OpenSHMEM, e.g. Open MPI's oshmem)")
     variant("simgrid", default=False, description="SimGrid SMPI builds of the drivers (sim/build.sh)")
+    variant("otf2", default=False, description="libisochron-trace.so, the MPI tracer writing OTF2 and Perfetto traces")
 
     depends_on("c", type="build")
     depends_on("cmake@3.18:", type="build")
     depends_on("mpi")
     depends_on("hwloc", when="+hwloc")
     depends_on("simgrid", when="+simgrid")
+    depends_on("otf2", when="+otf2")
     depends_on("python@3.9:", type="run")
 
     def cmake_args(self):
         return [
             self.define_from_variant("ISOCHRON_WITH_HWLOC", "hwloc"),
+            # the optional parts: +variant requires the part (ON), ~variant leaves it out (OFF)
             self.define_from_variant("ISOCHRON_WITH_SHMEM", "shmem"),
+            self.define_from_variant("ISOCHRON_WITH_OTF2", "otf2"),
+            self.define_from_variant("ISOCHRON_WITH_SIMGRID", "simgrid"),
             self.define("BUILD_TESTING", self.run_tests),
         ]
