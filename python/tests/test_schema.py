@@ -140,3 +140,61 @@ def test_contract_fields_wrong_type_is_named(tmp_path, rtype, field, value):
     with pytest.raises(isochron.IsochronError) as err:
         isochron.read(_write(tmp_path, recs))
     assert f"bad.jsonl:{i + 1}:" in str(err.value) and repr(field) in str(err.value), str(err.value)
+
+
+# The loader checks records with a predicate compiled from the schema (schema_check.py) and
+# calls the full validator only on records it refuses: the two must agree on every record, or
+# a malformed record would load. Checked on every stored driver record and on seeded mutations
+# (values of every JSON type and the edge cases of the keywords: 1.0 as an integer, booleans
+# as numbers, NaN against a minimum, items above a maximum, a type that is not a string).
+def _all_stored_records():
+    import glob
+    here = os.path.dirname(__file__)
+    out = []
+    for f in sorted(glob.glob(os.path.join(here, "fixtures", "*.jsonl"))
+                    + glob.glob(os.path.join(here, "data", "*", "*.jsonl"))):
+        for line in open(f, encoding="utf-8"):
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+    return out
+
+
+def test_compiled_check_agrees_with_the_full_validator():
+    from isochron.load import _fast_check
+    fast, full = _fast_check(), _validator()
+    assert type(fast).__name__ == "_ShapeChecker"           # the schema compiled, no fallback
+    recs = _all_stored_records()
+    assert len(recs) > 500
+    values = [None, True, False, 0, 1, -1, 1.0, 2.5, -0.0, float("nan"), float("inf"), -1e-300,
+              "", "x", "statistical", "auto", [], [0.5], [1.5], [None], ["a"], {}, {"median": "x"},
+              {"median": None}, 10 ** 20]
+    rng = random.Random(30)
+    disagree = []
+    cases = list(recs)
+    for _ in range(1500):
+        rec = dict(rng.choice(recs))
+        what = rng.random()
+        if what < 0.75:
+            key = rng.choice(sorted(rec) + list(CONTRACT_POINT) + ["type", "schema"])
+            rec[key] = rng.choice(values)
+        elif what < 0.9:
+            rec.pop(rng.choice(sorted(rec)))
+        else:
+            rec["type"] = rng.choice(["point", "cost", "accuracy", "end", "skew", "nosuch", 3])
+        cases.append(rec)
+    for rec in cases:
+        for _ in range(2):                       # the second call runs the remembered plan
+            if fast(rec) != full.is_valid(rec):
+                disagree.append(f"fast {fast(rec)}, full {full.is_valid(rec)}: {json.dumps(rec)[:300]}")
+    assert not disagree, "\n".join(disagree[:5])
+    assert sum(not full.is_valid(r) for r in cases) > 300   # the mutations do break records
+
+
+def test_compiler_refuses_unknown_keywords():
+    from isochron.schema_check import Unsupported, compile_schema
+    with pytest.raises(Unsupported):
+        compile_schema({"type": "object", "properties": {"a": {"pattern": "^x"}}})
+    ok = compile_schema({"type": "object", "properties": {"a": {"type": "integer", "minimum": 1}}})
+    assert ok({"a": 1.0}) and not ok({"a": 0}) and not ok({"a": True}) and ok({"b": "x"})

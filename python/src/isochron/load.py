@@ -89,6 +89,12 @@ def _flatten(rtype, rec):
 
 
 _VALIDATOR = None
+_FAST = None
+
+
+def _schema():
+    with open(os.path.join(os.path.dirname(__file__), "results-1.schema.json"), encoding="utf-8") as fh:
+        return json.load(fh)
 
 
 def _validator():
@@ -96,13 +102,30 @@ def _validator():
     global _VALIDATOR
     if _VALIDATOR is None:
         import jsonschema
-        with open(os.path.join(os.path.dirname(__file__), "results-1.schema.json"), encoding="utf-8") as fh:
-            _VALIDATOR = jsonschema.Draft202012Validator(json.load(fh))
+        _VALIDATOR = jsonschema.Draft202012Validator(_schema())
     return _VALIDATOR
 
 
+def _fast_check():
+    """The schema compiled to a predicate (schema_check.py); the full validator's is_valid
+    when the schema uses a keyword the compiler does not know."""
+    global _FAST
+    if _FAST is None:
+        from .schema_check import Unsupported, compile_schema
+        try:
+            _FAST = compile_schema(_schema())
+        except Unsupported:
+            _FAST = _validator().is_valid
+    return _FAST
+
+
 def _check_record(path, lineno, rec):
-    """Raise one clear IsochronError naming file, line and field if rec breaks the schema."""
+    """Raise one clear IsochronError naming file, line and field if rec breaks the schema.
+
+    The compiled predicate decides; the full validator runs only on a record it refuses, to
+    name the field (the same message as before the predicate existed)."""
+    if _fast_check()(rec):
+        return
     errors = sorted(_validator().iter_errors(rec), key=lambda e: list(e.absolute_path))
     if not errors:
         return
