@@ -625,3 +625,41 @@ int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, s
     return 0;
 }
 
+
+/* ---- output files */
+int app_open_output(const char *prog, const char *opt, const char *path, FILE **f)
+{
+    *f = NULL;
+    if (!path) return 0;
+    errno = 0;
+    if (!path[0]) { fprintf(stderr, "%s: %s '': cannot write: an empty file name\n", prog, opt); return 2; }
+    if (!(*f = fopen(path, "w"))) {
+        fprintf(stderr, "%s: %s '%s': cannot write: %s\n", prog, opt, path, strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+int app_close_output(const char *prog, const char *opt, const char *path, FILE *f)
+{
+    if (!f) return 0;
+    int bad = ferror(f), err = 0;
+    errno = 0;
+    if (fflush(f)) { bad = 1; err = errno; }
+    errno = 0;
+    if (fclose(f)) { bad = 1; if (!err) err = errno; }
+    if (!bad) return 0;
+    fprintf(stderr, "%s: %s '%s': writing failed, records are missing from it: %s\n", prog, opt, path, err ? strerror(err) : "write error");
+    return 1;
+}
+
+int app_launch_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *s = getenv(vars[i]);
+        long r;
+        if (s && *s && isochron_parse_long(s, &r) == 0 && r >= 0 && r <= 100000000) return (int)r;
+    }
+    return 0;
+}

@@ -122,6 +122,18 @@ int app_parse_list(const char *s, double *out, int max, int *n);
 int app_parse_size(const char *s, size_t *out);
 int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, size_t errlen);
 
+/* Output files (--jsonl, --csv): opened on rank 0 before anything is measured.
+ * app_open_output: 0, or 2 after "prog: --opt 'path': cannot write: <OS error>".
+ * app_close_output: flushes and closes f (NULL: nothing); 0, or 1 after a
+ * message naming the option, the file and the OS error (records were lost). */
+int app_open_output(const char *prog, const char *opt, const char *path, FILE **f);
+int app_close_output(const char *prog, const char *opt, const char *path, FILE *f);
+
+/* The rank this process is going to have, from the launcher's environment
+ * (Open MPI, MPICH's Hydra, PMIx, Slurm), readable before MPI_Init; 0 when
+ * started directly. For what a driver does before it starts MPI. */
+int app_launch_rank(void);
+
 /* Interruption (Ctrl-C, scancel, mpirun forwarding SIGINT/SIGTERM): the
  * process ends with exit status 128 + signal after rank 0 appended an "end"
  * record to the JSON Lines file, {"type":"end",<unit>:N,"wall_s":T,

@@ -9,11 +9,21 @@
  * as it is done. Thin by design: parsing and orchestration here, measuring in
  * libisochron_shmem.
  *
- * Launch with oshrun or tools/mpirun-local; Open MPI's shmem_finalize
- * crashes unless its memory patcher is off (OMPI_MCA_memory=^patcher, which
- * tools/mpirun-local sets; see README "OpenSHMEM").
+ * Run it as users do: directly, under mpirun or oshrun, with no environment
+ * of their own. --help, --version, --list-* and malformed command lines are
+ * answered before the OpenSHMEM library starts. Open MPI's oshmem crashes in
+ * shmem_finalize (signal 11) while its memory patcher is on; the patcher's
+ * MCA parameter is read when MPI_Init opens the memory framework, so setting
+ * OMPI_MCA_memory=^patcher in the environment before MPI_Init turns it off
+ * for this process (verified with oshmem 4.1.4: direct, mpirun, oshrun). A
+ * value the user set is kept, with a note when it leaves the patcher on.
+ * Exit status (docs/shmem.md): 0, 1 a measurement failed, 2 usage, 3
+ * watchdog, 4 the library delivered wrong data (each such call named on
+ * stderr, its points recorded with "library_defect"), 128+N a signal.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +36,7 @@
 #include "common.h"
 
 enum { O_OPS, O_SIZES, O_LOOP, O_ITERS, O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_NOVAL, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_XPORT,
-       O_CHECK, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LLOOP, O_HELP, O_VERSION, NOPT };
+       O_CHECK, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_SYNCLIM, O_QUIET, O_LOPS, O_LLOOP, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "measurements (comma-separated names or families: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop; 'all'); see --list-ops", "all"},
@@ -35,8 +45,8 @@ static const app_option_t opts[NOPT] = {
     [O_ITERS] = {"iters", "N", "operations per repetition (0: 100, fewer from 64 KiB on)", "0"},
     [O_MINR] = {"min-reps", "N", "minimum repetitions per point", "5"},
     [O_MAXR] = {"max-reps", "N", "maximum repetitions per point", "100"},
-    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width of the mean <= X * mean (0: always max-reps)", "0.05"},
-    [O_BUDGET] = {"budget", "SECONDS", "time per point", "1"},
+    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width of the mean <= X * mean, X in [0, 1) (0: always max-reps)", "0.05"},
+    [O_BUDGET] = {"budget", "SECONDS", "time per point, in [0, 86400]", "1"},
     [O_NOVAL] = {"no-validate", NULL, "do not check the data after each repetition", NULL},
     [O_SYNC] = APP_OPT_SYNC,
     [O_NODESZ] = APP_OPT_NODE_SIZE,
@@ -44,11 +54,12 @@ static const app_option_t opts[NOPT] = {
     [O_SKEW] = APP_OPT_SKEW,
     [O_TRACK] = APP_OPT_TRACK,
     [O_XPORT] = {"transport", "NAME", "transport of the clock's timestamp exchanges: shmem (put + wait on the symmetric heap) or mpi", "shmem"},
-    [O_CHECK] = {"check", "WAITS", "after the sync, run the accuracy check (Alg. 6 + ground truth) at these waits (e.g. 0,0.5,1) and report it", NULL},
+    [O_CHECK] = {"check", "WAITS", "after the sync, run the accuracy check (Alg. 6 + ground truth) at these waits (e.g. 0,0.5,1; ascending, each <= 3600 s) and report it", NULL},
     [O_FORMAT] = {"format", "FMT", "stdout: table, jsonl, csv or none", "table"},
     [O_JSONL] = {"jsonl", "FILE", "also write JSON Lines to FILE", NULL},
     [O_CSV] = {"csv", "FILE", "also write CSV to FILE", NULL},
-    [O_WATCHDOG] = {"watchdog", "SECONDS", "abort a point that runs longer than this, naming it (0: off)", "120"},
+    [O_WATCHDOG] = {"watchdog", "SECONDS", "abort a point, or the accuracy check, that runs longer than this, naming it (0: off; the check's default: 120 s or its last wait x 1.5 + 60 s)", "120"},
+    [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_QUIET] = APP_OPT_QUIET,
     [O_LOPS] = {"list-ops", NULL, "list the measurements and exit", NULL},
     [O_LLOOP] = {"list-loops", NULL, "list the loop timings and exit", NULL},
@@ -58,6 +69,10 @@ static const app_option_t opts[NOPT] = {
 
 static const char *const families[] = {"rma", "nbi", "atomic", "lock", "order", "memory", "coll", "bcast_method", "loop"};
 #define NFAM ((int)(sizeof families / sizeof families[0]))
+
+
+/* Exit statuses (documented in --help and docs/shmem.md) */
+enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_DEFECT = 4 };
 
 /* the timing method recorded with a point */
 static const char *method_of(const isochron_shmem_op_t *op, int loop)
@@ -70,8 +85,57 @@ static const char *method_of(const isochron_shmem_op_t *op, int loop)
     return "outside";
 }
 
-static int finish(int code)
+static void print_info(const char *const *v)
 {
+    if (v[O_HELP]) {
+        app_help(stdout, "isochron-shmem", "[options]   (directly for one PE, or under oshrun / mpirun)", opts, NOPT);
+        printf("\nMeasures OpenSHMEM routines as SKaMPI-OpenSHMEM does (paper 002): each repetition runs --iters\n"
+               "operations timed per --loop; repetitions continue until the mean's CI is within --rel-ci. Times are\n"
+               "per operation; pair measurements are PE 0 -> PE 1, collective ones the largest over PEs.\n"
+               "Every repetition's data is checked; where the library delivered wrong data, the point is recorded\n"
+               "without a time and with \"library_defect\", and the call is named on stderr (see docs/shmem.md).\n"
+               "Open MPI: oshmem's shmem_finalize crashes while its memory patcher is on; isochron-shmem sets\n"
+               "OMPI_MCA_memory=^patcher for itself unless OMPI_MCA_memory is already set.\n"
+               "\nexit status: 0 every point measured and its data right; 1 a measurement failed (the points before\n"
+               "it are kept); 2 a usage error (nothing measured); 3 the watchdog ended a point that hung; 4 the library\n"
+               "delivered wrong data (every other point measured); 128+N ended by signal N (an \"end\" record says so).\n");
+    } else if (v[O_VERSION]) printf("isochron-shmem %s\n", ISOCHRON_VERSION_STRING);
+    else if (v[O_LOPS])
+        for (int i = 0; i < isochron_shmem_op_count(); i++) {
+            const isochron_shmem_op_t *op = isochron_shmem_op_get(i);
+            printf("%-20s %-13s %s\n", op->name, op->family, op->description);
+        }
+    else
+        printf("outside   one timer around the loop; a part of an iteration = loop minus the other part measured first (Alg. 6, 9); default\n"
+               "inside    a timer around each iteration or timed part (Alg. 7, 8)\n"
+               "(the four variants side by side: --ops loop)\n");
+}
+
+/* Open MPI's oshmem: turn the memory patcher off before MPI_Init reads the MCA parameters (see the
+ * top of this file); *how receives the context's account of it. Other OpenSHMEMs: nothing to do. */
+static void memory_patcher_off(const char *prog, int rank, char *how, size_t len)
+{
+#ifdef OSHMEM_MAJOR_VERSION
+    const char *m = getenv("OMPI_MCA_memory");
+    if (!m) {
+        setenv("OMPI_MCA_memory", "^patcher", 1);
+        snprintf(how, len, "off (OMPI_MCA_memory=^patcher set by isochron-shmem)");
+    } else if (strstr(m, "patcher") && m[0] != '^') {
+        snprintf(how, len, "on (OMPI_MCA_memory=%.60s set by the user)", m);
+        if (rank == 0)
+            fprintf(stderr, "%s: note: OMPI_MCA_memory=%s keeps Open MPI's memory patcher on; with it oshmem's shmem_finalize crashes "
+                            "(signal 11) at the end of the run, after every result is written. Unset it, or set OMPI_MCA_memory=^patcher.\n", prog, m);
+    } else
+        snprintf(how, len, "%s (OMPI_MCA_memory=%.60s set by the user)", m[0] == '^' && strstr(m, "patcher") ? "off" : "default", m);
+#else
+    (void)prog; (void)rank;
+    snprintf(how, len, "n/a (not Open MPI's oshmem)");
+#endif
+}
+
+static int finish(int started, int code)
+{
+    if (!started) return code;
     shmem_finalize(); /* Open MPI's finalizes MPI too */
     int f = 0;
     MPI_Finalized(&f);
@@ -79,50 +143,47 @@ static int finish(int code)
     return code;
 }
 
+/* One line per library call that delivered wrong data: what it did and which measurements saw it. */
+typedef struct {
+    isochron_shmem_defect_t d; /* the first observation */
+    char ops[512];
+    int points;
+} defect_sum_t;
+#define MAX_DEFECTS 64
+
+static void defect_add(defect_sum_t *sum, int *n, const isochron_shmem_defect_t *d, const char *op)
+{
+    int k = 0;
+    while (k < *n && !(strcmp(sum[k].d.call, d->call) == 0 && strcmp(sum[k].d.what, d->what) == 0)) k++;
+    if (k == *n) {
+        if (*n >= MAX_DEFECTS) return;
+        memset(&sum[k], 0, sizeof sum[k]);
+        sum[k].d = *d;
+        (*n)++;
+    }
+    sum[k].points++;
+    char hay[520], needle[132];
+    snprintf(hay, sizeof hay, ", %s,", sum[k].ops);
+    snprintf(needle, sizeof needle, ", %s,", op);
+    if (strstr(hay, needle)) return; /* listed already (the same measurement at another size) */
+    size_t u = strlen(sum[k].ops);
+    snprintf(sum[k].ops + u, sizeof sum[k].ops - u, "%s%s", u ? ", " : "", op);
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    shmem_init();
-    int rank, size, code = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *v[NOPT];
     const char *prog = "isochron-shmem";
-#define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-shmem: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = 2; goto done; } while (0)
-    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
-    {
-        int same = shmem_my_pe() == rank && shmem_n_pes() == size;
-        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (!same) FAIL("MPI ranks and OpenSHMEM PEs differ (%d ranks, %d PEs); isochron-shmem needs one PE per rank, numbered alike", size, shmem_n_pes());
-    }
-    if (v[O_HELP]) {
-        if (rank == 0) {
-            app_help(stdout, prog, "[options]   (run under oshrun or tools/mpirun-local)", opts, NOPT);
-            printf("\nMeasures OpenSHMEM routines as SKaMPI-OpenSHMEM does (paper 002): each repetition runs --iters\n"
-                   "operations timed per --loop; repetitions continue until the mean's CI is within --rel-ci. Times are\n"
-                   "per operation; pair measurements are PE 0 -> PE 1, collective ones the largest over PEs.\n"
-                   "Open MPI: set OMPI_MCA_memory=^patcher (tools/mpirun-local does), or shmem_finalize crashes.\n");
-        }
-        goto done;
-    }
-    if (v[O_VERSION]) { if (rank == 0) printf("isochron-shmem %s\n", ISOCHRON_VERSION_STRING); goto done; }
-    if (v[O_LOPS]) {
-        if (rank == 0)
-            for (int i = 0; i < isochron_shmem_op_count(); i++) {
-                const isochron_shmem_op_t *op = isochron_shmem_op_get(i);
-                printf("%-20s %-13s %s\n", op->name, op->family, op->description);
-            }
-        goto done;
-    }
-    if (v[O_LLOOP]) {
-        if (rank == 0)
-            printf("outside   one timer around the loop; a part of an iteration = loop minus the other part measured first (Alg. 6, 9); default\n"
-                   "inside    a timer around each iteration or timed part (Alg. 7, 8)\n"
-                   "(the four variants side by side: --ops loop)\n");
-        goto done;
-    }
+    const char *v[NOPT];
+    int rank = app_launch_rank(), size = 1, code = 0, started = 0;
+#define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-shmem: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = EXIT_USAGE; goto done; } while (0)
 
-    /* ---- options, all checked before anything runs */
+    /* ---- the command line, checked before the OpenSHMEM library starts: --help, --version, --list-*
+     * and bad input never start it (rank: the launcher's, so one process speaks) */
+    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) return code;
+    if (v[O_HELP] || v[O_VERSION] || v[O_LOPS] || v[O_LLOOP]) {
+        if (rank == 0) print_info(v);
+        return 0;
+    }
     isochron_shmem_opts_t so;
     isochron_shmem_opts_default(&so);
     isochron_bench_opts_t bo;
@@ -131,15 +192,15 @@ int main(int argc, char **argv)
     if ((code = app_engine_options(prog, v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
     if (!v[O_MINR] && bo.max_reps < bo.min_reps) bo.min_reps = bo.max_reps; /* --max-reps alone lowers the default minimum */
     if (bo.max_reps < bo.min_reps) FAIL("--max-reps %d is below --min-reps %d", bo.max_reps, bo.min_reps);
-    if (!(bo.rel_ci >= 0)) FAIL("--rel-ci must be >= 0");
-    if (!(bo.budget >= 0)) FAIL("--budget must be >= 0 seconds");
+    if (!(bo.rel_ci >= 0 && bo.rel_ci < 1)) FAIL("--rel-ci '%s': expected a number in [0, 1) (0: always --max-reps)", v[O_RELCI]);
+    if (!(bo.budget >= 0 && bo.budget <= 86400)) FAIL("--budget '%s': expected seconds in [0, 86400]", v[O_BUDGET]);
     so.min_reps = bo.min_reps; so.max_reps = bo.max_reps; so.rel_ci = bo.rel_ci; so.budget = bo.budget;
     so.validate = v[O_NOVAL] == NULL;
     long lv;
     if (v[O_ITERS]) { if (isochron_parse_long(v[O_ITERS], &lv) || lv < 0 || lv > 100000000) FAIL("--iters '%s': expected an integer in [0, 100000000]", v[O_ITERS]); so.iters = (int)lv; }
     if (v[O_LOOP] && isochron_shmem_loop_find(v[O_LOOP], &so.loop)) FAIL("--loop: %s", isochron_last_error());
     double watchdog = 120;
-    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
+    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': expected seconds in [0, 86400] (0: off)", v[O_WATCHDOG]);
     const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
     if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "csv") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, jsonl, csv, none", fmt);
     int use_shmem_xport = 1;
@@ -150,7 +211,14 @@ int main(int argc, char **argv)
     double cwaits[16];
     int ncw = 0;
     if (v[O_CHECK] && (app_parse_list(v[O_CHECK], cwaits, 16, &ncw) || ncw < 1)) FAIL("--check '%s': up to 16 ascending wait times in seconds, e.g. 0,0.5,1", v[O_CHECK]);
-    for (int i = 1; i < ncw; i++) if (cwaits[i] < cwaits[i - 1]) FAIL("--check '%s': wait times must ascend", v[O_CHECK]);
+    for (int i = 0; i < ncw; i++) /* as isochron-clock's --wait */
+        if (!(cwaits[i] >= 0 && cwaits[i] <= 3600) || (i && cwaits[i] < cwaits[i - 1]))
+            FAIL("--check '%s': wait times must be ascending and within [0, 3600] s (got %g)", v[O_CHECK], cwaits[i]);
+    /* the accuracy check's watchdog: --watchdog when given, else long enough for the last wait */
+    double check_watchdog = ncw ? fmax(watchdog, 1.5 * cwaits[ncw - 1] + 60) : watchdog;
+    if (v[O_WATCHDOG] && watchdog > 0 && ncw && cwaits[ncw - 1] >= watchdog)
+        FAIL("--check '%s': the wait of %g s would outlast --watchdog %g s, which would end the check; raise --watchdog (0: off)", v[O_CHECK], cwaits[ncw - 1], watchdog);
+    if (v[O_WATCHDOG]) check_watchdog = watchdog;
     size_t sizes[256];
     int nsizes = 0;
     char err[512] = "";
@@ -158,36 +226,82 @@ int main(int argc, char **argv)
     const isochron_shmem_op_t *list[256];
     int nops = 0;
     {
+        if (app_list_ok(v[O_OPS] ? v[O_OPS] : "all", err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
         char *copy = strdup(v[O_OPS] ? v[O_OPS] : "all"), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             int fam = -1;
             for (int f = 0; f < NFAM; f++) if (!strcmp(t, families[f])) fam = f;
             if (fam >= 0 || !strcmp(t, "all")) {
-                for (int i = 0; i < isochron_shmem_op_count() && nops < 256; i++)
-                    if (fam < 0 || !strcmp(isochron_shmem_op_get(i)->family, families[fam])) list[nops++] = isochron_shmem_op_get(i);
+                for (int i = 0; i < isochron_shmem_op_count(); i++)
+                    if (fam < 0 || !strcmp(isochron_shmem_op_get(i)->family, families[fam])) {
+                        if (nops >= 256) { free(copy); FAIL("--ops: more than 256 measurements"); }
+                        list[nops++] = isochron_shmem_op_get(i);
+                    }
                 continue;
             }
             const isochron_shmem_op_t *op;
             if (isochron_shmem_op_find(t, &op)) { free(copy); FAIL("--ops: %s (or a family: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, all)", isochron_last_error()); }
-            if (nops < 256) list[nops++] = op;
+            if (nops >= 256) { free(copy); FAIL("--ops: more than 256 measurements"); }
+            list[nops++] = op;
         }
         free(copy);
     }
-    for (int i = 0; i < nops; i++) {
-        if ((list[i]->flags & ISOCHRON_SHMEM_MIN2) && size < 2) FAIL("%s needs at least 2 PEs (running on %d)", list[i]->name, size);
+    for (int i = 0; i < nops; i++)
         if (list[i]->flags & ISOCHRON_SHMEM_ELEM8)
             for (int s = 0; s < nsizes; s++)
                 if (sizes[s] % 8) FAIL("%s moves 64-bit elements: size %zu B is not a multiple of 8", list[i]->name, sizes[s]);
-    }
     if ((code = app_clock_options(prog, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
+    if ((code = app_parse_sync_limit(prog, v[O_SYNCLIM], rank))) goto done;
     int track = 1;
     if ((code = app_parse_track(prog, v[O_TRACK], rank, &track))) goto done;
+
+    /* ---- the library */
+    char patcher[128];
+    memory_patcher_off(prog, rank, patcher, sizeof patcher);
+    MPI_Init(&argc, &argv);
+    shmem_init();
+    started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    {
+        int same = shmem_my_pe() == rank && shmem_n_pes() == size;
+        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!same) FAIL("MPI ranks and OpenSHMEM PEs differ (%d ranks, %d PEs); isochron-shmem needs one PE per rank, numbered alike", size, shmem_n_pes());
+    }
+    /* every point must be possible before anything runs: PEs, symmetric heap */
+    for (int i = 0; i < nops; i++)
+        if ((list[i]->flags & ISOCHRON_SHMEM_MIN2) && size < 2) FAIL("%s needs at least 2 PEs (running on %d)", list[i]->name, size);
+    {
+        size_t need = 0;
+        int worst = -1, wsize = 0;
+        for (int i = 0; i < nops; i++)
+            for (int s = 0; s < ((list[i]->flags & ISOCHRON_SHMEM_SIZED) ? nsizes : 1); s++) {
+                size_t n = isochron_shmem_heap_needed(list[i], sizes[s], size);
+                if (n > need) { need = n; worst = i; wsize = s; }
+            }
+        /* one block of the largest need (+ 64 KiB for the allocator's headers), freed at once */
+        void *probe = need < SIZE_MAX - 65536 ? shmem_malloc(need + 65536) : NULL;
+        int ok = probe != NULL || need == 0;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        shmem_barrier_all();
+        if (probe) shmem_free(probe);
+        if (!ok)
+            FAIL("%s at %zu B needs %.4g MiB of symmetric heap per PE, more than shmem_malloc could allocate; use smaller --sizes%s", list[worst]->name,
+                 sizes[wsize], (double)need / 1048576.0,
+#ifdef OSHMEM_MAJOR_VERSION
+                 " or a larger heap (SHMEM_SYMMETRIC_HEAP_SIZE, e.g. 2G)"
+#else
+                 " or a larger heap (SHMEM_SYMMETRIC_SIZE)"
+#endif
+            );
+    }
     FILE *jf = NULL, *cf = NULL;
-    if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
-    if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
+    if (rank == 0) code = app_open_output(prog, "--jsonl", v[O_JSONL], &jf);
+    if (rank == 0 && !code) code = app_open_output(prog, "--csv", v[O_CSV], &cf);
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (code) FAIL("cannot write the output file(s)");
+    if (code) { if (jf) fclose(jf); goto done; }
     int quiet = v[O_QUIET] != NULL;
+    app_interrupt_install(jf, rank, "points");
     double wall0 = isochron_truth_now();
 
     /* ---- clock over the chosen transport */
@@ -203,7 +317,7 @@ int main(int argc, char **argv)
     if (ncw) {
         isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * ncw, sizeof *acc) : NULL;
         int truth = 0;
-        app_watchdog_arm(prog, watchdog, rank, "accuracy check", v[O_JSONL]);
+        app_watchdog_arm(prog, check_watchdog, rank, "accuracy check", v[O_JSONL]);
         int rc = isochron_sync_check_xport(MPI_COMM_WORLD, ck.global, ck.track, xp, cwaits, ncw, 50, acc, &truth);
         app_watchdog_disarm();
         if (rc) { free(acc); app_clock_free(&ck); isochron_shmem_xport_destroy(xp); FAIL("accuracy check: %s", isochron_last_error()); }
@@ -250,7 +364,7 @@ int main(int argc, char **argv)
     char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv);
     int over = ck.rep.oversubscribed;
     if (rank == 0) {
-        char *opts_json = NULL, *timer_j = NULL, *lib_j = NULL;
+        char *opts_json = NULL, *timer_j = NULL, *lib_j = NULL, *patch_j = NULL;
         isochron_json_t j;
         if (isochron_json_open_string(&j) == ISOCHRON_OK) {
             isochron_json_object_begin(&j);
@@ -269,28 +383,30 @@ int main(int argc, char **argv)
         }
         if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, isochron_timer_name(ck.timer)); timer_j = isochron_json_close_string(&j); }
         char libname[128];
-        snprintf(libname, sizeof libname, "OpenSHMEM %d.%d (%s %d.%d)", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
 #ifdef OSHMEM_MAJOR_VERSION
-                 "Open MPI oshmem", OSHMEM_MAJOR_VERSION, OSHMEM_MINOR_VERSION
+        snprintf(libname, sizeof libname, "OpenSHMEM %d.%d (Open MPI oshmem %d.%d.%d)", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, OSHMEM_MAJOR_VERSION,
+                 OSHMEM_MINOR_VERSION, OSHMEM_RELEASE_VERSION);
 #else
-                 "vendor", 0, 0
+        snprintf(libname, sizeof libname, "OpenSHMEM %d.%d (vendor)", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
 #endif
-        );
         if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, libname); lib_j = isochron_json_close_string(&j); }
+        if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, patcher); patch_j = isochron_json_close_string(&j); }
         char over_j[8], np_j[16], nodes_j[16];
         snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
         snprintf(np_j, sizeof np_j, "%d", size);
         snprintf(nodes_j, sizeof nodes_j, "%d", ck.rep.nodes);
         isochron_kv_t kv[] = {{"tool", "\"isochron-shmem\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
                               {"timer", timer_j}, {"clock_sync", ck.json}, {"clock_check", check_json}, {"shmem_library", lib_j},
-                              {"scheme", "\"barrier\""}, {"method", so.loop == ISOCHRON_SHMEM_LOOP_INSIDE ? "\"inside\"" : "\"outside\""}, {"options", opts_json}};
+                              {"memory_patcher", patch_j}, {"scheme", "\"barrier\""},
+                              {"method", so.loop == ISOCHRON_SHMEM_LOOP_INSIDE ? "\"inside\"" : "\"outside\""}, {"options", opts_json}};
         int nkv = (int)(sizeof kv / sizeof kv[0]);
         for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
-        free(opts_json); free(timer_j); free(lib_j);
+        free(opts_json); free(timer_j); free(lib_j); free(patch_j);
     }
 
     /* ---- the sweep */
-    int total = 0, done_pts = 0, failed = 0, nbad = 0;
+    int total = 0, done_pts = 0, written = 0, failed = 0, nbad = 0, ndef = 0;
+    defect_sum_t defects[MAX_DEFECTS];
     for (int i = 0; i < nops; i++) total += (list[i]->flags & ISOCHRON_SHMEM_SIZED) ? nsizes : 1;
     for (int i = 0; i < nops && !failed; i++) {
         int ns = (list[i]->flags & ISOCHRON_SHMEM_SIZED) ? nsizes : 1;
@@ -300,27 +416,41 @@ int main(int argc, char **argv)
                 isochron_track_poll(ck.track, &refreshed); /* keep the clock true between points, never inside one */
             }
             isochron_point_t pt;
-            char what[96];
-            snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);
+            isochron_shmem_defect_t defect;
+            char what[96]; /* the point's name in messages: sized measurements with their size */
+            if (list[i]->flags & ISOCHRON_SHMEM_SIZED) snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);
+            else snprintf(what, sizeof what, "%s", list[i]->name);
             app_watchdog_arm(prog, watchdog, rank, what, v[O_JSONL]);
-            int prc = isochron_shmem_measure(list[i], &so, sizes[s], ck.global, &pt);
+            int prc = isochron_shmem_measure(list[i], &so, sizes[s], ck.global, &pt, &defect);
             app_watchdog_disarm();
             /* the clock's error matters where times are differences of global timestamps (Alg. 2, 3);
              * elsewhere times are local durations on one PE */
             if (!prc && ck.track && (!strcmp(list[i]->name, "bcast_sync") || !strcmp(list[i]->name, "bcast_rounds")))
                 isochron_track_error(ck.track, &pt.clock_bound, &pt.clock_true);
             done_pts++;
-            if (prc == ISOCHRON_EVALIDATE) { /* wrong data: say so, report no time for it, go on */
-                if (rank == 0) fprintf(stderr, "isochron-shmem: %s at %zu B: validation failed, no result: %s\n", list[i]->name, sizes[s], isochron_last_error());
+            const char *meth = method_of(list[i], so.loop);
+            if (prc == ISOCHRON_EVALIDATE) { /* wrong data from the library: a point without a time, saying what the library did */
                 nbad++;
-                code = 1;
+                if (rank == 0) {
+                    fprintf(stderr, "isochron-shmem: %s: validation failed, no result: %s\n", what, isochron_last_error());
+                    char sentence[256], text[600];
+                    isochron_shmem_defect_sentence(&defect, sentence, sizeof sentence);
+                    snprintf(text, sizeof text, "%s: %s", sentence, defect.detail);
+                    char *dj = NULL;
+                    isochron_json_t j;
+                    if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, text); dj = isochron_json_close_string(&j); }
+                    isochron_kv_t ex[] = {{"library_defect", dj ? dj : "\"\""}};
+                    for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point_as(reps[k], &pt, "barrier", meth, "point", ex, 1);
+                    free(dj);
+                    defect_add(defects, &ndef, &defect, list[i]->name);
+                    app_interrupt_count(++written);
+                }
             } else if (prc) {
-                if (rank == 0) fprintf(stderr, "isochron-shmem: %s at %zu B failed: %s\n", list[i]->name, sizes[s], isochron_last_error());
+                if (rank == 0) fprintf(stderr, "isochron-shmem: %s failed: %s\n", what, isochron_last_error());
                 failed = 1;
-                code = 1;
             } else if (rank == 0) {
-                const char *meth = method_of(list[i], so.loop);
                 for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], &pt, "barrier", meth);
+                app_interrupt_count(++written);
                 if (!quiet) {
                     double el = isochron_truth_now() - wall0, eta = el / done_pts * (total - done_pts);
                     char tb[32];
@@ -331,13 +461,26 @@ int main(int argc, char **argv)
         }
     }
     if (rank == 0)
-        for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts - failed - nbad, !failed && !nbad); isochron_reporter_destroy(reps[k]); }
-    if (rank == 0 && nbad) fprintf(stderr, "isochron-shmem: %d point(s) failed validation (see above)\n", nbad);
+        for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, written, !failed); isochron_reporter_destroy(reps[k]); }
+    if (rank == 0 && nbad) {
+        for (int k = 0; k < ndef; k++) {
+            char sentence[256];
+            fprintf(stderr, "isochron-shmem: library defect: %s (%s; %s)\n", isochron_shmem_defect_sentence(&defects[k].d, sentence, sizeof sentence),
+                    defects[k].ops, defects[k].d.detail);
+        }
+        fprintf(stderr, "isochron-shmem: the library delivered wrong data in %d point(s), recorded without a time and with \"library_defect\"; "
+                        "exit status %d\n", nbad, failed ? EXIT_FAILED : EXIT_DEFECT);
+    }
+    code = failed ? EXIT_FAILED : nbad ? EXIT_DEFECT : 0;
     free(ctxbuf);
     app_clock_free(&ck);
     isochron_shmem_xport_destroy(xp);
-    if (jf) fclose(jf);
-    if (cf) fclose(cf);
+    if (rank == 0) {
+        int lost = app_close_output(prog, "--jsonl", v[O_JSONL], jf);
+        lost |= app_close_output(prog, "--csv", v[O_CSV], cf);
+        if (lost && !code) code = EXIT_FAILED;
+    }
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
 done:
-    return finish(code);
+    return finish(started, code);
 }

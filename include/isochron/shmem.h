@@ -89,6 +89,11 @@ const isochron_shmem_op_t *isochron_shmem_op_get(int i);
 /** \brief Find by name (case-insensitive); ENAME lists the valid names. */
 int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out);
 
+/** \brief Bytes of symmetric heap per PE that measuring \p op at \p bytes on
+ *  \p npes PEs allocates at once (SIZE_MAX when beyond any heap): a driver
+ *  checks the largest of its points before measuring anything. */
+size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, int npes);
+
 /** Options of a measurement run. */
 typedef struct {
     int min_reps, max_reps; /**< repetitions (each of `iters` operations) */
@@ -103,16 +108,39 @@ typedef struct {
 void isochron_shmem_opts_default(isochron_shmem_opts_t *o);
 
 /**
+ * \brief What the library did wrong, as the data check observed it: a
+ * measurement's validation compares what the library delivered with what
+ * OpenSHMEM specifies, and on a mismatch names the call and says what it did,
+ * from the values it saw (not per operation by hand): "left the target
+ * unchanged" when the target still holds its value from before the calls,
+ * "left the destination unchanged" when the poisoned destination was not
+ * written, "returned a wrong value", "delivered wrong data". Every buffer
+ * isochron uses is on the symmetric heap (shmem_malloc), so the sentence is
+ * "<call> on symmetric-heap memory <what>" with the observation in detail.
+ */
+typedef struct {
+    char call[64];    /**< the library call, e.g. "shmem_long_atomic_fetch_and" */
+    char what[96];    /**< what it did, e.g. "left the target unchanged" */
+    char detail[256]; /**< the observation: where, expected and got */
+} isochron_shmem_defect_t;
+
+/** \brief "<call> on symmetric-heap memory <what>" into buf (the summary line of a defect). */
+const char *isochron_shmem_defect_sentence(const isochron_shmem_defect_t *d, char *buf, size_t len);
+
+/**
  * \brief Measure \p op at \p bytes on all PEs (collective; MPI_COMM_WORLD =
  * all PEs). \p global: the synchronized clock every time is read from
  * (Alg. 2 and 3 start on it). Fills \p res on every PE: op, family, bytes,
  * nprocs, reps, valid, stop, s (seconds per operation), correction (a time
  * subtracted: empty quiet, barrier, acknowledgment, computation), overlap,
  * t_comm, t_comp (nbi overlap), validated. EINVAL (clear sentence) for a size
- * the measurement cannot take or too few PEs; EVALIDATE if data was wrong.
+ * the measurement cannot take or too few PEs. EVALIDATE if the library
+ * delivered wrong data: \p res then holds the repetitions run, none valid,
+ * no statistics (NaN), stop 0, and \p defect (may be NULL) what the library
+ * did, the same on every PE.
  */
 int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes,
-                           isochron_clock_t *global, isochron_point_t *res);
+                           isochron_clock_t *global, isochron_point_t *res, isochron_shmem_defect_t *defect);
 
 #ifdef __cplusplus
 }

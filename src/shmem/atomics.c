@@ -12,6 +12,7 @@
  */
 #include <math.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "isochron.h"
@@ -89,18 +90,26 @@ static int run_amo(isochron_shmem_ctx_t *c, double *t, int *act)
     return ISOCHRON_OK;
 }
 
+/* the library call of kind k, e.g. "shmem_long_atomic_fetch_and" */
+static void call_of(int k, char *buf, size_t len)
+{
+    snprintf(buf, len, "shmem_long_atomic_%s", (k == K_CSWAP_HIT || k == K_CSWAP_MISS) ? "compare_swap" : knames[k]);
+}
+
 static int validate_amo(isochron_shmem_ctx_t *c)
 {
     const isochron_shmem_op_t *op = c->op;
     int cont, k = kind_of(op->name, &cont);
     int owner = cont ? 0 : c->target, nact = cont ? c->npes : 1, it = c->iters;
     long v0 = initial(k), bits = 0;
+    char call[64];
+    call_of(k, call, sizeof call);
     for (int p = 0; p < nact; p++) bits |= bit(cont ? p : 0);
     /* fetched values on the measuring PEs */
     if ((cont || ME == 0) && (k == K_FETCH || k == K_CSWAP_MISS))
         for (int i = 0; i < it; i++)
             if (c->fetched[i] != v0)
-                return isochron_set_error(ISOCHRON_EVALIDATE, "%s: PE %d fetched %ld at iteration %d, expected %ld", op->name, ME, c->fetched[i], i, v0);
+                return shm_defect(c, call, "returned a wrong value", "PE %d fetched %ld from PE %d's target at call %d, which held %ld", ME, c->fetched[i], owner, i, v0);
     if (ME != owner) return ISOCHRON_OK;
     long v = c->sig[CTR], want = v0;
     int ok = 1;
@@ -109,7 +118,7 @@ static int validate_amo(isochron_shmem_ctx_t *c)
     case K_SET: case K_SWAP: {
         ok = 0;
         for (int p = 0; p < nact; p++) if (v == (long)(cont ? p : 0) * 1000000L + it - 1) ok = 1;
-        want = (long)it - 1;
+        want = (long)it - 1; /* PE 0's last value; any PE's last (PE x * 1000000 + it - 1) is right */
         break;
     }
     case K_CSWAP_HIT: want = v0 + it; ok = cont ? (v >= v0 + it && v <= v0 + (long)it * nact) : v == want; break;
@@ -119,9 +128,12 @@ static int validate_amo(isochron_shmem_ctx_t *c)
     case K_FOR: want = v0 | bits; ok = v == want; break;
     case K_FXOR: want = v0 ^ bits; ok = v == want; break;
     }
-    if (!ok) return isochron_set_error(ISOCHRON_EVALIDATE, "%s: PE %d's counter is %ld after %d operations by %d PE(s), expected %s%ld", op->name, ME, v, it, nact,
-                                       (k == K_SET || k == K_SWAP) ? "a PE's last value, e.g. PE x * 1000000 + " : (k == K_CSWAP_HIT && cont) ? "at least " : "", want);
-    return ISOCHRON_OK;
+    if (ok) return ISOCHRON_OK;
+    if (k == K_FETCH || k == K_CSWAP_MISS) /* calls that must not change the target */
+        return shm_defect(c, call, "changed the target", "PE %d's target after %d calls by %d PE(s): got %ld, expected %ld (unchanged)", ME, it, nact, v, v0);
+    return shm_defect_long(c, call, v, v0, want, "left the target at a wrong value", "PE %d's target after %d calls by %d PE(s)%s", ME, it, nact,
+                           (k == K_SET || k == K_SWAP) ? " (expected: a PE's last value, PE x * 1000000 + calls - 1)"
+                           : (k == K_CSWAP_HIT && cont) ? " (expected: at least)" : "");
 }
 
 /* ---- locks (sec. 4.5) ----------------------------------------------------- */
@@ -180,12 +192,14 @@ static int validate_lock(isochron_shmem_ctx_t *c)
 {
     const isochron_shmem_op_t *op = c->op;
     if (!strcmp(op->name, "lock_contended") && ME == 0 && c->sig[LOCK + 1] != (long)c->iters * c->npes)
-        return isochron_set_error(ISOCHRON_EVALIDATE, "lock_contended: the counter guarded by the lock is %ld, expected %ld (%d iterations x %d PEs): mutual exclusion broken",
-                                  c->sig[LOCK + 1], (long)c->iters * c->npes, c->iters, c->npes);
+        return shm_defect(c, "shmem_set_lock", "let PEs update the guarded data at once (increments lost)",
+                          "the counter guarded by the lock on PE 0 after %d iterations x %d PEs: got %ld, expected %ld", c->iters, c->npes, c->sig[LOCK + 1],
+                          (long)c->iters * c->npes);
     if (!strcmp(op->name, "lock_roundrobin") && ME == 0 && c->sig[LOCK + 3] != (long)c->iters * c->npes)
-        return isochron_set_error(ISOCHRON_EVALIDATE, "lock_roundrobin: %ld turns taken, expected %ld", c->sig[LOCK + 3], (long)c->iters * c->npes);
+        return shm_defect_long(c, "shmem_long_atomic_inc", c->sig[LOCK + 3], 0, (long)c->iters * c->npes, "left the target at a wrong value",
+                               "the turn counter on PE 0 after %d turns of %d PEs", c->iters, c->npes);
     if (!strcmp(op->name, "test_lock") && ME == 0 && c->sig[LOCK + 2])
-        return isochron_set_error(ISOCHRON_EVALIDATE, "test_lock: %ld of %d tests found a free lock taken", c->sig[LOCK + 2], c->iters);
+        return shm_defect(c, "shmem_test_lock", "reported a free lock as taken", "PE 0: %ld of %d tests on a free lock", c->sig[LOCK + 2], c->iters);
     return ISOCHRON_OK;
 }
 

@@ -91,26 +91,28 @@ static int validate_coll(isochron_shmem_ctx_t *c)
     const isochron_shmem_op_t *op = c->op;
     const char *n = op->name;
     size_t nb = c->bytes;
-    if (!strcmp(n, "broadcast")) return ME == 0 ? ISOCHRON_OK : shm_check(c->dst, nb, c->rep, 0, "broadcast", ME);
+    if (!strcmp(n, "broadcast")) return ME == 0 ? ISOCHRON_OK : shm_check(c, "shmem_broadcast64", c->dst, nb, c->rep, 0);
     if (!strncmp(n, "reduce", 6)) {
         const long *d = (const long *)c->dst;
         int max = !strcmp(n, "reduce_max");
         for (size_t k = 0; k < NEL; k++) {
             long want = max ? NP - 1 + c->rep + (long)k : (long)NP * (c->rep + (long)k) + (long)NP * (NP - 1) / 2;
-            if (d[k] != want) return isochron_set_error(ISOCHRON_EVALIDATE, "%s: PE %d element %zu is %ld, expected %ld", n, ME, k, d[k], want);
+            if (d[k] != want)
+                return shm_defect_long(c, max ? "shmem_long_max_to_all" : "shmem_long_sum_to_all", d[k], -1, want, "delivered a wrong result",
+                                       "PE %d element %zu of %zu", ME, k, (size_t)NEL);
         }
         return ISOCHRON_OK;
     }
     if (!strcmp(n, "collect") || !strcmp(n, "fcollect")) {
         for (int j = 0; j < NP; j++) {
-            int rc = shm_check(c->dst + (size_t)j * nb, nb, c->rep, j, n, ME);
+            int rc = shm_check(c, !strcmp(n, "collect") ? "shmem_collect64" : "shmem_fcollect64", c->dst + (size_t)j * nb, nb, c->rep, j);
             if (rc) return rc;
         }
         return ISOCHRON_OK;
     }
     if (!strncmp(n, "alltoall", 8)) {
         for (int j = 0; j < NP; j++) {
-            int rc = shm_check(c->dst + (size_t)j * nb, nb, c->rep, j * NP + ME, n, ME);
+            int rc = shm_check(c, !strcmp(n, "alltoall") ? "shmem_alltoall64" : "shmem_alltoalls64", c->dst + (size_t)j * nb, nb, c->rep, j * NP + ME);
             if (rc) return rc;
         }
     }
@@ -274,12 +276,13 @@ static int validate_bcast(isochron_shmem_ctx_t *c)
 {
     const isochron_shmem_op_t *op = c->op;
     if (!strcmp(op->name, "bcast_ack") && ME == 0 && c->sig[ACK + 1] > 1)
-        return isochron_set_error(ISOCHRON_EVALIDATE, "bcast_ack: the acknowledgment counter reached %ld (Lemma 1 says at most 1)", c->sig[ACK + 1]);
+        return shm_defect(c, "shmem_long_atomic_fetch_inc", "delivered more acknowledgments than were sent",
+                          "PE 0's acknowledgment counter reached %ld, expected at most 1 pending (Lemma 1)", c->sig[ACK + 1]);
     if (!strcmp(op->name, "bcast_rounds")) { /* the last broadcast with another root wins */
         int last = ME == NP - 1 ? NP - 2 : NP - 1;
-        return shm_check(c->dst, c->bytes, c->rep, last, "bcast_rounds", ME);
+        return shm_check(c, "shmem_broadcast64", c->dst, c->bytes, c->rep, last);
     }
-    return ME == 0 ? ISOCHRON_OK : shm_check(c->dst, c->bytes, c->rep, 0, op->name, ME);
+    return ME == 0 ? ISOCHRON_OK : shm_check(c, "shmem_broadcast64", c->dst, c->bytes, c->rep, 0);
 }
 
 #define S ISOCHRON_SHMEM_SIZED

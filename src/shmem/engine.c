@@ -18,6 +18,8 @@
  * the PEs that measure).
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,7 @@ int shm_agree(isochron_shmem_ctx_t *c, int rc)
     snprintf(msg, sizeof msg, "%s", c->me == out[1] ? isochron_last_error() : "");
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, out[1], c->comm);
     if (c->me != out[1]) isochron_set_error(out[0], "%s", msg);
+    if (out[0] == ISOCHRON_EVALIDATE) MPI_Bcast(&c->defect, (int)sizeof c->defect, MPI_CHAR, out[1], c->comm); /* what the library did, everywhere */
     return out[0];
 }
 
@@ -68,26 +71,55 @@ int shm_barrier(isochron_shmem_ctx_t *c)
     return isochron_barrier_polite(c->comm);
 }
 
-int shm_alloc(isochron_shmem_ctx_t *c, size_t bufbytes)
+/* The symmetric allocations of shm_alloc for buffers of bufbytes (also what
+ * isochron_shmem_heap_needed adds up, so the two cannot disagree). */
+typedef struct { size_t buf, gap, psync, nwrk; } shm_layout_t;
+static shm_layout_t shm_layout(size_t bufbytes)
 {
-    c->bufbytes = bufbytes < 64 ? 64 : bufbytes;
+    shm_layout_t l;
+    l.buf = bufbytes < 64 ? 64 : bufbytes;
     /* src and dst one allocation, dst starting 320 bytes past a 4 KiB multiple after src: when the
      * two were a multiple of 4 KiB apart (as two equal page-sized allocations are, and symmetric
      * addresses keep that offset on every PE), a 4 KiB put between two PEs of this host took
      * 2.2 us instead of 0.15 us (4K aliasing in the copy; measured with a 20-line oshmem program) */
-    size_t gap = (c->bufbytes + 4095) / 4096 * 4096 + 320;
-    c->src = shmem_malloc(gap + c->bufbytes);
-    c->dst = c->src ? c->src + gap : NULL;
-    c->sig = shmem_calloc(SHM_NSIG, sizeof(long));
+    l.gap = (l.buf + 4095) / 4096 * 4096 + 320;
     size_t ps = SHMEM_REDUCE_SYNC_SIZE;
     if (SHMEM_BCAST_SYNC_SIZE > ps) ps = SHMEM_BCAST_SYNC_SIZE;
     if (SHMEM_COLLECT_SYNC_SIZE > ps) ps = SHMEM_COLLECT_SYNC_SIZE;
     if (SHMEM_ALLTOALL_SYNC_SIZE > ps) ps = SHMEM_ALLTOALL_SYNC_SIZE;
     if (SHMEM_BARRIER_SYNC_SIZE > ps) ps = SHMEM_BARRIER_SYNC_SIZE;
+    l.psync = ps;
+    l.nwrk = l.buf / sizeof(long) / 2 + 1;
+    if (l.nwrk < SHMEM_REDUCE_MIN_WRKDATA_SIZE) l.nwrk = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+    return l;
+}
+
+size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, int npes)
+{
+    size_t b = (op->flags & ISOCHRON_SHMEM_SIZED) ? bytes : 8;
+    /* what each family's setup asks shm_alloc for: collectives a block per PE, atomics and locks
+     * 64 B, memory measurements their own block of the size (shmem_malloc/shmem_align in the loop) */
+    if (!strcmp(op->family, "memory")) return b + 4096;
+    if (!strcmp(op->family, "atomic") || !strcmp(op->family, "lock")) b = 64;
+    else if (!strcmp(op->family, "coll") || !strcmp(op->family, "bcast_method")) {
+        if (npes > 0 && b > SIZE_MAX / 4 / (size_t)npes) return SIZE_MAX;
+        b *= (size_t)(npes > 0 ? npes : 1);
+    }
+    if (b > SIZE_MAX / 4) return SIZE_MAX;
+    shm_layout_t l = shm_layout(b);
+    return l.gap + l.buf + (SHM_NSIG + 2 * l.psync + l.nwrk) * sizeof(long);
+}
+
+int shm_alloc(isochron_shmem_ctx_t *c, size_t bufbytes)
+{
+    shm_layout_t l = shm_layout(bufbytes);
+    size_t gap = l.gap, ps = l.psync, nw = l.nwrk;
+    c->bufbytes = l.buf;
+    c->src = shmem_malloc(gap + c->bufbytes);
+    c->dst = c->src ? c->src + gap : NULL;
+    c->sig = shmem_calloc(SHM_NSIG, sizeof(long));
     c->psync[0] = shmem_malloc(ps * sizeof(long));
     c->psync[1] = shmem_malloc(ps * sizeof(long));
-    size_t nw = c->bufbytes / sizeof(long) / 2 + 1;
-    if (nw < SHMEM_REDUCE_MIN_WRKDATA_SIZE) nw = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
     c->pwrk = shmem_malloc(nw * sizeof(long));
     c->fetched = calloc((size_t)(c->iters > 0 ? c->iters : 1), sizeof(long));
     int rc = (c->src && c->dst && c->sig && c->psync[0] && c->psync[1] && c->pwrk && c->fetched)
@@ -129,13 +161,55 @@ void shm_poison(void *buf, size_t n, int rep, int pe)
     for (size_t k = 0; k < n; k++) b[k] = (unsigned char)~pat(k, rep, pe);
 }
 
-int shm_check(const void *buf, size_t n, int rep, int pe, const char *what, int me)
+/* Library defects: the sentence is made from what was seen (see isochron_shmem_defect_t). */
+static int defect_set(isochron_shmem_ctx_t *c, const char *call, const char *what, const char *fmt, va_list ap)
+{
+    const isochron_shmem_op_t *op = c->op;
+    snprintf(c->defect.call, sizeof c->defect.call, "%s", call);
+    snprintf(c->defect.what, sizeof c->defect.what, "%s", what);
+    vsnprintf(c->defect.detail, sizeof c->defect.detail, fmt, ap);
+    return isochron_set_error(ISOCHRON_EVALIDATE, "%s: %s %s: %s", op ? op->name : "shmem", call, what, c->defect.detail);
+}
+
+int shm_defect(isochron_shmem_ctx_t *c, const char *call, const char *what, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = defect_set(c, call, what, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int shm_defect_long(isochron_shmem_ctx_t *c, const char *call, long got, long before, long want, const char *otherwise, const char *fmt, ...)
+{
+    char where[160], detail[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(where, sizeof where, fmt, ap);
+    va_end(ap);
+    snprintf(detail, sizeof detail, "%s: got %ld, expected %ld", where, got, want);
+    return shm_defect(c, call, got == before ? "left the target unchanged" : otherwise, "%s", detail);
+}
+
+const char *isochron_shmem_defect_sentence(const isochron_shmem_defect_t *d, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s on symmetric-heap memory %s", d->call[0] ? d->call : "an OpenSHMEM call", d->what[0] ? d->what : "delivered wrong data");
+    return buf;
+}
+
+int shm_check(isochron_shmem_ctx_t *c, const char *call, const void *buf, size_t n, int rep, int pe)
 {
     const unsigned char *b = buf;
-    for (size_t k = 0; k < n; k++)
-        if (b[k] != pat(k, rep, pe))
-            return isochron_set_error(ISOCHRON_EVALIDATE, "%s: PE %d byte %zu: expected %u (from PE %d, repetition %d), got %u", what, me, k,
-                                      pat(k, rep, pe), pe, rep, b[k]);
+    for (size_t k = 0; k < n; k++) {
+        if (b[k] == pat(k, rep, pe)) continue;
+        /* what is there instead: the poison written before the call, an earlier repetition's data, or other bytes */
+        size_t same = 0;
+        for (size_t m = k; m < n; m++) same += b[m] == (unsigned char)~pat(m, rep, pe);
+        const char *what = same == n - k ? "left the destination unchanged"
+                         : rep > 0 && b[k] == pat(k, rep - 1, pe) ? "delivered stale data (an earlier repetition's)"
+                         : "delivered wrong data";
+        return shm_defect(c, call, what, "PE %d byte %zu: expected %u (from PE %d, repetition %d), got %u", c->me, k, pat(k, rep, pe), pe, rep, b[k]);
+    }
     return ISOCHRON_OK;
 }
 
@@ -215,8 +289,9 @@ static int default_iters(size_t bytes)
 }
 
 int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes,
-                           isochron_clock_t *global, isochron_point_t *res)
+                           isochron_clock_t *global, isochron_point_t *res, isochron_shmem_defect_t *defect)
 {
+    if (defect) memset(defect, 0, sizeof *defect);
     isochron_shmem_ctx_t c;
     memset(&c, 0, sizeof c);
     memset(res, 0, sizeof *res);
@@ -317,6 +392,13 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
             res->t_comp = cmax[2];
             res->overlap = cmax[1] > 0 ? fmin(1.0, fmax(0.0, 1.0 - res->s.median / cmax[1])) : NAN; /* median: robust to descheduled repetitions */
         }
+    }
+    if (rc == ISOCHRON_EVALIDATE) { /* the library delivered wrong data: no time for it, the repetitions run, what it did */
+        isochron_summarize(NULL, 0, o->ci_level, NULL, 0, &res->s);
+        res->reps = attempts;
+        res->valid = 0;
+        res->stop = 0;
+        if (defect) *defect = c.defect;
     }
     if (op->teardown) op->teardown(&c);
     res->elapsed = isochron_truth_now() - wall0;

@@ -39,8 +39,15 @@ static int prep_pair(isochron_shmem_ctx_t *c, int get)
     return shm_barrier(c);
 }
 
-static int validate_put(isochron_shmem_ctx_t *c) { return ME == T ? shm_check(c->dst, c->bytes, c->rep, 0, "put", ME) : ISOCHRON_OK; }
-static int validate_get(isochron_shmem_ctx_t *c) { return ME == 0 ? shm_check(c->dst, c->bytes, c->rep, T, "get", ME) : ISOCHRON_OK; }
+/* the call whose data validate_put/get check: the non-blocking form for nbi and loop measurements */
+static const char *rma_call(isochron_shmem_ctx_t *c, int get)
+{
+    const isochron_shmem_op_t *op = c->op;
+    int nbi = strstr(op->name, "nbi") || !strncmp(op->name, "loop_", 5);
+    return get ? (nbi ? "shmem_getmem_nbi" : "shmem_getmem") : (nbi ? "shmem_putmem_nbi" : "shmem_putmem");
+}
+static int validate_put(isochron_shmem_ctx_t *c) { return ME == T ? shm_check(c, rma_call(c, 0), c->dst, c->bytes, c->rep, 0) : ISOCHRON_OK; }
+static int validate_get(isochron_shmem_ctx_t *c) { return ME == 0 ? shm_check(c, rma_call(c, 1), c->dst, c->bytes, c->rep, T) : ISOCHRON_OK; }
 
 /* ---- blocking ----------------------------------------------------------- */
 
@@ -94,7 +101,7 @@ static int run_quiet(isochron_shmem_ctx_t *c, double *t, int *act)
     *t = s / c->iters;
     return ISOCHRON_OK;
 }
-static int validate_quiet(isochron_shmem_ctx_t *c) { return ME == T ? shm_check(c->dst, 1, c->rep, 0, "quiet's put", ME) : ISOCHRON_OK; }
+static int validate_quiet(isochron_shmem_ctx_t *c) { return ME == T ? shm_check(c, "shmem_putmem", c->dst, 1, c->rep, 0) : ISOCHRON_OK; }
 
 static int run_p(isochron_shmem_ctx_t *c, double *t, int *act)
 {
@@ -112,7 +119,8 @@ static int validate_p(isochron_shmem_ctx_t *c)
 {
     long want = (long)c->rep * 1000000L + c->iters - 1;
     if (ME == T && c->sig[0] != want)
-        return isochron_set_error(ISOCHRON_EVALIDATE, "p: PE %d holds %ld, expected %ld (the last value PE 0 put)", ME, c->sig[0], want);
+        return shm_defect_long(c, "shmem_long_p", c->sig[0], -1, want, "left the target at a wrong value", "PE %d's target after %d calls by PE 0 (the last value put)",
+                               ME, c->iters);
     return ISOCHRON_OK;
 }
 
@@ -131,7 +139,7 @@ static int run_g(isochron_shmem_ctx_t *c, double *t, int *act)
 static int validate_g(isochron_shmem_ctx_t *c)
 {
     if (ME == 0 && c->fetched[0] != 4242 + c->rep)
-        return isochron_set_error(ISOCHRON_EVALIDATE, "g: PE 0 read %ld from PE %d, expected %ld", c->fetched[0], T, 4242L + c->rep);
+        return shm_defect(c, "shmem_long_g", "returned a wrong value", "PE 0 read %ld from PE %d, expected %ld", c->fetched[0], T, 4242L + c->rep);
     return ISOCHRON_OK;
 }
 
@@ -170,14 +178,14 @@ static int run_wait_until(isochron_shmem_ctx_t *c, double *t, int *act) { return
 static int run_test(isochron_shmem_ctx_t *c, double *t, int *act) { return pingpong(c, t, act, 0, 1); }
 static int validate_pingpong(isochron_shmem_ctx_t *c)
 {
-    if (ME == 0) return shm_check(c->dst, c->bytes, c->rep, T, "put_pingpong (pong)", ME);
-    if (ME == T) return shm_check(c->dst, c->bytes, c->rep, 0, "put_pingpong (ping)", ME);
+    if (ME == 0) return shm_check(c, "shmem_putmem", c->dst, c->bytes, c->rep, T); /* the pong */
+    if (ME == T) return shm_check(c, "shmem_putmem", c->dst, c->bytes, c->rep, 0); /* the ping */
     return ISOCHRON_OK;
 }
 static int validate_flag(isochron_shmem_ctx_t *c)
 {
     if ((ME == 0 || ME == T) && c->sig[2] != c->iters)
-        return isochron_set_error(ISOCHRON_EVALIDATE, "wait_until/test ping-pong: PE %d's flag is %ld, expected %d", ME, c->sig[2], c->iters);
+        return shm_defect_long(c, "shmem_long_p", c->sig[2], 0, c->iters, "left the target at a wrong value", "PE %d's ping-pong flag after %d rounds", ME, c->iters);
     return ISOCHRON_OK;
 }
 
@@ -206,8 +214,8 @@ static int setup_ring(isochron_shmem_ctx_t *c)
     if (!rc) c->qempty = shm_time_quiet_empty(c);
     return rc;
 }
-static int validate_put_ring(isochron_shmem_ctx_t *c) { return shm_check(c->dst, c->bytes, c->rep, (ME + c->npes - 1) % c->npes, "put_ring", ME); }
-static int validate_get_ring(isochron_shmem_ctx_t *c) { return shm_check(c->dst, c->bytes, c->rep, (ME + 1) % c->npes, "get_ring", ME); }
+static int validate_put_ring(isochron_shmem_ctx_t *c) { return shm_check(c, "shmem_putmem", c->dst, c->bytes, c->rep, (ME + c->npes - 1) % c->npes); }
+static int validate_get_ring(isochron_shmem_ctx_t *c) { return shm_check(c, "shmem_getmem", c->dst, c->bytes, c->rep, (ME + 1) % c->npes); }
 
 /* ---- non-blocking (sec. 3.1): post, quiet, full, overlap ----------------- */
 
@@ -378,14 +386,19 @@ static void teardown_none(isochron_shmem_ctx_t *c) { (void)c; }
 static int run_alloc(isochron_shmem_ctx_t *c, double *t, int *act, int align)
 {
     *act = 1;
-    int bad = 0;
+    int null = 0;
+    uintptr_t mis = 0;
     size_t nb = c->bytes ? c->bytes : 1;
     SHM_TIME_LOOP(c, *t, {
         void *p = align ? shmem_align(4096, nb) : shmem_malloc(nb);
-        if (!p || (align && ((uintptr_t)p & 4095u))) bad = 1;
+        if (!p) null = 1;
+        else if (align && ((uintptr_t)p & 4095u)) mis = (uintptr_t)p;
         if (p) shmem_free(p);
     });
-    if (bad) return isochron_set_error(ISOCHRON_EVALIDATE, "%s(%zu) on PE %d returned NULL or a misaligned block", align ? "shmem_align" : "shmem_malloc", nb, ME);
+    if (null) /* the symmetric heap is full: not wrong data */
+        return isochron_set_error(ISOCHRON_ENOMEM, "%s(%zu) on PE %d returned NULL: symmetric heap exhausted (raise SHMEM_SYMMETRIC_HEAP_SIZE)", align ? "shmem_align" : "shmem_malloc", nb, ME);
+    if (mis) return shm_defect(c, "shmem_align", "returned a misaligned block", "PE %d: shmem_align(4096, %zu) returned %#lx, %lu bytes past a 4096 boundary", ME, nb,
+                               (unsigned long)mis, (unsigned long)(mis & 4095u));
     return ISOCHRON_OK;
 }
 static int run_malloc(isochron_shmem_ctx_t *c, double *t, int *act) { return run_alloc(c, t, act, 0); }

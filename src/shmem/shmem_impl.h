@@ -28,6 +28,7 @@ struct isochron_shmem_ctx {
     double correction, overlap;
     long busy_n;              /* busy loop iterations for tcomp */
     const void *op;           /* the measurement (its descriptor) */
+    isochron_shmem_defect_t defect; /* set with an EVALIDATE: what the library did */
 };
 
 static inline double shm_now(isochron_shmem_ctx_t *c) { return isochron_clock_now(c->clk); }
@@ -38,7 +39,19 @@ void shm_free(isochron_shmem_ctx_t *c);
 int shm_barrier(isochron_shmem_ctx_t *c);                  /* quiet + polite MPI barrier */
 void shm_fill(void *buf, size_t n, int rep, int pe);
 void shm_poison(void *buf, size_t n, int rep, int pe);
-int shm_check(const void *buf, size_t n, int rep, int pe, const char *what, int me);
+/* The data check of a buffer filled by shm_fill(.., rep, pe) at the source and
+ * poisoned by shm_poison(.., rep, pe) at the destination before the call:
+ * ISOCHRON_OK, or EVALIDATE with c->defect saying what `call` did (left the
+ * destination unchanged, delivered stale or wrong data) and where. */
+int shm_check(isochron_shmem_ctx_t *c, const char *call, const void *buf, size_t n, int rep, int pe);
+/* A wrong long value: EVALIDATE with c->defect: "left the target unchanged"
+ * when got == before (the value the target held before the calls), else
+ * `otherwise` (e.g. "left the target at a wrong value", "returned a wrong
+ * value"); detail = the printf-formatted place, then ": got G, expected W". */
+int shm_defect_long(isochron_shmem_ctx_t *c, const char *call, long got, long before, long want, const char *otherwise,
+                    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* Any other wrong result: EVALIDATE with c->defect = call, what, printf-formatted detail. */
+int shm_defect(isochron_shmem_ctx_t *c, const char *call, const char *what, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 double shm_time_quiet_empty(isochron_shmem_ctx_t *c);
 long shm_busy_calibrate(isochron_shmem_ctx_t *c, double seconds, double *actual);
 void shm_busy(long n);
