@@ -661,5 +661,5 @@ int app_launch_rank(void)
         long r;
         if (s && *s && isochron_parse_long(s, &r) == 0 && r >= 0 && r <= 100000000) return (int)r;
     }
-    return 0;
+    return -1;
 }

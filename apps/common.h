@@ -130,8 +130,8 @@ int app_open_output(const char *prog, const char *opt, const char *path, FILE **
 int app_close_output(const char *prog, const char *opt, const char *path, FILE *f);
 
 /* The rank this process is going to have, from the launcher's environment
- * (Open MPI, MPICH's Hydra, PMIx, Slurm), readable before MPI_Init; 0 when
- * started directly. For what a driver does before it starts MPI. */
+ * (Open MPI, MPICH's Hydra, PMIx, Slurm), readable before MPI_Init; -1 when
+ * started directly (no launcher). For what a driver does before it starts MPI. */
 int app_launch_rank(void);
 
 /* Interruption (Ctrl-C, scancel, mpirun forwarding SIGINT/SIGTERM): the

@@ -174,12 +174,12 @@ int main(int argc, char **argv)
 {
     const char *prog = "isochron-shmem";
     const char *v[NOPT];
-    int rank = app_launch_rank(), size = 1, code = 0, started = 0;
+    int launched = app_launch_rank(), rank = launched > 0 ? launched : 0, size = 1, code = 0, started = 0;
 #define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-shmem: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = EXIT_USAGE; goto done; } while (0)
 
     /* ---- the command line, checked before the OpenSHMEM library starts: --help, --version, --list-*
      * and bad input never start it (rank: the launcher's, so one process speaks) */
-    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) return code;
+    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
     if (v[O_HELP] || v[O_VERSION] || v[O_LOPS] || v[O_LLOOP]) {
         if (rank == 0) print_info(v);
         return 0;
@@ -482,5 +482,14 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
 done:
+    if (!started && code && launched >= 0) {
+        /* refused before the library started, under a launcher: the job's processes meet once before
+         * leaving, or the launcher ends the job at the first nonzero exit, before rank 0's message is out */
+        char how[128];
+        memory_patcher_off(prog, 1, how, sizeof how);
+        MPI_Init(&argc, &argv);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Finalize();
+    }
     return finish(started, code);
 }

@@ -2,7 +2,7 @@
 # CTest's PASS_REGULAR_EXPRESSION ignores the exit code, so a test that must
 # fail *and* say something useful needs this wrapper.
 #
-#   cmake -DEXPECT=zero|nonzero [-DMATCH1=re -DMATCH2=re ...]
+#   cmake -DEXPECT=zero|nonzero|<status> [-DMATCH1=re -DMATCH2=re ...]
 #         [-DNOMATCH=re] [-DOUTFILE=path -DFILE_MATCH1=re -DFILE_MATCH2=re ...]
 #         -P run_cli.cmake -- <command> <args...>
 #
@@ -51,8 +51,12 @@ elseif(EXPECT STREQUAL "nonzero")
   elseif(NOT rc MATCHES "^[0-9]+$")
     list(APPEND failures "expected a nonzero exit status, got '${rc}' (crash or timeout?)")
   endif()
+elseif(EXPECT MATCHES "^[0-9]+$")
+  if(NOT rc STREQUAL "${EXPECT}")
+    list(APPEND failures "expected exit status ${EXPECT}, got '${rc}'")
+  endif()
 else()
-  message(FATAL_ERROR "run_cli: EXPECT must be zero or nonzero")
+  message(FATAL_ERROR "run_cli: EXPECT must be zero, nonzero or an exit status")
 endif()
 
 # Every defined PREFIX<n>, n = 1, 2, ... until the first undefined one; a

@@ -2,23 +2,33 @@
 """check_shmem: the JSON Lines of one isochron-shmem run over every measurement
 (--ops all) at NP PEs. Asserts: a context record naming the tool, the PEs, the
 OpenSHMEM library and the loop timing; one point per measurement of the
-registry (list from `isochron-shmem --list-ops`) and size, each with valid
-repetitions and a finite mean; the data of every measurement that moves data
-validated in every repetition; times positive wherever nothing is subtracted;
-the four broadcast methods positive and, as paper 002 sec. 4.4 explains, the
-barrier-synchronized one (Alg. 1) not above the clock-synchronized one
-(Alg. 2) by more than half when no PE shares a core; a measurement may be missing only if stderr says
-its validation failed (the library delivered wrong data). Exits nonzero with
-the reason on the first problem.
+registry (list from `isochron-shmem --list-ops`) and size; each with valid
+repetitions and a finite mean, except the points whose data the library got
+wrong, which must carry "library_defect" naming the call, no time, and be
+listed as expected for this library; the data of every measurement that moves
+data validated in every repetition; times positive wherever nothing is
+subtracted; the four broadcast methods positive and, as paper 002 sec. 4.4
+explains, the barrier-synchronized one (Alg. 1) not above the
+clock-synchronized one (Alg. 2) by more than half when no PE shares a core;
+stderr names each defective call once ("library defect: <call> on
+symmetric-heap memory ...") and the exit status is 4 with defects, else 0.
 
-usage: check_shmem.py OUT.jsonl STDERR.txt OPS.txt NP NSIZES"""
+Any validation failure not expected fails the check, and so does an expected
+defect that did not show (the validation would no longer catch it, or the
+library changed: then update the list).
+
+usage: check_shmem.py OUT.jsonl STDERR.txt OPS.txt NP NSIZES STATUS [EXPECT]
+  STATUS  the exit status of the run
+  EXPECT  LIBRARY=CALL,CALL,...[;LIBRARY=...]: the calls known to deliver wrong
+          data with the library whose context "shmem_library" contains LIBRARY"""
 import json, math, re, sys
 
 def fail(msg):
     print("check_shmem: FAIL:", msg)
     sys.exit(1)
 
-jsonl, errf, opsf, np_, nsizes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+if len(sys.argv) not in (7, 8): fail(__doc__.split("usage: ")[1])
+jsonl, errf, opsf, np_, nsizes, status = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 recs = [json.loads(l) for l in open(jsonl)]
 err = open(errf).read()
 ops = {}
@@ -32,30 +42,46 @@ if ctx.get("tool") != "isochron-shmem" or ctx.get("nprocs") != np_: fail(f"conte
 for k in ("shmem_library", "clock_sync", "options", "timer", "method"):
     if k not in ctx: fail(f"context lacks {k}")
 if ctx["options"].get("loop") != "outside": fail("context.options.loop is not the default 'outside'")
+expected = set()
+for part in (sys.argv[7].split(";") if len(sys.argv) == 8 else []):
+    lib, _, calls = part.partition("=")
+    if lib and lib in ctx["shmem_library"]: expected |= {c for c in calls.split(",") if c}
 pts = {}
 for r in recs:
     if r.get("type") == "point": pts.setdefault(r["op"], []).append(r)
 if recs[-1].get("type") != "end": fail("no end record")
+if recs[-1].get("points") != sum(len(v) for v in pts.values()): fail(f"end record counts {recs[-1].get('points')} points, the file has {sum(len(v) for v in pts.values())}")
 # may be <= 0: times from which a separately measured part is subtracted
 subtracted = {"put", "p", "put_ring", "put_nbi_quiet", "get_nbi_quiet", "put_nbi_overlap", "get_nbi_overlap", "loop_subtract",
               "amo_set", "amo_set_all", "amo_inc", "amo_inc_all", "amo_add", "amo_add_all"}
 nodata = {"quiet_empty", "malloc", "align", "barrier_all", "sync_all"}
 unsized = {"quiet", "p", "g", "quiet_empty", "wait_until", "test", "barrier_all", "sync_all", "lock", "lock_contended", "lock_roundrobin", "test_lock"}
-missing_ok = 0
+seen = {}  # defective call -> measurements
 for name, fam in ops.items():
-    if fam == "atomic" or name in unsized: want = 1
-    else: want = nsizes
+    want = 1 if fam == "atomic" or name in unsized else nsizes
     got = pts.get(name, [])
-    if len(got) != want:
-        if re.search(re.escape(name) + r" at \d+ B: validation failed, no result: " + re.escape(name) + r": PE \d+'s counter is", err):
-            missing_ok += 1
-            continue
-        fail(f"{name}: {len(got)} points, expected {want}")
+    if len(got) != want: fail(f"{name}: {len(got)} points, expected {want}")
     for p in got:
+        d = p.get("library_defect")
+        if d is not None:
+            m = re.match(r"(\S+) on symmetric-heap memory (.+)", d)
+            if not m: fail(f"{name} {p['bytes']} B: library_defect does not name a call: {d!r}")
+            if m.group(1) not in expected: fail(f"{name} {p['bytes']} B: validation failed, not expected: {d}")
+            if p["valid"] != 0 or p["median_s"] is not None or p["mean_s"] is not None: fail(f"{name}: a defect point with a time: {p}")
+            seen.setdefault(m.group(1), set()).add(name)
+            continue
         if p["valid"] < 1: fail(f"{name} {p['bytes']} B: no valid repetition")
         if p["mean_s"] is None or not math.isfinite(p["mean_s"]): fail(f"{name} {p['bytes']} B: mean is not finite")
         if name not in subtracted and not p["mean_s"] > 0: fail(f"{name} {p['bytes']} B: mean {p['mean_s']} is not positive")
         if name not in nodata and p.get("validated", 0) != p["reps"]: fail(f"{name} {p['bytes']} B: {p.get('validated')} of {p['reps']} repetitions validated")
+ndef = sum(len([p for p in v if "library_defect" in p]) for v in pts.values())
+nfailed = len(re.findall(r"validation failed, no result", err))
+if nfailed != ndef: fail(f"stderr reports {nfailed} validation failures, the file has {ndef} library_defect points")
+for call in expected - set(seen): fail(f"expected defect of {call} did not show (validation no longer catches it, or {ctx['shmem_library']} does it right now: update the list)")
+for call in seen:
+    if not re.search(r"library defect: " + re.escape(call) + r" on symmetric-heap memory ", err): fail(f"stderr has no summary line for {call}")
+want_status = 4 if ndef else 0
+if status != want_status: fail(f"exit status {status}, expected {want_status} ({ndef} defect points)")
 bm = {n: pts[n] for n in ("bcast_barrier", "bcast_sync", "bcast_rounds", "bcast_ack")}
 for n, ps in bm.items():
     for p in ps:
@@ -65,4 +91,5 @@ for n, ps in bm.items():
 for a, b in zip(bm["bcast_barrier"], bm["bcast_sync"]) if not ctx.get("oversubscribed") else []:
     if a["median_s"] > 1.5 * b["median_s"]:
         fail(f"{a['bytes']} B: barrier-synchronized broadcast {a['median_s']:.3g} s is above 1.5 x the clock-synchronized {b['median_s']:.3g} s")
-print(f"check_shmem: PASS ({sum(len(v) for v in pts.values())} points, {len(ops)} measurements, {missing_ok} refused by validation)")
+print(f"check_shmem: PASS ({sum(len(v) for v in pts.values())} points, {len(ops)} measurements, "
+      f"expected library defects seen: {', '.join(f'{c} ({len(v)} measurements)' for c, v in sorted(seen.items())) or 'none'})")

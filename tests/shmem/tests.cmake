@@ -1,23 +1,56 @@
 # Tests of the OpenSHMEM measurements (isochron-shmem, libisochron_shmem). Only
-# when an OpenSHMEM was found. tools/mpirun-local turns Open MPI's memory
-# patcher off, without which shmem_finalize crashes.
+# when an OpenSHMEM was found. Runs as users start it: directly, under plain
+# mpirun and oshrun, without OMPI_MCA_memory in the environment (isochron-shmem
+# turns Open MPI's memory patcher off itself; tools/mpirun-local also does).
 set(_shm $<TARGET_FILE:isochron-shmem>)
 set(_run ${ISOCHRON_MPIRUN_LOCAL})
 set(_bin ${CMAKE_CURRENT_BINARY_DIR})
+get_filename_component(_mpidir "${MPIEXEC_EXECUTABLE}" DIRECTORY)
+find_program(ISOCHRON_OSHRUN oshrun HINTS ${_mpidir})
+set(_plain_mpirun env -u OMPI_MCA_memory ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe)
+set(_plain_oshrun env -u OMPI_MCA_memory ${ISOCHRON_OSHRUN} --allow-run-as-root --oversubscribe)
+set(_direct env -u OMPI_MCA_memory)
 
-# every measurement at 2, 3, 4 PEs: results, validated data, broadcast methods positive and ordered
+# The calls Open MPI 4.1.4's oshmem gets wrong (found by the validation here; README "OpenSHMEM"):
+# fetch_and/or/xor on symmetric-heap memory leave the target unchanged. Any other failure fails.
+set(_known_defects "Open MPI oshmem 4.1.4=shmem_long_atomic_fetch_and,shmem_long_atomic_fetch_or,shmem_long_atomic_fetch_xor")
+
+# every measurement at 2, 3, 4 PEs: results, validated data, broadcast methods positive and ordered,
+# library defects only those expected, exit status 4 with them (2 PEs: oshrun, 3: mpirun, 4: mpirun-local)
 foreach(np 2 3 4)
+  if(np EQUAL 2 AND ISOCHRON_OSHRUN)
+    string(REPLACE ";" " " _l "${_plain_oshrun}")
+  elseif(np EQUAL 3)
+    string(REPLACE ";" " " _l "${_plain_mpirun}")
+  else()
+    set(_l "env -u OMPI_MCA_memory ${_run}")
+  endif()
   add_test(NAME shmem_all_np${np}
-           COMMAND sh -c "${_run} -np 1 ${_shm} --list-ops > ${_bin}/shmem_ops.txt && ${_run} -np ${np} ${_shm} --ops all --sizes 8,4K --min-reps 3 --max-reps 5 --iters 20 --budget 0.2 --format none --quiet --jsonl ${_bin}/shmem_all_np${np}.jsonl 2> ${_bin}/shmem_all_np${np}.err; python3 ${CMAKE_CURRENT_SOURCE_DIR}/shmem/check_shmem.py ${_bin}/shmem_all_np${np}.jsonl ${_bin}/shmem_all_np${np}.err ${_bin}/shmem_ops.txt ${np} 2")
+           COMMAND sh -c "${_shm} --list-ops > ${_bin}/shmem_ops.txt && ${_l} -np ${np} ${_shm} --ops all --sizes 8,4K --min-reps 3 --max-reps 5 --iters 20 --budget 0.2 --format none --quiet --jsonl ${_bin}/shmem_all_np${np}.jsonl 2> ${_bin}/shmem_all_np${np}.err; python3 ${CMAKE_CURRENT_SOURCE_DIR}/shmem/check_shmem.py ${_bin}/shmem_all_np${np}.jsonl ${_bin}/shmem_all_np${np}.err ${_bin}/shmem_ops.txt ${np} 2 $? '${_known_defects}'")
   set_tests_properties(shmem_all_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PROCESSORS ${np}
                        PASS_REGULAR_EXPRESSION "check_shmem: PASS")
 endforeach()
 
-# validation can fail: a corrupted destination (test hook) is reported, with the PE and byte, and the run exits nonzero
-foreach(op put get broadcast alltoall bcast_rounds)
-  isochron_cli_test(shmem_corrupt_${op} 3 TOOL isochron-shmem EXPECT nonzero
+# the check script fails on a validation failure it was not told to expect (here: all the known
+# defects of the run above, but not told to expect them), and on an expected one that did not show
+add_test(NAME shmem_check_refuses_unexpected
+         COMMAND sh -c "python3 ${CMAKE_CURRENT_SOURCE_DIR}/shmem/check_shmem.py ${_bin}/shmem_all_np4.jsonl ${_bin}/shmem_all_np4.err ${_bin}/shmem_ops.txt 4 2 4; echo; python3 ${CMAKE_CURRENT_SOURCE_DIR}/shmem/check_shmem.py ${_bin}/shmem_all_np4.jsonl ${_bin}/shmem_all_np4.err ${_bin}/shmem_ops.txt 4 2 4 '${_known_defects},shmem_long_atomic_fetch_add'")
+set_tests_properties(shmem_check_refuses_unexpected PROPERTIES DEPENDS shmem_all_np4 TIMEOUT 30 LABELS "cli"
+                     PASS_REGULAR_EXPRESSION "validation failed, not expected: shmem_long_atomic_fetch_[a-z]+ on symmetric-heap memory.*expected defect of shmem_long_atomic_fetch_add did not show")
+
+# wrong data (test hook: a corrupted destination) is named as what the library did, recorded in the point
+# with library_defect, summarized once per call, and ends the run with exit status 4
+foreach(case "put;shmem_putmem" "get;shmem_getmem" "broadcast;shmem_broadcast64" "alltoall;shmem_alltoall64" "bcast_rounds;shmem_broadcast64")
+  list(GET case 0 op)
+  list(GET case 1 call)
+  isochron_cli_test(shmem_corrupt_${op} 3 TOOL isochron-shmem EXPECT 4
                     MATCH "${op} at 8 B: validation failed, no result: .*PE [0-9]+ byte 0: expected"
-                    ARGS --ops ${op} --sizes 8 --max-reps 3 --quiet --format none)
+                          "library defect: ${call} on symmetric-heap memory delivered wrong data [(]${op}; PE [0-9]+ byte 0: expected [0-9]+ [(]from PE [0-9]+, repetition 1[)], got [0-9]+[)]"
+                          "exit status 4"
+                    OUTFILE ${_bin}/shmem_corrupt_${op}.jsonl
+                    FILE_MATCH "\"type\":\"point\",\"library_defect\":\"${call} on symmetric-heap memory delivered wrong data: PE [0-9]+ byte 0[^\"]*\",\"op\":\"${op}\",[^\n]*\"valid\":0,[^\n]*\"median_s\":null"
+                               "\"type\":\"end\",\"points\":1,"
+                    ARGS --ops ${op} --sizes 8 --max-reps 3 --quiet --format none --jsonl ${_bin}/shmem_corrupt_${op}.jsonl)
   set_property(TEST cli_shmem_corrupt_${op} APPEND PROPERTY ENVIRONMENT "ISOCHRON_TEST_CORRUPT=${op}")
 endforeach()
 
@@ -28,6 +61,48 @@ isochron_cli_test(shmem_bad_size 2 TOOL isochron-shmem EXPECT nonzero MATCH "bro
 isochron_cli_test(shmem_bad_transport 2 TOOL isochron-shmem EXPECT nonzero MATCH "unknown --transport 'tcp'; valid: shmem, mpi" ARGS --transport tcp)
 isochron_cli_test(shmem_one_pe 1 TOOL isochron-shmem EXPECT nonzero MATCH "get needs at least 2 PEs \\(running on 1\\)" ARGS --ops get)
 isochron_cli_test(shmem_list 1 TOOL isochron-shmem EXPECT zero MATCH "bcast_ack" "loop_subtract" "amo_cswap_miss_all" "lock_contended" ARGS --list-ops)
+# the same option checks as isochron-bench: empty lists, ranges, waits capped as isochron-clock caps them,
+# sizes the symmetric heap cannot hold refused before anything is measured, output files named with the OS error
+isochron_cli_test(shmem_ops_empty 2 TOOL isochron-shmem EXPECT 2 MATCH "--ops: empty list" ARGS --ops=)
+isochron_cli_test(shmem_ops_comma 2 TOOL isochron-shmem EXPECT 2 MATCH "--ops: empty element in ','" ARGS --ops ,)
+isochron_cli_test(shmem_check_cap 2 TOOL isochron-shmem EXPECT 2 MATCH "--check '0,3601': wait times must be ascending and within .0, 3600. s" ARGS --check 0,3601)
+isochron_cli_test(shmem_check_negative 2 TOOL isochron-shmem EXPECT 2 MATCH "--check '-1'" ARGS --check -1)
+isochron_cli_test(shmem_check_watchdog 2 TOOL isochron-shmem EXPECT 2 MATCH "--check '0,200': the wait of 200 s would outlast --watchdog 100 s" ARGS --check 0,200 --watchdog 100)
+# (no square brackets in the patterns: CMake lists do not split inside them)
+isochron_cli_test(shmem_rel_ci 2 TOOL isochron-shmem EXPECT 2 MATCH "--rel-ci '1.5': expected a number in .0, 1. .0: always" ARGS --rel-ci 1.5)
+isochron_cli_test(shmem_budget 2 TOOL isochron-shmem EXPECT 2 MATCH "--budget '1e6': expected seconds in .0, 86400." ARGS --budget 1e6)
+isochron_cli_test(shmem_heap 2 TOOL isochron-shmem EXPECT 2 MATCH "put at 1073741824 B needs [0-9.]+ MiB of symmetric heap per PE" "SHMEM_SYMMETRIC_HEAP_SIZE"
+                  ARGS --ops barrier_all,put --sizes 8,1G)
+isochron_cli_test(shmem_jsonl_missing_dir 2 TOOL isochron-shmem EXPECT 2 MATCH "--jsonl '/nonexistent-isochron/x.jsonl': cannot write: No such file or directory"
+                  ARGS --ops barrier_all --jsonl /nonexistent-isochron/x.jsonl)
+isochron_cli_test(shmem_csv_directory 2 TOOL isochron-shmem EXPECT 2 MATCH "--csv '/tmp': cannot write: Is a directory" ARGS --ops barrier_all --csv /tmp)
+
+# run as users run it, without OMPI_MCA_memory: --help, --version and every --list-* directly never start the
+# library (exit 0, no signal 11); a run directly, under plain mpirun and under oshrun ends with exit 0
+function(shmem_plain_test NAME EXPECT)
+  cmake_parse_arguments(P "" "" "LAUNCH;MATCH;ARGS" ${ARGN})
+  set(defs -DEXPECT=${EXPECT})
+  set(i 1)
+  foreach(re IN LISTS P_MATCH)
+    list(APPEND defs "-DMATCH${i}=${re}")
+    math(EXPR i "${i} + 1")
+  endforeach()
+  add_test(NAME shmem_plain_${NAME}
+           COMMAND ${CMAKE_COMMAND} ${defs} "-DNOMATCH=Segmentation|signal 11" -P ${PROJECT_SOURCE_DIR}/tests/cli/run_cli.cmake -- ${P_LAUNCH} ${_shm} ${P_ARGS})
+  set_tests_properties(shmem_plain_${NAME} PROPERTIES TIMEOUT 60 LABELS "cli" PROCESSORS 2 PASS_REGULAR_EXPRESSION "run_cli: PASS")
+endfunction()
+shmem_plain_test(help 0 LAUNCH ${_direct} MATCH "--ops LIST" "exit status: 0 every point" "4 the library" ARGS --help)
+shmem_plain_test(version 0 LAUNCH ${_direct} MATCH "isochron-shmem ${PROJECT_VERSION}" ARGS --version)
+shmem_plain_test(list_ops 0 LAUNCH ${_direct} MATCH "amo_fetch_and" ARGS --list-ops)
+shmem_plain_test(list_loops 0 LAUNCH ${_direct} MATCH "outside" ARGS --list-loops)
+shmem_plain_test(direct_run 0 LAUNCH ${_direct} MATCH "barrier_all" "memory_patcher +off [(]OMPI_MCA_memory=.patcher set by isochron-shmem[)]" ARGS --ops barrier_all,quiet_empty --max-reps 3 --quiet)
+shmem_plain_test(mpirun_run 0 LAUNCH ${_plain_mpirun} -np 2 MATCH "put +8 B" ARGS --ops put,amo_fetch_add --sizes 8 --max-reps 3 --quiet)
+if(ISOCHRON_OSHRUN)
+  shmem_plain_test(oshrun_run 0 LAUNCH ${_plain_oshrun} -np 2 MATCH "get +8 B" ARGS --ops get --sizes 8 --max-reps 3 --quiet)
+endif()
+# a value the user set is kept, and the context says whose it is
+shmem_plain_test(patcher_user 0 LAUNCH env OMPI_MCA_memory=^patcher MATCH "memory_patcher +off [(]OMPI_MCA_memory=.patcher set by the user[)]"
+                 ARGS --ops barrier_all --max-reps 3 --quiet)
 
 # the clock over the OpenSHMEM transport: the accuracy check at 4 PEs with injected offsets and drift
 # keeps the bound of the MPI drivers' clock test (bench_clock_fields: 2.5 us)
