@@ -103,11 +103,21 @@ int app_list_ok(const char *s, char *err, size_t errlen);
 /* --sync-limit: parse it (0, or 2 after the message on rank 0) and keep it for
  * app_sync_guard. */
 int app_parse_sync_limit(const char *prog, const char *v, int rank);
-/* Before a synchronization: estimate its duration from a measured round trip
- * (isochron_sync_estimate); beyond the --sync-limit refuse with the estimate
- * (2), else arm the watchdog for the sync phase (3 x the estimate + 60 s),
- * naming it. Collective; the caller disarms after the sync. */
-int app_sync_guard(const char *prog, const isochron_sync_spec_t *spec, const char *spec_text, MPI_Comm comm, const char *out);
+/* Before a synchronization: measure round trips between rank 0 and the last
+ * rank; a network far slower than TCP's (1 ms at best) is reported in one line
+ * with its likely cause and remedy. Estimate the sync's duration
+ * (isochron_sync_estimate); when \p fit_budget (the user named no --sync) and
+ * the estimate exceeds 2 s, shrink the spec's fit points and ping-pongs to
+ * fit, rewriting spec_text (textlen bytes), and say so; beyond the
+ * --sync-limit refuse with the estimate (2), else arm the watchdog for the
+ * sync phase (3 x the estimate + 60 s), naming it. Collective; the caller
+ * disarms after the sync. */
+int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text, size_t textlen, int fit_budget, MPI_Comm comm,
+                   const char *out);
+/* After the sync: a sync over 1 s that took 10 x the guard's estimate ran on a
+ * network far slower than measured before it; say so in one line with the
+ * likely cause and remedy (rank 0). */
+void app_sync_done(const char *prog, double duration, int rank);
 /* The sync phase's watchdog in seconds instead of 3 x the estimate + 60 s
  * (0: off; negative: that default again), for a driver's --watchdog. */
 void app_sync_watchdog(double secs);

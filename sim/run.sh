@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Run an isochron driver on a simulated cluster (SimGrid SMPI):
-#   sim/run.sh [-t fattree|dragonfly|flat] [-r RANKS_PER_HOST] NP DRIVER [driver options...]
+#   sim/run.sh [-t fattree|dragonfly|flat] [-r RANKS_PER_HOST] [-p PLATFORM.xml] NP DRIVER [driver options...]
 #   e.g. sim/run.sh -r 16 1024 isochron-clock --sync hca3 --skew drift=50,by=host --wait 0,10
 # DRIVER is isochron-clock, isochron-bench or isochron-barrier, built by sim/build.sh (run when
 # sim/build/ lacks it). The platform is sim/platforms/TOPO-NP-RPH.xml when committed, else made
 # by sim/platform.sh in a temporary directory; the hostfile puts rank r on host r / RPH.
-# Defaults: fattree, 1 rank per host. Settings, and why:
+# -p takes a platform file whose hosts are named node-0, node-1, ... instead (e.g. the asymmetric
+# routes of sim/platforms/asym-*.xml). Defaults: fattree, 1 rank per host. Settings, and why:
 #   smpi/simulate-computation:no  host CPU time between MPI calls is not injected: the simulated
 #       times depend on the platform only (deterministic), not on the load of this machine.
 #   -no-privatize                 SMPI's default privatization dlopens a copy of the binary per
@@ -33,11 +34,12 @@
 # off. The truth of isochron-clock's accuracy check is the simulated time (all hosts).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-topo=fattree rph=1
-while getopts "t:r:h" o; do
+topo=fattree rph=1 pfile=
+while getopts "t:r:p:h" o; do
   case $o in
     t) topo=$OPTARG ;;
     r) rph=$OPTARG ;;
+    p) pfile=$OPTARG ;;
     *) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
@@ -55,8 +57,9 @@ bin=${SIM_BUILD:-$here/build}/$driver
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 name=$topo-$np-$rph
-if [ -f "$here/platforms/$name.xml" ]; then
-  plat=$here/platforms/$name.xml
+if [ -n "$pfile" ] || [ -f "$here/platforms/$name.xml" ]; then
+  plat=${pfile:-$here/platforms/$name.xml}
+  [ -f "$plat" ] || { echo "sim/run.sh: -p $plat: no such platform file" >&2; exit 2; }
   awk -v h=$((np / rph)) -v r="$rph" 'BEGIN { for (i = 0; i < h; i++) for (j = 0; j < r; j++) printf "node-%d\n", i }' > "$tmp/hosts"
   hosts=$tmp/hosts
 else

@@ -52,7 +52,10 @@ int isochron_allreduce_polite(const void *sbuf, void *rbuf, int count, MPI_Datat
 
 /* 1 if this node runs more ranks than the CPUs they may use. Collective over node. */
 int isochron_node_oversubscribed(MPI_Comm node);
-/* 1 on every rank of comm if any of its nodes is oversubscribed. Collective over comm. */
+/* The kernel's identity (/proc/sys/kernel/random/boot_id) in buf (>= 37 bytes): 0, or -1 when unknown. */
+int isochron_kernel_id(char *buf, size_t len);
+/* 1 on every rank of comm if the ranks sharing a kernel (boot_id) anywhere
+ * outnumber the CPUs they may use. Collective over comm. */
 int isochron_comm_oversubscribed(MPI_Comm comm);
 
 /* Complete a request testing and yielding the CPU between tests: for waits

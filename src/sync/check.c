@@ -138,15 +138,11 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
     for (int i = 0; i < nwaits; i++)
         if (!(waits[i] >= 0) || (i && waits[i] < waits[i - 1]))
             return isochron_set_error(ISOCHRON_EINVAL, "check: wait times must be non-negative and ascending");
-    MPI_Comm work, node;
+    MPI_Comm work;
     MPI_Comm_dup(comm, &work);
     MPI_Comm_rank(work, &me);
     MPI_Comm_size(work, &p);
-    MPI_Comm_split_type(work, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int over = 0, any_over = 0;
-    over = isochron_node_oversubscribed(node);
-    MPI_Comm_free(&node);
-    MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, work);
+    int any_over = isochron_comm_oversubscribed(work);
     int truth = isochron_truth_shared(work);
     if (has_truth) *has_truth = truth;
 

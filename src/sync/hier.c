@@ -145,10 +145,9 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
     int node_rank;
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_split(work, node_rank == 0 ? 0 : MPI_UNDEFINED, me, &leaders);
-    int is_leader = node_rank == 0, nodes = 0, over = isochron_node_oversubscribed(shm), any_over = 0;
+    int is_leader = node_rank == 0, nodes = 0, any_over = isochron_comm_oversubscribed(work);
     MPI_Comm_free(&shm);
     MPI_Allreduce(&is_leader, &nodes, 1, MPI_INT, MPI_SUM, work);
-    MPI_Allreduce(&over, &any_over, 1, MPI_INT, MPI_MAX, work);
     rep->nodes = nodes;
     rep->oversubscribed = any_over;
 

@@ -449,11 +449,7 @@ int isochron_track_create(MPI_Comm comm, isochron_clock_t *global, const isochro
     if (MPI_Comm_dup(comm, &t->comm) != MPI_SUCCESS) { free(t); return isochron_set_error(ISOCHRON_EMPI, "track: MPI_Comm_dup failed"); }
     MPI_Comm_rank(t->comm, &t->rank);
     MPI_Comm_size(t->comm, &t->size);
-    MPI_Comm node;
-    MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    t->ctx.serialize = isochron_node_oversubscribed(node);
-    MPI_Comm_free(&node);
-    MPI_Allreduce(MPI_IN_PLACE, &t->ctx.serialize, 1, MPI_INT, MPI_MAX, t->comm);
+    t->ctx.serialize = isochron_comm_oversubscribed(t->comm);
     t->truth = isochron_truth_shared(t->comm);
     t->ctx.lv = &t->lv;
     t->c2 = C2_START;

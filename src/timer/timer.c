@@ -199,21 +199,6 @@ double isochron_truth_timens_offset(void)
 
 double isochron_truth_now(void) { return isochron_clock_gettime(CLOCK_MONOTONIC) - isochron_truth_timens_offset(); }
 
-int isochron_truth_kernel_id(char *buf, size_t len)
-{
-    if (!buf || len < 37) return -1;
-    buf[0] = 0;
-#if defined(__linux__) && !defined(SMPI_ISOCHRON)
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (!f) return -1;
-    int ok = fscanf(f, "%36s", buf) == 1 && strlen(buf) == 36;
-    fclose(f);
-    if (!ok) { buf[0] = 0; return -1; }
-    return 0;
-#else
-    snprintf(buf, len, "%s", "simulated");
-    return 0;
-#endif
-}
+int isochron_truth_kernel_id(char *buf, size_t len) { return isochron_kernel_id(buf, len); }
 
 void isochron_sleep(double seconds) { isochron_nap(seconds); }
