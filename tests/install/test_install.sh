@@ -20,7 +20,7 @@ prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(dirname "$(find "$prefix" -name 'libisochron.so' | head -1)")
 [ -n "$libdir" ] || { echo "test_install: FAIL: no libisochron.so installed"; exit 1; }
-for f in include/isochron.h include/isochron/bench.h bin/isochron-bench bin/isochron-clock bin/isochron-barrier; do
+for f in include/isochron.h include/isochron/bench.h bin/isochron-bench bin/isochron-clock bin/isochron-barrier share/man/man1/isochron-bench.1; do
   [ -e "$prefix/$f" ] || { echo "test_install: FAIL: $f not installed"; exit 1; }
 done
 [ -e "$libdir/libisochron.a" ] || { echo "test_install: FAIL: no static library"; exit 1; }
