@@ -20,6 +20,7 @@
  *   ISOCHRON_TRACE_FORMATS comma list of json, otf2 (default: json,otf2), or none (record, write nothing: overhead runs)
  *   ISOCHRON_TRACE_SYNC    sync spec (isochron/sync.h) or "none" (no correction: global = local)
  *                          (default: ISOCHRON_TRACE_DEFAULT_SYNC, hierarchical)
+ *   ISOCHRON_TRACE_SYNC_LIMIT  refuse a sync spec estimated to take longer (s; default 600, 0: no limit)
  *   ISOCHRON_TRACE_TRACK   on|off: clock tracking during the run (default: on)
  *   ISOCHRON_TRACE_MIN_INTERVAL  seconds between tracker refreshes at least (default 0.1; 0.001..10)
  *   ISOCHRON_TRACE_POLL    poll the tracker every N-th blocking collective on MPI_COMM_WORLD (default 16)
@@ -30,7 +31,9 @@
  *   ISOCHRON_TRACE_SKEW    inject skew into the trace timer (isochron_skew_spec_parse syntax)
  *   ISOCHRON_TRACE_MAX_EVENTS  per-rank buffer capacity (default 1000000); calls beyond are counted, not kept
  *   ISOCHRON_TRACE_LIST    if set, rank 0 prints the traceable functions and their categories at MPI_Init
- * Bad values: rank 0 prints the valid choices and the job aborts (exit code 2).
+ * Bad values (and misspelt ISOCHRON_TRACE_* names) stop the job in MPI_Init on every rank with one
+ * message and exit status 2; a trace that cannot be written at MPI_Finalize makes it 4. Every
+ * variable, its range and default: docs/layers.md.
  * Not thread-safe: calls from threads other than the one that called MPI_Init
  * must not be traced concurrently (MPI_THREAD_MULTIPLE programs: limit the set).
  */

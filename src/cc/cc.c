@@ -6,7 +6,8 @@
  * state, action, restart, state log).
  *
  * Design of this file. ISOCHRON_CC_MODE (read once, at load) selects
- *   native  every wrapper is a tail call to PMPI (icc_bypass = 1);
+ *   native  every wrapper is a tail call to PMPI (icc_bypass = 1 from the
+ *           return of MPI_Init on, whose hooks check the settings);
  *   2pc     the two-phase-commit baseline as MANA does it: before every
  *           blocking collective and every non-blocking collective initiation,
  *           PMPI_Ibarrier on the same communicator and a PMPI_Test loop;
@@ -27,7 +28,8 @@
  *           icc_attn (set by SIGUSR1, isochron_cc_request, the ticker of
  *           cc_ckpt.c, and kept set while a checkpoint is in progress).
  * ISOCHRON_CC_TEST_COLLIDE=1 makes every hash equal (tests the member
- * comparison). The layer calls only PMPI_ functions itself.
+ * comparison). The layer calls only PMPI_ functions itself. Every variable
+ * and its range: docs/layers.md.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,11 +40,12 @@
 #include "pmpi/isochron_pmpi_ids.h"   /* generated, in the build tree */
 #include "isochron/cc.h"
 #include "cc/cc_internal.h"
+#include "core/settings.h"
 
 static const char *const icc_mode_names[] = { "native", "cc", "2pc" };
 int icc_mode = ICC_CC;
 volatile int icc_bypass = 0;
-static int icc_collide = 0;
+int icc_collide = 0;               /* ISOCHRON_CC_TEST_COLLIDE=1 (cc_ckpt.c reads it) */
 
 icc_group_t *icc_groups;
 int icc_ngroups;
@@ -57,22 +60,21 @@ static icc_slot_t slots[ICC_SLOTS];
 MPI_Comm icc_last_comm = MPI_COMM_NULL;
 int icc_last_group = -1;
 
+/* ISOCHRON_CC_MODE is read when the library is loaded (the wrappers need the
+ * mode from the first call on): a bad one ends every process that loads the
+ * library with exit status 2 and the valid modes, before the application's
+ * main. The other settings are checked in MPI_Init (cc_ckpt.c, icc_settings),
+ * in every mode: until MPI_Init has returned even native mode runs the hooks
+ * of MPI_Init, then it bypasses. */
 __attribute__((constructor)) static void icc_load(void)
 {
-    const char *m = getenv("ISOCHRON_CC_MODE");
-    if (m && *m) {
-        int found = -1;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(m, icc_mode_names[i]) == 0) found = i;
-        if (found < 0) {
-            fprintf(stderr, "isochron-cc: ISOCHRON_CC_MODE=%s is not a mode; valid modes: cc, 2pc, native\n", m);
-            _exit(2);
-        }
-        icc_mode = found;
+    char err[1024];
+    const char *m = isochron_setting_get("ISOCHRON_CC_MODE", "cc");
+    if (isochron_setting_choice("ISOCHRON_CC_MODE", m, icc_mode_names, 3, "mode", &icc_mode, err, sizeof err)) {
+        fprintf(stderr, "isochron-cc: %s\n", err);
+        _exit(ISOCHRON_PMPI_EXIT_SETTING);
     }
-    const char *c = getenv("ISOCHRON_CC_TEST_COLLIDE");
-    icc_collide = c && strcmp(c, "1") == 0;
-    icc_bypass = icc_mode == ICC_NATIVE;
+    icc_bypass = 0;
 }
 
 static uint64_t handle_key(MPI_Comm comm)
@@ -275,6 +277,16 @@ static void enter_other(isochron_pmpi_call_t *c)
 
 static int leave_other(isochron_pmpi_call_t *c, int rc)
 {
+    if (c->category == ISOCHRON_PMPI_INIT) {
+        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize) {
+            if (icc_output_lost) exit(ISOCHRON_PMPI_EXIT_LOST);   /* said at MPI_Finalize (icc_finalize_protocol) */
+        } else if (rc == MPI_SUCCESS) {
+            icc_settings();                  /* every mode: a bad setting stops the job here, on every rank */
+            if (icc_mode == ICC_CC) icc_init_protocol();
+            icc_bypass = icc_mode == ICC_NATIVE;
+        }
+        return rc;
+    }
     if (icc_mode != ICC_CC) return rc;
     switch (c->category) {
     case ISOCHRON_PMPI_COMMFREE:
@@ -291,9 +303,6 @@ static int leave_other(isochron_pmpi_call_t *c, int rc)
             if (c->peer != MPI_PROC_NULL) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm), c->peer);
         }
         else icc_count_sent(c->comm, c->peer);
-        break;
-    case ISOCHRON_PMPI_INIT:
-        if (rc == MPI_SUCCESS && c->id != ISOCHRON_PMPI_ID_MPI_Finalize) icc_init_protocol();
         break;
     default:
         break;

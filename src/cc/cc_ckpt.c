@@ -170,6 +170,7 @@
 #include "pmpi/pmpi.h"
 #include "isochron/cc.h"
 #include "cc/cc_internal.h"
+#include "core/settings.h"
 
 extern char **environ;
 
@@ -658,32 +659,47 @@ static void marker_body(FILE *f, void *arg)
     fprintf(f, "isochron-cc-complete 1\nckpt %d\nnranks %d\n", epoch, icc_size);
 }
 
+/* ISOCHRON_CC_COMMAND with %r, %n, %d, %% expanded (checked at MPI_Init: no other escape), into a buffer of
+ * its exact size: nothing cut */
+static char *expand_command(const char *cmd, const char *dir)
+{
+    char *buf = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t o = 0;
+        for (const char *p = cmd; *p; p++) {
+            char tmp[32];
+            const char *add = tmp;
+            if (*p != '%' || !p[1]) tmp[0] = *p, tmp[1] = 0;
+            else if (*++p == 'r') snprintf(tmp, sizeof tmp, "%d", icc_rank);
+            else if (*p == 'n') snprintf(tmp, sizeof tmp, "%d", epoch);
+            else if (*p == 'd') add = dir;
+            else tmp[0] = '%', tmp[1] = 0;
+            size_t n = strlen(add);
+            if (pass) memcpy(buf + o, add, n);
+            o += n;
+        }
+        if (pass) buf[o] = 0;
+        else buf = xmalloc(o + 1);
+    }
+    return buf;
+}
+
 static void run_command(const char *cmd, const char *dir)
 {
-    char buf[8192];
-    size_t o = 0;
-    for (const char *p = cmd; *p && o + 64 < sizeof buf; p++) {
-        if (*p != '%' || !p[1]) { buf[o++] = *p; continue; }
-        p++;
-        if (*p == 'r') o += (size_t)snprintf(buf + o, sizeof buf - o, "%d", icc_rank);
-        else if (*p == 'n') o += (size_t)snprintf(buf + o, sizeof buf - o, "%d", epoch);
-        else if (*p == 'd') o += (size_t)snprintf(buf + o, sizeof buf - o, "%.*s", (int)(sizeof buf - o - 64), dir);
-        else if (*p == '%') buf[o++] = '%';
-        else { buf[o++] = '%'; buf[o++] = *p; }
-        if (o >= sizeof buf - 64) break;
-    }
-    buf[o] = 0;
+    char *buf = expand_command(cmd, dir);
     char *argv[] = { "/bin/sh", "-c", buf, NULL };
     pid_t pid;
     int rc = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ), status = 0;
     if (rc != 0) {
         fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_COMMAND could not start: %s\n", icc_rank, strerror(rc));
+        free(buf);
         return;
     }
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_COMMAND '%s' failed (status %d); checkpoint %d continues\n",
                 icc_rank, buf, WIFEXITED(status) ? WEXITSTATUS(status) : -1, epoch);
+    free(buf);
 }
 
 static void take_checkpoint(const char *call)
@@ -748,16 +764,13 @@ static void take_checkpoint(const char *call)
 }
 
 /* ---------------------------------------------------------------- restart */
-static void restart_fail(const char *dir, const char *why)
-{
-    fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_RESTART=%s: %s (a restart directory is the ISOCHRON_CC_DIR of "
-            "an earlier run, holding ckpt.N/complete and ckpt.N/rank.R files)\n", icc_rank, dir, why);
-    fflush(stderr);
-    struct timespec ts = { 0, 300000000 };   /* let the launcher forward the message before the abort */
-    nanosleep(&ts, NULL);
-    PMPI_Abort(MPI_COMM_WORLD, 2);
-    _exit(2);
-}
+/* a restart directory that cannot be used: the message (every rank stops, icc_settings) */
+#define RESTART_FAIL(why) do { \
+        snprintf(err, len, "ISOCHRON_CC_RESTART=%s: %s (a restart directory is the ISOCHRON_CC_DIR of an earlier run, " \
+                 "holding ckpt.N/complete and ckpt.N/rank.R files)", dir, why); \
+        if (f) fclose(f); \
+        return; \
+    } while (0)
 
 static int read_complete(const char *path, int n)
 {
@@ -769,10 +782,11 @@ static int read_complete(const char *path, int n)
     return ok ? p : 0;
 }
 
-static void load_restart(const char *dir)
+static void load_restart(const char *dir, char *err, size_t len)
 {
+    FILE *f = NULL;
     DIR *d = opendir(dir);
-    if (!d) restart_fail(dir, strerror(errno));
+    if (!d) RESTART_FAIL(strerror(errno));
     int best = 0, best_p = 0, incomplete = 0;
     struct dirent *e;
     char path[4200];
@@ -789,55 +803,50 @@ static void load_restart(const char *dir)
     if (!best) {
         char why[128];
         snprintf(why, sizeof why, "no complete checkpoint in this directory (%d incomplete)", incomplete);
-        restart_fail(dir, why);
+        RESTART_FAIL(why);
     }
     if (best_p != icc_size) {
         char why[160];
         snprintf(why, sizeof why, "checkpoint %d was written by %d ranks, this run has %d", best, best_p, icc_size);
-        restart_fail(dir, why);
+        RESTART_FAIL(why);
     }
     snprintf(path, sizeof path, "%s/ckpt.%d/rank.%d", dir, best, icc_rank);
-    FILE *f = fopen(path, "rb");
-    if (!f) restart_fail(dir, "the complete checkpoint lacks this rank's file");
+    f = fopen(path, "rb");
+    if (!f) RESTART_FAIL("the complete checkpoint lacks this rank's file");
     int v, c, r, p, ng;
     if (fscanf(f, "isochron-cc-checkpoint %d\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", &v, &c, &r, &p, &ng) != 5 ||
         v != 1 || c != best || r != icc_rank || p != icc_size || ng < 0)
-        restart_fail(dir, "this rank's checkpoint file has a bad header");
+        RESTART_FAIL("this rank's checkpoint file has a bad header");
     rs_groups = xmalloc((size_t)ng * sizeof *rs_groups);
     for (int i = 0; i < ng; i++) {
         unsigned long long h;
         int n;
         if (fscanf(f, "group %llx %lld %d", &h, &rs_groups[i].seq, &n) != 3 || n <= 0 || n > icc_size)
-            restart_fail(dir, "this rank's checkpoint file has a bad group line");
+            RESTART_FAIL("this rank's checkpoint file has a bad group line");
         rs_groups[i].n = n;
         rs_groups[i].members = xmalloc((size_t)n * sizeof(int));
         for (int k = 0; k < n; k++)
-            if (fscanf(f, " %d", &rs_groups[i].members[k]) != 1) restart_fail(dir, "bad group line");
+            if (fscanf(f, " %d", &rs_groups[i].members[k]) != 1) RESTART_FAIL("bad group line");
         fscanf(f, "\n");
         rs_ngroups++;
     }
     int nr;
     if (fscanf(f, "regions %d\n", &nr) != 1 || nr < 0 || nr > ICC_MAX_REGIONS)
-        restart_fail(dir, "this rank's checkpoint file has a bad region count");
+        RESTART_FAIL("this rank's checkpoint file has a bad region count");
     rs_regions = xmalloc((size_t)nr * sizeof *rs_regions);
     for (int i = 0; i < nr; i++) {
         saved_region_t *s = &rs_regions[i];
         if (fscanf(f, "region %63s %zu", s->name, &s->bytes) != 2 || fgetc(f) != '\n')
-            restart_fail(dir, "this rank's checkpoint file has a bad region line");
+            RESTART_FAIL("this rank's checkpoint file has a bad region line");
         s->data = xmalloc(s->bytes);
         if (fread(s->data, 1, s->bytes, f) != s->bytes || fgetc(f) != '\n')
-            restart_fail(dir, "this rank's checkpoint file is truncated");
+            RESTART_FAIL("this rank's checkpoint file is truncated");
         rs_nregions++;
     }
     fclose(f);
     restarted_from = nckpt = best;
     epoch = best + 1;
     for (int g = 0; g < icc_ngroups; g++) icc_group_created(g);
-    if (icc_log) {
-        fprintf(icc_log, "{\"ev\":\"restart\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"t\":%.6f}\n", icc_rank, best, dir,
-                PMPI_Wtime());
-        fflush(icc_log);
-    }
 }
 
 void icc_group_created(int g)
@@ -895,46 +904,95 @@ static void *ticker_main(void *arg)
     return NULL;
 }
 
-static double env_num(const char *name, double dflt, double lo)
+static void load_restart(const char *dir, char *err, size_t len);
+
+/* The variables of this layer (docs/layers.md): any other ISOCHRON_CC_* is refused as misspelt. */
+static const char *const icc_known[] = {
+    "ISOCHRON_CC_MODE", "ISOCHRON_CC_DIR", "ISOCHRON_CC_LOG", "ISOCHRON_CC_RESTART", "ISOCHRON_CC_COMMAND",
+    "ISOCHRON_CC_INTERVAL", "ISOCHRON_CC_TIMEOUT", "ISOCHRON_CC_POLL_MS", "ISOCHRON_CC_TEST_COLLIDE",
+};
+#define ICC_PATH_MAX 3800   /* a directory's bytes: room for /ckpt.N/rank.R.tmp and cc-log.R.jsonl in 4096 */
+#define ICC_COMMAND_MAX 4000
+static char log_path[4200];
+int icc_output_lost;
+
+/* ISOCHRON_CC_COMMAND: only %r, %n, %d and %% (a % alone or another letter would run a different command) */
+static int check_command(const char *cmd, char *err, size_t len)
 {
-    const char *s = getenv(name);
-    if (!s || !*s) return dflt;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || v < lo) {
-        fprintf(stderr, "isochron-cc: %s=%s is not a number >= %g\n", name, s, lo);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-        _exit(2);
+    if (isochron_setting_text("ISOCHRON_CC_COMMAND", cmd, ICC_COMMAND_MAX, err, len)) return -1;
+    for (const char *p = cmd; *p; p++) {
+        if (*p != '%') continue;
+        if (p[1] == 'r' || p[1] == 'n' || p[1] == 'd' || p[1] == '%') { p++; continue; }
+        snprintf(err, len, "ISOCHRON_CC_COMMAND=%s: '%%%s' is not an escape; valid: %%r (rank), %%n (checkpoint number), "
+                 "%%d (checkpoint directory), %%%% (a percent sign)", cmd, p[1] ? (char[]){p[1], 0} : "");
+        return -1;
     }
-    return v;
+    return 0;
+}
+
+/* Every ISOCHRON_CC_* variable, into err ("" when all are good). Directories are made ready (cc mode only:
+ * no other mode writes): ISOCHRON_CC_DIR created and written to, ISOCHRON_CC_LOG created and this rank's
+ * log opened, ISOCHRON_CC_RESTART read (load_restart). */
+static void check_settings(char *err, size_t len)
+{
+    const char *v;
+    int collide = 0;
+    static const char *const zero_one[] = { "0", "1" };
+    err[0] = 0;
+    if (isochron_settings_known("ISOCHRON_CC_", icc_known, (int)(sizeof icc_known / sizeof *icc_known), err, len) ||
+        isochron_setting_number("ISOCHRON_CC_TIMEOUT", isochron_setting_get("ISOCHRON_CC_TIMEOUT", "60"), 0.001, 86400, 0,
+                                "seconds", &timeout_s, err, len) ||
+        isochron_setting_number("ISOCHRON_CC_INTERVAL", isochron_setting_get("ISOCHRON_CC_INTERVAL", "0"), 0.01, 86400, 1,
+                                "seconds", &interval_s, err, len) ||
+        isochron_setting_number("ISOCHRON_CC_POLL_MS", isochron_setting_get("ISOCHRON_CC_POLL_MS", "10"), 0.01, 1000, 0,
+                                "milliseconds", &poll_ms, err, len) ||
+        isochron_setting_choice("ISOCHRON_CC_TEST_COLLIDE", isochron_setting_get("ISOCHRON_CC_TEST_COLLIDE", "0"), zero_one, 2,
+                                "switch", &collide, err, len))
+        return;
+    icc_collide = collide;
+    if ((v = isochron_setting_get("ISOCHRON_CC_COMMAND", NULL)) && check_command(v, err, len)) return;
+    if (icc_mode != ICC_CC) return;
+    if ((v = isochron_setting_get("ISOCHRON_CC_DIR", NULL)) &&
+        isochron_setting_dir("ISOCHRON_CC_DIR", v, ICC_PATH_MAX, ISOCHRON_DIR_CREATE | ISOCHRON_DIR_WRITE, err, len))
+        return;
+    if ((v = isochron_setting_get("ISOCHRON_CC_LOG", NULL))) {
+        if (isochron_setting_dir("ISOCHRON_CC_LOG", v, ICC_PATH_MAX, ISOCHRON_DIR_CREATE | ISOCHRON_DIR_WRITE, err, len)) return;
+        snprintf(log_path, sizeof log_path, "%s/cc-log.%d.jsonl", v, icc_rank);
+        icc_log = fopen(log_path, "a");
+        if (!icc_log) {
+            snprintf(err, len, "ISOCHRON_CC_LOG=%s: cannot open the state log %s: %s", v, log_path, strerror(errno));
+            return;
+        }
+    }
+    if ((v = isochron_setting_get("ISOCHRON_CC_RESTART", NULL))) {
+        if (isochron_setting_dir("ISOCHRON_CC_RESTART", v, ICC_PATH_MAX, 0, err, len)) return;
+        load_restart(v, err, len);
+    }
+}
+
+void icc_settings(void)
+{
+    char err[16384];
+    PMPI_Comm_rank(MPI_COMM_WORLD, &icc_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &icc_size);
+    check_settings(err, sizeof err);
+    isochron_pmpi_agree_or_stop("isochron-cc", err, ISOCHRON_PMPI_EXIT_SETTING);
 }
 
 void icc_init_protocol(void)
 {
     if (icc_mode != ICC_CC || icc_inited) return;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &icc_rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &icc_size);
     PMPI_Comm_dup(MPI_COMM_WORLD, &icomm);
     icc_sent_to = calloc((size_t)icc_size, sizeof *icc_sent_to);
     icc_recvd_from = calloc((size_t)icc_size, sizeof *icc_recvd_from);
     need_sent = calloc((size_t)icc_size, sizeof *need_sent);
     need_mark = calloc((size_t)icc_size, 1);
     if (!icc_sent_to || !icc_recvd_from || !need_sent || !need_mark) die("%s%s", "out of memory", "");
-    timeout_s = env_num("ISOCHRON_CC_TIMEOUT", 60.0, 0.001);
-    interval_s = env_num("ISOCHRON_CC_INTERVAL", 0.0, 0.0);
-    poll_ms = env_num("ISOCHRON_CC_POLL_MS", 10.0, 0.01);
-    const char *ld = getenv("ISOCHRON_CC_LOG");
-    if (ld && *ld) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/cc-log.%d.jsonl", ld, icc_rank);
-        icc_log = fopen(path, "a");
-        if (!icc_log) die("cannot open the state log %s: %s", path, strerror(errno));
+    if (restarted_from && icc_log) {
+        fprintf(icc_log, "{\"ev\":\"restart\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"t\":%.6f}\n", icc_rank, restarted_from,
+                isochron_setting_get("ISOCHRON_CC_RESTART", ""), PMPI_Wtime());
+        fflush(icc_log);
     }
-    const char *cd = getenv("ISOCHRON_CC_DIR");   /* created now: a bad one fails at start, not at a checkpoint */
-    if (cd && *cd && mkdir(cd, 0755) != 0 && errno != EEXIST)
-        die("ISOCHRON_CC_DIR=%s cannot be created: %s", cd, strerror(errno));
-    const char *rs = getenv("ISOCHRON_CC_RESTART");
-    if (rs && *rs) load_restart(rs);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1;
@@ -961,7 +1019,17 @@ void icc_finalize_protocol(void)
     reap_sends(1);
     PMPI_Comm_free(&icomm);
     icc_inited = 0;
-    if (icc_log) fclose(icc_log);
+    if (icc_log) {
+        /* a line the log lost (a full disk) makes the job's exit status non-zero (cc.c, MPI_Finalize's wrapper) */
+        int bad = fflush(icc_log) != 0 || ferror(icc_log);
+        int e = errno;
+        if (fclose(icc_log) != 0 && !bad) bad = 1, e = errno;
+        if (bad) {
+            fprintf(stderr, "isochron-cc: rank %d: writing the state log %s failed: %s; the job's exit status will be %d\n",
+                    icc_rank, log_path, strerror(e), ISOCHRON_PMPI_EXIT_LOST);
+            icc_output_lost = 1;
+        }
+    }
     icc_log = NULL;
 }
 

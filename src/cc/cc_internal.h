@@ -56,7 +56,11 @@ enum { ICC_PASS, ICC_COLL, ICC_BLOCKED, ICC_RECV };
  * checkpoint before returning. */
 void icc_poll(int kind, const char *call, int g);   /* g: the collective's group (ICC_COLL), else -1 */
 void icc_seq_bumped(int g);               /* after SEQ[g]++ while pending (Algorithm 2) */
-void icc_init_protocol(void);             /* in MPI_Init's wrapper, after PMPI_Init */
+void icc_settings(void);                  /* in MPI_Init's wrapper, after PMPI_Init, every mode: check every
+                                             ISOCHRON_CC_* variable; a bad one stops the job on every rank */
+void icc_init_protocol(void);             /* then, in cc mode */
+extern int icc_collide;                   /* ISOCHRON_CC_TEST_COLLIDE=1 */
+extern int icc_output_lost;               /* a state log could not be written: MPI_Finalize's wrapper exits non-zero */
 void icc_finalize_protocol(void);         /* in MPI_Finalize's wrapper, before PMPI_Finalize */
 void icc_group_created(int g);            /* restore SEQ of a group seen again after restart */
 

@@ -8,7 +8,9 @@
  * passes 1 ms (1.024 ms, the longest nap), so a waiting rank costs almost
  * nothing. (A 128 µs cap made clock tracking's refreshes 3x cheaper at 4
  * ranks on 2 cores, but the more frequent wake-ups disturbed the sync's
- * active pair: test_recover's 10 s extrapolation failed in CI.) The public number parsers of isochron.h live here too.
+ * active pair: test_recover's 10 s extrapolation failed in CI.)
+ * The public number parsers and the name registries' lookups are in parse.c
+ * (no MPI there: the PMPI layers compile it in).
  */
 #include <ctype.h>
 #include <sched.h>
@@ -20,72 +22,6 @@
 #include <time.h>
 #include "isochron.h"
 #include "core/util.h"
-
-int isochron_parse_double(const char *s, double *out)
-{
-    if (!s || !*s) return -1;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
-}
-
-int isochron_parse_long(const char *s, long *out)
-{
-    if (!s || !*s) return -1;
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end) return -1;
-    *out = v;
-    return 0;
-}
-
-int isochron_parse_duration(const char *s, double *out)
-{
-    if (!s || !*s) return -1;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v)) return -1;
-    double scale = 1.0;
-    if (!*end || !strcmp(end, "s")) scale = 1.0;
-    else if (!strcmp(end, "ms")) scale = 1e-3;
-    else if (!strcmp(end, "us")) scale = 1e-6;
-    else if (!strcmp(end, "ns")) scale = 1e-9;
-    else return -1;
-    *out = v * scale;
-    return 0;
-}
-
-int isochron_streq_ci(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
-    return *a == *b;
-}
-
-const char *isochron_name_at_string(const void *reg, int i) { return ((const char *const *)reg)[i]; }
-
-int isochron_names_find(const void *reg, int n, isochron_name_at_fn at, const char *name)
-{
-    for (int i = 0; name && i < n; i++)
-        if (isochron_streq_ci(name, at(reg, i))) return i;
-    return -1;
-}
-
-size_t isochron_names_join(const void *reg, int n, isochron_name_at_fn at, char *buf, size_t len)
-{
-    size_t u = 0;
-    if (buf && len) buf[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        int w = snprintf(buf && u < len ? buf + u : NULL, buf && u < len ? len - u : 0, "%s%s", i ? ", " : "", at(reg, i));
-        if (w > 0) u += (size_t)w;
-    }
-    return u;
-}
 
 void isochron_nap(double seconds)
 {

@@ -3,7 +3,8 @@
  * name (find, list the valid names), and polite MPI
  * waiting (test + sleep instead of spinning, so that a process waiting its
  * turn does not starve the ones working on an oversubscribed node). Number
- * parsing is public (isochron.h). The lowest module: it includes nothing of
+ * parsing is public (isochron.h); it and the registry lookups are in
+ * parse.c, which calls no MPI. The lowest module: it includes nothing of
  * libisochron but isochron.h.
  */
 #ifndef ISOCHRON_CORE_UTIL_H
@@ -26,6 +27,11 @@ int isochron_names_find(const void *reg, int n, isochron_name_at_fn at, const ch
 /* The names joined by ", " into buf (len bytes, cut to fit, terminated when len > 0); returns the length
  * of the whole list, so a caller can size its buffer with a first call (buf NULL, len 0). */
 size_t isochron_names_join(const void *reg, int n, isochron_name_at_fn at, char *buf, size_t len);
+
+/* Is s a well-formed comma-separated list: not empty, no empty element ("a,,b", ",a", "a,", ",")?
+ * 0, or -1 with the reason in err. The generic part of the drivers' list check (apps/common.c
+ * app_list_ok) and of the PMPI layers' list settings (settings.h). In parse.c. */
+int isochron_list_ok(const char *s, char *err, size_t errlen);
 
 /* Sleep for \p seconds (nanosleep, resumed when interrupted); yields the core.
  * The timer module's public isochron_sleep is this. */

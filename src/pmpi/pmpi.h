@@ -72,4 +72,15 @@ typedef struct isochron_pmpi_entry {
     int category;
 } isochron_pmpi_entry_t;
 
+/* Stopping a job from a layer (src/pmpi/layer.c, compiled into each layer; PMPI only). Collective over
+ * MPI_COMM_WORLD, called by every rank with its own verdict: msg NULL or "" when this rank found nothing
+ * wrong. If any rank has a message, the lowest such rank prints "PREFIX: [rank R: ]MSG" on stderr,
+ * every rank finalizes MPI and the process exits with status code: a clean stop, as the drivers stop on
+ * a bad option (a message, MPI_Finalize, exit 2), so the ranks agree even when one of them alone found
+ * the error. Returns when no rank has one. */
+__attribute__((visibility("hidden"))) void isochron_pmpi_agree_or_stop(const char *prefix, const char *msg, int code);
+
+/* Exit statuses of the layers: a setting refused at MPI_Init; output lost at MPI_Finalize. */
+enum { ISOCHRON_PMPI_EXIT_SETTING = 2, ISOCHRON_PMPI_EXIT_LOST = 4 };
+
 #endif

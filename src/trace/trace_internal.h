@@ -126,7 +126,8 @@ typedef struct {
 } itr_trace_t;
 
 int itr_write_json(const char *path, const itr_trace_t *t);
-int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t);
+/* 0, or -1 (itr_write_json: errno says why; itr_write_otf2: why, whylen bytes, says it) */
+int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t, char *why, size_t whylen);
 void itr_comm_label(const itr_out_t *e, char *buf, size_t len);
 #pragma GCC visibility pop
 #endif

@@ -9,6 +9,7 @@
  * that rank; "cat" is the function's category in src/pmpi/mpi.tbl. The top-level "isochron" object carries the clock metadata (which
  * correction was applied, the accuracy check's figure).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,5 +86,9 @@ int itr_write_json(const char *path, const itr_trace_t *t)
             fputs("}}", f);
         }
     fputs("\n]}\n", f);
-    return fclose(f) ? -1 : 0;
+    /* a write that failed (a full disk) is an error, with its errno */
+    int bad = fflush(f) != 0 || ferror(f), err = errno;
+    if (fclose(f) != 0 && !bad) bad = 1, err = errno;
+    if (bad) errno = err ? err : EIO;
+    return bad ? -1 : 0;
 }

@@ -10,6 +10,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
@@ -67,14 +68,19 @@ static void remove_old_archive(const char *dir, const char *name)
     }
 }
 
-#define OK(x) do { if ((x) != OTF2_SUCCESS) goto fail; } while (0)
+#define OK(x) do { if ((code = (x)) != OTF2_SUCCESS) goto fail; } while (0)
 
-int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t)
+int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t, char *why, size_t whylen)
 {
+    OTF2_ErrorCode code = OTF2_SUCCESS;
     remove_old_archive(dir, name);
+    errno = 0;
     OTF2_Archive *ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (!ar) return -1;
+    if (!ar) {
+        snprintf(why, whylen, "cannot open the archive%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
+        return -1;
+    }
     OTF2_FlushCallbacks fc = {pre_flush, post_flush};
     OTF2_AttributeList *al = OTF2_AttributeList_New();
     OK(OTF2_Archive_SetFlushCallbacks(ar, &fc, NULL));
@@ -155,8 +161,12 @@ int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t)
     }
     OK(OTF2_Archive_CloseGlobalDefWriter(ar, g));
     OTF2_AttributeList_Delete(al);
-    return OTF2_Archive_Close(ar) == OTF2_SUCCESS ? 0 : -1;
+    if ((code = OTF2_Archive_Close(ar)) == OTF2_SUCCESS) return 0;
+    snprintf(why, whylen, "closing the archive: %s (%s)", OTF2_Error_GetDescription(code), OTF2_Error_GetName(code));
+    return -1;
 fail:
+    snprintf(why, whylen, "%s (%s)%s%s", OTF2_Error_GetDescription(code), OTF2_Error_GetName(code), errno ? "; last OS error: " : "",
+             errno ? strerror(errno) : "");
     OTF2_AttributeList_Delete(al);
     OTF2_Archive_Close(ar);
     return -1;

@@ -15,8 +15,8 @@ foreach(cfg "cc;3;ISOCHRON_CC_MODE=cc" "cc_collide;4;ISOCHRON_CC_MODE=cc ISOCHRO
                        PASS_REGULAR_EXPRESSION "rank 0 mode [a-z0-9]+ groups -?[0-9]+: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
 add_test(NAME cc_bad_mode COMMAND ${CMAKE_COMMAND} -E env ISOCHRON_CC_MODE=fast $<TARGET_FILE:test_cc_seq>)
-set_tests_properties(cc_bad_mode PROPERTIES LABELS "serial"
-                     PASS_REGULAR_EXPRESSION "ISOCHRON_CC_MODE=fast is not a mode; valid modes: cc, 2pc, native")
+set_tests_properties(cc_bad_mode PROPERTIES LABELS "serial;error"
+                     PASS_REGULAR_EXPRESSION "ISOCHRON_CC_MODE=fast: not a mode; valid: native, cc, 2pc")
 
 # Checkpoint protocol (issue 14): requests by API, SIGUSR1 and interval at 2/3/4
 # ranks, the state log checked for one safe state per request with SEQ = TARGET
@@ -112,3 +112,26 @@ add_test(NAME cc_stress_np4_s236
 set_tests_properties(cc_stress_np4_s236 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
                      TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 4
                      PASS_REGULAR_EXPRESSION "seed 236 np 4 .* kill-restart ok invariants ok .*: PASS")
+
+# Settings refused in MPI_Init, before the application runs, on every rank and in every mode (issue 30):
+# numbers that are not finite or out of range (ISOCHRON_CC_POLL_MS=1e9 slept for days at MPI_Finalize),
+# bad switches and command escapes, directories that are files, misspelt variables; and a state log that
+# could not be written makes the job's exit status non-zero.
+foreach(case poll_nan poll_days timeout_inf interval_nan interval_neg native_poll twopc_timeout collide_bad command_escape
+             command_percent dir_file log_file restart_file misspelt log_lost)
+  set(np 2)
+  if(case STREQUAL "dir_file" OR case STREQUAL "poll_nan")
+    set(np 3)
+  endif()
+  add_test(NAME cc_settings_${case}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_cc_settings.sh ${case} ${np} $<TARGET_FILE:test_cc_seq>
+                   $<TARGET_FILE:test_ckpt>)
+  set_tests_properties(cc_settings_${case} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi;error" PROCESSORS ${np}
+                       PASS_REGULAR_EXPRESSION "test_cc_settings ${case} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+
+# docs/layers.md has a row (range, default, meaning) for every variable either layer accepts.
+add_test(NAME layers_doc_variables COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/cc/check_layers_doc.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(layers_doc_variables PROPERTIES LABELS "serial"
+                     PASS_REGULAR_EXPRESSION "check_layers_doc: 22 variables, 0 problems: PASS" FAIL_REGULAR_EXPRESSION "FAIL")

@@ -70,3 +70,22 @@ isochron_trace_test(calls_np3 NP 3 APP $<TARGET_FILE:trace_calls> CHECKER ${_tr_
 isochron_trace_test(calls_select_np3 NP 3 APP $<TARGET_FILE:trace_calls> CHECKER ${_tr_calls}
                     ENV "ISOCHRON_TRACE_FORMATS=json ISOCHRON_TRACE_SYNC=none ISOCHRON_TRACE_CALLS=rma,MPI_Scatter,commfree"
                     EXTRA "--only rma,MPI_Scatter,commfree" SH "@RUN@ && @CHECK@" LABELS mpi PASS "calls: .*PASS" FAIL "FAIL")
+
+# Settings refused at MPI_Init, before the application runs, on every rank (issue 30): output
+# directories and names, empty lists, a sync spec beyond ISOCHRON_TRACE_SYNC_LIMIT, numbers out of range,
+# misspelt variables; and a trace lost at MPI_Finalize ends the job with a non-zero status.
+add_executable(trace_lose ${CMAKE_CURRENT_SOURCE_DIR}/trace/trace_lose.c)
+target_link_libraries(trace_lose PRIVATE MPI::MPI_C)
+foreach(case dir_file dir_under_file dir_unwritable dir_long name_path name_up name_long name_json_dir calls_empty
+             formats_empty formats_none_json sync_limit sync_limit_bad interval_nan track_bad misspelt lost)
+  set(np 2)
+  if(case STREQUAL "lost" OR case STREQUAL "dir_file")
+    set(np 3)
+  endif()
+  add_test(NAME trace_settings_${case}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/trace/test_trace_settings.sh ${case} ${np} ${_tr_lib} ${_tr_app}
+                   $<TARGET_FILE:trace_lose>)
+  set_tests_properties(trace_settings_${case} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120
+                       LABELS "mpi;error" PROCESSORS ${np}
+                       PASS_REGULAR_EXPRESSION "test_trace_settings ${case} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
