@@ -17,3 +17,7 @@ if(TARGET isochron-shmem)
 endif()
 add_test(NAME docs_man_current COMMAND python3 ${PROJECT_SOURCE_DIR}/tools/gen-man.py --check ${PROJECT_SOURCE_DIR}/docs/man ${_man_drivers})
 set_tests_properties(docs_man_current PROPERTIES LABELS "serial" PASS_REGULAR_EXPRESSION "gen-man: PASS")
+# The commands of the front page run as shown (tests/docs/run_commands.py; about 15 s at 2 ranks).
+add_test(NAME docs_commands COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/docs/run_commands.py ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(docs_commands PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 300 LABELS "cli" PROCESSORS 2
+                     PASS_REGULAR_EXPRESSION "run_commands: PASS")
