@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# CTest "cluster_launch" (label cluster): a 2-node namespace cluster (tools/cluster) with CLOCK_MONOTONIC
+# offsets 0 and 7 s; cluster_probe (tests/cluster/probe.c) launched across it by Open MPI, MPICH and
+# (when SLURM=1, the default) Slurm's srun; each run's hostnames, timens offsets, clock differences,
+# boot_id and MPI node grouping are checked against the configured cluster (check_probe.py). Also
+# checks the tool itself: bad input is refused, `up` is idempotent, `down` stops processes left
+# inside a node. Exit 77 (CTest SKIP_RETURN_CODE) where namespaces cannot be made (not root, no time
+# namespaces); the reason is printed. The packages the cluster needs beyond `make test`'s are
+# installed here (tools/install-deps.sh with EXTRA_PKGS), so `make run` does not pay for them.
+# usage: run.sh PROBE_OPENMPI BUILD_DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+probe=${1:?usage: run.sh PROBE_OPENMPI BUILD_DIR}
+build=${2:?usage: run.sh PROBE_OPENMPI BUILD_DIR}
+cluster=$src/tools/cluster
+export ISOCHRON_CLUSTER=isotest
+SLURM=${SLURM:-1}
+
+if ! why=$("$cluster" check); then
+  echo "SKIPPED: $why"
+  exit 77
+fi
+extra="iproute2 mpich libmpich-dev"
+[ "$SLURM" = 1 ] && extra+=" slurm-wlm munge"
+EXTRA_PKGS="$extra" bash "$src/tools/install-deps.sh"
+
+work=$build/cluster-test # outside /tmp: every node has its own /tmp
+rm -rf "$work"
+mkdir -p "$work"
+mpicc.mpich -O2 -o "$work/probe.mpich" "$here/probe.c"
+
+trap '"$cluster" down' EXIT
+fails=0
+step() { echo "--- $*"; }
+expect_fail() { # expect_fail REGEX cmd..: cmd must fail and print REGEX
+  local out rc=0
+  out=$("${@:2}" 2>&1) || rc=$?
+  if [ $rc = 0 ] || ! grep -Eq -- "$1" <<<"$out"; then
+    echo "FAIL: '${*:2}' gave status $rc and '$out', expected a failure matching '$1'"
+    fails=$((fails + 1))
+  else
+    echo "ok refused: ${*:2}: $out"
+  fi
+}
+
+step "bad input"
+expect_fail "node count '9'" "$cluster" up 9
+expect_fail "--offsets '0,7,13' gives 3 value" "$cluster" up 2 --offsets 0,7,13
+expect_fail "--offsets value 'x'" "$cluster" up 2 --offsets 0,x
+expect_fail "ISOCHRON_CLUSTER 'Bad_name'" env ISOCHRON_CLUSTER=Bad_name "$cluster" status
+
+step "up 2 (twice: idempotent)"
+"$cluster" up 2 --offsets 0,7
+pids1=$(awk '!/^#/ {print $5}' /run/isochron-cluster/isotest/nodes)
+"$cluster" up 2 --offsets 0,7
+pids2=$(awk '!/^#/ {print $5}' /run/isochron-cluster/isotest/nodes)
+[ "$pids1" = "$pids2" ] || { echo "FAIL: a second 'up' with the same configuration rebuilt the cluster ($pids1 -> $pids2)"; fails=$((fails + 1)); }
+expect_fail "is up with nodes/offsets/slots '2 0 7 2'" "$cluster" up 2 --offsets 0,5
+"$cluster" status
+nodes=/run/isochron-cluster/isotest/nodes
+
+step "Open MPI: 2 nodes x 2 ranks"
+"$cluster" mpirun-ompi -np 4 "$probe" --pingpong 50 >"$work/ompi.txt" 2>"$work/ompi.err" || { cat "$work/ompi.err"; fails=$((fails + 1)); }
+cat "$work/ompi.txt"
+python3 "$here/check_probe.py" "$nodes" "$work/ompi.txt" 4 2 openmpi || fails=$((fails + 1))
+
+step "Open MPI: 1 rank per node, mpi_yield_when_idle 1"
+"$cluster" mpirun-ompi -np 2 --map-by node --mca mpi_yield_when_idle 1 "$probe" --pingpong 200 >"$work/ompi2.txt" 2>"$work/ompi2.err" || { cat "$work/ompi2.err"; fails=$((fails + 1)); }
+python3 "$here/check_probe.py" "$nodes" "$work/ompi2.txt" 2 2 openmpi-yield || fails=$((fails + 1))
+
+step "MPICH: 2 nodes x 2 ranks"
+"$cluster" mpirun-mpich -np 4 "$work/probe.mpich" --pingpong 50 >"$work/mpich.txt" 2>"$work/mpich.err" || { cat "$work/mpich.err"; fails=$((fails + 1)); }
+cat "$work/mpich.txt"
+python3 "$here/check_probe.py" "$nodes" "$work/mpich.txt" 4 2 mpich || fails=$((fails + 1))
+
+step "down stops what runs inside a node"
+"$cluster" hog 1
+hog=$(awk '{print $2}' /run/isochron-cluster/isotest/hogs)
+[ -e "/proc/$hog" ] || { echo "FAIL: the hog $hog is not running"; fails=$((fails + 1)); }
+"$cluster" down
+if [ -e "/proc/$hog" ] || ls /run/netns 2>/dev/null | grep -q '^isotest-' || [ -e /run/isochron-cluster/isotest ]; then
+  echo "FAIL: after down: hog $hog $([ -e "/proc/$hog" ] && echo alive || echo gone), netns: $(ls /run/netns | grep '^isotest-' | tr '\n' ' ')"
+  fails=$((fails + 1))
+else
+  echo "ok down: hog $hog stopped, namespaces and state removed"
+fi
+
+echo "cluster_launch: $fails failure(s)"
+[ $fails = 0 ]

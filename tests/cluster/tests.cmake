@@ -1,0 +1,8 @@
+# The namespace cluster (tools/cluster, docs/cluster.md): MPI launched across 2 "hosts" with their own
+# hostnames and CLOCK_MONOTONIC offsets, checked against the configured cluster. Label "cluster";
+# skipped (exit 77) where namespaces cannot be made, e.g. not root.
+add_executable(cluster_probe ${CMAKE_CURRENT_LIST_DIR}/probe.c)
+target_link_libraries(cluster_probe PRIVATE MPI::MPI_C)
+add_test(NAME cluster_launch
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run.sh $<TARGET_FILE:cluster_probe> ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(cluster_launch PROPERTIES LABELS "cluster" SKIP_RETURN_CODE 77 TIMEOUT 180 RUN_SERIAL TRUE)
