@@ -15,7 +15,7 @@ probe=${1:?usage: run.sh PROBE_OPENMPI BUILD_DIR}
 build=${2:?usage: run.sh PROBE_OPENMPI BUILD_DIR}
 cluster=$src/tools/cluster
 export ISOCHRON_CLUSTER=isotest
-SLURM=${SLURM:-1}
+SLURM=${SLURM:-0}
 
 if ! why=$("$cluster" check); then
   echo "SKIPPED: $why"
@@ -33,6 +33,16 @@ mpicc.mpich -O2 -o "$work/probe.mpich" "$here/probe.c"
 trap '"$cluster" down' EXIT
 fails=0
 step() { echo "--- $*"; }
+launch() { # launch NAME cmd..: output in $work/NAME.txt; a launch that fails or hangs (60 s) is a failure
+  local rc=0
+  timeout -k 5 60 "${@:2}" >"$work/$1.txt" 2>"$work/$1.err" || rc=$?
+  cat "$work/$1.txt"
+  if [ $rc != 0 ]; then
+    tail -20 "$work/$1.err"
+    echo "FAIL: '${*:2}' exited with status $rc$([ $rc = 124 ] && echo ' (hung: killed after 60 s)')"
+    fails=$((fails + 1))
+  fi
+}
 expect_fail() { # expect_fail REGEX cmd..: cmd must fail and print REGEX
   local out rc=0
   out=$("${@:2}" 2>&1) || rc=$?
@@ -61,18 +71,19 @@ expect_fail "is up with nodes/offsets/slots '2 0 7 2'" "$cluster" up 2 --offsets
 nodes=/run/isochron-cluster/isotest/nodes
 
 step "Open MPI: 2 nodes x 2 ranks"
-"$cluster" mpirun-ompi -np 4 "$probe" --pingpong 50 >"$work/ompi.txt" 2>"$work/ompi.err" || { cat "$work/ompi.err"; fails=$((fails + 1)); }
-cat "$work/ompi.txt"
+launch ompi "$cluster" mpirun-ompi -np 4 "$probe" --pingpong 50
 python3 "$here/check_probe.py" "$nodes" "$work/ompi.txt" 4 2 openmpi || fails=$((fails + 1))
 
 step "Open MPI: 1 rank per node, mpi_yield_when_idle 1"
-"$cluster" mpirun-ompi -np 2 --map-by node --mca mpi_yield_when_idle 1 "$probe" --pingpong 200 >"$work/ompi2.txt" 2>"$work/ompi2.err" || { cat "$work/ompi2.err"; fails=$((fails + 1)); }
+launch ompi2 "$cluster" mpirun-ompi -np 2 --map-by node --mca mpi_yield_when_idle 1 "$probe" --pingpong 200
 python3 "$here/check_probe.py" "$nodes" "$work/ompi2.txt" 2 2 openmpi-yield || fails=$((fails + 1))
 
-step "MPICH: 2 nodes x 2 ranks"
-"$cluster" mpirun-mpich -np 4 "$work/probe.mpich" --pingpong 50 >"$work/mpich.txt" 2>"$work/mpich.err" || { cat "$work/mpich.err"; fails=$((fails + 1)); }
-cat "$work/mpich.txt"
-python3 "$here/check_probe.py" "$nodes" "$work/mpich.txt" 4 2 mpich || fails=$((fails + 1))
+# 1 rank per node: with 2 ranks on a node, Debian's MPICH 4.0.2 over UCX 1.13.1's TCP transport hangs in
+# MPI_Finalize in most runs (ranks of one node spin in uct_tcp_iface_progress flushing endpoints while
+# the other node's ranks wait in the PMI barrier; docs/cluster.md)
+step "MPICH: 2 nodes x 1 rank"
+launch mpich "$cluster" mpirun-mpich -np 2 -ppn 1 "$work/probe.mpich" --pingpong 50
+python3 "$here/check_probe.py" "$nodes" "$work/mpich.txt" 2 2 mpich || fails=$((fails + 1))
 
 step "down stops what runs inside a node"
 "$cluster" hog 1
