@@ -21,15 +21,16 @@
 #include "isochron/report.h"
 #include "common.h"
 
-enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
+enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_TIMING, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
        O_SLACK, O_LATECAP, O_RETRIES, O_RETRYBELOW, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LBAR, O_SYNCLIM, O_BIND, O_STARTUP, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LTIM, O_LBAR, O_SYNCLIM, O_BIND, O_STARTUP, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
     [O_SIZES] = {"sizes", "LIST", "message sizes: 8,1K,64K or ranges A..B (x2 steps) or A..B*F (xF steps); K/M/G = 2^10/2^20/2^30", "8..1M"},
     [O_SCHEME] = {"scheme", "NAME", "process synchronization: roundtime, window, barrier, none; see --list-schemes", "roundtime"},
     [O_METHOD] = {"method", "NAME", "timing method: global, max, root, ack; see --list-methods", "global"},
+    [O_TIMING] = {"timing", "NAME", "how a repetition is timed: auto (origin for one-sided operations, a loop of k calls for operations shorter than 20 timer reads, else --method), origin, global (--method as it is), loop or loop:K; see --list-timings", "auto"},
     [O_BARRIER] = {"barrier", "NAME", "barrier algorithm of the barrier scheme; see --list-barriers", "mpi"},
     [O_BARRIER2] = {"barrier-twice", NULL, "two barriers before each repetition", NULL},
     [O_MINR] = {"min-reps", "N", "minimum valid repetitions per point", "10"},
@@ -69,6 +70,7 @@ static const app_option_t opts[NOPT] = {
     [O_LOPS] = {"list-ops", NULL, "list the operations and exit", NULL},
     [O_LSCH] = {"list-schemes", NULL, "list the synchronization schemes and exit", NULL},
     [O_LMET] = {"list-methods", NULL, "list the timing methods and exit", NULL},
+    [O_LTIM] = {"list-timings", NULL, "list the timing choices of --timing and exit", NULL},
     [O_LBAR] = APP_OPT_LIST_BARRIERS,
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_BIND] = APP_OPT_BIND,
@@ -480,11 +482,11 @@ int main(int argc, char **argv)
         if (rank == 0) printf("%-*s %-*s %s\n", wn, "p2t", wf, "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
         goto done;
     }
-    if (v[O_LSCH] || v[O_LMET]) {
+    if (v[O_LSCH] || v[O_LMET] || v[O_LTIM]) {
         if (rank == 0) {
-            int n = v[O_LSCH] ? isochron_scheme_count() : isochron_method_count();
+            int n = v[O_LSCH] ? isochron_scheme_count() : v[O_LMET] ? isochron_method_count() : isochron_timing_count();
             for (int i = 0; i < n; i++) {
-                const isochron_named_t *e = v[O_LSCH] ? isochron_scheme_get(i) : isochron_method_get(i);
+                const isochron_named_t *e = v[O_LSCH] ? isochron_scheme_get(i) : v[O_LMET] ? isochron_method_get(i) : isochron_timing_get(i);
                 printf("%-10s %s\n", e->name, e->description);
             }
         }
@@ -504,6 +506,10 @@ int main(int argc, char **argv)
     double dv;
     if (v[O_SCHEME]) snprintf(bo.scheme, sizeof bo.scheme, "%s", v[O_SCHEME]);
     if (v[O_METHOD]) snprintf(bo.method, sizeof bo.method, "%s", v[O_METHOD]);
+    if (v[O_TIMING]) {
+        if (strlen(v[O_TIMING]) >= sizeof bo.timing) FAIL("unknown timing '%s'; valid: auto, origin, global, loop, loop:K", v[O_TIMING]);
+        snprintf(bo.timing, sizeof bo.timing, "%s", v[O_TIMING]);
+    }
     if (v[O_BARRIER]) snprintf(bo.barrier, sizeof bo.barrier, "%s", v[O_BARRIER]);
     bo.barrier_twice = v[O_BARRIER2] != NULL;
     bo.raw = v[O_RAW] != NULL;
@@ -618,6 +624,8 @@ int main(int argc, char **argv)
                      : provided == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" : "an unknown level");
         }
         if ((list[i]->flags & ISOCHRON_OP_MIN2) && nprocs < 2) FAIL("%s needs at least 2 processes (running on %d)", list[i]->name, nprocs);
+        if (!strcasecmp(bo.timing, "origin") && !(list[i]->flags & ISOCHRON_OP_RMA))
+            FAIL("--timing origin applies to one-sided operations (whose effect is complete at the origin), not '%s'; use auto, global or loop", list[i]->name);
         if (isochron_op_accepts(list[i], dt, rop, v[O_INPLACE] != NULL)) FAIL("%s", isochron_last_error());
         int esz = dt != MPI_DATATYPE_NULL ? dsz : (list[i]->flags & ISOCHRON_OP_REDUCTION) ? (int)sizeof(int) : 1;
         for (int s = 0; s < nsizes; s++) {
@@ -723,19 +731,19 @@ int main(int argc, char **argv)
             isochron_json_object_end(&j);
             opts_json = isochron_json_close_string(&j);
         }
-        const char *strs[3] = {bo.scheme, bo.method, isochron_timer_name(ck.timer)};
-        for (int i = 0; i < 3; i++)
+        const char *strs[4] = {bo.scheme, bo.method, isochron_timer_name(ck.timer), bo.timing};
+        for (int i = 0; i < 4; i++)
             if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, strs[i]); vals[i] = isochron_json_close_string(&j); }
         char over_j[8], nodes_j[16], np_j[16];
         snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
         snprintf(nodes_j, sizeof nodes_j, "%d", srep.nodes);
         snprintf(np_j, sizeof np_j, "%d", nprocs);
         isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
-                              {"timer", vals[2]}, {"clock_sync", ck.json}, {"scheme", vals[0]}, {"method", vals[1]}, {"options", opts_json}};
+                              {"timer", vals[2]}, {"clock_sync", ck.json}, {"scheme", vals[0]}, {"method", vals[1]}, {"timing", vals[3]}, {"options", opts_json}};
         int nkv = (int)(sizeof kv / sizeof kv[0]);
         for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
         free(opts_json);
-        for (int i = 0; i < 3; i++) free(vals[i]);
+        for (int i = 0; i < 4; i++) free(vals[i]);
     }
 
     /* ---- the sweep */

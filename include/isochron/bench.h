@@ -45,6 +45,9 @@ int isochron_scheme_count(void);
 const isochron_named_t *isochron_scheme_get(int i);
 int isochron_method_count(void);
 const isochron_named_t *isochron_method_get(int i);
+/** Timing choices (--timing, --list-timings): auto, origin, global, loop (loop:K gives K). */
+int isochron_timing_count(void);
+const isochron_named_t *isochron_timing_get(int i);
 
 /* The barrier scheme takes any algorithm of isochron/barrier.h by name. */
 
@@ -54,6 +57,8 @@ const isochron_named_t *isochron_method_get(int i);
 typedef struct {
     char scheme[16];      /**< barrier | window | roundtime | none */
     char method[16];      /**< global | max | root | ack | overlap */
+    char timing[16];      /**< how one repetition is timed (isochron_timing_get): auto (default) | origin | global |
+                               loop | loop:K; "global" keeps --method as it is, the others see isochron_bench_timing */
     char barrier[24];     /**< barrier algorithm for the barrier scheme (default "mpi") */
     int barrier_twice;    /**< two barriers before each repetition */
     int warmup;           /**< untimed repetitions first */
@@ -150,7 +155,22 @@ typedef struct {
     int threads;          /**< ISOCHRON_OP_THREADED operations: threads per rank (0 for the others) */
     int retries;          /**< tries discarded because their valid share was below opts.retry_below */
     double retry_share[ISOCHRON_MAX_RETRIES]; /**< the valid share of each discarded try, in order */
+    /* how a repetition was timed, and what the timing can resolve */
+    char timing[12];      /**< "origin" (local difference at the origins), "loop" (loop_k back-to-back calls), or the
+                               method's name ("global", "max", "root", "ack", "overlap") when it timed one call */
+    char loop_of[12];     /**< timing "loop": how the loop was timed ("origin" or the method's name); "" otherwise */
+    int timing_user;      /**< 1: the user named the timing (--timing), 0: chosen by the engine (auto) */
+    int loop_k;           /**< calls per repetition (>= 1); every time statistic is per call */
+    double resolution;    /**< per call: timer granularity + read cost, plus the clock bound where the timing uses the
+                               global clock across ranks, all divided by loop_k (s) */
+    double clock_used;    /**< per call: the clock bound the timing depends on (clock_bound / loop_k when it reads the
+                               global clock across ranks, 0 when it takes local differences) (s) */
 } isochron_point_t;
+
+/** \brief 1 if the point's median is below its resolution (the table shows "<= resolution"). */
+int isochron_point_below_resolution(const isochron_point_t *p);
+/** \brief 1 if (the median's CI half-width + clock_used) > 10 % of the median (a flag with the resolution). */
+int isochron_point_uncertain(const isochron_point_t *p);
 
 void isochron_point_free(isochron_point_t *p);
 

@@ -131,6 +131,11 @@ typedef struct isochron_op {
      *  messages it carries (acknowledgements not counted); reporters turn the run time into bytes/s and
      *  messages/s with them. NULL for latency-type operations (results in seconds). Reads the ctx after set-up. */
     double (*moved)(const isochron_op_ctx_t *c, double *msgs);
+    /** Optional: \p k calls back to back as one timed run (the bench engine's "loop" timing, time per call =
+     *  total / k). The lock_all one-sided operations open one lock_all epoch around k accesses each completed by
+     *  MPI_Win_flush (what OSU's -w lockall -s flush times, the epoch's opening and closing shared by the k);
+     *  NULL: k x run. */
+    int (*run_n)(isochron_op_ctx_t *c, int k);
 } isochron_op_t;
 
 /** A set of operations: the built-ins plus any the application registers. */

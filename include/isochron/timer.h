@@ -56,6 +56,16 @@ int isochron_timer_is_skewed(const isochron_timer_t *t);
 /** \brief Measured TSC frequency in Hz (0 for other timers). */
 double isochron_timer_tsc_hz(const isochron_timer_t *t);
 
+/**
+ * \brief The timer's resolution: \p granularity, its tick (clock_getres of the
+ * clock it reads, MPI_Wtick when it calls MPI_Wtime, one cycle for tsc; a
+ * decorated timer: its base's), and \p read_cost, what one reading costs
+ * (the median over 7 batches of 256 back-to-back readings, measured at the
+ * first call and kept in the handle). A difference of two readings cannot
+ * resolve less than granularity + read_cost. Either pointer may be NULL.
+ */
+void isochron_timer_resolution(isochron_timer_t *t, double *granularity, double *read_cost);
+
 /** \brief Destroy a timer (and the base it decorates, if skewed). NULL is fine. */
 void isochron_timer_destroy(isochron_timer_t *t);
 

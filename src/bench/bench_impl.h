@@ -54,7 +54,14 @@ typedef struct {
     double *ack;          /* ack: per-rank one-way acknowledgement time (on root) */
     double ack_margin;    /* ack: a task starts this long after the root announces it (s) */
     double t_comm, t_comp;/* overlap: communication alone, computation inserted */
+    int loop_k;           /* calls per repetition (1 unless the timing is a loop) */
+    int validating;       /* set by the engine before run: this repetition's data is checked */
 } point_state_t;
+
+/* Timing choices (opts.timing): parsed by isochron_timing_parse (registry.c); k: loop:K's K, else 0. */
+enum { ISOCHRON_TIMING_AUTO, ISOCHRON_TIMING_ORIGIN, ISOCHRON_TIMING_GLOBAL, ISOCHRON_TIMING_LOOP };
+enum { ISOCHRON_LOOP_MAX = 1000000 };
+int isochron_timing_parse(const char *s, int *kind, int *k);
 
 /* Wait until global time t (polite on oversubscribed nodes, see engine.c). */
 void isochron_bench_wait_until(isochron_bench_t *b, double t);
@@ -96,6 +103,7 @@ typedef struct method_s {
     void (*finish)(isochron_bench_t *b, point_state_t *ps);
     double (*combine)(const isochron_rep_times_t *t);
     void (*summarize)(const point_state_t *ps, isochron_point_t *res);
+    int global_clock;     /* 1: the run time compares readings of different ranks (the clock bound enters it) */
 } method_t;
 const method_t *isochron_method_find_impl(const char *name);
 

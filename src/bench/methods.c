@@ -44,13 +44,34 @@ static int run_op(isochron_bench_t *b, point_state_t *ps)
     return rc;
 }
 
+/* loop_k calls back to back (the "loop" timing, paper 002's loop granularity): the operation's own
+ * run_n when it has one (one lock_all epoch around k accesses, each completed by its flush), else k
+ * runs. A repetition whose data is checked then writes the pattern again and runs once more, untimed:
+ * k accumulates would leave k contributions in the target, and the check is of one call. */
+static int loop_run(isochron_bench_t *b, point_state_t *ps)
+{
+    const isochron_op_t *op = ps->op;
+    int rc = ISOCHRON_OK;
+    if (op->run_n && !(b->o.inject_slowdown > 0)) rc = op->run_n(ps->ctx, ps->loop_k);
+    else for (int i = 0; i < ps->loop_k && !rc; i++) rc = run_op(b, ps);
+    return rc;
+}
+
+static int loop_check(isochron_bench_t *b, point_state_t *ps)
+{
+    (void)b;
+    if (ps->loop_k <= 1 || !ps->validating || !ps->op->prepare) return ISOCHRON_OK;
+    int rc = ps->op->prepare(ps->ctx);
+    return rc ? rc : ps->op->run(ps->ctx);
+}
+
 static int plain_run(isochron_bench_t *b, point_state_t *ps, double *start, double *end, double *local)
 {
     *start = isochron_clock_now(b->clk);
-    int rc = run_op(b, ps);
+    int rc = ps->loop_k > 1 ? loop_run(b, ps) : run_op(b, ps);
     *end = isochron_clock_now(b->clk);
     *local = NAN;
-    return rc;
+    return rc ? rc : loop_check(b, ps);
 }
 
 /* confirmation: every non-root sends an empty message to the root */
@@ -221,11 +242,17 @@ static void overlap_summarize(const point_state_t *ps, isochron_point_t *res)
     }
 }
 
-const method_t isochron_method_global = {"global", "last end - first start on the global clock", no_prepare, plain_run, NULL, span_of, NULL};
-const method_t isochron_method_max = {"max", "largest local duration over the ranks", no_prepare, plain_run, NULL, max_local, NULL};
+const method_t isochron_method_global = {"global", "last end - first start on the global clock", no_prepare, plain_run, NULL, span_of, NULL, 1};
+const method_t isochron_method_max = {"max", "largest local duration over the ranks", no_prepare, plain_run, NULL, max_local, NULL, 0};
 const method_t isochron_method_root = {"root", "root's time until all confirmed, minus the confirmation time (MPIBlib)", root_prepare, root_run, NULL,
-                                       root_local, NULL};
+                                       root_local, NULL, 0};
 const method_t isochron_method_overlap = {"overlap", "non-blocking ops: post, calibrated computation, wait; reports the fraction of communication hidden",
-                                          overlap_prepare, overlap_run, NULL, max_local, overlap_summarize};
+                                          overlap_prepare, overlap_run, NULL, max_local, overlap_summarize, 0};
 const method_t isochron_method_ack = {"ack", "de Supinski-Karonis individual tasks root->i with acknowledgement (bcast, scatter)", ack_prepare, ack_run,
-                                      ack_finish, root_local, NULL};
+                                      ack_finish, root_local, NULL, 0};
+/* The "origin" timing (--timing origin, and auto for one-sided operations): the operation's whole effect
+ * is complete at its origin when access + completion (flush, unlock, fence) return there, so the time is
+ * the origin's own clock difference, the largest over the ranks (every rank of the ring operations is an
+ * origin; a rank that is no origin returns at once or waits for one). Not a --method: a timing choice. */
+const method_t isochron_method_origin = {"origin", "each origin's local clock difference around access + completion, the largest over the origins",
+                                         no_prepare, plain_run, NULL, max_local, NULL, 0};

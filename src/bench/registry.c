@@ -7,7 +7,9 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "isochron.h"
 #include "core/util.h"
 #include "bench/bench_impl.h"
@@ -48,11 +50,44 @@ const method_t *isochron_method_find_impl(const char *name)
     return i < 0 ? NULL : methods[i];
 }
 
+/* Timing choices (bench_impl.h: isochron_timing_parse; engine.c chooses for "auto"). */
+static const isochron_named_t timings[] = {
+    {"auto", "chosen per point: origin for one-sided operations, a loop of k calls for operations shorter than 20 timer"
+             " reads, else the --method as it is (with --method global or max; other methods are kept)"},
+    {"origin", "one-sided operations: each origin's local clock difference around access + completion, the largest"
+               " over the origins (the global clock adds only its drift over the interval)"},
+    {"global", "one call per repetition timed by --method as it is (global: last end - first start on the global clock)"},
+    {"loop", "k back-to-back calls per repetition, times per call (paper 002's loop granularity); loop:K fixes k,"
+             " plain loop takes k from a short probe; timed at the origin for one-sided operations, else by --method"},
+};
+#define NT ((int)(sizeof timings / sizeof timings[0]))
+int isochron_timing_count(void) { return NT; }
+const isochron_named_t *isochron_timing_get(int i) { return i >= 0 && i < NT ? &timings[i] : NULL; }
+
+int isochron_timing_parse(const char *s, int *kind, int *k)
+{
+    *k = 0;
+    if (!s || !*s || isochron_streq_ci(s, "auto")) { *kind = ISOCHRON_TIMING_AUTO; return ISOCHRON_OK; }
+    if (isochron_streq_ci(s, "origin")) { *kind = ISOCHRON_TIMING_ORIGIN; return ISOCHRON_OK; }
+    if (isochron_streq_ci(s, "global")) { *kind = ISOCHRON_TIMING_GLOBAL; return ISOCHRON_OK; }
+    if (!strncasecmp(s, "loop", 4) && (s[4] == 0 || s[4] == ':')) {
+        *kind = ISOCHRON_TIMING_LOOP;
+        if (s[4] == 0) return ISOCHRON_OK;
+        char *end;
+        long v = strtol(s + 5, &end, 10);
+        if (end != s + 5 && !*end && v >= 1 && v <= ISOCHRON_LOOP_MAX) { *k = (int)v; return ISOCHRON_OK; }
+        return isochron_set_error(ISOCHRON_EINVAL, "timing '%s': loop:K needs an integer K in [1, %d]", s, ISOCHRON_LOOP_MAX);
+    }
+    return isochron_set_error(ISOCHRON_ENAME, "unknown timing '%s'; valid: auto, origin, global, loop, loop:K (K in [1, %d])", s,
+                              ISOCHRON_LOOP_MAX);
+}
+
 void isochron_bench_opts_default(isochron_bench_opts_t *o)
 {
     memset(o, 0, sizeof *o);
     snprintf(o->scheme, sizeof o->scheme, "roundtime");
     snprintf(o->method, sizeof o->method, "global");
+    snprintf(o->timing, sizeof o->timing, "auto");
     snprintf(o->barrier, sizeof o->barrier, "mpi");
     o->warmup = 2;
     o->min_reps = 10;
@@ -73,8 +108,11 @@ int isochron_bench_opts_check(const isochron_bench_opts_t *o)
     char list[200];
     if (!isochron_scheme_find_impl(o->scheme)) { isochron_names_join(NULL, NS, scheme_at, list, sizeof list); return isochron_set_error(ISOCHRON_ENAME, "unknown scheme '%s'; valid: %s", o->scheme, list); }
     if (!isochron_method_find_impl(o->method)) { isochron_names_join(NULL, NM, method_at, list, sizeof list); return isochron_set_error(ISOCHRON_ENAME, "unknown timing method '%s'; valid: %s", o->method, list); }
-    int rc = isochron_barrier_check_name(o->barrier);
+    int rc = isochron_barrier_check_name(o->barrier), tk, tkk;
     if (rc) return rc;
+    if ((rc = isochron_timing_parse(o->timing, &tk, &tkk))) return rc;
+    if ((tk == ISOCHRON_TIMING_ORIGIN || tk == ISOCHRON_TIMING_LOOP) && !isochron_streq_ci(o->method, "global") && !isochron_streq_ci(o->method, "max"))
+        return isochron_set_error(ISOCHRON_EINVAL, "--timing %s works with --method global or max, not %s", o->timing, o->method);
     if (o->min_reps < 1 || o->max_reps < o->min_reps || o->max_reps > 10000000)
         return isochron_set_error(ISOCHRON_EINVAL, "repetitions: need 1 <= min-reps (%d) <= max-reps (%d) <= 10000000", o->min_reps, o->max_reps);
     if (o->max_attempts != 0 && (o->max_attempts < o->max_reps || o->max_attempts > 40000000))

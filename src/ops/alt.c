@@ -235,7 +235,7 @@ static int run_reduce_binomial(isochron_op_ctx_t *c)
 #define F_RO ISOCHRON_OP_ROOTED
 #define DESC(id, fam, desc, fl)                                                                       \
     { #id, fam, desc, fl, setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,              \
-      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL }
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL }
 
 static const isochron_op_t alt_ops[] = {
     DESC(bcast_linear, "bcast", "root sends the buffer to every rank in turn (MPI_Send/MPI_Recv)", F_RO),

@@ -75,10 +75,10 @@ COLL(scatterv, SEM_SCATTERV, MPI_Scatterv, MPI_Iscatterv, SA, c->counts, c->disp
 
 #define DESC(id, fam, desc, fl)                                                                       \
     { #id, fam, desc, fl, setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,              \
-      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL }
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL }
 #define DESC_NB(id, fam, desc, fl)                                                                    \
     { #id, fam, desc, (fl) | F_NB, setup_##id, isochron_ops_kind_prepare, run_##id, post_##id,      \
-      isochron_ops_wait_request, isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL }
+      isochron_ops_wait_request, isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL }
 
 static const isochron_op_t coll_ops[] = {
     DESC(allgather, "allgather", "MPI_Allgather: every rank gets every rank's block", F_IP),
@@ -87,7 +87,7 @@ static const isochron_op_t coll_ops[] = {
     DESC(alltoall, "alltoall", "MPI_Alltoall: one block from every rank to every rank", F_IP),
     DESC(alltoallv, "alltoallv", "MPI_Alltoallv with uniform counts", F_IP),
     { "barrier", "barrier", "MPI_Barrier", ISOCHRON_OP_NODATA, setup_barrier, NULL, run_barrier, NULL, NULL,
-      NULL, isochron_ops_kind_teardown, memory_barrier, NULL },
+      NULL, isochron_ops_kind_teardown, memory_barrier, NULL, NULL },
     DESC(bcast, "bcast", "MPI_Bcast of the buffer from the root", F_RO),
     DESC(exscan, "exscan", "MPI_Exscan: reduction over the lower ranks (undefined on rank 0)", F_IP | F_RED),
     DESC(gather, "gather", "MPI_Gather: one block from every rank to the root", F_RO | F_IP),
@@ -106,7 +106,7 @@ static const isochron_op_t coll_ops[] = {
     DESC_NB(ialltoall, "alltoall", "MPI_Ialltoall + MPI_Wait", F_IP),
     DESC_NB(ialltoallv, "alltoallv", "MPI_Ialltoallv + MPI_Wait, uniform counts", F_IP),
     { "ibarrier", "barrier", "MPI_Ibarrier + MPI_Wait", ISOCHRON_OP_NODATA | F_NB, setup_ibarrier, NULL,
-      run_ibarrier, post_ibarrier, isochron_ops_wait_request, NULL, isochron_ops_kind_teardown, memory_ibarrier, NULL },
+      run_ibarrier, post_ibarrier, isochron_ops_wait_request, NULL, isochron_ops_kind_teardown, memory_ibarrier, NULL, NULL },
     DESC_NB(ibcast, "bcast", "MPI_Ibcast + MPI_Wait", F_RO),
     DESC_NB(iexscan, "exscan", "MPI_Iexscan + MPI_Wait", F_IP | F_RED),
     DESC_NB(igather, "gather", "MPI_Igather + MPI_Wait", F_RO | F_IP),

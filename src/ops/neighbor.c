@@ -303,18 +303,18 @@ NBPAIR(NB_ALLTOALLW, alltoallw)
 
 #define B(id, fam, desc) BF(id, fam, desc, 0)
 #define BF(id, fam, desc, fl)                                                                                  \
-    { #id, fam, desc, fl, setup_##id, prepare_nb, run_nb, NULL, NULL, validate_nb, teardown_nb, memory_##id, NULL }
+    { #id, fam, desc, fl, setup_##id, prepare_nb, run_nb, NULL, NULL, validate_nb, teardown_nb, memory_##id, NULL, NULL }
 #define I(id, fam, desc) IF(id, fam, desc, 0)
 #define IF(id, fam, desc, fl)                                                                                  \
     { #id, fam, desc, ISOCHRON_OP_NONBLOCKING | (fl), setup_##id, prepare_nb, run_inb, post_nb, isochron_ops_wait_request, \
-      validate_nb, teardown_nb, memory_##id, NULL }
+      validate_nb, teardown_nb, memory_##id, NULL, NULL }
 /* the persistent pair of the blocking operation id (its memory function), made by MPI_<call>_init */
 #define P(id, fam, call, on, fl)                                                                               \
     { #id "_persistent", fam, call "_init" on ", made once in set-up; one run = MPI_Start + MPI_Wait",         \
       ISOCHRON_OP_NONBLOCKING | (fl), setup_##id##_persistent, prepare_nb, isochron_ops_prun, isochron_ops_pstart, \
-      isochron_ops_pwait, validate_nb, teardown_pnb, memory_##id, NULL },                               \
+      isochron_ops_pwait, validate_nb, teardown_pnb, memory_##id, NULL, NULL },                               \
     { #id "_init", fam, call "_init + MPI_Request_free" on " (validated on a started one)", (fl), setup_##id##_init, \
-      prepare_nb, run_pinit, NULL, NULL, validate_pinit, teardown_nb, memory_##id, NULL }
+      prepare_nb, run_pinit, NULL, NULL, validate_pinit, teardown_nb, memory_##id, NULL, NULL }
 #define CART "2-D Cartesian grid (MPI_Dims_create; periodic in dims >= 3)"
 #define GRAPH "distributed graph r -> r+1, r+2 (mod p)"
 /* per family: blocking, non-blocking, persistent and init on each topology */

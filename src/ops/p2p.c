@@ -97,7 +97,7 @@ static int run_ringshift(isochron_op_ctx_t *c)
 #define DESC(id, fam, desc) DESCF(id, fam, desc, 0)
 #define DESCF(id, fam, desc, fl)                                                                      \
     { #id, fam, desc, F_P2P | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,           \
-      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL }
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL }
 
 static const isochron_op_t p2p_ops[] = {
     DESCF(pingpong, "pingpong", "rank 0 <-> 1 round trip, MPI_Send/MPI_Recv", ISOCHRON_OP_PAIR),

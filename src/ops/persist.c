@@ -266,10 +266,10 @@ static int run_pingpong_persistent(isochron_op_ctx_t *c)
     { #id "_persistent", #id, what " persistent: made once in set-up, one run = MPI_Start + MPI_Wait",             \
       ISOCHRON_OP_NONBLOCKING | (fl), setup_##id##_persistent, isochron_ops_kind_prepare, isochron_ops_prun, isochron_ops_pstart, \
       isochron_ops_pwait, (fl) & ISOCHRON_OP_NODATA ? NULL : isochron_ops_kind_validate, pteardown,       \
-      memory_##id, NULL },                                                                                        \
+      memory_##id, NULL, NULL },                                                                                        \
     { #id "_init", #id, what " set-up cost: one run = " what " + MPI_Request_free (validated on a started one)",  \
       (fl), setup_##id##_init, isochron_ops_kind_prepare, run_##id##_init, NULL, NULL, validate_##id##_init,     \
-      pteardown, memory_##id, NULL }
+      pteardown, memory_##id, NULL, NULL }
 
 static const isochron_op_t persist_ops[] = {
     PERS(allreduce, F_RED | F_IP, "MPI_Allreduce_init"),
@@ -291,7 +291,7 @@ static const isochron_op_t persist_ops[] = {
     { "pingpong_persistent", "pingpong", "rank 0 <-> 1 round trip on MPI_Send_init/MPI_Recv_init requests made once, "
       "MPI_Start(all) + waits", ISOCHRON_OP_P2P | ISOCHRON_OP_MIN2 | ISOCHRON_OP_PAIR, setup_pingpong_persistent,
       isochron_ops_kind_prepare, run_pingpong_persistent, NULL, NULL, isochron_ops_kind_validate,
-      teardown_pingpong_persistent, memory_pingpong_persistent, NULL },
+      teardown_pingpong_persistent, memory_pingpong_persistent, NULL, NULL },
 };
 
 const isochron_op_t *isochron_ops_builtin_persist(int *n)

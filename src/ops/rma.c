@@ -85,6 +85,23 @@
 #define PSCW_CLOSE(c, st)                                                                             \
     ISOCHRON_OPS_MPI(MPI_Win_complete(c->win), c, "MPI_Win_complete");                                \
     ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait")
+/* k back to back (the engine's loop timing, isochron_op_t.run_n): under lock_all one epoch around k
+ * accesses, each completed by MPI_Win_flush; the other styles repeat the whole epoch (run_n NULL). */
+#define LOCKALL_RUNN(id, ACCESS)                                                                      \
+    static int runn_##id(isochron_op_ctx_t *c, int k)                                                \
+    {                                                                                                \
+        int t_ = ISOCHRON_OPS_ST(c)->right;                                                          \
+        ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all");                         \
+        for (int i_ = 0; i_ < k; i_++) {                                                             \
+            ACCESS(c, t_);                                                                           \
+            ISOCHRON_OPS_MPI(MPI_Win_flush(t_, c->win), c, "MPI_Win_flush");                          \
+        }                                                                                            \
+        ISOCHRON_OPS_MPI(MPI_Win_unlock_all(c->win), c, "MPI_Win_unlock_all");                        \
+        return ISOCHRON_OK;                                                                          \
+    }
+#define FENCE_RUNN(id, ACCESS) enum { runn_##id##_none_ };
+#define LOCK_RUNN(id, ACCESS) enum { runn_##id##_none_ };
+#define PSCW_RUNN(id, ACCESS) enum { runn_##id##_none_ };
 #define EPOCH_OP(id, sem, STYLE, ACCESS)                                                              \
     ISOCHRON_OPS_KIND(id, sem, ALG_##STYLE)                                                           \
     static int run_##id(isochron_op_ctx_t *c)                                                        \
@@ -95,7 +112,8 @@
         ACCESS(c, STYLE##_T(c, st));                                                                 \
         STYLE##_CLOSE(c, st);                                                                        \
         return ISOCHRON_OK;                                                                          \
-    }
+    }                                                                                                \
+    STYLE##_RUNN(id, ACCESS)
 EPOCH_OP(put_fence, SEM_PUT, FENCE, PUT)
 EPOCH_OP(get_fence, SEM_GET, FENCE, GET)
 EPOCH_OP(accumulate_fence, SEM_ACC, FENCE, ACC)
@@ -146,7 +164,10 @@ SPREAD_OP(get_all_to_all, SEM_GET_AALL, 0, GET_INTO)
 #define F_RMA (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2)
 #define DESC(id, fam, desc, fl)                                                                       \
     { #id, fam, desc, F_RMA | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,    \
-      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL }
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL }
+#define DESC_N(id, fam, desc, fl)                                                                     \
+    { #id, fam, desc, F_RMA | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,    \
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, runn_##id }
 
 static const isochron_op_t rma_ops[] = {
     DESC(put_fence, "put", "MPI_Put to the right neighbour inside MPI_Win_fence", 0),
@@ -157,9 +178,9 @@ static const isochron_op_t rma_ops[] = {
     DESC(get_lock, "get", "MPI_Get from the right neighbour under an exclusive MPI_Win_lock", 0),
     DESC(accumulate_lock, "accumulate", "MPI_Accumulate to the right neighbour under an exclusive MPI_Win_lock",
          ISOCHRON_OP_REDUCTION),
-    DESC(put_lockall, "put", "MPI_Win_lock_all, MPI_Put to the right neighbour, MPI_Win_flush, MPI_Win_unlock_all", 0),
-    DESC(get_lockall, "get", "MPI_Win_lock_all, MPI_Get from the right neighbour, MPI_Win_flush, MPI_Win_unlock_all", 0),
-    DESC(accumulate_lockall, "accumulate", "MPI_Win_lock_all, MPI_Accumulate to the right neighbour, flush, unlock_all",
+    DESC_N(put_lockall, "put", "MPI_Win_lock_all, MPI_Put to the right neighbour, MPI_Win_flush, MPI_Win_unlock_all", 0),
+    DESC_N(get_lockall, "get", "MPI_Win_lock_all, MPI_Get from the right neighbour, MPI_Win_flush, MPI_Win_unlock_all", 0),
+    DESC_N(accumulate_lockall, "accumulate", "MPI_Win_lock_all, MPI_Accumulate to the right neighbour, flush, unlock_all",
          ISOCHRON_OP_REDUCTION),
     DESC(put_pscw, "put", "MPI_Put to the right neighbour in a post/start/complete/wait epoch", 0),
     DESC(get_pscw, "get", "MPI_Get from the right neighbour in a post/start/complete/wait epoch", 0),
@@ -169,13 +190,13 @@ static const isochron_op_t rma_ops[] = {
          ISOCHRON_OP_REDUCTION),
     DESC(get_accumulate_lock, "get_accumulate", "MPI_Get_accumulate on the right neighbour under an exclusive MPI_Win_lock",
          ISOCHRON_OP_REDUCTION),
-    DESC(get_accumulate_lockall, "get_accumulate", "MPI_Win_lock_all, MPI_Get_accumulate on the right neighbour, flush, unlock_all",
+    DESC_N(get_accumulate_lockall, "get_accumulate", "MPI_Win_lock_all, MPI_Get_accumulate on the right neighbour, flush, unlock_all",
          ISOCHRON_OP_REDUCTION),
     DESC(fetch_and_op_fence, "fetch_and_op", "one MPI_Fetch_and_op per element on the right neighbour inside MPI_Win_fence",
          ISOCHRON_OP_REDUCTION),
     DESC(fetch_and_op_lock, "fetch_and_op", "one MPI_Fetch_and_op per element on the right neighbour under an exclusive lock",
          ISOCHRON_OP_REDUCTION),
-    DESC(fetch_and_op_lockall, "fetch_and_op", "lock_all, one MPI_Fetch_and_op per element on the right neighbour, flush, unlock_all",
+    DESC_N(fetch_and_op_lockall, "fetch_and_op", "lock_all, one MPI_Fetch_and_op per element on the right neighbour, flush, unlock_all",
          ISOCHRON_OP_REDUCTION),
     DESC(put_one_to_all, "put", "the root puts its block into every other rank's window (lock_all, one flush_all; IMB-RMA One_put_all)",
          ISOCHRON_OP_ROOTED),
@@ -185,7 +206,7 @@ static const isochron_op_t rma_ops[] = {
     DESC(get_all_to_all, "get", "every rank gets a block from every other window (lock_all, one flush_all; IMB-RMA All_get_all)", 0),
     DESC(compare_and_swap_fence, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour inside MPI_Win_fence", ISOCHRON_OP_INTEGER),
     DESC(compare_and_swap_lock, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour under an exclusive lock", ISOCHRON_OP_INTEGER),
-    DESC(compare_and_swap_lockall, "compare_and_swap", "lock_all, one MPI_Compare_and_swap per element on the right neighbour, flush, unlock_all", ISOCHRON_OP_INTEGER),
+    DESC_N(compare_and_swap_lockall, "compare_and_swap", "lock_all, one MPI_Compare_and_swap per element on the right neighbour, flush, unlock_all", ISOCHRON_OP_INTEGER),
 };
 
 const isochron_op_t *isochron_ops_builtin_rma(int *n)

@@ -231,7 +231,7 @@ RBW(get_bibw_lockall, 1, ALG_LOCKALL)
 
 #define F_RBW (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2 | ISOCHRON_OP_PAIR | ISOCHRON_OP_WINDOWED)
 #define DESC(id, fam, desc) \
-    { #id, fam, desc, F_RBW, setup_##id, prepare_rbw, run_rbw, NULL, NULL, validate_rbw, teardown_rbw, memory_rbw, moved_rbw }
+    { #id, fam, desc, F_RBW, setup_##id, prepare_rbw, run_rbw, NULL, NULL, validate_rbw, teardown_rbw, memory_rbw, moved_rbw, NULL }
 
 static const isochron_op_t rmabw_ops[] = {
     DESC(put_bibw_fence, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other between two "

@@ -251,7 +251,7 @@ static const isochron_op_t thread_ops[] = {
       "--threads T threads on ranks 0 and 1, thread t <-> thread t Send/Recv round trips all at once (osu_latency_mt; "
       "needs MPI_THREAD_MULTIPLE)",
       ISOCHRON_OP_P2P | ISOCHRON_OP_MIN2 | ISOCHRON_OP_PAIR | ISOCHRON_OP_THREADED, setup_latency_mt, prepare_latency_mt,
-      run_latency_mt, NULL, NULL, validate_latency_mt, teardown_latency_mt, memory_latency_mt, NULL },
+      run_latency_mt, NULL, NULL, validate_latency_mt, teardown_latency_mt, memory_latency_mt, NULL, NULL },
 };
 
 const isochron_op_t *isochron_ops_builtin_thread(int *n)

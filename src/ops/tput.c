@@ -316,7 +316,7 @@ LAT(multi_lat, T_MULTILAT)
 #define F_P2P (ISOCHRON_OP_P2P | ISOCHRON_OP_MIN2)
 #define F_WIN (F_P2P | ISOCHRON_OP_WINDOWED)
 #define DESC(id, fam, desc, fl, run, moved)                                                                   \
-    { #id, fam, desc, fl, setup_##id, prepare_tput, run, NULL, NULL, validate_tput, teardown_tput, memory_##id, moved }
+    { #id, fam, desc, fl, setup_##id, prepare_tput, run, NULL, NULL, validate_tput, teardown_tput, memory_##id, moved, NULL }
 
 static const isochron_op_t tput_ops[] = {
     DESC(bw, "bw", "bandwidth: rank 0 sends a window of --msg-window Isends to rank 1, zero-byte ack (osu_bw, IMB Uniband); B/s",

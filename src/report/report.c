@@ -80,6 +80,31 @@ static int rate_of(const isochron_point_t *p, rate_t *r)
     return 1;
 }
 
+int isochron_point_below_resolution(const isochron_point_t *p)
+{
+    return p->valid > 0 && p->resolution > 0 && p->s.median < p->resolution;
+}
+
+/* unknown CI (too few repetitions for one) counts as uncertain: nothing says the median is within 10 % */
+int isochron_point_uncertain(const isochron_point_t *p)
+{
+    if (p->valid <= 0) return 0;
+    double half = 0.5 * (p->s.med_hi - p->s.med_lo), used = isfinite(p->clock_used) ? p->clock_used : 0;
+    if (!isfinite(half) || !(p->s.median > 0)) return 1;
+    return half + used > 0.1 * p->s.median;
+}
+
+/* A time for the table: "<= R" when below the point's resolution R (never a negative or sub-resolution number). */
+static const char *fmt_res(const isochron_point_t *p, double v, char *buf, size_t len)
+{
+    if (isfinite(v) && p->resolution > 0 && v < p->resolution) {
+        char r[24];
+        snprintf(buf, len, "<= %s", isochron_fmt_time(p->resolution, r, sizeof r));
+        return buf;
+    }
+    return isochron_fmt_time(v, buf, len);
+}
+
 static const char *stop_name(int s)
 {
     return s == ISOCHRON_STOP_CI ? "ci" : s == ISOCHRON_STOP_MAXREPS ? "max_reps" : s == ISOCHRON_STOP_BUDGET ? "budget"
@@ -116,7 +141,8 @@ int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n
         }
         if (r->fmt == FMT_CSV)
             fputs("op,family,bytes,dtype,redop,root,in_place,nprocs,scheme,method,reps,valid,stop,mean_s,median_s,min_s,max_s,stddev_s,ci_level,ci_lo_s,ci_hi_s,start_spread_s,correction_s,validated,clock_bound_s,clock_true_s,median_ci_lo_s,median_ci_hi_s,"
-                  "unit,msg_window,bytes_per_run,msgs_per_run,bw_median_MBps,bw_ci_lo_MBps,bw_ci_hi_MBps,msg_rate_median_per_s\n", f);
+                  "unit,msg_window,bytes_per_run,msgs_per_run,bw_median_MBps,bw_ci_lo_MBps,bw_ci_hi_MBps,msg_rate_median_per_s,"
+                  "timing,timing_choice,loop_k,resolution_s,below_resolution,uncertain\n", f);
         else
             fprintf(f, "\n%-*s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s\n", r->namew, "operation", "size", "root", "valid/reps", "median",
                     "±CI(med)", "mean", "min", "spread", "clock±", "stop");
@@ -212,6 +238,15 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
             isochron_json_knumber(&j, "clock_bound_stat_s", p->clock_bound_stat);
             isochron_json_knumber(&j, "clock_bound_hard_s", p->clock_bound_hard);
         }
+        if (p->timing[0]) {
+            isochron_json_kstring(&j, "timing", p->timing);
+            isochron_json_kstring(&j, "timing_choice", p->timing_user ? "user" : "auto");
+            if (p->loop_of[0]) isochron_json_kstring(&j, "loop_of", p->loop_of);
+        }
+        isochron_json_kint(&j, "loop_k", p->loop_k > 0 ? p->loop_k : 1);
+        isochron_json_knumber(&j, "resolution_s", p->resolution > 0 ? p->resolution : NAN);
+        isochron_json_kbool(&j, "below_resolution", isochron_point_below_resolution(p));
+        isochron_json_kbool(&j, "uncertain", isochron_point_uncertain(p));
         if (isfinite(p->overlap)) {
             isochron_json_knumber(&j, "overlap", p->overlap);
             isochron_json_knumber(&j, "t_comm_s", p->t_comm);
@@ -257,7 +292,9 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
             for (int i = 0; i < 4; i++) { if (isfinite(rv[i])) fprintf(f, ",%.9g", rv[i]); else fputs(",", f); }
         } else
             fputs(",,,,,,,", f);
-        fputc('\n', f);
+        fprintf(f, ",%s,%s,%d", p->timing, p->timing[0] ? (p->timing_user ? "user" : "auto") : "", p->loop_k > 0 ? p->loop_k : 1);
+        if (p->resolution > 0) fprintf(f, ",%.4g", p->resolution); else fputs(",", f);
+        fprintf(f, ",%d,%d\n", isochron_point_below_resolution(p), isochron_point_uncertain(p));
     } else {
         char sz[32], a[32], bb[32], c[32], d[32], e[32], vr[32];
         snprintf(vr, sizeof vr, "%d/%d", p->valid, p->reps);
@@ -269,12 +306,25 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
             fprintf(f, "%-*s %9s %6s %11s  no valid repetitions (%d invalid): no statistics\n", r->namew, p->op, sz, root, vr, p->reps);
         else {
             char ck[32];
-            fprintf(f, "%-*s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s", r->namew, p->op, sz, root, vr, isochron_fmt_time(s->median, a, sizeof a),
-                    isochron_fmt_time(0.5 * (s->med_hi - s->med_lo), c, sizeof c), isochron_fmt_time(s->mean, bb, sizeof bb), isochron_fmt_time(s->min, d, sizeof d),
+            fprintf(f, "%-*s %9s %6s %11s %11s %11s %11s %11s %9s %9s  %s", r->namew, p->op, sz, root, vr, fmt_res(p, s->median, a, sizeof a),
+                    isochron_fmt_time(0.5 * (s->med_hi - s->med_lo), c, sizeof c), fmt_res(p, s->mean, bb, sizeof bb), fmt_res(p, s->min, d, sizeof d),
                     isochron_fmt_time(p->start_spread, e, sizeof e), isochron_fmt_time(p->clock_bound, ck, sizeof ck), stop_name(p->stop));
-            /* a clock error that is not small next to the result makes the result doubtful: say so */
-            if (isfinite(p->clock_bound) && p->clock_bound > 0.05 * fabs(s->median))
-                fprintf(f, "  ! clock bound %.0f%% of the median", 100 * p->clock_bound / fabs(s->median));
+            if (p->timing[0]) {
+                if (p->loop_k > 1) fprintf(f, "  [loop k=%d, %s]", p->loop_k, p->loop_of);
+                else fprintf(f, "  [%s]", p->timing);
+            }
+            /* an uncertainty (the median's CI + the clock bound the timing depends on) that is not small next to
+             * the result makes the result doubtful: say so, with what the timing can resolve */
+            if (isochron_point_below_resolution(p))
+                fprintf(f, "  ! below resolution %s", isochron_fmt_time(p->resolution, ck, sizeof ck));
+            else if (isochron_point_uncertain(p)) {
+                double half = 0.5 * (s->med_hi - s->med_lo), used = isfinite(p->clock_used) ? p->clock_used : 0;
+                if (isfinite(half) && s->median > 0)
+                    fprintf(f, "  ! CI+clock %.0f%% of the median", 100 * (half + used) / s->median);
+                else
+                    fputs("  ! no CI of the median", f);
+                if (p->resolution > 0) fprintf(f, ", resolution %s", isochron_fmt_time(p->resolution, ck, sizeof ck));
+            }
             rate_t rt;
             if (rate_of(p, &rt)) {
                 fprintf(f, "  %.2f MB/s", rt.med / 1e6);

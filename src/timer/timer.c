@@ -151,6 +151,39 @@ const char *isochron_timer_base_name(const isochron_timer_t *t) { return t->skew
 int isochron_timer_is_skewed(const isochron_timer_t *t) { return t->skewed; }
 double isochron_timer_tsc_hz(const isochron_timer_t *t) { return t->skewed ? t->base->tsc_hz : t->tsc_hz; }
 
+/* The tick of the clock a timer reads (see isochron_timer_resolution). */
+static double granularity_of(isochron_timer_t *t)
+{
+    if (t->skewed) return granularity_of(t->base);
+    struct timespec r;
+    if (t->now == now_tsc) return t->tsc_inv;
+    if (t->now == now_wtime) return MPI_Wtick();
+    clockid_t id = t->now == now_mono_raw ? CLOCK_MONOTONIC_RAW : t->now == now_real ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+    if (clock_getres(id, &r) != 0) return 1e-9;
+    return (double)r.tv_sec + 1e-9 * (double)r.tv_nsec;
+}
+
+void isochron_timer_resolution(isochron_timer_t *t, double *granularity, double *read_cost)
+{
+    if (!t->res_done) {
+        enum { B = 7, R = 256 };
+        double per[B];
+        volatile double sink = 0;
+        for (int b = 0; b < B; b++) {
+            double a = t->now(t);
+            for (int i = 0; i < R; i++) sink += t->now(t);
+            per[b] = (t->now(t) - a) / (R + 1);
+        }
+        (void)sink;
+        isochron_sort_doubles(per, B);
+        t->res_cost = per[B / 2] > 0 ? per[B / 2] : 0;
+        t->res_gran = granularity_of(t);
+        t->res_done = 1;
+    }
+    if (granularity) *granularity = t->res_gran;
+    if (read_cost) *read_cost = t->res_cost;
+}
+
 void isochron_timer_destroy(isochron_timer_t *t)
 {
     if (!t) return;

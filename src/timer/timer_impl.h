@@ -12,6 +12,9 @@ struct isochron_timer {
     double tsc_inv;
     /* mpi_wtime read directly: MPI_Wtime - CLOCK_MONOTONIC (s) */
     double wtime_off;
+    /* isochron_timer_resolution, measured once (res_done) */
+    int res_done;
+    double res_gran, res_cost;
     /* skew decorator */
     isochron_timer_t *base;
     int skewed;

@@ -55,12 +55,13 @@ foreach(case "late_every_7;1:7;50" "late_always;1:1:0.005;20;30;2")
   list(GET case 2 maxr)
   string(REPLACE ":" ";" hk "${hook}")
   list(GET hk 1 every)
-  set(extra "--retries 0")
+  # single calls (--timing global): a loop's repetitions are longer, and these check the scheme's rules on one call
+  set(extra "--retries 0 --timing global")
   set(attempts "")
   if(name STREQUAL "late_always")
     list(GET case 3 attempts)
     list(GET case 4 retries)
-    set(extra "--max-attempts ${attempts} --retries ${retries}")
+    set(extra "--max-attempts ${attempts} --retries ${retries} --timing global")
     set(attempts "${attempts} ${retries}")
   endif()
   add_test(NAME bench_roundtime_${name}
@@ -70,14 +71,14 @@ foreach(case "late_every_7;1:7;50" "late_always;1:1:0.005;20;30;2")
 endforeach()
 # ... and a lateness within --late-cap x the run time widens the tolerance until those are valid
 add_test(NAME bench_roundtime_late_widens
-         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 64K --late-cap 10 --retries 0 --max-reps 100 --rel-ci 0 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl 2 --widen 50e-6")
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 64K --late-cap 10 --retries 0 --timing global --max-reps 100 --rel-ci 0 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_widens.jsonl 2 --widen 50e-6")
 set_tests_properties(bench_roundtime_late_widens PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:2:50e-6" TIMEOUT 60 LABELS "cli"
                      PASS_REGULAR_EXPRESSION "check_late: PASS")
 # ... and the run's retry budget: with every repetition 5 ms late (beyond any tolerance: the default hook delay
 # is 3 Bcast latencies + 100 us, which a tolerance carried over a busy sweep can reach), retries stop at
 # 12 + 0.25 x the points before
 add_test(NAME bench_roundtime_retry_budget
-         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 4,8,12,16,20,24,28,32,36,40,44,48,52,56 --max-reps 10 --max-attempts 10 --retries 2 --rel-ci 0 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_budget.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_budget.jsonl 1 --budget 2")
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 4,8,12,16,20,24,28,32,36,40,44,48,52,56 --timing global --max-reps 10 --max-attempts 10 --retries 2 --rel-ci 0 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/late_budget.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_late.py ${CMAKE_CURRENT_BINARY_DIR}/late_budget.jsonl 1 --budget 2")
 set_tests_properties(bench_roundtime_retry_budget PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_TEST_LATE=1:1:0.005" TIMEOUT 60 LABELS "cli"
                      PASS_REGULAR_EXPRESSION "check_late: PASS")
 # --bind auto binds the ranks of an oversubscribed, unbound node one CPU each (round-robin); off (the default) and
@@ -139,3 +140,25 @@ isochron_cli_test(bench_startup 2 TOOL isochron-bench EXPECT zero MATCH "MPI_Ini
 
 # --passes (issue 12): a bad count is refused with the valid range
 isochron_cli_test(bench_bad_passes 2 TOOL isochron-bench EXPECT nonzero MATCH "--passes '0'" "\\[1, 1000\\]" ARGS --ops barrier --passes 0)
+
+# The timing of each point (issue 26): auto times one-sided operations at the origin (a loop of k calls when
+# a call is short) and states it; every point has loop_k >= 1 with times per call (raw time = span / k),
+# its resolution and flags, and no negative median, minimum or CI end
+add_test(NAME bench_timing_auto
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops put_lockall,get_lockall,fetch_and_op_lockall,put_fence,allreduce,barrier --sizes 8,4K --max-reps 40 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/timing_auto.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_timing.py ${CMAKE_CURRENT_BINARY_DIR}/timing_auto.jsonl auto any any")
+set_tests_properties(bench_timing_auto PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_timing: PASS")
+# ... a named loop: k calls per repetition for every operation, the one-sided ones at the origin, stated as the user's
+add_test(NAME bench_timing_loop
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops put_lockall,accumulate_fence,allreduce --sizes 8 --timing loop:3 --max-reps 20 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/timing_loop.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_timing.py ${CMAKE_CURRENT_BINARY_DIR}/timing_loop.jsonl user loop loop 3")
+set_tests_properties(bench_timing_loop PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_timing: PASS")
+# ... global keeps --method on one call per repetition, and the table says how each point was timed
+add_test(NAME bench_timing_global
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops allreduce --sizes 8 --timing global --max-reps 20 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/timing_global.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_timing.py ${CMAKE_CURRENT_BINARY_DIR}/timing_global.jsonl user global global 1")
+set_tests_properties(bench_timing_global PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_timing: PASS")
+isochron_cli_test(bench_timing_table 2 TOOL isochron-bench EXPECT zero MATCH "\\[loop k=2, origin\\]" "\\[loop k=2, global\\]" "timing +loop:2"
+                  ARGS --ops get_lockall,allreduce --sizes 8 --timing loop:2 --max-reps 10 --quiet)
+isochron_cli_test(bench_bad_timing 1 TOOL isochron-bench EXPECT nonzero MATCH "unknown timing 'fastest'" "auto, origin, global, loop, loop:K" ARGS --timing fastest --ops allreduce)
+isochron_cli_test(bench_bad_timing_loop 1 TOOL isochron-bench EXPECT nonzero MATCH "timing 'loop:0'" "loop:K needs an integer K in \\[1, 1000000\\]" ARGS --timing loop:0 --ops allreduce)
+isochron_cli_test(bench_timing_origin_collective 2 TOOL isochron-bench EXPECT nonzero MATCH "--timing origin applies to one-sided operations" "not 'allreduce'" ARGS --timing origin --ops put_lockall,allreduce --sizes 8)
+isochron_cli_test(bench_timing_origin_method 1 TOOL isochron-bench EXPECT nonzero MATCH "--timing origin works with --method global or max, not root" ARGS --timing origin --method root --ops put_lockall)
+isochron_cli_test(bench_list_timings 1 TOOL isochron-bench EXPECT zero MATCH "auto +chosen per point" "\norigin " "\nglobal " "\nloop " ARGS --list-timings)
