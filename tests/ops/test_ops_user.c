@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     strcpy(family, "bcast");
     strcpy(desc, "application broadcast on MPI_Bcast");
     isochron_op_t mine = { name, family, desc, ISOCHRON_OP_ROOTED, my_setup, my_prepare, my_run, NULL, NULL,
-                           my_validate, my_teardown, NULL, NULL };
+                           my_validate, my_teardown, NULL, NULL, NULL };
     CHECK_RC(isochron_ops_register(ops, &mine), ISOCHRON_OK, "register my_bcast");
     CHECK(isochron_ops_count(ops) == n0 + 1, "count grew by one");
     strcpy(name, "clobbered"); /* the registry holds copies */
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 
     /* set-up failing on one rank: all ranks fail, all tear down */
     isochron_op_t bad = { "half_broken", "bcast", "fails on the last rank", 0, bad_setup, my_prepare, my_run, NULL,
-                          NULL, my_validate, my_teardown, NULL, NULL };
+                          NULL, my_validate, my_teardown, NULL, NULL, NULL };
     CHECK_RC(isochron_ops_register(ops, &bad), ISOCHRON_OK, "register half_broken");
     CHECK_RC(isochron_ops_find(ops, "half_broken", &op), ISOCHRON_OK, "find half_broken");
     {
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 
     /* memory check for user ops */
     isochron_op_t greedy = { "greedy", NULL, NULL, 0, my_setup, NULL, my_run, NULL, NULL, my_validate, my_teardown,
-                             huge_memory, NULL };
+                             huge_memory, NULL, NULL };
     CHECK_RC(isochron_ops_register(ops, &greedy), ISOCHRON_OK, "register greedy (family defaults to its name)");
     CHECK_RC(isochron_ops_find(ops, "greedy", &op), ISOCHRON_OK, "find greedy");
     CHECK(op && strcmp(op->family, "greedy") == 0 && op->description && !op->description[0], "defaults for family/description");
