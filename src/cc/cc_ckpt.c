@@ -125,6 +125,22 @@
  *  marker written for the same world size; each rank reads its rank.R file at
  *  MPI_Init; regions are filled when registered; SEQ of a group is restored
  *  when its member list is seen again; checkpoint numbers continue from N.
+ *  Checkpoint file (ckpt.N/rank.R, version 2), text lines and raw region bytes:
+ *    isochron-cc-checkpoint 2          magic and version
+ *    ckpt N / rank R / nranks P        what it belongs to
+ *    groups G, then G lines            group HASH SEQ SIZE MEMBER...
+ *    regions K, then K times           region NAME BYTES, BYTES raw bytes, a newline
+ *    end
+ *    fnv1a64 HHHHHHHHHHHHHHHH          FNV-1a (64 bit) of every byte before this line
+ *  A restart trusts nothing in it before it is checked: the file is read
+ *  whole (its length from fstat), the magic, the version and the checksum
+ *  are checked first, then every field in order against what is left of the
+ *  file and against this run (checkpoint number, rank, world size, member
+ *  ranks, each group's hash recomputed from its members, region names unique
+ *  and at most ICC_MAX_REGIONS), before any count is used to allocate; region
+ *  data stays in the file's buffer. A region's size is checked against the
+ *  program's when it registers it. A bad file stops the job at MPI_Init on
+ *  every rank, with the file and the field named (icc_settings).
  *  Watchdog: ISOCHRON_CC_TIMEOUT seconds (default 60) after a rank learned of
  *  a checkpoint it prints the rank, the MPI call it waits in, the targets it
  *  waits for (or the agreement state) and calls MPI_Abort; the ticker does the
@@ -159,6 +175,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <stdarg.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +236,8 @@ static saved_region_t *rs_regions;
 static int rs_nregions;
 typedef struct { int n; int *members; long long seq; } saved_group_t;
 static saved_group_t *rs_groups;
+static char *rs_buf;                  /* the restart file, whole: rs_regions' data point into it */
+static char rs_path[4200];            /* its path */
 static int rs_ngroups;
 static FILE *icc_log;
 
@@ -616,47 +636,85 @@ static void fsync_dir(const char *dir)
     }
 }
 
+/* FNV-1a, 64 bit: the checkpoint file's checksum and the groups' hash (cc.c) */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+#define FNV_INIT 1469598103934665603ull
+
+/* a file being written with the checksum of what went into it */
+typedef struct { FILE *f; uint64_t h; } ck_file_t;
+
+static void ck_write(ck_file_t *c, const void *p, size_t n)
+{
+    c->h = fnv1a(c->h, p, n);
+    fwrite(p, 1, n, c->f);
+}
+
+static void ck_printf(ck_file_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ck_printf(ck_file_t *c, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof buf) die("%s%s", "internal error: a checkpoint line over 511 bytes", "");
+    ck_write(c, buf, (size_t)n);
+}
+
 /* write path atomically: tmp file, fsync, rename */
-static long long write_atomic(const char *path, void (*body)(FILE *, void *), void *arg)
+static long long write_atomic(const char *path, void (*body)(ck_file_t *, void *), void *arg)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) die("cannot write the checkpoint file %s: %s", tmp, strerror(errno));
-    body(f, arg);
-    long long bytes = ftell(f);
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) die("cannot write the checkpoint file %s: %s", tmp, strerror(errno));
-    fclose(f);
+    ck_file_t c = { fopen(tmp, "wb"), FNV_INIT };
+    if (!c.f) die("cannot write the checkpoint file %s: %s", tmp, strerror(errno));
+    body(&c, arg);
+    long long bytes = ftell(c.f);
+    if (fflush(c.f) != 0 || ferror(c.f) || fsync(fileno(c.f)) != 0)
+        die("cannot write the checkpoint file %s: %s", tmp, strerror(errno));
+    if (fclose(c.f) != 0) die("cannot write the checkpoint file %s: %s", tmp, strerror(errno));
     if (rename(tmp, path) != 0) die("cannot rename the checkpoint file to %s: %s", path, strerror(errno));
     return bytes;
 }
 
-static void rank_file_body(FILE *f, void *arg)
+#define CKPT_VERSION 2
+#define CKPT_MAGIC "isochron-cc-checkpoint"
+
+static void rank_file_body(ck_file_t *c, void *arg)
 {
     (void)arg;
     int n = 0;
     for (int g = 0; g < icc_ngroups; g++) n += icc_groups[g].me;
-    fprintf(f, "isochron-cc-checkpoint 1\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", epoch, icc_rank, icc_size, n);
+    ck_printf(c, "%s %d\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", CKPT_MAGIC, CKPT_VERSION, epoch, icc_rank, icc_size, n);
     for (int g = 0; g < icc_ngroups; g++) {
         icc_group_t *G = &icc_groups[g];
         if (!G->me) continue;
-        fprintf(f, "group %016llx %lld %d", (unsigned long long)G->hash, G->seq, G->size);
-        for (int i = 0; i < G->size; i++) fprintf(f, " %d", G->members[i]);
-        fputc('\n', f);
+        ck_printf(c, "group %016llx %lld %d", (unsigned long long)G->hash, G->seq, G->size);
+        for (int i = 0; i < G->size; i++) ck_printf(c, " %d", G->members[i]);
+        ck_write(c, "\n", 1);
     }
-    fprintf(f, "regions %d\n", nregions);
+    ck_printf(c, "regions %d\n", nregions);
     for (int i = 0; i < nregions; i++) {
-        fprintf(f, "region %s %zu\n", regions[i].name, regions[i].bytes);
-        fwrite(regions[i].ptr, 1, regions[i].bytes, f);
-        fputc('\n', f);
+        ck_printf(c, "region %s %zu\n", regions[i].name, regions[i].bytes);
+        ck_write(c, regions[i].ptr, regions[i].bytes);
+        ck_write(c, "\n", 1);
     }
-    fprintf(f, "end\n");
+    ck_write(c, "end\n", 4);
+    fprintf(c->f, "fnv1a64 %016llx\n", (unsigned long long)c->h);   /* not part of the sum */
 }
 
-static void marker_body(FILE *f, void *arg)
+static void marker_body(ck_file_t *c, void *arg)
 {
     (void)arg;
-    fprintf(f, "isochron-cc-complete 1\nckpt %d\nnranks %d\n", epoch, icc_size);
+    fprintf(c->f, "isochron-cc-complete 1\nckpt %d\nnranks %d\n", epoch, icc_size);
 }
 
 /* ISOCHRON_CC_COMMAND with %r, %n, %d, %% expanded (checked at MPI_Init: no other escape), into a buffer of
@@ -768,7 +826,6 @@ static void take_checkpoint(const char *call)
 #define RESTART_FAIL(why) do { \
         snprintf(err, len, "ISOCHRON_CC_RESTART=%s: %s (a restart directory is the ISOCHRON_CC_DIR of an earlier run, " \
                  "holding ckpt.N/complete and ckpt.N/rank.R files)", dir, why); \
-        if (f) fclose(f); \
         return; \
     } while (0)
 
@@ -782,9 +839,220 @@ static int read_complete(const char *path, int n)
     return ok ? p : 0;
 }
 
+/* Reading a checkpoint file (format: the design comment): a cursor over the file's bytes; every
+ * failure names the file and the field. */
+typedef struct { char *p, *end; const char *dir, *path; char *err; size_t len; } rd_t;
+
+static int rd_fail(rd_t *r, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int rd_fail(rd_t *r, const char *field, const char *fmt, ...)
+{
+    int o = snprintf(r->err, r->len, "ISOCHRON_CC_RESTART=%s: checkpoint file %s: field '%s': ", r->dir, r->path, field);
+    if (o > 0 && (size_t)o < r->len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->err + o, r->len - (size_t)o, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* the next text line, NUL-terminated in place; NULL when the file ends first */
+static char *rd_line(rd_t *r, const char *field)
+{
+    char *nl = r->p < r->end ? memchr(r->p, '\n', (size_t)(r->end - r->p)) : NULL;
+    if (!nl) {
+        rd_fail(r, field, "missing: the file ends before it");
+        return NULL;
+    }
+    *nl = 0;
+    char *l = r->p;
+    r->p = nl + 1;
+    return l;
+}
+
+/* a whole decimal number in [lo, hi] */
+static int rd_num(const char *s, long long lo, long long hi, long long *out)
+{
+    char *e;
+    errno = 0;
+    long long v = strtoll(s, &e, 10);
+    if (errno || e == s || *e || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+/* a line "KEY N" with N in [lo, hi] */
+static int rd_field(rd_t *r, const char *key, long long lo, long long hi, long long *out)
+{
+    char *l = rd_line(r, key);
+    if (!l) return -1;
+    size_t k = strlen(key);
+    if (strncmp(l, key, k) != 0 || l[k] != ' ') return rd_fail(r, key, "expected a line '%s N', found '%.60s'", key, l);
+    if (rd_num(l + k + 1, lo, hi, out)) {
+        if (lo == hi) return rd_fail(r, key, "'%.40s', expected %lld", l + k + 1, lo);
+        return rd_fail(r, key, "'%.40s' is not a number in [%lld, %lld]", l + k + 1, lo, hi);
+    }
+    return 0;
+}
+
+/* one "group HASH SEQ SIZE MEMBER..." line into *g (members allocated once SIZE is checked) */
+static int rd_group(rd_t *r, int i, unsigned char *mark, saved_group_t *g)
+{
+    char field[32], *l, *e;
+    snprintf(field, sizeof field, "group %d", i + 1);
+    if (!(l = rd_line(r, field))) return -1;
+    if (strncmp(l, "group ", 6) != 0) return rd_fail(r, field, "expected a line 'group HASH SEQ SIZE MEMBER...', found '%.60s'", l);
+    errno = 0;
+    unsigned long long h = strtoull(l + 6, &e, 16);
+    if (errno || e != l + 6 + 16 || *e != ' ') return rd_fail(r, field, "the hash is not 16 hexadecimal digits");
+    char *q = strchr(e + 1, ' ');
+    if (!q) return rd_fail(r, field, "no size after the sequence number");
+    *q = 0;
+    long long seq, n;
+    if (rd_num(e + 1, 0, LLONG_MAX, &seq)) return rd_fail(r, field, "sequence number '%.40s' is not a number >= 0", e + 1);
+    char *m = strchr(q + 1, ' ');
+    if (m) *m = 0;
+    size_t left = m ? strlen(m + 1) + 1 : 0;
+    if (rd_num(q + 1, 1, icc_size, &n)) return rd_fail(r, field, "size '%.40s' is not a number in [1, %d]", q + 1, icc_size);
+    if ((size_t)n > (left + 1) / 2) return rd_fail(r, field, "size %lld, but the line has room for %zu members", n, (left + 1) / 2);
+    g->members = malloc((size_t)n * sizeof(int));
+    if (!g->members) return rd_fail(r, field, "out of memory for %lld members", n);
+    memset(mark, 0, (size_t)icc_size);
+    char *t = m + 1;
+    for (long long k = 0; k < n; k++) {
+        char *sp = strchr(t, ' ');
+        if (sp) *sp = 0;
+        long long w;
+        if (rd_num(t, 0, icc_size - 1, &w)) return rd_fail(r, field, "member %lld '%.40s' is not a rank in [0, %d]", k + 1, t, icc_size - 1);
+        if (mark[w]++) return rd_fail(r, field, "rank %lld is a member twice", w);
+        g->members[k] = (int)w;
+        if (k + 1 < n && !sp) return rd_fail(r, field, "%lld members, the size says %lld", k + 1, n);
+        if (k + 1 == n && sp) return rd_fail(r, field, "more members than the size %lld", n);
+        t = sp ? sp + 1 : t;
+    }
+    if (icc_members_hash(g->members, (int)n) != h)
+        return rd_fail(r, field, "hash %016llx is not the hash of its members (%016llx)", h,
+                       (unsigned long long)icc_members_hash(g->members, (int)n));
+    g->n = (int)n;
+    g->seq = seq;
+    return 0;
+}
+
+/* This rank's file of checkpoint `best`, checked whole before anything is kept (rs_groups, rs_regions,
+ * whose data points into rs_buf). 0, or -1 with the message in err. */
+static int read_rank_file(const char *dir, const char *path, int best, char *err, size_t len)
+{
+    rd_t r = { NULL, NULL, dir, path, err, len };
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f) return snprintf(err, len, "ISOCHRON_CC_RESTART=%s: the complete checkpoint %d lacks this rank's file %s: %s", dir, best,
+                            path, strerror(errno)), -1;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return snprintf(err, len, "ISOCHRON_CC_RESTART=%s: checkpoint file %s: not a regular file", dir, path), -1;
+    }
+    enum { TRAILER = 25 };   /* "fnv1a64 " 16 hex digits "\n" */
+    size_t flen = (size_t)st.st_size;
+    if (st.st_size < (off_t)(sizeof CKPT_MAGIC + TRAILER)) {
+        fclose(f);
+        return rd_fail(&r, "length", "%lld bytes, too short for a checkpoint file", (long long)st.st_size);
+    }
+    rs_buf = malloc(flen + 1);
+    if (!rs_buf) {
+        fclose(f);
+        return rd_fail(&r, "length", "out of memory for its %zu bytes", flen);
+    }
+    size_t got = fread(rs_buf, 1, flen, f);
+    fclose(f);
+    if (got != flen) return rd_fail(&r, "length", "read %zu of its %zu bytes", got, flen);
+    rs_buf[flen] = 0;
+    /* magic and version first: they say what the file is */
+    size_t ml = strlen(CKPT_MAGIC);
+    if (memcmp(rs_buf, CKPT_MAGIC " ", ml + 1) != 0) {
+        char head[32];
+        size_t k = 0;
+        for (; k < 24 && rs_buf[k] != '\n'; k++) head[k] = rs_buf[k] >= 32 && rs_buf[k] < 127 ? rs_buf[k] : '?';
+        head[k] = 0;
+        return rd_fail(&r, "magic", "not an isochron-cc checkpoint file (it begins with '%s', not '%s')", head, CKPT_MAGIC);
+    }
+    long long ver;
+    char vbuf[16];
+    size_t k = 0;
+    for (; k < sizeof vbuf - 1 && ml + 1 + k < flen && rs_buf[ml + 1 + k] != '\n'; k++) vbuf[k] = rs_buf[ml + 1 + k];
+    vbuf[k] = 0;
+    if (rd_num(vbuf, 0, 1000000, &ver) || ver != CKPT_VERSION)
+        return rd_fail(&r, "version", "'%s', this library reads version %d (a file of another isochron version cannot be "
+                       "restarted from)", vbuf, CKPT_VERSION);
+    /* then the checksum over everything before its line */
+    char *tr = rs_buf + flen - TRAILER, *e;
+    if (memcmp(tr, "fnv1a64 ", 8) != 0 || tr[TRAILER - 1] != '\n')
+        return rd_fail(&r, "checksum", "no 'fnv1a64' line at the end (the file was cut or changed)");
+    tr[TRAILER - 1] = 0;
+    errno = 0;
+    unsigned long long want = strtoull(tr + 8, &e, 16);
+    if (errno || e != tr + TRAILER - 1) return rd_fail(&r, "checksum", "'%s' is not 16 hexadecimal digits", tr + 8);
+    uint64_t have = fnv1a(FNV_INIT, rs_buf, flen - TRAILER);
+    if (have != want)
+        return rd_fail(&r, "checksum", "the file says %016llx, its contents give %016llx (changed or damaged after it was written)",
+                       want, (unsigned long long)have);
+    /* every field, in order, against what is left of the file and against this run */
+    r.p = rs_buf;
+    r.end = tr;
+    long long v, ng, nr;
+    if (!rd_line(&r, "magic") || rd_field(&r, "ckpt", best, best, &v) || rd_field(&r, "rank", icc_rank, icc_rank, &v) ||
+        rd_field(&r, "nranks", icc_size, icc_size, &v))
+        return -1;
+    /* a group line takes at least 14 bytes ("group H SEQ N M" with a 16-digit hash: more) */
+    if (rd_field(&r, "groups", 0, LLONG_MAX, &ng)) return -1;
+    if (ng > (r.end - r.p) / 14)
+        return rd_fail(&r, "groups", "%lld groups cannot fit in the %lld bytes that follow", ng, (long long)(r.end - r.p));
+    unsigned char *mark = malloc((size_t)icc_size);
+    rs_groups = calloc((size_t)(ng ? ng : 1), sizeof *rs_groups);
+    if (!mark || !rs_groups) return rd_fail(&r, "groups", "out of memory for %lld groups", ng);
+    for (long long i = 0; i < ng; i++) {
+        if (rd_group(&r, (int)i, mark, &rs_groups[i])) return -1;
+        rs_ngroups++;
+    }
+    free(mark);
+    if (rd_field(&r, "regions", 0, ICC_MAX_REGIONS, &nr)) return -1;
+    rs_regions = calloc((size_t)(nr ? nr : 1), sizeof *rs_regions);
+    if (!rs_regions) return rd_fail(&r, "regions", "out of memory for %lld regions", nr);
+    for (long long i = 0; i < nr; i++) {
+        char field[32], *l, *sp;
+        snprintf(field, sizeof field, "region %lld", i + 1);
+        if (!(l = rd_line(&r, field))) return -1;
+        if (strncmp(l, "region ", 7) != 0 || !(sp = strrchr(l + 7, ' ')))
+            return rd_fail(&r, field, "expected a line 'region NAME BYTES', found '%.60s'", l);
+        *sp = 0;
+        size_t nl = strlen(l + 7);
+        if (nl < 1 || nl > 63 || strchr(l + 7, ' ')) return rd_fail(&r, field, "name '%.70s' is not 1 to 63 characters without blanks", l + 7);
+        saved_region_t *s = &rs_regions[i];
+        memcpy(s->name, l + 7, nl + 1);
+        for (long long j = 0; j < i; j++)
+            if (!strcmp(rs_regions[j].name, s->name)) return rd_fail(&r, field, "region '%s' appears twice", s->name);
+        errno = 0;
+        unsigned long long b = strtoull(sp + 1, &e, 10);
+        if (errno || e == sp + 1 || *e || sp[1] == '-')
+            return rd_fail(&r, field, "size '%.40s' of region '%s' is not a number of bytes", sp + 1, s->name);
+        if (b >= (unsigned long long)(r.end - r.p))
+            return rd_fail(&r, field, "region '%s' of %llu bytes cannot fit in the %lld bytes that follow", s->name, b,
+                           (long long)(r.end - r.p));
+        s->bytes = (size_t)b;
+        s->data = (unsigned char *)r.p;
+        r.p += b;
+        if (*r.p != '\n') return rd_fail(&r, field, "no newline after the %llu bytes of region '%s'", b, s->name);
+        r.p++;
+        rs_nregions++;
+    }
+    char *l = rd_line(&r, "end");
+    if (!l) return -1;
+    if (strcmp(l, "end") != 0) return rd_fail(&r, "end", "expected 'end', found '%.60s'", l);
+    if (r.p != r.end) return rd_fail(&r, "end", "%lld bytes after it", (long long)(r.end - r.p));
+    return 0;
+}
+
 static void load_restart(const char *dir, char *err, size_t len)
 {
-    FILE *f = NULL;
     DIR *d = opendir(dir);
     if (!d) RESTART_FAIL(strerror(errno));
     int best = 0, best_p = 0, incomplete = 0;
@@ -810,40 +1078,8 @@ static void load_restart(const char *dir, char *err, size_t len)
         snprintf(why, sizeof why, "checkpoint %d was written by %d ranks, this run has %d", best, best_p, icc_size);
         RESTART_FAIL(why);
     }
-    snprintf(path, sizeof path, "%s/ckpt.%d/rank.%d", dir, best, icc_rank);
-    f = fopen(path, "rb");
-    if (!f) RESTART_FAIL("the complete checkpoint lacks this rank's file");
-    int v, c, r, p, ng;
-    if (fscanf(f, "isochron-cc-checkpoint %d\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", &v, &c, &r, &p, &ng) != 5 ||
-        v != 1 || c != best || r != icc_rank || p != icc_size || ng < 0)
-        RESTART_FAIL("this rank's checkpoint file has a bad header");
-    rs_groups = xmalloc((size_t)ng * sizeof *rs_groups);
-    for (int i = 0; i < ng; i++) {
-        unsigned long long h;
-        int n;
-        if (fscanf(f, "group %llx %lld %d", &h, &rs_groups[i].seq, &n) != 3 || n <= 0 || n > icc_size)
-            RESTART_FAIL("this rank's checkpoint file has a bad group line");
-        rs_groups[i].n = n;
-        rs_groups[i].members = xmalloc((size_t)n * sizeof(int));
-        for (int k = 0; k < n; k++)
-            if (fscanf(f, " %d", &rs_groups[i].members[k]) != 1) RESTART_FAIL("bad group line");
-        fscanf(f, "\n");
-        rs_ngroups++;
-    }
-    int nr;
-    if (fscanf(f, "regions %d\n", &nr) != 1 || nr < 0 || nr > ICC_MAX_REGIONS)
-        RESTART_FAIL("this rank's checkpoint file has a bad region count");
-    rs_regions = xmalloc((size_t)nr * sizeof *rs_regions);
-    for (int i = 0; i < nr; i++) {
-        saved_region_t *s = &rs_regions[i];
-        if (fscanf(f, "region %63s %zu", s->name, &s->bytes) != 2 || fgetc(f) != '\n')
-            RESTART_FAIL("this rank's checkpoint file has a bad region line");
-        s->data = xmalloc(s->bytes);
-        if (fread(s->data, 1, s->bytes, f) != s->bytes || fgetc(f) != '\n')
-            RESTART_FAIL("this rank's checkpoint file is truncated");
-        rs_nregions++;
-    }
-    fclose(f);
+    snprintf(rs_path, sizeof rs_path, "%s/ckpt.%d/rank.%d", dir, best, icc_rank);
+    if (read_rank_file(dir, rs_path, best, err, len)) return;
     restarted_from = nckpt = best;
     epoch = best + 1;
     for (int g = 0; g < icc_ngroups; g++) icc_group_created(g);
@@ -1056,8 +1292,8 @@ int isochron_cc_register(const char *name, void *ptr, size_t bytes)
     }
     for (int i = 0; i < rs_nregions; i++)
         if (strcmp(rs_regions[i].name, name) == 0 && rs_regions[i].bytes != bytes) {
-            fprintf(stderr, "isochron-cc: isochron_cc_register: region '%s' has %zu bytes, checkpoint %d saved %zu\n",
-                    name, bytes, restarted_from, rs_regions[i].bytes);
+            fprintf(stderr, "isochron-cc: rank %d: isochron_cc_register: region '%s' has %zu bytes, the checkpoint file %s "
+                    "(checkpoint %d) saved %zu for it\n", icc_rank, name, bytes, rs_path, restarted_from, rs_regions[i].bytes);
             return -1;
         }
     snprintf(regions[nregions].name, sizeof regions[nregions].name, "%s", name);

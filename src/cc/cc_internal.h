@@ -38,6 +38,7 @@ int icc_lookup(MPI_Comm comm, int create);   /* fills the one-entry cache below 
 extern MPI_Comm icc_last_comm;            /* the communicator icc_lookup found last (cc_hooks.h) */
 extern int icc_last_group;                /* its group index (-1: MPI_COMM_NULL) */
 int icc_group_of_members(const int *w, int n);
+uint64_t icc_members_hash(const int *w, int n);   /* a group's ggid hash (42 for all with ISOCHRON_CC_TEST_COLLIDE=1) */
 
 /* ---- protocol (cc_ckpt.c) */
 extern int icc_inited;                    /* after MPI_Init, cc mode */

@@ -74,7 +74,8 @@ typedef struct isochron_pmpi_entry {
 
 /* Stopping a job from a layer (src/pmpi/layer.c, compiled into each layer; PMPI only). Collective over
  * MPI_COMM_WORLD, called by every rank with its own verdict: msg NULL or "" when this rank found nothing
- * wrong. If any rank has a message, the lowest such rank prints "PREFIX: [rank R: ]MSG" on stderr,
+ * wrong. If any rank has a message, the lowest such rank prints "PREFIX: [rank R: ]MSG" on stderr (and
+ * so does every other rank whose message differs from that one),
  * every rank finalizes MPI and the process exits with status code: a clean stop, as the drivers stop on
  * a bad option (a message, MPI_Finalize, exit 2), so the ranks agree even when one of them alone found
  * the error. Returns when no rank has one. */

@@ -135,3 +135,16 @@ endforeach()
 add_test(NAME layers_doc_variables COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/cc/check_layers_doc.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(layers_doc_variables PROPERTIES LABELS "serial"
                      PASS_REGULAR_EXPRESSION "check_layers_doc: 22 variables, 0 problems: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+
+# Checkpoint files validated before use (issue 30): magic, version, checksum, every count against the
+# file's length and the run (rank, world size, members, group hashes), region sizes against the
+# program's; a damaged file stops the restart in MPI_Init on every rank, naming the file and the field.
+foreach(cfg "intact,magic,version,flipped,truncated,groups,members,member,hash,region,rank,all,regsize;2" "intact,all,groups;3")
+  list(GET cfg 0 cases)
+  list(GET cfg 1 np)
+  add_test(NAME cc_ckpt_corrupt_np${np}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt_corrupt.sh ${cases} ${np} $<TARGET_FILE:test_ckpt>)
+  set_tests_properties(cc_ckpt_corrupt_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi;error" PROCESSORS ${np}
+                       PASS_REGULAR_EXPRESSION "test_ckpt_corrupt ${cases} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
