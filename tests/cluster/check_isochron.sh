@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# isochron's drivers across the nodes of tools/cluster (issue 25): 2 nodes with their own network
+# stack, hostname and CLOCK_MONOTONIC (offsets 0 and 7 s, applied by the kernel), Open MPI over TCP.
+# Truth is independent of isochron: the offsets are the ones this script configured (the cluster's
+# state file), and the kernel's clock less each namespace's offset. Checks:
+#  1. isochron-clock hca3, 1 rank per node, drift injected per node (a seed no other test uses):
+#     truth is the kernel's, rank 1's model undoes the 7 s offset (within 1 ms, from ping-pongs alone),
+#     and at every check the true error is within both the stated and the hard bound;
+#  2. hca3+prop, 2 ranks per node with drift per node: prop's followers are right too;
+#  3. hca3+prop with drift per rank: refused, naming the ranks;
+#  4. isochron-bench across the nodes: every point has a true clock error within its stated bound
+#     (no RMA: Open MPI 4.1.4 over TCP fails MPI_Win_allocate between nodes, MPI_ERR_WIN).
+# Usage: check_isochron.sh ROOT BUILD   (exit 77: namespaces cannot be made here)
+set -u
+root=$1 build=$2
+cl=$root/tools/cluster
+export ISOCHRON_CLUSTER=tiso
+why=$("$cl" check 2>&1) || { echo "check_isochron: SKIPPED ($why)"; exit 77; }
+out=$build/cluster_isochron
+mkdir -p "$out" && rm -f "$out"/*.jsonl
+# the runs, in a file: mpirun forwards its stdin to rank 0, so a script read from stdin would be eaten
+cat > "$out/runs.sh" <<'SH'
+cl=$1 build=$2 out=$3
+set -u
+yield=(--mca mpi_yield_when_idle 1)
+"$cl" mpirun-ompi -np 2 --map-by node "${yield[@]}" "$build/isochron-clock" --timer monotonic --wait 0,1,3 \
+  --skew drift=3,seed=5151,by=host --quiet --jsonl "$out/hca3.jsonl" > "$out/hca3.txt" 2>&1 || { echo "check_isochron: FAIL: hca3 across nodes exited $?"; cat "$out/hca3.txt"; exit 1; }
+"$cl" mpirun-ompi -np 4 --map-by node "${yield[@]}" "$build/isochron-clock" --timer monotonic --sync hca3+prop --wait 0,1,3 \
+  --skew drift=3,seed=5152,by=host --quiet --jsonl "$out/prop.jsonl" > "$out/prop.txt" 2>&1 || { echo "check_isochron: FAIL: hca3+prop across nodes exited $?"; cat "$out/prop.txt"; exit 1; }
+msg=$("$cl" mpirun-ompi -np 4 --map-by node "${yield[@]}" "$build/isochron-clock" --timer monotonic --sync hca3+prop --wait 0 \
+  --skew drift=3,seed=5153 --quiet 2>&1) && { echo "check_isochron: FAIL: prop with per-rank skew across nodes was accepted"; exit 1; }
+grep -q "prop (ClockPropSync) refused: skew injection gave ranks 0 and 1 of this level different clocks" <<<"$msg" ||
+  { echo "check_isochron: FAIL: prop refused without naming the ranks:"; echo "$msg" | head -3; exit 1; }
+"$cl" mpirun-ompi -np 2 --map-by node "${yield[@]}" "$build/isochron-bench" --ops allreduce,pingpong,bcast --sizes 8,1K \
+  --skew drift=3,seed=5154,by=host --quiet --jsonl "$out/bench.jsonl" > "$out/bench.txt" 2>&1 || { echo "check_isochron: FAIL: isochron-bench across nodes exited $?"; cat "$out/bench.txt"; exit 1; }
+awk '$1 !~ /^#/ {print $1, $4}' "/run/isochron-cluster/$ISOCHRON_CLUSTER/nodes" > "$out/offsets"
+SH
+"$cl" with 2 --offsets 0,7 -- bash "$out/runs.sh" "$cl" "$build" "$out" < /dev/null || exit 1
+python3 - "$out" <<'PY' || exit 1
+import json, math, sys
+out = sys.argv[1]
+def fail(m): print("check_isochron: FAIL:", m); sys.exit(1)
+offs = {int(k): float(v) for k, v in (l.split() for l in open(f"{out}/offsets"))}   # node -> configured offset (s)
+if offs != {0: 0.0, 1: 7.0}: fail(f"cluster state says offsets {offs}, configured 0 and 7")
+# the truth is read by bracketing clock reads (about 25 ns each here): errors below TRES are its resolution
+TRES = 20e-9
+def check_clock(name, nodes_of_rank):
+    recs = [json.loads(l) for l in open(f"{out}/{name}.jsonl")]
+    ctx = recs[0]
+    if ctx.get("truth") != "kernel_clock_monotonic": fail(f"{name}: truth {ctx.get('truth')!r}, expected kernel_clock_monotonic (ranks on one kernel)")
+    hosts = ctx.get("hosts") or []
+    if len(set(hosts)) != 2: fail(f"{name}: ranks ran on hosts {hosts}, expected 2 distinct hostnames")
+    for m in (r for r in recs if r["type"] == "model"):
+        want = offs[nodes_of_rank(m["rank"])]
+        if m.get("timens_offset_s") != want: fail(f"{name}: rank {m['rank']} reports namespace offset {m.get('timens_offset_s')}, configured {want}")
+        # the model maps the rank's monotonic timer to rank 0's: it undoes the offset (the injected drift adds < 1 ms)
+        if abs(m["intercept_s"] + m["slope"] * 0 + want) > 1e-3 and m["kind"] == "offset":
+            fail(f"{name}: rank {m['rank']} intercept {m['intercept_s']} s, expected {-want} s within 1 ms")
+    acc = [r for r in recs if r["type"] == "accuracy" and r["rank"] > 0]
+    if len(acc) != 3 * (max(r["rank"] for r in acc)): fail(f"{name}: {len(acc)} accuracy records")
+    for a in acc:
+        t = a["true_offset_s"]
+        if t is None or not math.isfinite(t): fail(f"{name}: no truth for rank {a['rank']} at {a['wait_s']} s")
+        if abs(t) > 100e-6: fail(f"{name}: rank {a['rank']} true error {t} s at {a['wait_s']} s: not synchronized")
+        if not abs(t) <= a["bound_hard_s"] + TRES: fail(f"{name}: hard bound {a['bound_hard_s']} below the true error {t} (rank {a['rank']}, {a['wait_s']} s)")
+        if not abs(t) <= a["bound_s"] + TRES: fail(f"{name}: stated {a['bound_kind']} bound {a['bound_s']} below the true error {t} (rank {a['rank']}, {a['wait_s']} s)")
+    return max(abs(a["true_offset_s"]) for a in acc)
+t1 = check_clock("hca3", lambda r: r)            # np 2 --map-by node: rank r on node r
+t2 = check_clock("prop", lambda r: r % 2)        # np 4 --map-by node: round robin
+pts = [json.loads(l) for l in open(f"{out}/bench.jsonl")]
+pts = [p for p in pts if p.get("type") == "point"]
+if len(pts) != 6: fail(f"{len(pts)} bench points, expected 6")
+for p in pts:
+    t, b = p.get("clock_true_s"), p.get("clock_bound_s")
+    if t is None or b is None or not (abs(t) <= b + TRES): fail(f"bench {p['op']} {p['bytes']} B: true clock error {t} against stated bound {b} ({p.get('clock_bound_kind')})")
+print(f"check_isochron: across 2 nodes (offsets 0, 7 s): hca3 max true error {t1*1e9:.0f} ns, hca3+prop {t2*1e9:.0f} ns, {len(pts)} bench points within their bounds")
+PY
+echo "check_isochron: PASS"
