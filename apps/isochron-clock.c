@@ -277,6 +277,9 @@ static wait_bounds_t wait_bounds(const isochron_accuracy_t *acc, int size, int n
         if (isfinite(a->bound) && !(a->bound <= b.stat)) b.stat = a->bound;
         if (!isnan(a->bound_hard) && !(a->bound_hard <= b.hard)) b.hard = a->bound_hard;
         untrusted |= a->untrusted;
+        /* the check's own measurement, an interval that holds whatever the paths do, excludes what the
+         * statistical bound allows: a hard fact against it */
+        untrusted |= fabs(a->measured_offset) - a->measured_hw > a->bound;
     }
     b.kind_hard = !isnan(b.hard) && (untrusted || b.hard <= b.stat);
     return b;
@@ -296,6 +299,7 @@ static void write_one_wait(out_t *o, FILE *f, int w)
         isochron_json_kint(&j, "rank", i);
         isochron_json_knumber(&j, "wait_s", a->wait);
         isochron_json_knumber(&j, "measured_offset_s", a->measured_offset);
+        isochron_json_knumber(&j, "measured_uncertainty_s", a->measured_hw);
         isochron_json_knumber(&j, "true_offset_s", a->true_offset);
         isochron_json_knumber(&j, "bound_s", wb.kind_hard ? a->bound_hard : a->bound);
         if (kind) {
@@ -554,14 +558,15 @@ int main(int argc, char **argv)
         }
         fprintf(tab, "\nmax |offset| [µs]");
         for (int w = 0; w < nwaits; w++) {
-            double mt = 0, mm = 0;
+            double mt = 0, mm = 0, mh = 0;
             for (int i = 0; i < size; i++) {
                 if (fabs(acc[i * nwaits + w].true_offset) > mt) mt = fabs(acc[i * nwaits + w].true_offset);
                 if (fabs(acc[i * nwaits + w].measured_offset) > mm) mm = fabs(acc[i * nwaits + w].measured_offset);
+                if (acc[i * nwaits + w].measured_hw > mh) mh = acc[i * nwaits + w].measured_hw;
             }
             wait_bounds_t wb = wait_bounds(acc, size, nwaits, w);
-            if (has_truth) fprintf(tab, "   @%gs: true %.3f, measured %.3f", waits[w], mt * 1e6, mm * 1e6);
-            else fprintf(tab, "   @%gs: measured %.3f", waits[w], mm * 1e6);
+            if (has_truth) fprintf(tab, "   @%gs: true %.3f, measured %.3f (±%.3f)", waits[w], mt * 1e6, mm * 1e6, mh * 1e6);
+            else fprintf(tab, "   @%gs: measured %.3f (±%.3f)", waits[w], mm * 1e6, mh * 1e6);
             if (trk) fprintf(tab, ", bound %.3f %s (%s %.3f)", (wb.kind_hard ? wb.hard : wb.stat) * 1e6, wb.kind_hard ? "hard" : "stat",
                              wb.kind_hard ? "stat" : "hard", (wb.kind_hard ? wb.stat : wb.hard) * 1e6);
         }
@@ -569,7 +574,8 @@ int main(int argc, char **argv)
         if (trk)
             fprintf(tab, "bounds: stat = 3 sigma of the tracking filter, assumes both directions of a path take equal time;\n"
                          "        hard = from ping-pong intervals alone, holds on asymmetric paths. The first is stated unless\n"
-                         "        its premises failed (or the hard one is smaller): quote the one named first.\n");
+                         "        its premises failed (or the hard one is smaller): quote the one named first.\n"
+                         "measured (±w): Alg. 6's ping-pong offset and the half-width its exchanges guarantee.\n");
         if (trk) {
             int sk = isochron_skew_spec_active(&skew);
             fprintf(tab, "\ntracked (Kalman filter on the refreshes): drift left after sync, estimated%s\n%4s %14s %10s %14s %10s %9s%s\n",

@@ -356,6 +356,8 @@ void isochron_track_info(const isochron_track_t *t, isochron_track_info_t *info)
 typedef struct {
     double wait;           /**< nominal seconds after the end of synchronization */
     double measured_offset;/**< Alg. 6: offset of this rank's global clock to rank 0's, measured by ping-pong (s) */
+    double measured_hw;    /**< half-width of the interval that measurement guarantees (causality only): on a
+                                disturbed network the measured offset can be that far from the truth */
     double true_offset;    /**< ground truth: global(this) - global(rank 0) at one instant (s); NaN if no truth */
     double bound;          /**< the tracker's statistical error bound of this rank then (s); NaN without tracking */
     double bound_hard;     /**< the tracker's hard error bound of this rank then (s); NaN without tracking */

@@ -191,6 +191,7 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
                 a->untrusted = samples[NS * i + 4] > 0;
                 if (truth && i == 0) a->true_offset = 0.0;
                 a->measured_offset = 0.0;
+                a->measured_hw = 0.0;
             }
             (void)ga;
         }
@@ -207,14 +208,15 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
                 if (!(rc = isochron_pair_begin(&ctx, work, 0, 0, -1))) {
                     rc = isochron_offset_skampi(work, global, 0, c, npp, xport, &o);
                     isochron_pair_end(&ctx, work, 0, -1);
-                    double off = -o.offset;
-                    if (!rc) MPI_Send(&off, 1, MPI_DOUBLE, 0, TAG_CHECK, work);
+                    double off[2] = {-o.offset, o.uncertainty};
+                    if (!rc) MPI_Send(off, 2, MPI_DOUBLE, 0, TAG_CHECK, work);
                 }
             }
             if (me == 0 && !rc) {
-                double off;
-                rc = isochron_recv_polite(&off, 1, MPI_DOUBLE, c, TAG_CHECK, work);
-                out[c * nwaits + w].measured_offset = off;
+                double off[2];
+                rc = isochron_recv_polite(off, 2, MPI_DOUBLE, c, TAG_CHECK, work);
+                out[c * nwaits + w].measured_offset = off[0];
+                out[c * nwaits + w].measured_hw = off[1];
             }
         }
         rc = isochron_agree(work, rc);

@@ -170,18 +170,23 @@ def clock_table(ds):
     syncs = {s["run"]: s for s in ds.records.get("sync", [])}
     tracks = {t["run"]: t for t in ds.records.get("track", [])}
     with_bound = any(not is_missing(s.get("max_bound_s")) for s in summ)
-    cols = ["run", "sync spec", "sync [s]", "rounds", "wait [s]",
-            "max |measured| [µs]", "max |true| [µs]"] + (["bound [µs]"] if with_bound else [])
+    with_kind = any(s.get("bound_kind") for s in summ)   # files since both bounds are recorded
+    cols = (["run", "sync spec", "sync [s]", "rounds", "wait [s]", "max |measured| [µs]", "max |true| [µs]"]
+            + (["bound [µs]"] if with_bound else []) + (["bound kind", "hard bound [µs]"] if with_kind else []))
     rows = [[s["run"] + 1, short_spec(s.get("sync_spec")), fmt_time(s.get("duration_s"), "s", 3),
              syncs.get(s["run"], {}).get("rounds", MISSING), f"{s.get('wait_s'):g}",
              fmt_time(s.get("max_abs_measured_offset_s")), fmt_time(s.get("max_abs_true_offset_s"))]
             + ([fmt_time(s.get("max_bound_s"))] if with_bound else [])
+            + ([s.get("bound_kind") or MISSING, fmt_time(s.get("max_bound_hard_s"))] if with_kind else [])
             for s in summ]
     right = set(range(len(cols))) - {1}
     if len(syncs) <= 1:                      # one run: the run column says nothing
         cols, rows, right = cols[1:], [r[1:] for r in rows], {i - 1 for i in right if i}
-    notes = ["measured: ping-pong (Algorithm 6); true: against the host-wide clock"
-             " or the injected skew (– when ranks span hosts)"]
+    notes = ["measured: ping-pong (Algorithm 6); true: against the kernel's clock shared by every rank on one kernel"
+             " (namespaces and containers included) or the injected skew (– when the ranks run on several kernels)"]
+    if with_kind:
+        notes.append("bound: the one stated: statistical (3 sigma of the tracking filter; assumes both directions of a path"
+                     " take equal time) unless its premises failed or the hard one (from ping-pong intervals alone) is smaller")
     for run, s in syncs.items():
         t = tracks.get(run)
         if s.get("tracking") is False:
@@ -189,8 +194,8 @@ def clock_table(ds):
         elif t:
             each = t["cost_s"] / t["refreshes"] if t.get("refreshes") else None
             notes.append(f"run {run + 1}: clock tracked between the checks: {t.get('refreshes')} refreshes,"
-                         f" {fmt_time(t.get('cost_s'), 's', 3)} s in all ({fmt_time(each, 's', 4)} s each);"
-                         " bound: the tracker's estimate (3 sigma)")
+                         f" {fmt_time(t.get('cost_s'), 's', 3)} s in all ({fmt_time(each, 's', 4)} s each)"
+                         + ("" if with_kind else "; bound: the tracker's estimate (3 sigma)"))
     return [Table("clock synchronization: largest offset of any rank to rank 0, after each wait",
                   cols, rows, right=right, notes=notes)]
 
