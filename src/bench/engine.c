@@ -338,7 +338,7 @@ static void rotation_free(const isochron_op_t *op, isochron_op_ctx_t *ctx, rotat
  * Measured on this machine (Open MPI 4.1.4, 2 ranks): put_lockall 8 B single calls 300-460 ns on the global
  * clock with a 400 ns bound; bench/rma_small.sh compares the loop with a warm MPI_Put + MPI_Win_flush loop. */
 #define LOOP_BELOW 20.0
-#define LOOP_READS 100.0
+#define LOOP_READS 400.0
 #define LOOP_BOUND 20.0
 #define LOOP_AUTO_MAX 10000
 #define LOOP_PROBE 50.0 /* auto probes calls back to back when a single call (cold, after a barrier) is below LOOP_PROBE x LOOP_BELOW reads */
