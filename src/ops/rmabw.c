@@ -12,6 +12,9 @@
  *              MPI_Win_unlock_all (passive target; both ranks are origins at
  *              once, which OSU's bibw does not offer, as its lock modes time
  *              one origin).
+ * One way (osu_put_bw, osu_get_bw): put_bw_* and get_bw_*, rank 0 the only
+ * origin, rank 1 the target (passive under lock_all; its post/wait under
+ * PSCW, its fences under fence), moved() W bytes and W messages.
  * One run = one epoch: moved() gives 2 W bytes and 2 W messages, so the
  * reporters turn the time of each epoch into B/s (OSU divides the bytes of all
  * its iterations by their total time: a mean, where this reports the median
@@ -42,6 +45,7 @@
 typedef struct {
     isochron_ops_state_t base; /* first: ISOCHRON_OPS_ST works; base.win_base is the window memory */
     int get, alg;              /* alg: ALG_FENCE, ALG_PSCW, ALG_LOCKALL */
+    int uni;                   /* one way: rank 0 the only origin (put_bw_*, get_bw_*) */
     int peer, w;               /* peer -1: outside the pair */
     MPI_Group gpeer;
 } rbw_t;
@@ -60,7 +64,7 @@ static size_t memory_rbw(const isochron_op_ctx_t *c)
 
 static double moved_rbw(const isochron_op_ctx_t *c, double *msgs)
 {
-    double m = 2.0 * window_of(c);
+    double m = (RST(c)->uni ? 1.0 : 2.0) * window_of(c);
     if (msgs) *msgs = m;
     return m * (double)c->bytes;
 }
@@ -78,12 +82,13 @@ static void teardown_rbw(isochron_op_ctx_t *c)
     c->win = MPI_WIN_NULL;
 }
 
-static int setup_rbw(isochron_op_ctx_t *c, const char *name, int get, int alg)
+static int setup_rbw(isochron_op_ctx_t *c, const char *name, int get, int alg, int uni)
 {
     int rc = isochron_ops_state_new(c, sizeof(rbw_t), name);
     if (rc) return rc;
     rbw_t *st = c->state;
     st->get = get;
+    st->uni = uni;
     st->alg = alg;
     st->gpeer = MPI_GROUP_NULL;
     st->w = window_of(c);
@@ -163,7 +168,9 @@ static int validate_rbw(isochron_op_ctx_t *c)
     isochron_ops_vstate_t v;
     memset(&v, 0, sizeof v);
     size_t n = c->count;
-    if (st->peer >= 0)
+    /* one way: data arrives at rank 1 (put) or rank 0 (get) only */
+    int receives = st->peer >= 0 && !(st->uni && c->rank == (st->get ? 1 : 0));
+    if (receives)
         isochron_ops_vblock(&v, c->rbuf, 0, (size_t)st->w * n, st->base.tk, st->peer, 0, c->rep);
     if (lk && (rc = self_unlock(c))) return rc;
     if (!v.bad) return ISOCHRON_OK;
@@ -194,23 +201,24 @@ static int accesses(isochron_op_ctx_t *c, rbw_t *st)
 static int run_rbw(isochron_op_ctx_t *c)
 {
     rbw_t *st = RST(c);
-    int rc;
+    int rc, origin = st->peer >= 0 && !(st->uni && c->rank != 0), target = st->peer >= 0 && !(st->uni && c->rank == 0);
     switch (st->alg) {
     case ALG_FENCE:
         ISOCHRON_OPS_MPI(MPI_Win_fence(0, c->win), c, "MPI_Win_fence");
-        if (st->peer >= 0 && (rc = accesses(c, st))) return rc;
+        if (origin && (rc = accesses(c, st))) return rc;
         ISOCHRON_OPS_MPI(MPI_Win_fence(0, c->win), c, "MPI_Win_fence");
         break;
     case ALG_PSCW:
-        if (st->peer < 0) break;
-        ISOCHRON_OPS_MPI(MPI_Win_post(st->gpeer, 0, c->win), c, "MPI_Win_post");
-        ISOCHRON_OPS_MPI(MPI_Win_start(st->gpeer, 0, c->win), c, "MPI_Win_start");
-        if ((rc = accesses(c, st))) return rc;
-        ISOCHRON_OPS_MPI(MPI_Win_complete(c->win), c, "MPI_Win_complete");
-        ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait");
+        if (target) ISOCHRON_OPS_MPI(MPI_Win_post(st->gpeer, 0, c->win), c, "MPI_Win_post");
+        if (origin) {
+            ISOCHRON_OPS_MPI(MPI_Win_start(st->gpeer, 0, c->win), c, "MPI_Win_start");
+            if ((rc = accesses(c, st))) return rc;
+            ISOCHRON_OPS_MPI(MPI_Win_complete(c->win), c, "MPI_Win_complete");
+        }
+        if (target) ISOCHRON_OPS_MPI(MPI_Win_wait(c->win), c, "MPI_Win_wait");
         break;
     default: /* ALG_LOCKALL */
-        if (st->peer < 0) break;
+        if (!origin) break;
         ISOCHRON_OPS_MPI(MPI_Win_lock_all(0, c->win), c, "MPI_Win_lock_all");
         if ((rc = accesses(c, st))) return rc;
         ISOCHRON_OPS_MPI(MPI_Win_flush(st->peer, c->win), c, "MPI_Win_flush");
@@ -220,14 +228,20 @@ static int run_rbw(isochron_op_ctx_t *c)
     return ISOCHRON_OK;
 }
 
-#define RBW(id, get, alg) \
-    static int setup_##id(isochron_op_ctx_t *c) { return setup_rbw(c, #id, get, alg); }
-RBW(put_bibw_fence, 0, ALG_FENCE)
-RBW(put_bibw_pscw, 0, ALG_PSCW)
-RBW(put_bibw_lockall, 0, ALG_LOCKALL)
-RBW(get_bibw_fence, 1, ALG_FENCE)
-RBW(get_bibw_pscw, 1, ALG_PSCW)
-RBW(get_bibw_lockall, 1, ALG_LOCKALL)
+#define RBW(id, get, alg, uni) \
+    static int setup_##id(isochron_op_ctx_t *c) { return setup_rbw(c, #id, get, alg, uni); }
+RBW(put_bibw_fence, 0, ALG_FENCE, 0)
+RBW(put_bibw_pscw, 0, ALG_PSCW, 0)
+RBW(put_bibw_lockall, 0, ALG_LOCKALL, 0)
+RBW(get_bibw_fence, 1, ALG_FENCE, 0)
+RBW(get_bibw_pscw, 1, ALG_PSCW, 0)
+RBW(get_bibw_lockall, 1, ALG_LOCKALL, 0)
+RBW(put_bw_fence, 0, ALG_FENCE, 1)
+RBW(put_bw_pscw, 0, ALG_PSCW, 1)
+RBW(put_bw_lockall, 0, ALG_LOCKALL, 1)
+RBW(get_bw_fence, 1, ALG_FENCE, 1)
+RBW(get_bw_pscw, 1, ALG_PSCW, 1)
+RBW(get_bw_lockall, 1, ALG_LOCKALL, 1)
 
 #define F_RBW (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2 | ISOCHRON_OP_PAIR | ISOCHRON_OP_WINDOWED)
 #define DESC(id, fam, desc) \
@@ -246,6 +260,12 @@ static const isochron_op_t rmabw_ops[] = {
          "post/start/complete/wait epoch; B/s"),
     DESC(get_bibw_lockall, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other under "
          "lock_all, flush, unlock_all; B/s"),
+    DESC(put_bw_fence, "put_bw", "rank 0 MPI_Puts a window of --msg-window messages to rank 1 between two MPI_Win_fence (osu_put_bw -s fence); B/s"),
+    DESC(put_bw_pscw, "put_bw", "rank 0 MPI_Puts a window of --msg-window messages to rank 1 in a start/complete epoch, rank 1 post/wait (osu_put_bw -s pscw); B/s"),
+    DESC(put_bw_lockall, "put_bw", "rank 0 MPI_Puts a window of --msg-window messages to rank 1 under lock_all, flush, unlock_all (osu_put_bw -s flush, the epoch inside the time); B/s"),
+    DESC(get_bw_fence, "get_bw", "rank 0 MPI_Gets a window of --msg-window messages from rank 1 between two MPI_Win_fence (osu_get_bw -s fence); B/s"),
+    DESC(get_bw_pscw, "get_bw", "rank 0 MPI_Gets a window of --msg-window messages from rank 1 in a start/complete epoch, rank 1 post/wait (osu_get_bw -s pscw); B/s"),
+    DESC(get_bw_lockall, "get_bw", "rank 0 MPI_Gets a window of --msg-window messages from rank 1 under lock_all, flush, unlock_all (osu_get_bw -s flush, the epoch inside the time); B/s"),
 };
 
 const isochron_op_t *isochron_ops_builtin_rmabw(int *n)

@@ -2,7 +2,8 @@
 """check_rates: throughput points written by isochron-bench carry their unit and
 the factor that turns times into rates, consistently in JSON Lines and CSV.
 Usage: check_rates.py FILE.jsonl FILE.csv NPROCS WINDOW. For every point of
-bw, bibw, mbw_mr, bw_fan_in, bw_fan_out: unit "B/s", msg_window = WINDOW,
+bw, bibw, mbw_mr, bw_fan_in, bw_fan_out and the one-sided put/get_bw and
+put/get_bibw under fence, pscw, lockall: unit "B/s", msg_window = WINDOW,
 bytes_per_run = (senders x messages per sender) x bytes for the operation's
 pattern at NPROCS ranks, bw_median_Bps = bytes_per_run / median_s, its interval
 the median's interval in time inverted (lo = bytes / median_ci_hi_s),
@@ -20,6 +21,10 @@ def close(a, b, rel=1e-6):
 
 jsonl, csvf, p, w = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 msgs_of = {"bw": w, "bibw": 2 * w, "mbw_mr": (p // 2) * w, "bw_fan_in": (p - 1) * w, "bw_fan_out": (p - 1) * w}
+# one-sided: one way (rank 0 the only origin) W messages, both ways 2 W
+for sync in ("fence", "pscw", "lockall"):
+    for acc in ("put", "get"):
+        msgs_of[f"{acc}_bw_{sync}"], msgs_of[f"{acc}_bibw_{sync}"] = w, 2 * w
 recs = [json.loads(l) for l in open(jsonl)]
 if recs[0].get("options", {}).get("msg_window") != w: fail(f"context options lack msg_window {w}")
 pts = [r for r in recs if r.get("type") == "point"]

@@ -13,6 +13,13 @@ foreach(np 2 4)
            COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np ${np} $<TARGET_FILE:isochron-bench> --ops bw,bibw,mbw_mr,bw_fan_in,bw_fan_out,pingping,multi_lat --sizes 1K,8K --msg-window 16 --max-reps 20 --validate 2 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_rates${np}.jsonl --csv ${CMAKE_CURRENT_BINARY_DIR}/bench_rates${np}.csv && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_rates.py ${CMAKE_CURRENT_BINARY_DIR}/bench_rates${np}.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_rates${np}.csv ${np} 16")
   set_tests_properties(bench_rates_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_rates: PASS")
 endforeach()
+# ... and the one-sided bandwidths: one way (osu_put_bw, osu_get_bw: rank 0 the only origin, W messages a run) and both
+# ways (2 W), every message's data checked, a rank outside the pair at 3
+foreach(np 2 3)
+  add_test(NAME bench_rates_rma_np${np}
+           COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np ${np} $<TARGET_FILE:isochron-bench> --ops put_bw_fence,put_bw_pscw,put_bw_lockall,get_bw_fence,get_bw_pscw,get_bw_lockall,put_bibw_lockall,put_lockall --sizes 8,1K --msg-window 8 --max-reps 10 --budget 0.2 --validate 2 --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_rates_rma${np}.jsonl --csv ${CMAKE_CURRENT_BINARY_DIR}/bench_rates_rma${np}.csv && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_rates.py ${CMAKE_CURRENT_BINARY_DIR}/bench_rates_rma${np}.jsonl ${CMAKE_CURRENT_BINARY_DIR}/bench_rates_rma${np}.csv ${np} 8")
+  set_tests_properties(bench_rates_rma_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_rates: PASS")
+endforeach()
 isochron_cli_test(bench_bad_msg_window 2 TOOL isochron-bench EXPECT nonzero MATCH "--msg-window '0'" "\\[1, 65536\\]" ARGS --ops bw --msg-window 0)
 # compare_and_swap is defined on integer and byte types only (MPI-3.1 11.3.4): a floating type is refused, naming the valid ones
 isochron_cli_test(bench_cas_floating 2 TOOL isochron-bench EXPECT nonzero MATCH "compare_and_swap_lock" "integer" "--dtype int, long, char or byte" ARGS --ops compare_and_swap_lock --dtype double --sizes 8 --quiet)
