@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # CTest "cluster_launch" (label cluster): a 2-node namespace cluster (tools/cluster) with CLOCK_MONOTONIC
 # offsets 0 and 7 s; cluster_probe (tests/cluster/probe.c) launched across it by Open MPI, MPICH and
-# (when SLURM=1, the default) Slurm's srun; each run's hostnames, timens offsets, clock differences,
+# Slurm's srun (Open MPI over PMIx, MPICH over PMI-2; SLURM=0 leaves Slurm out); each run's hostnames, timens offsets, clock differences,
 # boot_id and MPI node grouping are checked against the configured cluster (check_probe.py). Also
 # checks the tool itself: bad input is refused, `up` is idempotent, `down` stops processes left
 # inside a node. Exit 77 (CTest SKIP_RETURN_CODE) where namespaces cannot be made (not root, no time
 # namespaces); the reason is printed. The packages the cluster needs beyond `make test`'s are
 # installed here (tools/install-deps.sh with EXTRA_PKGS), so `make run` does not pay for them.
-# usage: run.sh PROBE_OPENMPI BUILD_DIR
+# usage: run.sh PROBE_OPENMPI BUILD_DIR   (SLURM=0: without the Slurm part and its packages)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -15,7 +15,7 @@ probe=${1:?usage: run.sh PROBE_OPENMPI BUILD_DIR}
 build=${2:?usage: run.sh PROBE_OPENMPI BUILD_DIR}
 cluster=$src/tools/cluster
 export ISOCHRON_CLUSTER=isotest
-SLURM=${SLURM:-0}
+SLURM=${SLURM:-1}
 
 if ! why=$("$cluster" check); then
   echo "SKIPPED: $why"
@@ -84,6 +84,19 @@ python3 "$here/check_probe.py" "$nodes" "$work/ompi2.txt" 2 2 openmpi-yield || f
 step "MPICH: 2 nodes x 1 rank"
 launch mpich "$cluster" mpirun-mpich -np 2 -ppn 1 "$work/probe.mpich" --pingpong 50
 python3 "$here/check_probe.py" "$nodes" "$work/mpich.txt" 2 2 mpich || fails=$((fails + 1))
+
+if [ "$SLURM" = 1 ]; then
+  step "Slurm: slurmctld + munged in node 0, slurmd in both"
+  launch slurm-up "$cluster" slurm-up
+  step "Slurm: srun -N 2 -n 4 (Open MPI, PMIx)"
+  launch srun "$cluster" srun -N 2 -n 4 "$probe" --pingpong 50
+  python3 "$here/check_probe.py" "$nodes" "$work/srun.txt" 4 2 srun-openmpi || fails=$((fails + 1))
+  step "Slurm: srun --mpi=pmi2 -N 2 --ntasks-per-node=1 (MPICH)"
+  launch srun-mpich "$cluster" srun --mpi=pmi2 -N 2 --ntasks-per-node=1 "$work/probe.mpich"
+  python3 "$here/check_probe.py" "$nodes" "$work/srun-mpich.txt" 2 2 srun-mpich || fails=$((fails + 1))
+else
+  echo "--- Slurm not tested (SLURM=$SLURM)"
+fi
 
 step "down stops what runs inside a node"
 "$cluster" hog 1
