@@ -14,7 +14,9 @@ src=$(cd "$here/../.." && pwd)
 probe=${1:?usage: run.sh PROBE_OPENMPI BUILD_DIR}
 build=${2:?usage: run.sh PROBE_OPENMPI BUILD_DIR}
 cluster=$src/tools/cluster
-export ISOCHRON_CLUSTER=isotest
+# a name of its own per run, so runs from several checkouts at once do not share a cluster
+export ISOCHRON_CLUSTER=t$(($$ % 10000000))
+state=/run/isochron-cluster/$ISOCHRON_CLUSTER
 SLURM=${SLURM:-1}
 
 if ! why=$("$cluster" check); then
@@ -62,13 +64,13 @@ expect_fail "ISOCHRON_CLUSTER 'Bad_name'" env ISOCHRON_CLUSTER=Bad_name "$cluste
 
 step "up 2 (twice: idempotent)"
 "$cluster" up 2 --offsets 0,7
-pids1=$(awk '!/^#/ {print $5}' /run/isochron-cluster/isotest/nodes)
+pids1=$(awk '!/^#/ {print $5}' "$state/nodes")
 "$cluster" up 2 --offsets 0,7
-pids2=$(awk '!/^#/ {print $5}' /run/isochron-cluster/isotest/nodes)
+pids2=$(awk '!/^#/ {print $5}' "$state/nodes")
 [ "$pids1" = "$pids2" ] || { echo "FAIL: a second 'up' with the same configuration rebuilt the cluster ($pids1 -> $pids2)"; fails=$((fails + 1)); }
 expect_fail "is up with nodes/offsets/slots '2 0 7 2'" "$cluster" up 2 --offsets 0,5
 "$cluster" status
-nodes=/run/isochron-cluster/isotest/nodes
+nodes=$state/nodes
 
 step "Open MPI: 2 nodes x 2 ranks"
 launch ompi "$cluster" mpirun-ompi -np 4 "$probe" --pingpong 50
@@ -100,11 +102,11 @@ fi
 
 step "down stops what runs inside a node"
 "$cluster" hog 1
-hog=$(awk '{print $2}' /run/isochron-cluster/isotest/hogs)
+hog=$(awk '{print $2}' "$state/hogs")
 [ -e "/proc/$hog" ] || { echo "FAIL: the hog $hog is not running"; fails=$((fails + 1)); }
 "$cluster" down
-if [ -e "/proc/$hog" ] || ls /run/netns 2>/dev/null | grep -q '^isotest-' || [ -e /run/isochron-cluster/isotest ]; then
-  echo "FAIL: after down: hog $hog $([ -e "/proc/$hog" ] && echo alive || echo gone), netns: $(ls /run/netns | grep '^isotest-' | tr '\n' ' ')"
+if [ -e "/proc/$hog" ] || ls /run/netns 2>/dev/null | grep -q "^$ISOCHRON_CLUSTER-" || [ -e "$state" ]; then
+  echo "FAIL: after down: hog $hog $([ -e "/proc/$hog" ] && echo alive || echo gone), netns: $(ls /run/netns | grep "^$ISOCHRON_CLUSTER-" | tr '\n' ' ')"
   fails=$((fails + 1))
 else
   echo "ok down: hog $hog stopped, namespaces and state removed"
