@@ -17,7 +17,7 @@ from . import __version__
 from . import launches
 from .compare import compare, comparison_table, parse_threshold
 from .load import IsochronError, read
-from .plots import FORMATS, KINDS, available, plot, save
+from .plots import FORMATS, KINDS, available, check_output, plot, save
 from .report import write_report
 from .tables import describe_run, render_text
 
@@ -62,7 +62,7 @@ def cmd_run(args):
         cmd = cmd[1:]
     outdir, man = launches.run(cmd, args.launches, args.configs or (), seed=args.seed,
                                outdir=args.output, timeout=args.timeout)
-    failed = [e for e in man["launches"] if e["rc"] != 0]
+    failed = [e for e in man["launches"] if not e.get("ok", e["rc"] == 0)]
     print(f"{outdir}: {len(man['launches']) - len(failed)} of {len(man['launches'])} launches"
           f" ok (seed {man['seed']}; order {' '.join(man['order'])})")
     if failed:
@@ -112,6 +112,14 @@ def cmd_plot(args):
         return 0
     if not args.files:
         raise IsochronError("plot: give a result FILE (or --list-kinds)")
+    if args.size is not None:
+        from .units import parse_bytes
+        try:
+            parse_bytes(args.size)
+        except ValueError as exc:
+            raise IsochronError(f"--size {args.size}: {exc}") from None
+    if args.output is not None:
+        check_output(args.output)
     ds = read(args.files)
     _warn(ds)
     kind = args.kind
@@ -122,8 +130,9 @@ def cmd_plot(args):
         kind = fits[0]
     out = args.output
     if out is None:
-        stem = os.path.splitext(os.path.basename(args.files[0]))[0]
+        stem = os.path.splitext(os.path.basename(args.files[0].rstrip(os.sep)))[0]
         out = f"{stem}-{kind}.{args.format}"
+    check_output(out)
     fig = plot(ds, kind, op=args.op, size=args.size, reps=args.reps, stat=args.stat)
     print(save(fig, out))
     return 0
@@ -131,9 +140,12 @@ def cmd_plot(args):
 
 def cmd_gantt(args):
     from .trace import gantt_figure, instance_table, load_trace
+    if args.output is not None:
+        check_output(args.output)
     tr = load_trace(args.trace)
-    print("\n".join(instance_table(tr, args.call, args.instance)))
     out = args.output or f"{os.path.splitext(os.path.basename(tr.path))[0]}-{args.call}-{args.instance}.{args.format}"
+    check_output(out)
+    print("\n".join(instance_table(tr, args.call, args.instance)))
     print(save(gantt_figure(tr, args.call, args.instance), out))
     return 0
 
@@ -294,6 +306,15 @@ def _models_ops():
 
 def cmd_models(args):
     from . import models as M
+    for opt, out, formats in (("--json", args.json, None), ("--plot", args.plot, FORMATS),
+                              ("--heatmap", args.heatmap, FORMATS)):
+        if out is not None:
+            try:
+                check_output(out, formats)
+            except IsochronError as exc:
+                raise IsochronError(f"{opt} {exc}") from None
+    if args.plot and not args.predict:
+        raise IsochronError("--plot draws predictions: give --predict MEASURED too")
     if args.file.endswith(".json"):
         m = M.from_json(args.file)
         if args.heatmap:
@@ -309,8 +330,6 @@ def cmd_models(args):
     if args.json:
         M.to_json(m, args.json)
         print(f"models: {args.json}")
-    if args.plot and not args.predict:
-        raise IsochronError("--plot draws predictions: give --predict MEASURED too")
     if args.predict:
         rows = M.compare(m, args.predict)
         sys.stdout.write("\n" + M.compare_table(rows))

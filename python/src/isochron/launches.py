@@ -87,42 +87,94 @@ def read_config(path):
         raise IsochronError(f"--configs {path}: no such file (a config file holds the driver"
                             " arguments of one configuration, e.g. '--scheme barrier')")
     name = os.path.splitext(os.path.basename(path))[0]
+    if not name or ":" in name:
+        raise IsochronError(f"--configs {path}: the file name (the configuration's name) must be"
+                            " non-empty and without ':' (DIR:CONFIG names one configuration)")
     args, largs = [], []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.split("#", 1)[0].strip()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError:
+        raise IsochronError(f"--configs {path}: not a text file (a config file holds driver"
+                            " arguments)") from None
+    except OSError as exc:
+        raise IsochronError(f"--configs {path}: cannot read ({exc.strerror})") from None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        try:
             if line.startswith("launcher-args:"):
                 largs += shlex.split(line[len("launcher-args:"):])
             elif line:
                 args += shlex.split(line)
-    if "--jsonl" in args:
+        except ValueError as exc:            # shlex: "No closing quotation", "No escaped character"
+            raise IsochronError(f"{path}:{lineno}: cannot split into words ({exc})") from None
+    if any(a == "--jsonl" or a.startswith("--jsonl=") for a in args):
         raise IsochronError(f"{path}: --jsonl is set by isochron run (one file per launch)")
     return name, args, largs
 
 
+#: most launches per configuration `isochron run` accepts (a set is run one launch at a time)
+MAX_LAUNCHES = 100000
+
+
+def check_run_options(launcher, launches, timeout):
+    """Refuse, before anything runs or is created, a launcher that cannot be started and
+    counts or times that cannot be meant."""
+    import shutil
+    if not isinstance(launches, int) or not 1 <= launches <= MAX_LAUNCHES:
+        raise IsochronError(f"--launches {launches}: give a count from 1 to {MAX_LAUNCHES}")
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise IsochronError(f"--timeout {timeout:g}: give a positive number of seconds"
+                            " (or leave it out: no timeout)")
+    exe = launcher[0]
+    if os.sep in exe:
+        if not os.path.exists(exe):
+            raise IsochronError(f"launcher {exe}: no such file")
+        if os.path.isdir(exe) or not os.access(exe, os.X_OK):
+            raise IsochronError(f"launcher {exe}: not an executable file")
+    elif shutil.which(exe) is None:
+        raise IsochronError(f"launcher {exe}: command not found (not in PATH)")
+
+
 def _tag(path, launch, config, block):
-    """Add ``launch``, ``config`` and ``block`` to every complete record of a launch's file."""
+    """Add ``launch``, ``config`` and ``block`` to every complete record of a launch's file.
+    Returns (results, problem): the number of result records (the tool's primary type) and,
+    when there are none, why the launch measured nothing (None otherwise)."""
+    name = os.path.basename(path)
     if not os.path.exists(path):
-        return 0
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
+        return 0, f"wrote no results ({name} was not created)"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except UnicodeDecodeError:
+        return 0, f"{name} is not text (not isochron JSON Lines)"
+    except OSError as exc:
+        return 0, f"{name}: cannot read ({exc.strerror})"
     from .load import PRIMARY
-    out, n, primary = [], 0, "point"
+    out, n, primary, records = [], 0, "point", 0
     for line in lines:
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             out.append(line)                 # a cut last line stays as it was: load reports it
             continue
         if isinstance(rec, dict):
+            records += 1
             rec["launch"], rec["config"], rec["block"] = launch, config, block
             if rec.get("type") == "context":
                 primary = PRIMARY.get(rec.get("tool"), "point")
             n += rec.get("type") == primary
         out.append(json.dumps(rec, separators=(",", ":")))
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(out) + "\n")
-    return n
+    if records:
+        try:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write("\n".join(out) + "\n")
+        except OSError as exc:
+            return n, f"{name}: cannot tag the records ({exc.strerror})"
+    if n == 0:
+        return 0, (f"wrote no results ({name} is empty)" if not lines else
+                   f"wrote no '{primary}' results ({name}: {records} records)")
+    return n, None
 
 
 def _error_lines(err):
@@ -136,12 +188,14 @@ def _error_lines(err):
     return out[:3] or ["(no message on stderr)"]
 
 
-def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, timeout=None):
+def run(launcher, launches, configs=(), seed=None, outdir=None, log=None, timeout=None):
     """Run ``launches`` launches of each configuration (config files; none: one configuration
     'default' without extra arguments) in a seeded balanced order; returns the manifest."""
     if not launcher:
         raise IsochronError("run: give the launcher command after --, e.g. -- tools/mpirun-local"
                             " -np 2 build/isochron-bench --ops allreduce")
+    check_run_options(launcher, launches, timeout)
+    log = sys.stderr if log is None else log
     cfgs = [read_config(c) for c in configs] or [("default", [], [])]
     names = [c[0] for c in cfgs]
     if len(set(names)) != len(names):
@@ -162,6 +216,15 @@ def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, 
     manifest = {"isochron_launch_set": 1, "seed": seed, "launches_per_config": launches,
                 "configs": {n: {"args": a, "launcher_args": la} for n, a, la in cfgs},
                 "launcher": list(launcher), "order": order, "launches": []}
+
+    def write_manifest():
+        try:
+            with open(os.path.join(outdir, MANIFEST), "w", encoding="utf-8") as fh:
+                json.dump(manifest, fh, indent=1)
+        except OSError as exc:
+            raise IsochronError(f"{os.path.join(outdir, MANIFEST)}: cannot write the manifest"
+                                f" ({exc.strerror})") from None
+    write_manifest()                    # the directory is writable before the first launch
     width = len(str(len(order)))
     for i, name in enumerate(order, 1):
         _, args, largs = by_name[name]
@@ -171,23 +234,30 @@ def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, 
         t0 = time.monotonic()
         try:
             proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  text=True, timeout=timeout)
+                                  text=True, errors="replace", timeout=timeout)
             rc, err = proc.returncode, proc.stderr
         except FileNotFoundError:
             rc, err = 127, f"{launcher[0]}: command not found"
+        except PermissionError:
+            rc, err = 126, f"{launcher[0]}: permission denied"
+        except OSError as exc:
+            rc, err = 126, f"{launcher[0]}: cannot start ({exc.strerror or exc})"
         except subprocess.TimeoutExpired:
             rc, err = 124, f"timed out after {timeout} s"
         wall = time.monotonic() - t0
         block = (i - 1) // len(cfgs) + 1
-        points = _tag(path, i, name, block)
+        points, problem = _tag(path, i, name, block)
         entry = {"launch": i, "config": name, "block": block, "file": fname, "command": cmd, "rc": rc,
                  "wall_s": round(wall, 3), "results": points}
         if rc != 0:
             entry["error"] = _error_lines(err)
+        elif problem:                       # exit 0 but nothing measured: a failed launch too
+            entry["error"] = [problem]
+        entry["ok"] = rc == 0 and not problem
         manifest["launches"].append(entry)
-        with open(os.path.join(outdir, MANIFEST), "w", encoding="utf-8") as fh:
-            json.dump(manifest, fh, indent=1)
-        status = "ok" if rc == 0 else f"FAILED (exit {rc}): {' | '.join(entry.get('error', []))}"
+        write_manifest()
+        status = ("ok" if entry["ok"] else f"FAILED (exit {rc}): {' | '.join(entry['error'])}"
+                  if rc != 0 else f"FAILED: {' | '.join(entry['error'])}")
         print(f"isochron run: [{i}/{len(order)}] launch {i} config {name}: {status},"
               f" {wall:.1f} s, {points} results -> {path}", file=log, flush=True)
     return outdir, manifest
@@ -198,14 +268,36 @@ def run(launcher, launches, configs=(), seed=None, outdir=None, log=sys.stderr, 
 # ---------------------------------------------------------------------------------------------
 
 def read_manifest(directory):
+    """The manifest of a launch set, checked: every field that loading uses (an error names
+    the manifest, the launch and the field)."""
     path = os.path.join(directory, MANIFEST)
     try:
         with open(path, encoding="utf-8") as fh:
             man = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise IsochronError(f"{path}: not a readable launch-set manifest ({exc})") from None
+    except OSError as exc:
+        raise IsochronError(f"{path}: cannot read the launch-set manifest ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise IsochronError(f"{path}: not a text file (not a launch-set manifest)") from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise IsochronError(f"{path}: not a launch-set manifest (not JSON: {exc})") from None
     if not isinstance(man, dict) or "launches" not in man:
         raise IsochronError(f"{path}: not an isochron launch-set manifest")
+    if not isinstance(man["launches"], list):
+        raise IsochronError(f"{path}: field 'launches' is {type(man['launches']).__name__}, not a"
+                            " list of launches")
+    configs = man.get("configs", {})
+    if not isinstance(configs, dict):
+        raise IsochronError(f"{path}: field 'configs' is {type(configs).__name__}, not an object")
+    for k, e in enumerate(man["launches"]):
+        if not isinstance(e, dict):
+            raise IsochronError(f"{path}: launches[{k}] is {type(e).__name__}, not a launch object")
+        f = e.get("file")
+        if not isinstance(f, str) or not f or os.path.basename(f) != f or f in (".", ".."):
+            raise IsochronError(f"{path}: launches[{k}], field 'file': {f!r} is not the name of a"
+                                " file in the launch set's directory")
+        if not isinstance(e.get("config"), str):
+            raise IsochronError(f"{path}: launches[{k}], field 'config': {e.get('config')!r} is"
+                                " not a configuration name")
     return man
 
 
@@ -226,7 +318,7 @@ def expand(path):
                             f" (it has: {', '.join(man.get('configs', {}))})")
     files = [os.path.join(path, e["file"]) for e in man["launches"]
              if (config is None or e["config"] == config)
-             and os.path.exists(os.path.join(path, e["file"]))
+             and os.path.isfile(os.path.join(path, e["file"]))
              and os.path.getsize(os.path.join(path, e["file"])) > 0]
     if not files:
         raise IsochronError(f"{path}: the launch set has no launch with results")
@@ -492,6 +584,8 @@ def _needed_cell(spread):
 def launch_tables(points, level=0.95):
     """Launch-level tables (one per operation) when some point has several launches."""
     from .tables import Table
+    if len({launch_of(p) for p in points}) < 2:     # one launch: nothing to tabulate (fast)
+        return []
     stats = [s for s in launch_stats(points, level) if s.n > 1]
     if not stats:
         return []

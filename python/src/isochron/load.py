@@ -34,6 +34,13 @@ class IsochronError(Exception):
     """Bad input (missing file, not an isochron file, unsupported schema, missing data)."""
 
 
+def record_error(row, rtype, field, problem):
+    """The IsochronError of a loaded record (a row of ``Dataset.records[rtype]``) whose field
+    cannot be a measurement: names the file, the line and the field, as a schema violation does."""
+    return IsochronError(f"{row.get('file', '?')}:{row.get('line', '?')}: {rtype!r} record,"
+                         f" field {field!r}: {problem}")
+
+
 class IsochronWarning(UserWarning):
     """A file was loaded only in part (interrupted run)."""
 
@@ -235,7 +242,7 @@ def _read_one(path, ds):
         if rtype == PRIMARY.get(ds.contexts[run].get("tool")):
             counts[run] += 1
         row = _flatten(rtype, rec)
-        row.update(run=run, file=path)
+        row.update(run=run, file=path, line=lineno)
         ds.records.setdefault(rtype, []).append(row)
 
     if cut is not None:

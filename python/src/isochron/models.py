@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 
-from .load import IsochronError, read
+from .load import IsochronError, read, record_error
 
 #: isochron's point-to-point implementations the predictions cover
 PREDICTED_OPS = ("bcast_linear", "bcast_binomial", "scatter_linear", "scatter_binomial",
@@ -94,6 +94,31 @@ def _one_way_se(rec):
     return e / 2
 
 
+def _finite(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _check_pair(r):
+    """Refuse a pair record that cannot be a measurement (the schema has checked the types):
+    a rank paired with itself or beyond the process count, a round trip that is not a positive
+    finite time, a negative overhead or gap."""
+    i, j, n = r["i"], r["j"], r["nprocs"]
+    if i == j:
+        raise record_error(r, "pair", "j", f"pair {i}-{j}: a rank paired with itself is no"
+                           " round trip")
+    for key, v in (("i", i), ("j", j)):
+        if v >= n:
+            raise record_error(r, "pair", key, f"rank {v} of {n} processes (nprocs)")
+    med = r.get("median_s")
+    if med is not None and not (_finite(med) and med > 0):
+        raise record_error(r, "pair", "median_s", f"{med!r}: a round trip is a positive finite"
+                           " time")
+    for key in ("median_ci_lo_s", "median_ci_hi_s", "stddev_s", "send_s", "gap_s"):
+        v = r.get(key)
+        if v is not None and not (_finite(v) and v >= 0):
+            raise record_error(r, "pair", key, f"{v!r}: not a finite time >= 0")
+
+
 def fit(path_or_ds, mode=None):
     """Models of every pair from the ``pair`` records of an allpairs run (a path or a Dataset).
 
@@ -112,12 +137,14 @@ def fit(path_or_ds, mode=None):
     if mode not in modes:
         raise IsochronError(f"no pair records of mode {mode!r}; the file has: {', '.join(modes)}")
     recs = [r for r in recs if r.get("mode", "parallel") == mode]
+    for r in recs:
+        _check_pair(r)
     nprocs = max(r["nprocs"] for r in recs)
     by_pair = {}
     for r in recs:
         if r.get("median_s") is None:
             continue
-        by_pair.setdefault((r["i"], r["j"]), {})[r["bytes"]] = r    # a later run's size wins
+        by_pair.setdefault((min(r["i"], r["j"]), max(r["i"], r["j"])), {})[r["bytes"]] = r  # a later run's size wins
     sizes = sorted({b for d in by_pair.values() for b in d})
     if len(sizes) < 2:
         raise IsochronError(f"the pair records have one size ({sizes[0] if sizes else '-'} B);"
@@ -156,37 +183,96 @@ def to_json(models, path):
         if isinstance(x, list):
             return [clean(v) for v in x]
         return x
-    with open(path, "w") as f:
-        json.dump(clean(models), f, indent=1)
-        f.write("\n")
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(clean(models), f, indent=1)
+            f.write("\n")
+    except OSError as exc:
+        raise IsochronError(f"{path}: cannot write the models ({exc.strerror or exc})") from None
     return path
 
 
 def from_json(path):
     """Read models written by :func:`to_json`, checked: clear errors for anything else."""
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             m = json.load(f)
     except OSError as exc:
         raise IsochronError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise IsochronError(f"{path}: not a text file (expected a models JSON written by"
+                            " isochron models --json)") from None
     except json.JSONDecodeError as exc:
         raise IsochronError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise IsochronError(f"{path}: not an isochron models file (JSON nested too deep)") from None
     if not isinstance(m, dict) or m.get("kind") != "isochron-models":
         raise IsochronError(f"{path}: not an isochron models file (written by isochron models"
                             " --json)")
     if m.get("version") != MODELS_VERSION:
         raise IsochronError(f"{path}: models version {m.get('version')!r}; this isochron reads"
                             f" version {MODELS_VERSION}")
-    for k, p in enumerate(m.get("pairs") or []):
-        for key in ("alpha", "beta"):
-            if not isinstance(p.get("hockney", {}).get(key), (int, float)):
-                raise IsochronError(f"{path}: pair {k} has no numeric hockney.{key}")
-        for key in ("alpha_se", "beta_se", "rms"):
-            if p["hockney"].get(key) is None:
-                p["hockney"][key] = math.nan
-    if not m.get("pairs"):
-        raise IsochronError(f"{path}: no pairs")
+    _check_models(path, m)
     return m
+
+
+def _check_models(path, m):
+    """Every field the tables, predictions and plots read, with its type (NaN is null in the
+    file: allowed only for the standard errors and residuals)."""
+    def bad(where, what):
+        raise IsochronError(f"{path}: field {where!r}: {what}")
+
+    def num(obj, key, where, null=False, lo=None):
+        v = obj.get(key) if isinstance(obj, dict) else None
+        if v is None and null:
+            obj[key] = math.nan
+            return
+        if not _finite(v):
+            bad(f"{where}.{key}" if where else key, f"{v!r} is not a finite number"
+                + (" (or null)" if null else ""))
+        if lo is not None and v < lo:
+            bad(f"{where}.{key}" if where else key, f"{v!r} is below {lo}")
+
+    def integer(obj, key, where, lo=0):
+        v = obj.get(key)
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            bad(f"{where}.{key}" if where else key, f"{v!r} is not an integer >= {lo}")
+
+    if not isinstance(m.get("mode"), str):
+        bad("mode", f"{m.get('mode')!r} is not parallel or sequential")
+    integer(m, "nprocs", "", 1)
+    sizes = m.get("sizes")
+    if not isinstance(sizes, list) or not all(isinstance(b, int) and not isinstance(b, bool)
+                                              and b >= 0 for b in sizes):
+        bad("sizes", "not a list of message sizes (integers >= 0)")
+    pairs = m.get("pairs")
+    if not isinstance(pairs, list) or not pairs:
+        raise IsochronError(f"{path}: no pairs")
+    for k, p in enumerate(pairs):
+        w = f"pairs[{k}]"
+        if not isinstance(p, dict):
+            bad(w, f"is {type(p).__name__}, not a pair object")
+        integer(p, "i", w)
+        integer(p, "j", w)
+        if p["i"] == p["j"]:
+            bad(f"{w}.j", f"pair {p['i']}-{p['j']}: a rank paired with itself")
+        if p["i"] >= m["nprocs"] or p["j"] >= m["nprocs"]:
+            bad(w, f"pair {p['i']}-{p['j']} beyond nprocs {m['nprocs']}")
+        for sub, keys in (("hockney", ("alpha", "beta")), ("hockney_two_series", ("alpha", "beta")),
+                          ("loggp", ("L", "o", "g", "G"))):
+            if not isinstance(p.get(sub), dict):
+                bad(f"{w}.{sub}", f"{p.get(sub)!r} is not an object")
+            for key in keys:
+                num(p[sub], key, f"{w}.{sub}", lo=0 if key in ("o", "g") else None)
+        for key in ("alpha_se", "beta_se", "rms"):
+            num(p["hockney"], key, f"{w}.hockney", null=True)
+        if not isinstance(p["loggp"].get("g_bound", False), bool):
+            bad(f"{w}.loggp.g_bound", f"{p['loggp'].get('g_bound')!r} is not true or false")
+    avg = m.get("average")
+    if not isinstance(avg, dict):
+        bad("average", f"{avg!r} is not an object")
+    for key in ("alpha", "beta", "L", "o", "g", "G"):
+        num(avg, key, "average")
 
 
 def pair_params(models):
@@ -261,6 +347,15 @@ def predict(op, p, m, params, root=0):
 def _measured(ds):
     pts = [r for r in ds.records.get("point", []) if r.get("op") in PREDICTED_OPS
            and r.get("median_s") is not None]
+    for r in pts:
+        if not (_finite(r["median_s"]) and r["median_s"] > 0):
+            raise record_error(r, "point", "median_s", f"{r['median_s']!r}: a measured time is"
+                               " positive and finite")
+        if r.get("nprocs", 0) < 1:
+            raise record_error(r, "point", "nprocs", f"{r.get('nprocs')!r}: no processes")
+        root = r.get("root") or 0
+        if not 0 <= root < r["nprocs"]:
+            raise record_error(r, "point", "root", f"root {root} of {r['nprocs']} processes")
     if not pts:
         raise IsochronError(f"{', '.join(ds.paths)}: no measured points of"
                             f" {', '.join(PREDICTED_OPS)} (isochron-bench --ops"
@@ -352,6 +447,16 @@ def plot_heatmap(ds_or_path, size=None, mode=None):
                                 f"{', '.join(str(r['bytes']) for r in mats)}")
         mats = pick
     rec = mats[-1]
+    n = len(rec["median_s"])
+    if n == 0 or any(len(row) != n for row in rec["median_s"]) or n != rec.get("nprocs", n):
+        raise record_error(rec, "matrix", "median_s", f"not a square matrix of {rec.get('nprocs', n)}"
+                           f" x {rec.get('nprocs', n)} round trips (rows of"
+                           f" {', '.join(str(len(row)) for row in rec['median_s'][:8]) or 'none'})")
+    for i, row in enumerate(rec["median_s"]):
+        for j, v in enumerate(row):
+            if v is not None and not (_finite(v) and v >= 0):
+                raise record_error(rec, "matrix", "median_s", f"[{i}][{j}] = {v!r}: not a round"
+                                   " trip (a finite time >= 0)")
     mat = [[(v if v is not None else math.nan) * 1e6 for v in row] for row in rec["median_s"]]
     fig = Figure(figsize=(5.5, 4.6), layout="constrained")
     ax = fig.subplots()

@@ -551,8 +551,30 @@ def plot(ds, kind, **opts):
 
 def save(fig, path):
     """Write a Figure; the format comes from the extension (png, svg or pdf)."""
+    check_output(path)
     ext = os.path.splitext(path)[1].lstrip(".").lower()
-    if ext not in FORMATS:
-        raise IsochronError(f"{path}: unknown image format {ext!r} (use .png, .svg or .pdf)")
-    fig.savefig(path, format=ext, dpi=130)
+    try:
+        fig.savefig(path, format=ext, dpi=130)
+    except OSError as exc:
+        raise IsochronError(f"{path}: cannot write the image ({exc.strerror or exc})") from None
     return path
+
+
+def check_output(path, formats=FORMATS):
+    """Refuse, before any work, an output file that cannot be written: an unknown image format
+    (``formats``; None: any), a directory that does not exist, is not a directory or is not
+    writable, or a path that is a directory."""
+    path = os.fspath(path)
+    if not path or path.endswith(os.sep) or os.path.isdir(path):
+        raise IsochronError(f"{path}: is a directory; give a file name")
+    if formats is not None:
+        ext = os.path.splitext(path)[1].lstrip(".").lower()
+        if ext not in formats:
+            raise IsochronError(f"{path}: unknown image format {ext!r} (use "
+                                + ", ".join("." + f for f in formats[:-1]) + f" or .{formats[-1]})")
+    d = os.path.dirname(path) or "."
+    if not os.path.isdir(d):
+        what = "is not a directory" if os.path.exists(d) else "does not exist"
+        raise IsochronError(f"{path}: cannot write: the directory {d} {what}")
+    if not os.access(d, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise IsochronError(f"{path}: cannot write: permission denied")

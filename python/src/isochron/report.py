@@ -122,8 +122,8 @@ def build_html(ds, trace=None):
             figs = [(plot(ds, kind), f"{kind}: {KINDS[kind][2]}")]
         parts += [figure_html(fig, cap) for fig, cap in figs]
     if trace:                    # (path, call, instance): a libisochron-trace.so trace's Gantt chart
-        from .trace import gantt_figure, instance_table, load_trace
-        tr = load_trace(trace[0])
+        from .trace import Trace, gantt_figure, instance_table, load_trace
+        tr = trace[0] if isinstance(trace[0], Trace) else load_trace(trace[0])
         parts.append(f"<h2>Trace</h2><p><code>{_e(tr.path)}</code></p><pre>"
                      + _e("\n".join(instance_table(tr, trace[1], trace[2]))) + "</pre>")
         parts.append(figure_html(gantt_figure(tr, trace[1], trace[2]),
@@ -135,7 +135,15 @@ def build_html(ds, trace=None):
 def write_report(paths, outdir, trace=None):
     """Read the result files and write ``outdir/index.html``; returns its path.
     ``trace``: (path, call, instance) of a libisochron-trace.so trace to show too."""
+    if os.path.exists(outdir) and not os.path.isdir(outdir):
+        raise IsochronError(f"{outdir}: cannot write the report: it exists and is not a directory"
+                            " (-o names the report's directory)")
     ds = read(paths)
+    if trace:                    # checked before the tables and plots are drawn
+        from .trace import load_trace
+        tr = load_trace(trace[0])
+        tr.instance(trace[1], trace[2])
+        trace = (tr, trace[1], trace[2])
     page = build_html(ds, trace)
     try:
         os.makedirs(outdir, exist_ok=True)

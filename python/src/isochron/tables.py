@@ -24,16 +24,16 @@ class Table:
     notes: list = field(default_factory=list)
 
     def text(self):
-        widths = [len(c) for c in self.columns]
-        for row in self.rows:
-            widths = [max(w, len(str(v))) for w, v in zip(widths, row)]
+        ncol = len(self.columns)
+        rows = [[str(v) for v in r[:ncol]] for r in self.rows]
+        cols = list(zip(*rows)) if rows else [()] * ncol
+        widths = [max(len(c), max(map(len, col), default=0)) for c, col in zip(self.columns, cols)]
+        just = [str.rjust if i in self.right else str.ljust for i in range(ncol)]
 
         def line(cells):
-            out = [str(v).rjust(w) if i in self.right else str(v).ljust(w)
-                   for i, (v, w) in enumerate(zip(cells, widths))]
-            return "  ".join(out).rstrip()
+            return "  ".join([j(v, w) for j, v, w in zip(just, cells, widths)]).rstrip()
 
-        body = [self.title, line(self.columns)] + [line(r) for r in self.rows]
+        body = [self.title, line(self.columns)] + [line(r) for r in rows]
         return "\n".join(body + [f"  {n}" for n in self.notes])
 
 
