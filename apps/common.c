@@ -587,16 +587,36 @@ static void put_uint(char *buf, size_t *u, unsigned long long v)
     do { d[n++] = (char)('0' + v % 10); v /= 10; } while (v && n < 24);
     while (n && *u < 255) buf[(*u)++] = d[--n];
 }
+/* The file then ends with a whole record and a newline: a record cut by the signal (stdio flushed
+ * part of it) is removed, since it was never counted, and nothing else is added, so every line is a
+ * JSON record (issue 30: a blank line before the end record broke JSON Lines readers). Reading the
+ * end needs a readable descriptor (app_open_output opens "w+"); without one, the record is appended. */
+static void intr_cut_partial(int fd)
+{
+    off_t end = lseek(fd, 0, SEEK_END), keep = end;
+    char buf[512];
+    while (keep > 0) {
+        off_t from = keep > (off_t)sizeof buf ? keep - (off_t)sizeof buf : 0;
+        ssize_t n = pread(fd, buf, (size_t)(keep - from), from);
+        if (n != keep - from) return; /* not readable: leave the file as it is */
+        ssize_t k = n;
+        while (k > 0 && buf[k - 1] != '\n') k--;
+        if (k > 0) { keep = from + k; break; }
+        keep = from;
+    }
+    if (keep < end && ftruncate(fd, keep) == 0) lseek(fd, keep, SEEK_SET);
+}
 static void on_interrupt(int sig)
 {
     if (intr_fd >= 0) {
+        intr_cut_partial(intr_fd);
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         long long ms = (long long)(t.tv_sec - intr_t0.tv_sec) * 1000 + (t.tv_nsec - intr_t0.tv_nsec) / 1000000;
         if (ms < 0) ms = 0;
         char buf[256];
         size_t u = 0;
-        put(buf, &u, "\n{\"schema\":" ISOCHRON_SCHEMA_TEXT ",\"type\":\"end\",\"");
+        put(buf, &u, "{\"schema\":" ISOCHRON_SCHEMA_TEXT ",\"type\":\"end\",\"");
         put(buf, &u, intr_unit);
         put(buf, &u, "\":");
         put_uint(buf, &u, (unsigned long long)intr_count);
@@ -624,8 +644,17 @@ void app_interrupt_install(FILE *jsonl, int rank, const char *unit)
     intr_rank = rank;
     intr_fd = rank == 0 && jsonl ? fileno(jsonl) : -1;
     snprintf(intr_unit, sizeof intr_unit, "%s", unit);
-    signal(SIGINT, on_interrupt);
-    signal(SIGTERM, on_interrupt);
+    /* the first signal received is the one named: the other is blocked while the handler runs (with
+     * signal(), a SIGTERM right after a Ctrl-C, as launchers send, ran the handler again inside the
+     * first and wrote "SIGTERM") */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 void app_interrupt_count(int n) { intr_count = n; }
 
@@ -718,7 +747,7 @@ int app_open_output(const char *prog, const char *opt, const char *path, FILE **
     if (!path) return 0;
     errno = 0;
     if (!path[0]) { fprintf(stderr, "%s: %s '': cannot write: an empty file name\n", prog, opt); return 2; }
-    if (!(*f = fopen(path, "w"))) {
+    if (!(*f = fopen(path, "w+"))) { /* readable too: the interrupt handler checks how the file ends */
         fprintf(stderr, "%s: %s '%s': cannot write: %s\n", prog, opt, path, strerror(errno));
         return 2;
     }
@@ -734,7 +763,7 @@ int app_close_output(const char *prog, const char *opt, const char *path, FILE *
     errno = 0;
     if (fclose(f)) { bad = 1; if (!err) err = errno; }
     if (!bad) return 0;
-    fprintf(stderr, "%s: %s '%s': writing failed, records are missing from it: %s\n", prog, opt, path, err ? strerror(err) : "write error");
+    fprintf(stderr, "%s: %s '%s': writing failed, records are missing from it: %s\n", prog, opt, path, err ? strerror(err) : "an earlier write to it failed");
     return 1;
 }
 

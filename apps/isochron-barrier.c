@@ -404,10 +404,10 @@ int main(int argc, char **argv)
     if ((code = app_bind(PROG, v[O_BIND], MPI_COMM_WORLD, rank, &self_bound))) goto done;
     run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};
     isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed, NULL};
-    if (rank == 0 && v[O_JSONL] && !(r.jf = fopen(v[O_JSONL], "w"))) code = 2;
+    if (rank == 0) code = app_open_output(PROG, "--jsonl", v[O_JSONL], &r.jf);
     app_interrupt_install(r.jf, rank, "steps");
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (code) FAIL("cannot write %s", v[O_JSONL]);
+    if (code) goto done;
     if (rank == 0 && !strcmp(fmt, "table")) r.out = stdout;
 
     /* ---- clocks, barriers, trial */
@@ -548,7 +548,8 @@ int main(int argc, char **argv)
     isochron_barrier_exp_destroy(r.exp);
     isochron_barrier_destroy(rds_extra);
     app_clock_free(&ck);
-    if (r.jf) fclose(r.jf);
+    if (rank == 0 && app_close_output(PROG, "--jsonl", v[O_JSONL], r.jf) && !code) code = 1;
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
 done:
     for (int i = 0; i < nb; i++) isochron_barrier_destroy(bars[i]);
     MPI_Finalize();

@@ -368,26 +368,20 @@ static int is_blocking_collective(const isochron_op_t *op)
 
 /* --startup (osu_init, osu_hello): the time each rank spent in MPI_Init and in
  * its first barrier and allreduce (the first collectives set up connections),
- * on each rank's own monotonic clock: no global clock exists yet. */
-static int startup(const double t[4], int size, const char *fmt, const char *jsonl)
+ * on each rank's own monotonic clock: no global clock exists yet. Written as
+ * --format asks (table, jsonl, csv, none) and to --jsonl / --csv files. */
+static void startup_write(FILE *f, const char *fmt, int size, const double mn[3], const double sum[3], const double mx[3])
 {
-    double d[3] = {t[1] - t[0], t[2] - t[1], t[3] - t[2]}, mn[3], mx[3], sum[3];
-    MPI_Reduce(d, mn, 3, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(d, mx, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank) return 0;
     static const char *what[3] = {"MPI_Init", "first MPI_Barrier", "first MPI_Allreduce"};
     static const char *key[3] = {"init_s", "first_barrier_s", "first_allreduce_s"};
-    if (!fmt || strcmp(fmt, "none")) {
-        printf("%-22s %6s %12s %12s %12s\n", "start-up", "ranks", "min", "mean", "max");
+    if (!strcmp(fmt, "table")) {
+        fprintf(f, "%-22s %6s %12s %12s %12s\n", "start-up", "ranks", "min", "mean", "max");
         for (int i = 0; i < 3; i++)
-            printf("%-22s %6d %10.3f ms %10.3f ms %10.3f ms\n", what[i], size, mn[i] * 1e3, sum[i] / size * 1e3, mx[i] * 1e3);
-    }
-    if (jsonl) {
-        FILE *f = fopen(jsonl, "w");
-        if (!f) { fprintf(stderr, "isochron-bench: cannot write %s\n", jsonl); return 2; }
+            fprintf(f, "%-22s %6d %10.3f ms %10.3f ms %10.3f ms\n", what[i], size, mn[i] * 1e3, sum[i] / size * 1e3, mx[i] * 1e3);
+    } else if (!strcmp(fmt, "csv")) {
+        fprintf(f, "what,ranks,min_s,mean_s,max_s\n");
+        for (int i = 0; i < 3; i++) fprintf(f, "%s,%d,%.9g,%.9g,%.9g\n", what[i], size, mn[i], sum[i] / size, mx[i]);
+    } else if (!strcmp(fmt, "jsonl")) {
         isochron_json_t j;
         isochron_json_init(&j, f);
         isochron_json_record_begin(&j, "startup");
@@ -403,9 +397,25 @@ static int startup(const double t[4], int size, const char *fmt, const char *jso
             isochron_json_object_end(&j);
         }
         isochron_json_record_end(&j);
-        if (fclose(f)) { fprintf(stderr, "isochron-bench: cannot write %s\n", jsonl); return 2; }
     }
-    return 0;
+    fflush(f);
+}
+
+static int startup(const double t[4], int size, const char *fmt, FILE *jf, const char *jsonl, FILE *cf, const char *csv)
+{
+    double d[3] = {t[1] - t[0], t[2] - t[1], t[3] - t[2]}, mn[3], mx[3], sum[3];
+    MPI_Reduce(d, mn, 3, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(d, mx, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank) return 0;
+    startup_write(stdout, fmt, size, mn, sum, mx);
+    if (jf) startup_write(jf, "jsonl", size, mn, sum, mx);
+    if (cf) startup_write(cf, "csv", size, mn, sum, mx);
+    int lost = app_close_output("isochron-bench", "--jsonl", jsonl, jf);
+    lost |= app_close_output("isochron-bench", "--csv", csv, cf);
+    return lost;
 }
 
 /* MPI_THREAD_MULTIPLE only when --ops names a threaded operation (latency_mt): a library
@@ -464,7 +474,6 @@ int main(int argc, char **argv)
         goto done;
     }
     if (v[O_VERSION]) { if (rank == 0) printf("isochron-bench %s\n", ISOCHRON_VERSION_STRING); goto done; }
-    if (v[O_STARTUP]) { code = startup(st, size, v[O_FORMAT], v[O_JSONL]); goto done; }
     if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
     if (v[O_LOPS]) {
         int wn = 24, wf = 14; /* columns as wide as the longest name and family */
@@ -560,6 +569,12 @@ int main(int argc, char **argv)
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
     if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
+    if (passes > 1 && !(bo.rel_ci * sqrt((double)passes) < 1)) /* each pass's CI target, sqrt(P) x --rel-ci, must stay below 1 */
+        FAIL("--passes %ld: each pass stops at a CI of sqrt(%ld) x --rel-ci %g = %.3g of its statistic, which must be below 1; at --rel-ci %g use at most %d passes "
+             "(or --rel-ci 0)", passes, passes, bo.rel_ci, bo.rel_ci * sqrt((double)passes), bo.rel_ci, (int)ceil(1.0 / (bo.rel_ci * bo.rel_ci)) - 1);
+    if (passes > 1 && 2 * passes > bo.max_reps) /* a pass measures at least 2 repetitions: the union would exceed --max-reps */
+        FAIL("--passes %ld with --max-reps %d: every pass measures at least 2 repetitions, %ld in all; raise --max-reps to %ld or use at most %d passes",
+             passes, bo.max_reps, 2 * passes, 2 * passes, bo.max_reps / 2);
     double watchdog = 120, resync = 0;
     if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
     if (v[O_RESYNC] && (isochron_parse_duration(v[O_RESYNC], &resync) || resync < 0)) FAIL("--resync '%s': non-negative seconds", v[O_RESYNC]);
@@ -644,13 +659,16 @@ int main(int argc, char **argv)
     /* ---- clocks (specs checked before any output file is created) */
     if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     if ((code = app_parse_sync_limit("isochron-bench", v[O_SYNCLIM], rank))) goto done;
-    int self_bound = 0;
+    int self_bound = 0, track = 1;
     if ((code = app_bind("isochron-bench", v[O_BIND], MPI_COMM_WORLD, rank, &self_bound))) goto done;
+    if ((code = app_parse_track("isochron-bench", v[O_TRACK], rank, &track))) goto done;
     FILE *jf = NULL, *cf = NULL;
-    if (rank == 0 && v[O_JSONL] && !(jf = fopen(v[O_JSONL], "w"))) code = 2;
-    if (rank == 0 && v[O_CSV] && !(cf = fopen(v[O_CSV], "w"))) code = 2;
+    if (rank == 0) code = app_open_output("isochron-bench", "--jsonl", v[O_JSONL], &jf);
+    if (rank == 0 && !code) code = app_open_output("isochron-bench", "--csv", v[O_CSV], &cf);
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (code) FAIL("cannot write the output file(s)");
+    if (code) { if (jf) fclose(jf); goto done; }
+    /* --startup: every option above was checked as for a sweep; nothing else runs */
+    if (v[O_STARTUP]) { code = startup(st, size, fmt, jf, v[O_JSONL], cf, v[O_CSV]); MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD); goto done; }
     int quiet = v[O_QUIET] != NULL;
     app_interrupt_install(jf, rank, "points");
     /* say what the ranks outside a pairwise pattern do (points record active_ranks too) */
@@ -664,8 +682,6 @@ int main(int argc, char **argv)
         }
     double wall0 = isochron_truth_now();
     app_clock_t ck;
-    int track = 1;
-    if ((code = app_parse_track("isochron-bench", v[O_TRACK], rank, &track))) goto done;
     bo.track = track;
     /* the engine measures each pass's share; bo keeps what the user asked for (the context reports it) */
     isochron_bench_opts_t bp = bo;
@@ -856,8 +872,12 @@ int main(int argc, char **argv)
     isochron_bench_destroy(bench);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     app_clock_free(&ck);
-    if (jf) fclose(jf);
-    if (cf) fclose(cf);
+    if (rank == 0) {
+        int lost = app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf);
+        lost |= app_close_output("isochron-bench", "--csv", v[O_CSV], cf);
+        if (lost && !code) code = 1;
+    }
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
 done:
     isochron_ops_destroy(ops);
     MPI_Finalize();

@@ -395,7 +395,7 @@ int main(int argc, char **argv)
     FILE *js = rank == 0 && !strcmp(fmt, "jsonl") ? stdout : NULL, *jsf = NULL;
     if (v[O_JSONL] && rank == 0) {
         if (!strcmp(v[O_JSONL], "-")) js = stdout;
-        else if (!(jsf = fopen(v[O_JSONL], "w"))) { fprintf(stderr, "isochron-clock: cannot write %s\n", v[O_JSONL]); code = 2; }
+        else code = app_open_output("isochron-clock", "--jsonl", v[O_JSONL], &jsf);
     }
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) goto done;
@@ -600,7 +600,7 @@ free_all:
     isochron_clock_destroy(base);
     isochron_timer_destroy(timer);
 close:
-    if (jsf) fclose(jsf);
+    if (jsf && app_close_output("isochron-clock", "--jsonl", v[O_JSONL], jsf) && !code) code = 1; /* rank 0 only has it */
 done:
     MPI_Finalize();
     return code;

@@ -109,3 +109,9 @@ shmem_plain_test(patcher_user 0 LAUNCH env OMPI_MCA_memory=^patcher MATCH "memor
 add_test(NAME shmem_clock_check
          COMMAND sh -c "${_run} -np 4 ${_shm} --transport shmem --skew offset=1ms,drift=2,seed=9 --check 0,0.5 --ops barrier_all --max-reps 3 --format none --quiet --jsonl ${_bin}/shmem_check.jsonl && python3 -c \"import json,sys; c=json.loads(open('${_bin}/shmem_check.jsonl').readline()); k=c['clock_check']; o=c['options']; t=[x['max_abs_true_offset_s'] for x in k]; print('true offsets', t, 'transport', o['transport']); sys.exit(0 if o['transport']=='shmem' and len(t)==2 and all(v is not None and v < 2.5e-6 for v in t) else 1)\" && echo shmem_clock_check: PASS")
 set_tests_properties(shmem_clock_check PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PROCESSORS 4 PASS_REGULAR_EXPRESSION "shmem_clock_check: PASS")
+
+# interrupted (SIGTERM, as mpirun sends after a Ctrl-C): every finished point kept, an end record naming the signal
+add_test(NAME shmem_interrupted
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/check_interrupted.sh ${_run} 2 ${PROJECT_SOURCE_DIR} ${_bin}/shmem_interrupted.jsonl ${_shm} --ops rma --sizes 8..1M)
+set_tests_properties(shmem_interrupted PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src"
+                     TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
