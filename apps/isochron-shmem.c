@@ -425,8 +425,10 @@ int main(int argc, char **argv)
             app_watchdog_disarm();
             /* the clock's error matters where times are differences of global timestamps (Alg. 2, 3);
              * elsewhere times are local durations on one PE */
-            if (!prc && ck.track && (!strcmp(list[i]->name, "bcast_sync") || !strcmp(list[i]->name, "bcast_rounds")))
+            if (!prc && ck.track && (!strcmp(list[i]->name, "bcast_sync") || !strcmp(list[i]->name, "bcast_rounds"))) {
                 isochron_track_error(ck.track, &pt.clock_bound, &pt.clock_true);
+                if (isfinite(pt.clock_bound)) { pt.resolution += pt.clock_bound; pt.clock_used = pt.clock_bound; }
+            }
             done_pts++;
             const char *meth = method_of(list[i], so.loop);
             if (prc == ISOCHRON_EVALIDATE) { /* wrong data from the library: a point without a time, saying what the library did */

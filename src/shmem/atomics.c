@@ -86,7 +86,7 @@ static int run_amo(isochron_shmem_ctx_t *c, double *t, int *act)
     case K_ADD: SHM_TIME_LOOP(c, *t, shmem_long_atomic_add(ctr, 3L, owner); shmem_quiet()); break;
     default: return isochron_set_error(ISOCHRON_EINVAL, "shmem: no atomic named '%s'", op->name);
     }
-    if (k == K_SET || k == K_INC || k == K_ADD) { *t -= c->qempty; c->correction = c->qempty; }
+    if (k == K_SET || k == K_INC || k == K_ADD) { *t -= c->qempty; c->correction = c->qempty; c->res += SHM_QEMPTY_RES(c); }
     return ISOCHRON_OK;
 }
 
@@ -174,6 +174,7 @@ static int run_lock(isochron_shmem_ctx_t *c, double *t, int *act)
             shmem_clear_lock(lk);
         }
         *t = (shm_now(c) - t0) / ((double)c->iters * c->npes);
+        c->res = c->tres / ((double)c->iters * c->npes);
         return ISOCHRON_OK;
     }
     if (ME != 0) return ISOCHRON_OK;

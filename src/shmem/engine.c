@@ -25,6 +25,7 @@
 #include <string.h>
 #include "isochron.h"
 #include "isochron/stats.h"
+#include "isochron/timer.h"
 #include "core/util.h"
 #include "shmem/shmem_impl.h"
 
@@ -216,7 +217,7 @@ int shm_check(isochron_shmem_ctx_t *c, const char *call, const void *buf, size_t
 /* An (almost) empty shmem_quiet: nothing outstanding. Timed around a loop. */
 double shm_time_quiet_empty(isochron_shmem_ctx_t *c)
 {
-    int n = 200;
+    int n = SHM_QEMPTY_N;
     shmem_quiet();
     double t0 = shm_now(c);
     for (int i = 0; i < n; i++) shmem_quiet();
@@ -303,6 +304,11 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
     c.loop = o->loop;
     c.clk = global;
     c.op = op;
+    {
+        double gran = 0, cost = 0;
+        isochron_timer_resolution(isochron_clock_timer(global), &gran, &cost);
+        c.tres = gran + cost;
+    }
     if ((op->flags & ISOCHRON_SHMEM_MIN2) && c.npes < 2)
         return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 PEs (running on %d)", op->name, c.npes);
     if ((op->flags & ISOCHRON_SHMEM_ELEM8) && c.bytes % 8)
@@ -344,6 +350,7 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
         shm_barrier(&c);
     }
     int stop = ISOCHRON_STOP_MAXREPS, attempts = 0;
+    double res_max = 0; /* the coarsest resolution of a repetition on a measuring PE */
     while (!rc && nvalid < o->max_reps && attempts < 4 * o->max_reps) {
         double t = NAN, tmax;
         int act = 0;
@@ -362,6 +369,7 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
         }
         double mine = act ? (isnan(t) ? INFINITY : t) : -INFINITY;
         MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, c.comm);
+        if (act && c.res > res_max) res_max = c.res;
         n++;
         if (isfinite(tmax)) vals[nvalid++] = tmax;
         int go = 1;
@@ -384,9 +392,15 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
         res->reps = n;
         res->valid = nvalid;
         res->stop = stop;
-        double corr[4] = {c.correction, c.tfull, c.tcomp, c.overlap}, cmax[4];
-        MPI_Allreduce(corr, cmax, 4, MPI_DOUBLE, MPI_MAX, c.comm);
+        double corr[5] = {c.correction, c.tfull, c.tcomp, c.overlap, res_max}, cmax[5];
+        MPI_Allreduce(corr, cmax, 5, MPI_DOUBLE, MPI_MAX, c.comm);
         res->correction = cmax[0];
+        /* per operation: a repetition is c.iters operations, every time is per operation; a median
+         * below the resolution (a subtraction's difference within its parts' resolutions, or
+         * negative) is reported as "<= resolution", the raw value kept (isochron_point_below_resolution) */
+        res->resolution = cmax[4];
+        res->loop_k = c.iters;
+        res->clock_used = 0; /* local differences on one PE; a driver adds the clock bound where starts are global */
         if (!strcmp(op->family, "nbi") && strstr(op->name, "overlap")) {
             res->t_comm = cmax[1];
             res->t_comp = cmax[2];

@@ -68,6 +68,7 @@ static int run_put(isochron_shmem_ctx_t *c, double *t, int *act)
     SHM_TIME_LOOP(c, *t, shmem_putmem(c->dst, c->src, c->bytes, T); shmem_quiet());
     *t -= c->qempty;
     c->correction = c->qempty;
+    c->res += SHM_QEMPTY_RES(c);
     return ISOCHRON_OK;
 }
 
@@ -99,6 +100,7 @@ static int run_quiet(isochron_shmem_ctx_t *c, double *t, int *act)
         s = shm_now(c) - t0;
     }
     *t = s / c->iters;
+    c->res = c->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? c->tres / c->iters : c->tres;
     return ISOCHRON_OK;
 }
 static int validate_quiet(isochron_shmem_ctx_t *c) { return ME == T ? shm_check(c, "shmem_putmem", c->dst, 1, c->rep, 0) : ISOCHRON_OK; }
@@ -113,6 +115,7 @@ static int run_p(isochron_shmem_ctx_t *c, double *t, int *act)
     SHM_TIME_LOOP(c, *t, shmem_long_p(&c->sig[0], base + i, T); shmem_quiet());
     *t -= c->qempty;
     c->correction = c->qempty;
+    c->res += SHM_QEMPTY_RES(c);
     return ISOCHRON_OK;
 }
 static int validate_p(isochron_shmem_ctx_t *c)
@@ -163,6 +166,7 @@ static int pingpong(isochron_shmem_ctx_t *c, double *t, int *act, size_t nb, int
             else shmem_long_wait_until(&c->sig[2], SHMEM_CMP_GE, i);
         }
         *t = (shm_now(c) - t0) / c->iters / 2;
+        c->res = c->tres / c->iters / 2;
     } else if (ME == T) {
         for (long i = 1; i <= c->iters; i++) {
             if (use_test) while (!shmem_long_test(&c->sig[2], SHMEM_CMP_GE, i)) ;
@@ -203,6 +207,7 @@ static int run_ring(isochron_shmem_ctx_t *c, double *t, int *act, int get)
         SHM_TIME_LOOP(c, *t, shmem_putmem(c->dst, c->src, c->bytes, right); shmem_quiet());
         *t -= c->qempty;
         c->correction = c->qempty;
+        c->res += SHM_QEMPTY_RES(c);
     }
     return ISOCHRON_OK;
 }
@@ -275,6 +280,7 @@ static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
     int inside = c->loop == ISOCHRON_SHMEM_LOOP_INSIDE;
     if (!strcmp(part, "post")) {
         *t = post_time(c, get);
+        c->res = c->tres; /* a timer around each post */
     } else if (!strcmp(part, "full")) {
         SHM_TIME_LOOP(c, *t, nbi(c, get); shmem_quiet());
     } else if (!strcmp(part, "quiet")) {
@@ -287,10 +293,12 @@ static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
                 s += shm_now(c) - t0;
             }
             *t = s / c->iters;
+            c->res = c->tres;
         } else { /* Alg. 9: the whole loop minus the post time measured just before */
             c->tpost = post_time(c, get);
             *t = full_time(c, get) - c->tpost;
             c->correction = c->tpost;
+            c->res = c->tres / c->iters + c->tres; /* the loop's, and the post time's (a timer around each post) */
         }
     } else { /* overlap: post, computation of twice the full time, quiet; time in the communication calls */
         if (inside) {
@@ -305,6 +313,7 @@ static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
                 s += (t1 - t0) + (shm_now(c) - t2);
             }
             *t = s / c->iters;
+            c->res = 2 * c->tres; /* two timed parts per iteration */
         } else { /* the computation timed the same way just before (its time drifts between calibration and loop) */
             double t0 = shm_now(c);
             for (int i = 0; i < c->iters; i++) shm_busy(c->busy_n);
@@ -313,6 +322,7 @@ static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
             for (int i = 0; i < c->iters; i++) { nbi(c, get); shm_busy(c->busy_n); shmem_quiet(); }
             *t = (shm_now(c) - t0) / c->iters - c->tcomp;
             c->correction = c->tcomp;
+            c->res = 2 * c->tres / c->iters; /* the loop's and the computation's, both timed outside */
         }
     }
     return ISOCHRON_OK;
@@ -335,6 +345,7 @@ static int run_loopvar(isochron_shmem_ctx_t *c, double *t, int *act)
     double s = 0;
     if (!strcmp(v, "outside")) { /* Alg. 6 */
         *t = full_time(c, 0);
+        c->res = c->tres / c->iters;
     } else if (!strcmp(v, "inside")) { /* Alg. 7 */
         for (int i = 0; i < c->iters; i++) {
             double t0 = shm_now(c);
@@ -343,6 +354,7 @@ static int run_loopvar(isochron_shmem_ctx_t *c, double *t, int *act)
             s += shm_now(c) - t0;
         }
         *t = s / c->iters;
+        c->res = c->tres;
     } else if (!strcmp(v, "quiet")) { /* Alg. 8 */
         for (int i = 0; i < c->iters; i++) {
             shmem_putmem_nbi(c->dst, c->src, c->bytes, T);
@@ -351,10 +363,12 @@ static int run_loopvar(isochron_shmem_ctx_t *c, double *t, int *act)
             s += shm_now(c) - t0;
         }
         *t = s / c->iters;
+        c->res = c->tres;
     } else { /* Alg. 9 */
         c->tpost = post_time(c, 0);
         *t = full_time(c, 0) - c->tpost;
         c->correction = c->tpost;
+        c->res = c->tres / c->iters + c->tres;
     }
     return ISOCHRON_OK;
 }

@@ -29,6 +29,11 @@ struct isochron_shmem_ctx {
     long busy_n;              /* busy loop iterations for tcomp */
     const void *op;           /* the measurement (its descriptor) */
     isochron_shmem_defect_t defect; /* set with an EVALIDATE: what the library did */
+    /* resolution (issue 26): tres = what a difference of two clock readings resolves (timer
+     * granularity + read cost); res = per operation, what this repetition's timing resolves,
+     * set by SHM_TIME_LOOP (tres / iters outside, tres inside) or by the run function, plus, where
+     * a separately measured part is subtracted, that part's resolution */
+    double tres, res;
 };
 
 static inline double shm_now(isochron_shmem_ctx_t *c) { return isochron_clock_now(c->clk); }
@@ -53,6 +58,9 @@ int shm_defect_long(isochron_shmem_ctx_t *c, const char *call, long got, long be
 /* Any other wrong result: EVALIDATE with c->defect = call, what, printf-formatted detail. */
 int shm_defect(isochron_shmem_ctx_t *c, const char *call, const char *what, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 double shm_time_quiet_empty(isochron_shmem_ctx_t *c);
+/* what shm_time_quiet_empty resolves (its loop of SHM_QEMPTY_N quiets is timed outside) */
+#define SHM_QEMPTY_N 200
+#define SHM_QEMPTY_RES(c) ((c)->tres / SHM_QEMPTY_N)
 long shm_busy_calibrate(isochron_shmem_ctx_t *c, double seconds, double *actual);
 void shm_busy(long n);
 int shm_agree(isochron_shmem_ctx_t *c, int rc);
@@ -82,6 +90,7 @@ extern const int isochron_shmem_coll_nops;
             }                                                                     \
         }                                                                         \
         (out) = _s / (c)->iters;                                                  \
+        (c)->res = (c)->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? (c)->tres / (c)->iters : (c)->tres; \
     } while (0)
 
 #endif
