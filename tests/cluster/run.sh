@@ -19,13 +19,17 @@ export ISOCHRON_CLUSTER=t$(($$ % 10000000))
 state=/run/isochron-cluster/$ISOCHRON_CLUSTER
 SLURM=${SLURM:-1}
 
+# installed before the check, which needs `ip` (a fresh machine may lack iproute2); only root can
+# install, and without root the check reports the skip
+if [ "$(id -u)" -eq 0 ]; then
+  extra="iproute2 mpich libmpich-dev"
+  [ "$SLURM" = 1 ] && extra+=" slurm-wlm munge"
+  EXTRA_PKGS="$extra" bash "$src/tools/install-deps.sh"
+fi
 if ! why=$("$cluster" check); then
   echo "SKIPPED: $why"
   exit 77
 fi
-extra="iproute2 mpich libmpich-dev"
-[ "$SLURM" = 1 ] && extra+=" slurm-wlm munge"
-EXTRA_PKGS="$extra" bash "$src/tools/install-deps.sh"
 
 work=$build/cluster-test # outside /tmp: every node has its own /tmp
 rm -rf "$work"
