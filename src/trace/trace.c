@@ -388,6 +388,18 @@ static void setup(void)
     /* 1. every setting (a bad one stops the job here, on every rank, before the application runs) */
     if (check_settings(&o, err, sizeof err) == 0) err[0] = 0;
     isochron_pmpi_agree_or_stop("isochron-trace", err, ISOCHRON_PMPI_EXIT_SETTING);
+    /* the settings that drive the tracer's collective operations must be rank 0's on every rank (a rank
+     * with another sync spec or poll period would wait in a collective the others never enter) */
+    char mine[1024], first[1024];
+    snprintf(mine, sizeof mine, "ISOCHRON_TRACE_SYNC=%s ISOCHRON_TRACE_SYNC_LIMIT=%g ISOCHRON_TRACE_TRACK=%s ISOCHRON_TRACE_POLL=%d "
+             "ISOCHRON_TRACE_MIN_INTERVAL=%g", o.sync, o.sync_limit, o.track ? "on" : "off", S.poll_every, o.min_interval);
+    memcpy(first, mine, sizeof first);
+    PMPI_Bcast(first, (int)sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
+    err[0] = 0;
+    if (strcmp(mine, first) != 0)
+        snprintf(err, sizeof err, "the settings that drive collective operations differ from rank 0's: here %s; on rank 0 %s "
+                 "(give every rank the same)", mine, first);
+    isochron_pmpi_agree_or_stop("isochron-trace", err, ISOCHRON_PMPI_EXIT_SETTING);
     /* 2. what each rank makes of them: the buffer, the timer with its skew */
     err[0] = 0;
     itr_buf.cap = o.max_events;

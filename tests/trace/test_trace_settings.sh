@@ -6,7 +6,8 @@
 # the variable and the value (and what is valid). Case "lost": the trace
 # cannot be written at MPI_Finalize (trace_lose replaces the directory by a
 # file after MPI_Init): the program runs, the job says the trace was not
-# written, naming the directory, and exits non-zero.
+# written, naming the directory, and exits non-zero. Case "differ": one rank
+# has another ISOCHRON_TRACE_POLL: refused, not a hang.
 set -uo pipefail
 case=$1 np=$2 lib=$3 app=$4 lose=$5
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +35,15 @@ case $case in
   interval_nan) envs=(ISOCHRON_TRACE_MIN_INTERVAL=nan); want="ISOCHRON_TRACE_MIN_INTERVAL=nan: expected seconds in \[0.001, 10\]" ;;
   track_bad)    envs=(ISOCHRON_TRACE_TRACK=yes); want="ISOCHRON_TRACE_TRACK=yes: not a switch; valid: off, on" ;;
   misspelt)     envs=(ISOCHRON_TRACE_FORMAT=json); want="ISOCHRON_TRACE_FORMAT: not a setting of this layer .*valid: .*ISOCHRON_TRACE_FORMATS" ;;
+  differ)       # rank 1 alone polls every 3rd collective: it would wait in a collective the others never enter
+                cat > "$tmp/app.sh" <<WRAP
+#!/bin/sh
+r=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
+[ "\$r" = 1 ] && export ISOCHRON_TRACE_POLL=3
+exec "$app" "\$@"
+WRAP
+                chmod +x "$tmp/app.sh"; app=$tmp/app.sh
+                want="rank 1: the settings that drive collective operations differ from rank 0's: here .*ISOCHRON_TRACE_POLL=3 .*; on rank 0 .*ISOCHRON_TRACE_POLL=16 " ;;
   lost) ;;
   *) fail "unknown case" ;;
 esac

@@ -77,7 +77,7 @@ isochron_trace_test(calls_select_np3 NP 3 APP $<TARGET_FILE:trace_calls> CHECKER
 add_executable(trace_lose ${CMAKE_CURRENT_SOURCE_DIR}/trace/trace_lose.c)
 target_link_libraries(trace_lose PRIVATE MPI::MPI_C)
 foreach(case dir_file dir_under_file dir_unwritable dir_long name_path name_up name_long name_json_dir calls_empty
-             formats_empty formats_none_json sync_limit sync_limit_bad interval_nan track_bad misspelt lost)
+             formats_empty formats_none_json sync_limit sync_limit_bad interval_nan track_bad misspelt differ lost)
   set(np 2)
   if(case STREQUAL "lost" OR case STREQUAL "dir_file")
     set(np 3)
