@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from . import launches as _launches
 from .load import IsochronError
-from .tables import Table
+from .tables import Table, below_resolution, resolution_cell
 from .units import MISSING, fmt_bytes, fmt_time, is_missing
 
 MATCH_KEYS = ["config", "op", "barrier", "bytes", "nprocs", "root", "dtype", "redop", "in_place",
@@ -179,7 +179,10 @@ def compare(a, b, threshold=0.05, alpha=0.05, match=None, level="launch",
         ma, mb = pa.get("median_s"), pb.get("median_s")
         row = {key: pa.get(key) for key in keys}
         row.update(a_median_s=ma, b_median_s=mb, a=pa, b=pb, level=level)
-        if level == "launch":
+        if any(below_resolution(q) for q in la + lb):     # no ratio of sub-resolution values
+            row.update(ratio=None, test="none", p=None, significant=False,
+                       verdict="below resolution", na=len(la), nb=len(lb))
+        elif level == "launch":
             _launch_row(row, la, lb, threshold, alpha, default_spread)
         elif is_missing(ma) or is_missing(mb) or ma <= 0:
             row.update(ratio=None, test="none", p=None, significant=False, verdict="no data")
@@ -198,6 +201,11 @@ def compare(a, b, threshold=0.05, alpha=0.05, match=None, level="launch",
                             f"{', '.join(keys)} (use --match to choose the keys)")
     return Comparison(rows, keys, compared, only_a=len(set(ia) - set(ib)),
                       only_b=len(set(ib) - set(ia)), warnings=warnings)
+
+
+def _median_cell(r, side):
+    p = r.get(side) or {}
+    return resolution_cell(p) if below_resolution(p) else fmt_time(r[f"{side}_median_s"])
 
 
 def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
@@ -221,7 +229,7 @@ def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
                       MISSING if det is None else f"{det:.3g}x",
                       MISSING if need is None else (f"{need}" if need < 10000 else ">10000")]
         rows.append([r[k] for k in shown] + [
-            fmt_bytes(r.get("bytes")), fmt_time(r["a_median_s"]), fmt_time(r["b_median_s"]),
+            fmt_bytes(r.get("bytes")), _median_cell(r, "a"), _median_cell(r, "b"),
             MISSING if r["ratio"] is None else f"{r['ratio']:.3f}"] + lcells + [r["test"],
             MISSING if r["p"] is None else f"{r['p']:.3g}", r["verdict"]])
     n = len(shown)

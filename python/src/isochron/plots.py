@@ -17,7 +17,8 @@ import os
 
 import numpy as np
 
-from .load import IsochronError
+from .load import IsochronError, record_error
+from .tables import below_resolution
 from .units import fmt_bytes, is_missing, is_rate, parse_bytes, rate, short_spec
 
 FORMATS = ("png", "svg", "pdf")
@@ -71,9 +72,10 @@ def _end_labels(ax, items, log=True):
 
     ``items`` are (x, y, text, color) in data coordinates; the x axis gets room on the right.
     """
+    items = [it for it in items if _finite(it[0]) and _finite(it[1]) and (not log or it[1] > 0)]
     if not items:
         return
-    f = np.log10 if log else (lambda v: v)
+    f = math.log10 if log else (lambda v: v)
     inv = (lambda v: 10 ** v) if log else (lambda v: v)
     lo, hi = ax.get_ylim()
     gap = (f(hi) - f(lo)) * 0.055
@@ -90,10 +92,22 @@ def _end_labels(ax, items, log=True):
                     va="center", ha="left", color=color, fontsize=8, annotation_clip=False)
 
 
+def _finite(x):
+    return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool) \
+        and math.isfinite(x)
+
+
+def _positive(x):
+    """A value a log axis can show."""
+    return _finite(x) and x > 0
+
+
 def _run_title(ds, rows=()):
     """'4 ranks on vm, Open MPI v4.1.4' for the run the plotted rows came from."""
     rows = list(rows)
-    ctx = ds.contexts[rows[0]["run"]] if rows and ds.contexts else (ds.contexts or [{}])[0]
+    run = rows[0].get("run") if rows else None
+    ctx = ds.contexts[run] if isinstance(run, int) and 0 <= run < len(ds.contexts) \
+        else (ds.contexts or [{}])[0]
     run = ctx.get("run", ctx)
     ranks = ctx.get("nprocs", run.get("ranks", "?"))
     mpi = (run.get("mpi_library") or "").split(",")[0]
@@ -122,8 +136,11 @@ def _median_ci(values, level):
 def _center_and_ci(p, stat, level):
     if stat == "median":
         times = p["raw_time_s"]
-        flags = p.get("raw_valid") or [1] * len(times)
-        return _median_ci([t for t, ok in zip(times, flags) if ok], level)
+        flags = p.get("raw_valid") if isinstance(p.get("raw_valid"), list) else [1] * len(times)
+        ok = [t for t, v in zip(times, flags) if v and _finite(t)]
+        if not ok:
+            return math.nan, math.nan, math.nan
+        return _median_ci(ok, level)
     mean, lo, hi = p["mean_s"], p.get("ci_lo_s"), p.get("ci_hi_s")
     return mean, (mean if is_missing(lo) else lo), (mean if is_missing(hi) else hi)
 
@@ -139,7 +156,7 @@ def _stat_for(pts, stat, kind):
     return stat
 
 
-def _vs_size(ds, pts, values, ylabel, title, label):
+def _vs_size(ds, pts, values, ylabel, title, label, scale=US):
     """A line per series (op x scheme x method ... that vary) of values(point) = (y, lo, hi) vs size."""
     keys = ["op", "scheme", "method", "nprocs", "root", "dtype", "redop", "run"]
     ops = {p["op"] for p in pts}        # dtype and redop follow the op unless they vary within one
@@ -157,14 +174,38 @@ def _vs_size(ds, pts, values, ylabel, title, label):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     labels = []
+    below_shown = skipped = 0
     for (key, group), color in zip(series.items(), _colors(len(series))):
         group.sort(key=lambda p: p["bytes"])
-        x = np.array([p["bytes"] for p in group], float)
-        y, lo, hi = (np.array(v) for v in zip(*(values(p) for p in group)))
         text = " ".join(f"run {v + 1}" if k == "run" else str(v) for k, v in zip(varying, key))
-        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, marker="o", ms=4, capsize=3,
-                    label=text or label)
-        labels.append((x[-1], y[-1], text, color))
+        drawn, below = [], []
+        for p in group:
+            if below_resolution(p):               # '<= R': a downward triangle at R, no bar
+                r = p.get("resolution_s")
+                if _positive(r) and scale is not None:
+                    below.append((p["bytes"], r * scale))
+                else:
+                    skipped += 1
+                continue
+            y, lo, hi = values(p)
+            if not _positive(y):                   # a log axis shows no zero or negative time
+                skipped += 1
+                continue
+            lo = lo if _positive(lo) and lo <= y else y
+            hi = hi if _finite(hi) and hi >= y else y
+            drawn.append((p["bytes"], y, lo, hi))
+        if drawn:
+            x, y, lo, hi = (np.array(v, float) for v in zip(*drawn))
+            ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, marker="o", ms=4, capsize=3,
+                        label=text or label)
+            labels.append((x[-1], y[-1], text, color))
+        if below:
+            bx, by = zip(*below)
+            ax.scatter(bx, by, marker="v", s=30, facecolors="none", edgecolors=color, zorder=3)
+            below_shown += len(below)
+    if not labels and not below_shown:
+        raise IsochronError(f"{title}: no point with a positive value to draw on a log axis"
+                            f" ({skipped} skipped)")
     sizes = sorted({p["bytes"] for p in pts})
     ax.set_xticks(sizes, [fmt_bytes(s) for s in sizes])
     ax.minorticks_off()
@@ -174,7 +215,10 @@ def _vs_size(ds, pts, values, ylabel, title, label):
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
     fixed = [f"{k} {pts[0].get(k)}" for k in ("scheme", "method") if k not in varying]
-    ax.set_title(title + (f" ({', '.join(fixed)})" if fixed else "") + f"\n{_run_title(ds, pts)}", fontsize=10)
+    notes = ([f"▽ = below resolution (<= R), {below_shown} point(s)"] if below_shown else []) \
+        + ([f"{skipped} point(s) without a positive value not drawn"] if skipped else [])
+    ax.set_title(title + (f" ({', '.join(fixed)})" if fixed else "") + f"\n{_run_title(ds, pts)}"
+                 + (f"; {'; '.join(notes)}" if notes else ""), fontsize=10)
     _end_labels(ax, labels)
     return fig
 
@@ -194,7 +238,8 @@ def _plot_points(ds, kind, rates, none_msg, stat):
 
 
 def _ci_label(pts, stat):
-    level = pts[0].get("ci_level") or 0.95
+    level = pts[0].get("ci_level")
+    level = level if _finite(level) and 0 < level < 1 else 0.95
     how = "order statistics" if stat == "median" else "Student's t"
     return level, f"{stat}, bars {100 * level:g} % CI ({how})"
 
@@ -222,7 +267,7 @@ def plot_bandwidth(ds, **_):
         return tuple(med / 1e6 if is_missing(v) else v / 1e6 for v in (med, lo, hi))
     _level, what = _ci_label(pts, "median")
     return _vs_size(ds, pts, values, f"bandwidth [MB/s]: {what}",
-                    "Bandwidth vs message size", "bandwidth")
+                    "Bandwidth vs message size", "bandwidth", scale=None)
 
 
 # ---- clock offset vs time after synchronization -----------------------------------------
@@ -234,7 +279,11 @@ def plot_offset(ds, **_):
     fig, axes = _fig(4.2 * ncols + 1, 3.6 * nrows + 0.6, nrows, ncols)
     for i, run in enumerate(runs):
         ax = axes[i // ncols][i % ncols]
-        rr = [r for r in rows if r["run"] == run and r["rank"] != 0]
+        rr = [r for r in rows if r["run"] == run and r["rank"] != 0
+              and _finite(r.get("wait_s")) and _finite(r.get("measured_offset_s"))]
+        if not rr:
+            axes[i // ncols][i % ncols].set_visible(False)
+            continue
         ranks = sorted({r["rank"] for r in rr})
         labels = []
         for rank, color in zip(ranks, _colors(len(ranks))):
@@ -243,7 +292,7 @@ def plot_offset(ds, **_):
             meas = [r["measured_offset_s"] * US for r in pts]
             ax.plot(t, meas, "-o", color=color, ms=4, label=f"rank {rank} measured")
             true = [r.get("true_offset_s") for r in pts]
-            if not any(is_missing(v) for v in true):
+            if all(_finite(v) for v in true):
                 ax.plot(t, [v * US for v in true], "--x", color=color, ms=5, alpha=0.8,
                         label=f"rank {rank} true")
             labels.append((t[-1], meas[-1], f"rank {rank}", color))
@@ -253,7 +302,7 @@ def plot_offset(ds, **_):
         ax.axhline(0, color="0.5", lw=0.8)
         ctx = ds.contexts[run]
         skew = ctx.get("skew")
-        sub = short_spec(ctx.get("sync_spec"))
+        sub = short_spec(ctx.get("sync_spec")) if isinstance(ctx.get("sync_spec"), str) else "?"
         if isinstance(skew, dict):
             sub += f"\nskew {skew.get('spec')}"
         ax.set_title(sub, fontsize=9)
@@ -275,6 +324,12 @@ def plot_sync(ds, **_):
     rows = _need(ds, "summary", "sync", "isochron-clock summary records")
     use_true = all(not is_missing(r.get("max_abs_true_offset_s")) for r in rows)
     col = "max_abs_true_offset_s" if use_true else "max_abs_measured_offset_s"
+    every = len(rows)                 # log axes: only positive durations and offsets are drawn
+    rows = [r for r in rows if _positive(r.get("duration_s")) and _positive(r.get(col))
+            and _finite(r.get("wait_s")) and isinstance(r.get("sync_spec"), str)]
+    if not rows:
+        raise IsochronError(f"plot kind 'sync': no summary record with a positive sync duration"
+                            f" and offset ({every} records)")
     waits = sorted({r["wait_s"] for r in rows})
     algs = list(dict.fromkeys(short_spec(r["sync_spec"]) for r in rows))
     fig, axes = _fig(4.2 * len(waits) + 1, 4.4, 1, len(waits), sharey=True)
@@ -311,20 +366,24 @@ def plot_sync(ds, **_):
         _end_labels(ax, labels)
     axes[0][0].set_ylabel(f"max |offset| to rank 0 [µs] ({'true' if use_true else 'measured'})")
     nruns = len({r["run"] for r in rows})
+    gone = every - len(rows)
     fig.suptitle(f"Sync duration vs accuracy: one point per run ({nruns} run{'s' * (nruns != 1)}),"
                  " bar = mean;"
-                 f" lower left is better\n{_run_title(ds, rows)}", fontsize=10)
+                 f" lower left is better\n{_run_title(ds, rows)}"
+                 + (f"; {gone} record(s) without a positive duration or offset not drawn" if gone else ""),
+                 fontsize=10)
     return fig
 
 
 # ---- barrier exit skew per algorithm (paper 000, Fig. 8) --------------------------------
 def plot_skew(ds, **_):
     rows = [r for r in _need(ds, "skew", "skew", "isochron-barrier skew records")
-            if isinstance(r.get("samples_s"), list) and r["samples_s"]]
+            if isinstance(r.get("samples_s"), list)
+            and any(_positive(v) for v in r["samples_s"])]      # a log axis: positive skews
     if not rows:
-        raise IsochronError("plot kind 'skew': the skew records carry no samples")
+        raise IsochronError("plot kind 'skew': the skew records carry no positive samples")
     names = [r["barrier"] for r in rows]
-    data = [np.array(r["samples_s"]) * US for r in rows]
+    data = [np.array([v for v in r["samples_s"] if _positive(v)], float) * US for r in rows]
     fig, axes = _fig(max(6.0, 0.85 * len(rows) + 2), 4.6)
     ax = axes[0][0]
     ax.violinplot(data, showextrema=False, widths=0.8)
@@ -340,7 +399,7 @@ def plot_skew(ds, **_):
     ax.set_ylabel("exit skew: last exit − first exit [µs]")
     ax.set_xlabel("barrier algorithm")
     ax.grid(True, axis="y", alpha=0.25)
-    calls = {r.get("valid", len(r["samples_s"])) for r in rows}
+    calls = {len(d) for d in data}
     ax.set_title(f"Barrier exit skew per algorithm, calls started together on the global clock\n"
                  f"{_run_title(ds, rows)}, {'/'.join(str(c) for c in sorted(calls))} calls each"
                  " (box: quartiles, number: median)", fontsize=10)
@@ -386,8 +445,20 @@ def _parse_reps(reps, n):
 
 def plot_gantt(ds, op=None, size=None, reps=None, **_):
     p = _pick_point(_need(ds, "point", "gantt", "isochron-bench points with --raw"), op, size)
-    starts, ends = p["raw_start_s"], p["raw_end_s"]
-    valid = p.get("raw_valid") or [1] * len(starts)
+    starts, ends = p["raw_start_s"], p.get("raw_end_s")
+    valid = p.get("raw_valid") if isinstance(p.get("raw_valid"), list) else [1] * len(starts)
+    if not isinstance(ends, list) or len(ends) != len(starts) or len(valid) != len(starts):
+        raise record_error(p, "point", "raw.end_s", f"{len(ends) if isinstance(ends, list) else 'no'}"
+                           f" end rows and {len(valid)} valid flags for {len(starts)} start rows")
+    nr = len(starts[0])
+    for i, (a, b) in enumerate(zip(starts, ends)):
+        if len(a) != nr or len(b) != nr or nr == 0:
+            raise record_error(p, "point", "raw.start_s", f"repetition {i}: {len(a)} starts and"
+                               f" {len(b)} ends; every repetition has one per rank ({nr})")
+        for rank in range(nr):
+            if not (_finite(a[rank]) and _finite(b[rank])):
+                raise record_error(p, "point", "raw.start_s", f"repetition {i}, rank {rank}:"
+                                   f" start {a[rank]!r}, end {b[rank]!r}: not finite times")
     first, last = _parse_reps(reps, len(starts))
     t0 = min(min(starts[i]) for i in range(first, last))
     nranks = len(starts[first])
@@ -426,7 +497,7 @@ def plot_shift(ds, **_):
     for j, (size, color) in enumerate(zip(sizes, _colors(len(sizes)))):
         for i, name in enumerate(names):
             r = next((r for r in rows if r["barrier"] == name and r["bytes"] == size), None)
-            if r is None or is_missing(r.get("success_rate")):
+            if r is None or not _finite(r.get("success_rate")):
                 continue
             x = i + (j - (len(sizes) - 1) / 2) * width
             rate = 100 * r["success_rate"]
@@ -439,8 +510,9 @@ def plot_shift(ds, **_):
     ax.set_ylabel("success rate [%]")
     ax.set_xlabel("synchronization before the ring shift")
     thr = rows[0].get("threshold")
+    thr = f"{thr:g}" if _finite(thr) else "?"
     ax.set_title("Ring shift after each barrier: share of trials within "
-                 f"(1 + {thr:g}) x the concurrent reference\n{_run_title(ds, rows)};"
+                 f"(1 + {thr}) x the concurrent reference\n{_run_title(ds, rows)};"
                  " message size written on each bar", fontsize=10)
     ax.grid(True, axis="y", alpha=0.3)
     return fig
@@ -459,7 +531,10 @@ def _size_index(sizes, v):
 
 def plot_payoff(ds, **_):
     p = _need(ds, "payoff", "payoff", "an isochron-barrier payoff record")[0]
-    sizes = p["sizes"]
+    sizes = p.get("sizes")
+    if not isinstance(sizes, list) or not sizes or not all(
+            isinstance(b, int) and not isinstance(b, bool) and b >= 0 for b in sizes):
+        raise record_error(p, "payoff", "sizes", f"{sizes!r} is not a list of message sizes")
     x = np.arange(len(sizes))
     fig, axes = _fig(7.5, 4.6)
     ax = axes[0][0]
@@ -469,14 +544,19 @@ def plot_payoff(ds, **_):
     labels = []
     for key, text, color in curves:
         if isinstance(p.get(key), list):
-            y = np.array(p[key], float) * US
-            ax.plot(x, y, "-o", color=color, ms=4)
-            labels.append((x[-1], y[-1], text, color))
+            if len(p[key]) != len(sizes):
+                raise record_error(p, "payoff", key, f"{len(p[key])} values for {len(sizes)} sizes")
+            keep = [(xi, v * US) for xi, v in zip(x, p[key]) if _positive(v)]   # log axis
+            if not keep:
+                continue
+            xs, y = zip(*keep)
+            ax.plot(xs, y, "-o", color=color, ms=4)
+            labels.append((xs[-1], y[-1], text, color))
     _log(ax)
     for key, text, style in (("measured_min_bytes", "measured", "-"),
                              ("model_min_bytes", "model", ":")):
         v = p.get(key)
-        if is_missing(v):
+        if not _finite(v):
             ax.annotate(f"{text}: " + ("synchronizing first was never cheaper in this range"
                                        if text == "measured" else "no size where it pays off"),
                         (0.02, 0.02 if text == "measured" else 0.08), xycoords="axes fraction",

@@ -77,14 +77,60 @@ def header_lines(ds):
 
 
 _STAT_COLS = ["valid/reps", "median [µs]", "mean [µs]", "CI [µs]", "min [µs]", "max [µs]"]
+_TIME_KEYS = ("median_s", "mean_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "median_ci_lo_s",
+              "median_ci_hi_s")
+UNCERTAIN_MARK = " ?"
+
+
+def resolution_cell(p):
+    """'<= R' (R = the point's resolution_s in µs), or 'below resolution' when it is unknown."""
+    r = p.get("resolution_s")
+    if isinstance(r, (int, float)) and not isinstance(r, bool) and not is_missing(r) and r > 0:
+        return f"<= {fmt_time(r)}"
+    return "below resolution"
+
+
+#: times that are values of repetitions (the median's interval is two order statistics): one
+#: below zero is a subtraction's result below resolution, never a time. (The mean's Student-t
+#: interval may reach below zero on skewed repetitions: its cell says so, the point stays.)
+_SAMPLE_KEYS = ("median_s", "min_s", "median_ci_lo_s", "median_ci_hi_s")
+
+
+def below_resolution(p):
+    """The point's median cannot be stated: flagged by the driver (below_resolution), or a
+    negative median, minimum or median-interval end (a subtraction method's result in files
+    written before the flag existed)."""
+    if p.get("below_resolution") is True:
+        return True
+    return any(isinstance(p.get(k), (int, float)) and not isinstance(p.get(k), bool)
+               and p.get(k) < 0 for k in _SAMPLE_KEYS)
+
+
+def time_cell(p, key, below=None):
+    """One time of a point in µs; never a negative number, nor, for a point below its
+    resolution, a number below that resolution: '<= R' instead."""
+    v = p.get(key)
+    if is_missing(v):
+        return MISSING
+    below = below_resolution(p) if below is None else below
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        r = p.get("resolution_s")
+        known = isinstance(r, (int, float)) and not isinstance(r, bool) and not is_missing(r) and r > 0
+        if v < 0 or (below and (not known or v <= r)):
+            return resolution_cell(p)
+    return fmt_time(v)
 
 
 def _stat_cells(p):
+    below = below_resolution(p)
     ci = MISSING
     if not is_missing(p.get("ci_lo_s")) and not is_missing(p.get("ci_hi_s")):
-        ci = f"{fmt_time(p['ci_lo_s'])} .. {fmt_time(p['ci_hi_s'])}"
-    return [f"{p.get('valid', 0)}/{p.get('reps', 0)}", fmt_time(p.get("median_s")),
-            fmt_time(p.get("mean_s")), ci, fmt_time(p.get("min_s")), fmt_time(p.get("max_s"))]
+        ci = f"{time_cell(p, 'ci_lo_s', below)} .. {time_cell(p, 'ci_hi_s', below)}"
+    med = time_cell(p, "median_s", below)
+    if p.get("uncertain") is True:
+        med += UNCERTAIN_MARK
+    return [f"{p.get('valid', 0)}/{p.get('reps', 0)}", med, time_cell(p, "mean_s", below), ci,
+            time_cell(p, "min_s", below), time_cell(p, "max_s", below)]
 
 
 def _rate_cells(p):
@@ -105,14 +151,36 @@ def _ci_note(points):
 CLOCK_WARN = 0.05   # a clock error bound above this share of the median makes a point doubtful
 
 
-def _clock_cells(p, with_true):
+def _clock_cells(p, with_true, kinds=()):
     """The clock's error at the end of the point: estimated bound (flagged when it is more than
-    5 % of the median), and the true error when all ranks shared a host."""
+    5 % of the median), and the true error when all ranks shared a host. With several bound
+    kinds in one table, each cell says its own."""
     b, med = p.get("clock_bound_s"), p.get("median_s")
     cell = fmt_time(b)
     if not is_missing(b) and not is_missing(med) and med and b > CLOCK_WARN * abs(med):
         cell += " !"
+    if len(kinds) > 1 and isinstance(p.get("clock_bound_kind"), str) and not is_missing(b):
+        cell += f" ({p['clock_bound_kind']})"
     return [cell] + ([fmt_time(p.get("clock_true_s"))] if with_true else [])
+
+
+def _clock_kinds(group):
+    return sorted({p["clock_bound_kind"] for p in group if isinstance(p.get("clock_bound_kind"), str)
+                   and not is_missing(p.get("clock_bound_s"))})
+
+
+_KIND_NOTE = {"statistical": "statistical: the clock error is within the bound with high probability"
+                             " (estimated from the synchronization's residuals)",
+              "hard": "hard: the clock error cannot exceed the bound (from round-trip limits)"}
+
+
+def _timing_cell(p):
+    t = p.get("timing")
+    if not isinstance(t, str):
+        return MISSING
+    k = p.get("loop_k")
+    cell = t + (f" k={k}" if isinstance(k, int) and not isinstance(k, bool) and k > 1 else "")
+    return cell + (" (user)" if p.get("timing_choice") == "user" else "")
 
 
 def _point_table(title, group, lead, right_from):
@@ -121,25 +189,42 @@ def _point_table(title, group, lead, right_from):
                 if _varies(group, k)]
     if any(not is_missing(p.get("threads")) for p in group):   # threaded operations (latency_mt): threads per rank
         optional.append("threads")
+    if any(isinstance(p.get("timing"), str) for p in group):    # how one repetition was timed
+        optional.append("timing")
     with_clock = any(not is_missing(p.get("clock_bound_s")) for p in group)
     with_true = with_clock and any(not is_missing(p.get("clock_true_s")) for p in group)
-    clock_cols = (["clock ± [µs]"] + (["clock true [µs]"] if with_true else [])) if with_clock else []
+    kinds = _clock_kinds(group) if with_clock else []
+    clock_head = f"clock ± {kinds[0]} [µs]" if len(kinds) == 1 else "clock ± [µs]"
+    clock_cols = ([clock_head] + (["clock true [µs]"] if with_true else [])) if with_clock else []
     with_rate = any(is_rate(p) for p in group)
     rate_cols = ["MB/s (median)", "CI MB/s (median)", "msg/s (median)", "window"] if with_rate else []
     cols = lead + optional + ["size"] + _STAT_COLS + rate_cols + clock_cols + ["stop"]
     rows = []
     for p in group:
-        extra = [p["run"] + 1 if k == "run" else p.get(k) for k in optional]
+        extra = [p["run"] + 1 if k == "run" else _timing_cell(p) if k == "timing" else p.get(k)
+                 for k in optional]
         rows.append([p.get(k) for k in lead] + extra + [fmt_bytes(p.get("bytes"))]
                     + _stat_cells(p) + (_rate_cells(p) if with_rate else [])
-                    + (_clock_cells(p, with_true) if with_clock else [])
+                    + (_clock_cells(p, with_true, kinds) if with_clock else [])
                     + [p.get("stop", "")])
     first = len(lead) + len(optional)
     notes = [_ci_note(group)]
+    if any(below_resolution(p) for p in group):
+        notes.append("<= R: the value is below the point's resolution R (timer granularity and read"
+                     " cost, plus the clock bound where the method uses the global clock) or its"
+                     " subtraction came out negative; the raw statistics stay in the JSON")
+    if any(p.get("uncertain") is True for p in group):
+        notes.append(f"{UNCERTAIN_MARK.strip()} = uncertain: the median's CI half-width plus the clock"
+                     " bound exceed 10 % of the median")
+    if "timing" in optional:
+        notes.append("timing: how one repetition was timed (origin: at the origin only; global:"
+                     " start/end on the global clock; loop k=K: K back-to-back calls, times per"
+                     " call); (user): chosen by the user, else automatic")
     if with_clock:
         notes.append("clock ±: the tracked clock's estimated error bound at the end of the point"
                      + ("; true: against the host-wide clock or the injected skew" if with_true else "")
-                     + f"; ! = bound above {100 * CLOCK_WARN:g} % of the median")
+                     + f"; ! = bound above {100 * CLOCK_WARN:g} % of the median"
+                     + "".join(f"; {_KIND_NOTE.get(k, k)}" for k in kinds))
     if with_rate:
         notes.append("MB/s = 10^6 bytes/s: bytes one run moves (a window of every sender) / median time of a run;"
                      " its interval is the median's interval in time, inverted; msg/s likewise")
