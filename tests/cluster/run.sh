@@ -49,6 +49,30 @@ launch() { # launch NAME cmd..: output in $work/NAME.txt; a launch that fails or
     fails=$((fails + 1))
   fi
 }
+# launch_mpich NAME NRANKS cmd..: as launch, for MPICH across nodes. Debian's MPICH 4.0.2 over UCX
+# 1.13.1's TCP transport sometimes hangs in MPI_Finalize (openucx/ucx#8738; docs/cluster.md): rarely at
+# 1 rank per node, on a loaded machine too. A run that hung after printing all its output (NRANKS rank
+# lines and the ping-pong) is reported and launched again, up to 3 times; anything else is a failure.
+launch_mpich() {
+  local name=$1 n=$2 try rc
+  shift 2
+  for try in 1 2 3; do
+    rc=0
+    timeout -k 5 20 "$@" >"$work/$name.txt" 2>"$work/$name.err" || rc=$?
+    cat "$work/$name.txt"
+    [ $rc = 0 ] && return 0
+    if [ $rc = 124 ] && [ "$(grep -c '^rank=' "$work/$name.txt")" = "$n" ] && grep -q '^pingpong ' "$work/$name.txt"; then
+      echo "known defect (try $try of 3): complete output, then hung in MPI_Finalize; killed after 20 s"
+      continue
+    fi
+    tail -20 "$work/$name.err"
+    echo "FAIL: '$*' exited with status $rc$([ $rc = 124 ] && echo ' (hung before its output was complete)')"
+    fails=$((fails + 1))
+    return 0
+  done
+  echo "FAIL: '$*' hung in MPI_Finalize 3 times in a row"
+  fails=$((fails + 1))
+}
 expect_fail() { # expect_fail REGEX cmd..: cmd must fail and print REGEX
   local out rc=0
   out=$("${@:2}" 2>&1) || rc=$?
@@ -86,9 +110,9 @@ python3 "$here/check_probe.py" "$nodes" "$work/ompi2.txt" 2 2 openmpi-yield || f
 
 # 1 rank per node: with 2 ranks on a node, Debian's MPICH 4.0.2 over UCX 1.13.1's TCP transport hangs in
 # MPI_Finalize in most runs (ranks of one node spin in uct_tcp_iface_progress flushing endpoints while
-# the other node's ranks wait in the PMI barrier; docs/cluster.md)
+# the other node's ranks wait in the PMI barrier; docs/cluster.md); at 1 rank per node rarely
 step "MPICH: 2 nodes x 1 rank"
-launch mpich "$cluster" mpirun-mpich -np 2 -ppn 1 "$work/probe.mpich" --pingpong 50
+launch_mpich mpich 2 "$cluster" mpirun-mpich -np 2 -ppn 1 "$work/probe.mpich" --pingpong 50
 python3 "$here/check_probe.py" "$nodes" "$work/mpich.txt" 2 2 mpich || fails=$((fails + 1))
 
 if [ "$SLURM" = 1 ]; then
@@ -98,7 +122,7 @@ if [ "$SLURM" = 1 ]; then
   launch srun "$cluster" srun -N 2 -n 4 "$probe" --pingpong 50
   python3 "$here/check_probe.py" "$nodes" "$work/srun.txt" 4 2 srun-openmpi || fails=$((fails + 1))
   step "Slurm: srun --mpi=pmi2 -N 2 --ntasks-per-node=1 (MPICH)"
-  launch srun-mpich "$cluster" srun --mpi=pmi2 -N 2 --ntasks-per-node=1 "$work/probe.mpich"
+  launch_mpich srun-mpich 2 "$cluster" srun --mpi=pmi2 -N 2 --ntasks-per-node=1 "$work/probe.mpich" --pingpong 50
   python3 "$here/check_probe.py" "$nodes" "$work/srun-mpich.txt" 2 2 srun-mpich || fails=$((fails + 1))
 else
   echo "--- Slurm not tested (SLURM=$SLURM)"
