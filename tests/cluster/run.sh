@@ -36,7 +36,7 @@ rm -rf "$work"
 mkdir -p "$work"
 mpicc.mpich -O2 -o "$work/probe.mpich" "$here/probe.c"
 
-trap '"$cluster" down' EXIT
+trap '"$cluster" down; rm -f "$state.lock"' EXIT
 fails=0
 step() { echo "--- $*"; }
 launch() { # launch NAME cmd..: output in $work/NAME.txt; a launch that fails or hangs (60 s) is a failure
