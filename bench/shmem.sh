@@ -41,6 +41,10 @@ def t(x):
     return f"{x*1e9:.1f} ns" if a < 1e-6 else f"{x*1e6:.2f} us" if a < 1e-3 else f"{x*1e3:.3f} ms"
 def sz(b): return f"{b} B" if b < 1024 else f"{b//1024} KiB" if b < 1 << 20 else f"{b >> 20} MiB"
 def ci(r): return "-" if r.get("ci_hi_s") is None else f"±{t((r['ci_hi_s']-r['ci_lo_s'])/2)}"
+def tv(r, k):
+    """a point's time: "<= R" below its resolution R (a subtraction within its parts' resolution, issue 26)"""
+    x, res = r.get(k), r.get("resolution_s")
+    return f"<= {t(res)}" if x is not None and res and x < res else t(x)
 for np_ in nps:
     print(f"\n=== {np_} PEs ===")
     print("\n1. point-to-point, PE 0 -> PE 1 (loop timed outside; mean per operation)")
@@ -54,12 +58,12 @@ for np_ in nps:
             r = [x for x in rows if x["op"] == op and (x["bytes"] == s or (op == "quiet" and s == sizes[0]))]
             if not r: line += f"{'':>24}"; continue
             r = r[0]
-            cell = f"{t(r['mean_s'])} {ci(r)}"
-            if r.get("overlap") is not None: cell = f"{t(r['mean_s'])} ov {100*r['overlap']:.0f}%"
+            cell = f"{tv(r, 'mean_s')} {ci(r)}"
+            if r.get("overlap") is not None: cell = f"{tv(r, 'mean_s')} ov {100*r['overlap']:.0f}%"
             line += f"{cell:>24}"
         print(line)
     print("  quiet: after a 1-byte put (Fig. 1c), no size; put: minus an empty quiet; overlap: time in post+quiet around")
-    print("  a busy computation of twice the full time, ov = 1 - that / full")
+    print("  a busy computation of twice the full time, ov = 1 - that / full; <= R: below the point's resolution R")
     print("\n2. broadcast measurement methods (root 0; median, 95% CI of the mean)")
     rows = load(f"bcast.{np_}.jsonl")
     print(f"{'method':<15} {'paper':<9}" + "".join(f"{sz(s):>26}" for s in sorted({r['bytes'] for r in rows})))
@@ -67,7 +71,7 @@ for np_ in nps:
         line = f"{op:<15} {alg:<9}"
         for s in sorted({r['bytes'] for r in rows}):
             r = [x for x in rows if x["op"] == op and x["bytes"] == s][0]
-            line += f"{t(r['median_s']) + ' ' + ci(r):>26}"
+            line += f"{tv(r, 'median_s') + ' ' + ci(r):>26}"
         print(line)
     print("\n3. loop-timing granularity on put_nbi + quiet (mean per iteration)")
     rows = load(f"loop.{np_}.jsonl")
@@ -77,7 +81,7 @@ for np_ in nps:
         line = f"{op:<15} {alg:<8} {what:<10}"
         for s in sizes:
             r = [x for x in rows if x["op"] == op and x["bytes"] == s][0]
-            line += f"{t(r['mean_s']) + ' ' + ci(r):>22}"
+            line += f"{tv(r, 'mean_s') + ' ' + ci(r):>22}"
         print(line)
     out_rows, in_rows = load(f"p2p.{np_}.jsonl"), load(f"ovin.{np_}.jsonl")
     print(f"overlap measurement, time in the communication calls (Fig. 5):")
@@ -86,7 +90,7 @@ for np_ in nps:
             line = f"  {op:<16} {label:<8}"
             for s in sizes:
                 r = [x for x in rs if x["op"] == op and x["bytes"] == s]
-                line += f"{(t(r[0]['mean_s']) + ' ov ' + str(round(100*r[0]['overlap'])) + '%') if r else '-':>22}"
+                line += f"{(tv(r[0], 'mean_s') + ' ov ' + str(round(100*r[0]['overlap'])) + '%') if r else '-':>22}"
             print(line)
     rc, t0, t1 = open(os.path.join(d, f"all.{np_}.rc")).read().split()
     allp = load(f"all.{np_}.jsonl")
