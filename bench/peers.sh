@@ -98,7 +98,32 @@
 #              ranks (-f) is 1.2-1.9x its average, and isochron's barrier scheme + max method is
 #              0.48-0.87x its roundtime + global figure (3 interleaved launches, loaded: there isochron
 #              was below OSU's average, so the sign of the quiet gap is not reproduced under load).
-# A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env NP (2), NP_NEIGHBOR (4:
+#
+# SET=rma (issue 26): the one-sided set, put, get, accumulate, get_accumulate (SIZES) and fetch_and_op,
+# compare_and_swap (8 B, one long) under lock_all + flush and under fence, latency and bandwidth (put/get
+# one way, put both ways under fence), isochron's default --timing auto against OSU's osu_put/get/acc/
+# get_acc/fop/cas_latency, osu_put_bw, osu_get_bw, osu_put_bibw (-w allocate, as isochron's
+# MPI_Win_allocate; OSU_RMA_DIR: the directory holding those binaries, default OSU_DIR/one-sided; OSU 5.x
+# has no -m, so every size it prints is read and the others dropped). What differs, so the table can be read:
+#   lock_all latency  OSU -s flush: rank 0 takes one lock of rank 1 around its whole loop and reports the
+#              mean of access + MPI_Win_flush over its iterations; isochron (auto) times a loop of k access
+#              + flush calls inside one lock_all epoch at each origin (both ranks are origins, each to its
+#              right neighbour) when a call is short (k in the record), else one epoch (lock_all, access,
+#              flush, unlock_all) at the origin, and reports the median over repetitions per call.
+#   fence latency     OSU: rank 0 fence, access, fence, fence and rank 1 fence, fence, access, fence, the
+#              loop's time / iterations / 2 (one epoch with one origin); isochron: one epoch (fence, access,
+#              fence) in which both ranks access each other, at the origin (the largest of the two).
+#   accumulate        OSU: MPI_CHAR elements, MPI_SUM; isochron: MPI_INT (reductions take int, long, float,
+#              double), so size / 4 elements. fetch_and_op: OSU MPI_LONG_LONG, isochron --dtype long, one
+#              element at 8 B. compare_and_swap: OSU MPI_LONG_LONG (8 B), isochron one MPI_INT (4 B): on
+#              MPI_LONG Open MPI 4.1.4's osc/rdma ends in SIGSEGV in ompi_osc_rdma_compare_and_swap (both tools;
+#              OSU's cas under fence too), so its rows show what ran.
+#   bandwidth         OSU 5.x: a window of 32 accesses per iteration (7.x: 64) between the syncs, bytes of
+#              all iterations over their time; isochron: --msg-window OSU_RMA_WINDOW (32) accesses per epoch
+#              (lock_all, W accesses, flush, unlock_all; or fence, W, fence), rank 0 the only origin for put_bw
+#              and get_bw, both for put_bibw, MB/s of the median epoch.
+#
+# A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env SET (default | rma | all), NP (2), NP_NEIGHBOR (4:
 # OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY,
 # OSU_BUFS (single: OSU's default; multiple: osu_bw/bibw/mbw_mr/bw_persistent -b multiple, one buffer per
 # message of the window, isochron's footprint)
@@ -111,6 +136,10 @@ SIZES=${SIZES:-8,1K,64K,1M}
 BUILD=${BUILD:-build}
 PY=${PY:-python3}
 OSU_BUFS=${OSU_BUFS:-single}
+SET=${SET:-default}
+case "$SET" in default|rma|all) ;; *) echo "peers.sh: SET='$SET': choose default, rma or all" >&2; exit 2;; esac
+OSU_RMA_DIR=${OSU_RMA_DIR:-${OSU_DIR:-/nonexistent}/one-sided}
+OSU_RMA_WINDOW=${OSU_RMA_WINDOW:-32}
 case "$OSU_BUFS" in single|multiple) ;; *) echo "peers.sh: OSU_BUFS='$OSU_BUFS': choose single or multiple" >&2; exit 2;; esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -130,6 +159,7 @@ osu() { # osu NAME SUBDIR NP ARGS...: run if built
   [ -x "$bin" ] && tools/mpirun-local -np "$np" "$bin" -m "$lo:$hi" "$@" 2>/dev/null || true
 }
 for i in $(seq 1 "$LAUNCHES"); do
+  [ "$SET" = rma ] && break
   tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --ops bw,bibw,mbw_mr,allreduce_persistent,put_lockall,get_lockall,bw_persistent,put_bibw_pscw \
       --sizes "$SIZES" --quiet --format none --jsonl "$out/iso-$i.jsonl"
   tools/mpirun-local -np 2 "$BUILD/isochron-bench" --ops latency_mt --threads 2 --sizes 8 --quiet --format none \
@@ -151,6 +181,79 @@ for i in $(seq 1 "$LAUNCHES"); do
         > "$out/imb-$i.txt" 2>/dev/null || true
   fi
 done
+if [ "$SET" != default ]; then
+  echo "one-sided set: OSU from ${OSU_RMA_DIR} (-w allocate), window $OSU_RMA_WINDOW"
+  osur() { # osur NAME TAG ARGS...: an OSU one-sided benchmark if built, its output in rma-osu-TAG-i.txt
+    local name=$1 tag=$2; shift 2
+    [ -x "$OSU_RMA_DIR/$name" ] && timeout 300 tools/mpirun-local -np 2 "$OSU_RMA_DIR/$name" -w allocate "$@" > "$out/rma-osu-$tag-$i.txt" 2>/dev/null || true
+  }
+  for i in $(seq 1 "$LAUNCHES"); do
+    tools/mpirun-local -np 2 "$BUILD/isochron-bench" --ops put_lockall,get_lockall,put_fence,get_fence --sizes "$SIZES" \
+        --quiet --format none --jsonl "$out/rma-iso-lat-$i.jsonl" || true
+    tools/mpirun-local -np 2 "$BUILD/isochron-bench" --ops accumulate_lockall,get_accumulate_lockall,accumulate_fence,get_accumulate_fence \
+        --sizes "$SIZES" --dtype int --quiet --format none --jsonl "$out/rma-iso-acc-$i.jsonl" || true
+    tools/mpirun-local -np 2 "$BUILD/isochron-bench" --ops fetch_and_op_lockall,fetch_and_op_fence \
+        --sizes 8 --dtype long --quiet --format none --jsonl "$out/rma-iso-fop-$i.jsonl" || true
+    # compare_and_swap on MPI_LONG ends in SIGSEGV inside Open MPI 4.1.4's osc/rdma (ompi_osc_rdma_compare_and_swap,
+    # isochron and OSU alike, --timing global too): one int, 4 B
+    tools/mpirun-local -np 2 "$BUILD/isochron-bench" --ops compare_and_swap_lockall,compare_and_swap_fence \
+        --sizes 4 --dtype int --quiet --format none --jsonl "$out/rma-iso-cas-$i.jsonl" 2>/dev/null || true
+    tools/mpirun-local -np 2 "$BUILD/isochron-bench" --ops put_bw_lockall,get_bw_lockall,put_bw_fence,get_bw_fence,put_bibw_fence \
+        --sizes "$SIZES" --msg-window "$OSU_RMA_WINDOW" --quiet --format none --jsonl "$out/rma-iso-bw-$i.jsonl" || true
+    for s in flush fence; do
+      osur osu_put_latency "put_lat_$s" -s $s
+      osur osu_get_latency "get_lat_$s" -s $s
+      osur osu_acc_latency "accumulate_lat_$s" -s $s
+      osur osu_get_acc_latency "get_accumulate_lat_$s" -s $s
+      osur osu_fop_latency "fetch_and_op_lat_$s" -s $s
+      osur osu_cas_latency "compare_and_swap_lat_$s" -s $s
+      osur osu_put_bw "put_bw_$s" -s $s
+      osur osu_get_bw "get_bw_$s" -s $s
+    done
+    osur osu_put_bibw "put_bibw_fence" -s fence
+  done
+  $PY - "$out" "$LAUNCHES" "$bytes" <<'PY'
+import glob, json, os, statistics, sys
+d, n, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split()]
+vals, how = {}, {}
+def add(tool, bench, size, v):
+    if v is not None and v > 0: vals.setdefault((tool, bench, size), []).append(v)
+for i in range(1, n + 1):
+    for f in glob.glob(os.path.join(d, f"rma-iso-*-{i}.jsonl")):
+        for line in open(f):
+            r = json.loads(line)
+            if r.get("type") != "point" or not r.get("median_s"): continue
+            op = r["op"]
+            sync = "flush" if op.endswith("_lockall") else "fence"
+            base = op.rsplit("_", 1)[0]
+            if r.get("unit") == "B/s":
+                key, v = f"{base}_{sync}", r["bytes_per_run"] / r["median_s"] / 1e6
+            else:
+                key, v = f"{base}_lat_{sync}", r["median_s"] * 1e6
+            add("isochron", key, r["bytes"], v)
+            t = r.get("timing", "?") + (f" k={r['loop_k']}" if r.get("loop_k", 1) > 1 else "")
+            how.setdefault((key, r["bytes"]), set()).add(t)
+    for f in glob.glob(os.path.join(d, f"rma-osu-*-{i}.txt")):
+        key = os.path.basename(f)[len("rma-osu-"):-len(f"-{i}.txt")]
+        for line in open(f):
+            x = line.split()
+            if len(x) >= 2 and x[0].isdigit():
+                try: add("OSU", key, int(x[0]), float(x[1]))
+                except ValueError: pass
+def cell(v):
+    return "-" if not v else f"{statistics.median(v):.4g} [{min(v):.4g}, {max(v):.4g}]"
+keys = [f"{op}_lat_{s}" for s in ("flush", "fence") for op in ("put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap")]
+keys += [f"{op}_{s}" for s in ("flush", "fence") for op in ("put_bw", "get_bw")] + ["put_bibw_fence"]
+print(f"\n## One-sided, 2 ranks: OSU against isochron (--timing auto), {n} launches each (lat: us, bw: MB/s)\n")
+print(f"{'benchmark':<30}{'size':>9}  {'OSU median [launch range]':<30} {'isochron':<30} {'iso/OSU':<8} isochron timing")
+for k in keys:
+    for s in (sizes if not k.startswith(("fetch_and_op", "compare_and_swap")) else [4, 8] if k.startswith("compare") else [8]):
+        o, iso = vals.get(("OSU", k, s)), vals.get(("isochron", k, s))
+        ratio = f"{statistics.median(iso) / statistics.median(o):.2f}" if o and iso else "-"
+        print(f"{k:<30}{s:>9}  {cell(o):<30} {cell(iso):<30} {ratio:<8} {', '.join(sorted(how.get((k, s), [])))}")
+PY
+  [ "$SET" = rma ] && exit 0
+fi
 $PY - "$out" "$LAUNCHES" "$bytes" <<'PY'
 import json, os, re, statistics, sys
 d, n, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split()]

@@ -211,7 +211,7 @@ int main(int argc, char **argv)
             isochron_op_teardown(o, &c);
         }
     }
-    CHECK(nmin2 == 66, "66 operations need 2 processes (15 point-to-point, 31 one-sided, 20 on the distributed graph): %d", nmin2);
+    CHECK(nmin2 == 72, "72 operations need 2 processes (15 point-to-point, 37 one-sided, 20 on the distributed graph): %d", nmin2);
     /* arguments */
     {
         isochron_op_ctx_t c;
