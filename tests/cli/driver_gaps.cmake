@@ -26,9 +26,10 @@ isochron_cli_test(bench_output_full 2 TOOL isochron-bench EXPECT 1 MATCH "isochr
                   ARGS --ops bcast --sizes 8 --max-reps 10 --quiet --format none --jsonl /dev/full)
 isochron_cli_test(clock_output_full 2 EXPECT 1 MATCH "isochron-clock: --jsonl '/dev/full': writing failed" ARGS --wait 0 --format none --jsonl /dev/full)
 
-# Ctrl-C on a program run directly: SIGINT named, exit 130, every line a record
+# Ctrl-C on a program run directly: SIGINT named, exit 130, every line a record (a run of seconds at 1 rank:
+# 32 MiB written between repetitions, 200 of them a point, so the signal comes before the end)
 add_test(NAME bench_interrupted_sigint
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/check_interrupted.sh direct 1 ${PROJECT_SOURCE_DIR}
-                 ${CMAKE_CURRENT_BINARY_DIR}/interrupted_sigint.jsonl $<TARGET_FILE:isochron-bench> --ops bcast,allreduce --sizes 8..1M)
+                 ${CMAKE_CURRENT_BINARY_DIR}/interrupted_sigint.jsonl $<TARGET_FILE:isochron-bench> --ops bcast --sizes 8..1M --cache-clear 32M --rel-ci 0 --max-reps 200)
 set_tests_properties(bench_interrupted_sigint PROPERTIES ENVIRONMENT "INTERRUPT_SIGNAL=INT;PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src"
                      TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
