@@ -181,7 +181,8 @@ def build_parser():
         " launch per configuration, each block a random permutation followed by its reverse:"
         " ABBA). Every record is tagged with its launch and config; DIR/manifest.json lists the"
         " launches. DIR (or DIR:CONFIG) is then read by show, compare, plot and report. A failed"
-        " launch is reported and the others kept (exit status 1).",
+        " launch (a non-zero exit, or no result written) is reported and the others kept (exit"
+        " status 1).",
         epilog="example: isochron run --launches 5 --configs lin.args bin.args -o set --"
         " tools/mpirun-local -np 4 build/isochron-bench --sizes 8,1K. A config file holds"
         " driver arguments (# comments) and optionally 'launcher-args: --bind-to core' (words"

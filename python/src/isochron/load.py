@@ -218,6 +218,7 @@ def _read_one(path, ds):
         raise IsochronError(f"{path}: cannot read ({exc.strerror})") from None
 
     parsed, cut = _parse_lines(path, text)
+    check = _fast_check()
     first_run = len(ds.contexts)
     run, schema, ended, counts = None, None, {}, {}   # counts: run -> primary records
     for lineno, rec in parsed:
@@ -234,9 +235,12 @@ def _read_one(path, ds):
                 f"{path}:{lineno}: expected a 'context' record first, found {rtype!r}"
                 " (not an isochron result file, or its beginning is missing)"
             )
-        version = _check_schema(path, lineno, rec, schema)
+        version = rec.get("schema", schema)
+        if version != schema or version not in _UPGRADERS:
+            version = _check_schema(path, lineno, rec, schema)
         rec = _UPGRADERS[version](rec)
-        _check_record(path, lineno, rec)
+        if not check(rec):
+            _check_record(path, lineno, rec)
         if rtype == "end":
             ended[run] = rec
         if rtype == PRIMARY.get(ds.contexts[run].get("tool")):

@@ -102,8 +102,11 @@ def below_resolution(p):
     written before the flag existed)."""
     if p.get("below_resolution") is True:
         return True
-    return any(isinstance(p.get(k), (int, float)) and not isinstance(p.get(k), bool)
-               and p.get(k) < 0 for k in _SAMPLE_KEYS)
+    for k in _SAMPLE_KEYS:
+        v = p.get(k)
+        if (v.__class__ is float or v.__class__ is int) and v < 0:
+            return True
+    return False
 
 
 def time_cell(p, key, below=None):
@@ -113,6 +116,8 @@ def time_cell(p, key, below=None):
     if is_missing(v):
         return MISSING
     below = below_resolution(p) if below is None else below
+    if not below and (v.__class__ is float or v.__class__ is int) and v >= 0:
+        return fmt_time(v)                     # the common case, first
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         r = p.get("resolution_s")
         known = isinstance(r, (int, float)) and not isinstance(r, bool) and not is_missing(r) and r > 0
