@@ -122,6 +122,15 @@
 #              all iterations over their time; isochron: --msg-window OSU_RMA_WINDOW (32) accesses per epoch
 #              (lock_all, W accesses, flush, unlock_all; or fence, W, fence), rank 0 the only origin for put_bw
 #              and get_bw, both for put_bibw, MB/s of the median epoch.
+#   Measured (bench/results/peers-rma-2ranks-2cores-ompi414.txt, OSU 5.3, 2 launches, load 8 on 2 cores, so
+#              ratios, not verdicts): lock_all + flush latency at 8 B-1 KiB agrees (iso/OSU 0.87-1.08 for put, get,
+#              accumulate, get_accumulate; fetch_and_op 0.72; get 8 B 0.48 and get_accumulate 1 KiB 0.18 where OSU's
+#              launch range spans 2-13x). At 64 KiB isochron is 1.1-1.7x: both ranks copy at once in its ring, where
+#              OSU has one origin (as put/get_lockall above). At 1 MiB, under fence, and for the bandwidths OSU's
+#              launch ranges span 2-10x (its mean over back-to-back iterations takes every descheduling of either
+#              rank; a fence epoch needs both) while isochron's medians over synchronized repetitions vary less;
+#              those rows (isochron 0.07-0.5x OSU's fence latency, 3-14x its bandwidth at 8 B-1 KiB) are not explained
+#              by a method difference yet: repeat on a quiet machine before reading them.
 #
 # A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env SET (default | rma | all), NP (2), NP_NEIGHBOR (4:
 # OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY,
