@@ -34,14 +34,16 @@ if models[1].get("timens_offset_s") != off or models[0].get("timens_offset_s") !
     fail(f"namespace offsets reported {models[0].get('timens_offset_s')}, {models[1].get('timens_offset_s')}, set 0, {off}")
 # the model maps rank 1's timer to rank 0's: it must undo the kernel's offset (plus the injected skew's, < 1 ms)
 if abs(models[1]["intercept_s"] + off) > 1e-3: fail(f"rank 1 intercept {models[1]['intercept_s']} s, expected {-off} s within 1 ms")
+# the truth is read by bracketing clock reads (about 25 ns each here): errors below TRES are its resolution
+TRES = 20e-9
 acc = [r for r in recs if r["type"] == "accuracy" and r["rank"] == 1]
 if len(acc) != 3: fail(f"{len(acc)} accuracy records of rank 1, expected 3")
 for a in acc:
     t = a["true_offset_s"]
     if t is None or not math.isfinite(t): fail(f"no true offset at wait {a['wait_s']}")
     if abs(t) > 50e-6: fail(f"true offset {t} s at wait {a['wait_s']}: not synchronized")
-    if not (abs(t) <= a["bound_hard_s"]): fail(f"hard bound {a['bound_hard_s']} s below the true error {t} s at wait {a['wait_s']}")
-    if not (abs(t) <= a["bound_s"]): fail(f"stated ({a['bound_kind']}) bound {a['bound_s']} s below the true error {t} s at wait {a['wait_s']}")
+    if not (abs(t) <= a["bound_hard_s"] + TRES): fail(f"hard bound {a['bound_hard_s']} s below the true error {t} s at wait {a['wait_s']}")
+    if not (abs(t) <= a["bound_s"] + TRES): fail(f"stated ({a['bound_kind']}) bound {a['bound_s']} s below the true error {t} s at wait {a['wait_s']}")
 print(f"check_timens: truth across namespaces ok: intercept {models[1]['intercept_s']:.9f} s, true errors",
       ", ".join(f"{a['true_offset_s']*1e9:.0f} ns (bound {a['bound_s']*1e9:.0f} {a['bound_kind']}, hard {a['bound_hard_s']*1e9:.0f})" for a in acc))
 PY
