@@ -30,7 +30,7 @@ static const app_option_t opts[NOPT] = {
     [O_SIZES] = {"sizes", "LIST", "message sizes: 8,1K,64K or ranges A..B (x2 steps) or A..B*F (xF steps); K/M/G = 2^10/2^20/2^30", "8..1M"},
     [O_SCHEME] = {"scheme", "NAME", "process synchronization: roundtime, window, barrier, none; see --list-schemes", "roundtime"},
     [O_METHOD] = {"method", "NAME", "timing method: global, max, root, ack; see --list-methods", "global"},
-    [O_TIMING] = {"timing", "NAME", "how a repetition is timed: auto (origin for one-sided operations, a loop of k calls for operations shorter than 20 timer reads, else --method), origin, global (--method as it is), loop or loop:K; see --list-timings", "auto"},
+    [O_TIMING] = {"timing", "NAME", "how a repetition is timed: auto (one-sided operations at the origin, as a loop of k calls when a call is shorter than 20 timer reads; others by --method), origin, global (--method as it is), loop or loop:K (k back-to-back calls; collectives may overlap); see --list-timings", "auto"},
     [O_BARRIER] = {"barrier", "NAME", "barrier algorithm of the barrier scheme; see --list-barriers", "mpi"},
     [O_BARRIER2] = {"barrier-twice", NULL, "two barriers before each repetition", NULL},
     [O_MINR] = {"min-reps", "N", "minimum valid repetitions per point", "10"},

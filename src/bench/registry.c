@@ -52,8 +52,8 @@ const method_t *isochron_method_find_impl(const char *name)
 
 /* Timing choices (bench_impl.h: isochron_timing_parse; engine.c chooses for "auto"). */
 static const isochron_named_t timings[] = {
-    {"auto", "chosen per point: origin for one-sided operations, a loop of k calls for operations shorter than 20 timer"
-             " reads, else the --method as it is (with --method global or max; other methods are kept)"},
+    {"auto", "chosen per point: one-sided operations at the origin, as a loop of k calls when a call is shorter than"
+             " 20 timer reads; the others with --method as it is (with --method global or max; other methods are kept)"},
     {"origin", "one-sided operations: each origin's local clock difference around access + completion, the largest"
                " over the origins (the global clock adds only its drift over the interval)"},
     {"global", "one call per repetition timed by --method as it is (global: last end - first start on the global clock)"},
