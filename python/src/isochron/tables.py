@@ -342,8 +342,10 @@ def tables(ds):
 
 
 def render_text(ds):
+    from .load import no_cyclic_gc
     parts = ["\n".join(header_lines(ds))]
-    parts += [t.text() for t in tables(ds)]
+    with no_cyclic_gc():                     # many rows of cells, no cycles among them
+        parts += [t.text() for t in tables(ds)]
     if ds.warnings:
         parts.append("\n".join(f"warning: {w}" for w in ds.warnings))
     return "\n\n".join(parts) + "\n"
