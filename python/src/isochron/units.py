@@ -42,11 +42,14 @@ def parse_bytes(text):
     return int(float(m.group(1)) * scale)
 
 
+_TIME_SCALE = {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
+
+
 def fmt_time(seconds, unit="us", digits=4):
     """A time in seconds shown in ``unit`` (s, ms, us, ns) with ``digits`` significant digits."""
-    if is_missing(seconds):
+    if seconds is None or seconds != seconds:          # missing, or NaN
         return MISSING
-    v = seconds * {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}[unit]
+    v = seconds * _TIME_SCALE[unit]
     if v == 0:
         return "0"
     if abs(v) >= 10 ** digits:
