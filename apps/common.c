@@ -119,6 +119,16 @@ void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv
     }
     isochron_json_array_end(j);
     isochron_json_kstring(j, "mpi_library", lib);
+    /* the Slurm job the run belongs to, when launched by srun/sbatch (rank 0's view) */
+    if (getenv("SLURM_JOB_ID")) {
+        static const char *const sv[][2] = {{"job_id", "SLURM_JOB_ID"}, {"step_id", "SLURM_STEP_ID"}, {"nodelist", "SLURM_JOB_NODELIST"},
+                                            {"nnodes", "SLURM_JOB_NUM_NODES"}, {"ntasks", "SLURM_NTASKS"}, {"cluster", "SLURM_CLUSTER_NAME"}};
+        isochron_json_key(j, "slurm");
+        isochron_json_object_begin(j);
+        for (size_t i = 0; i < sizeof sv / sizeof sv[0]; i++)
+            if (getenv(sv[i][1])) isochron_json_kstring(j, sv[i][0], getenv(sv[i][1]));
+        isochron_json_object_end(j);
+    }
     char mv[32];
     snprintf(mv, sizeof mv, "%d.%d", ver, sub);
     isochron_json_kstring(j, "mpi_version", mv);

@@ -150,6 +150,10 @@ static void samples_record(run_t *r, const char *type, const isochron_barrier_sa
     }
     isochron_json_knumber(&j, "clock_bound_s", sm->clock_bound);
     isochron_json_knumber(&j, "clock_true_s", sm->clock_true);
+    if (isfinite(sm->clock_bound)) {
+        isochron_json_kstring(&j, "clock_bound_kind", sm->clock_bound_is_hard ? "hard" : "statistical");
+        isochron_json_knumber(&j, "clock_bound_hard_s", sm->clock_bound_hard);
+    }
     isochron_json_key(&j, "samples_s");
     isochron_json_numbers(&j, sm->value, sm->valid);
     isochron_json_record_end(&j);
@@ -271,6 +275,10 @@ static int exp_payoff(run_t *r, isochron_barrier_t *rds, const size_t *sizes, in
         isochron_json_key(&j, "unsynced_s"); isochron_json_numbers(&j, po.unsynced, ns);
         isochron_json_knumber(&j, "clock_bound_s", po.clock_bound);
         isochron_json_knumber(&j, "clock_true_s", po.clock_true);
+        if (isfinite(po.clock_bound)) {
+            isochron_json_kstring(&j, "clock_bound_kind", po.clock_bound_is_hard ? "hard" : "statistical");
+            isochron_json_knumber(&j, "clock_bound_hard_s", po.clock_bound_hard);
+        }
         isochron_json_record_end(&j);
     }
     if (r->out) {

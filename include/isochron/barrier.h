@@ -154,7 +154,9 @@ typedef struct {
     double reference;   /**< shift: median shift cost of "clock" (the concurrent reference); NaN for skew */
     int successes;      /**< shift: valid trials with value <= (1 + threshold) x reference */
     double clock_bound; /**< largest estimated clock error bound over the rounds of trials (s); NaN without tracking */
-    double clock_true;  /**< largest true clock error over the rounds when all ranks share a host (s); NaN otherwise */
+    double clock_true;  /**< largest true clock error over the rounds when all ranks share a kernel (s); NaN otherwise */
+    double clock_bound_hard; /**< largest hard bound over the rounds (s; isochron_track_errors_t) */
+    int clock_bound_is_hard; /**< 1 if clock_bound was the hard bound in some round */
 } isochron_barrier_samples_t;
 
 void isochron_barrier_samples_free(isochron_barrier_samples_t *s, int n);
@@ -183,6 +185,8 @@ typedef struct {
     double measured_min_bytes; /**< smallest size where synced < unsynced; NaN if none */
     int trials;
     double clock_bound, clock_true; /**< as in isochron_barrier_samples_t, over all sizes */
+    double clock_bound_hard;        /**< as in isochron_barrier_samples_t, over all sizes */
+    int clock_bound_is_hard;
 } isochron_barrier_payoff_t;
 
 /** \brief Per size: the concurrent shift, RDS then the shift, the shift alone

@@ -125,7 +125,8 @@ static int samples_alloc(isochron_barrier_samples_t *s, const char *name, long b
     s->bytes = bytes;
     s->trials = n;
     s->reference = NAN;
-    s->clock_bound = s->clock_true = NAN;
+    s->clock_bound = s->clock_true = s->clock_bound_hard = NAN;
+    s->clock_bound_is_hard = 0;
     s->value = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
     s->cost = with_cost ? calloc((size_t)(n > 0 ? n : 1), sizeof(double)) : NULL;
     if (!s->value || (with_cost && !s->cost)) return isochron_set_error(ISOCHRON_ENOMEM, "barrier experiments: out of memory for %d trials", n);
@@ -151,13 +152,15 @@ static int interleaved(isochron_barrier_exp_t *e, cfg_t *cf, int nc, int n, int 
         /* between rounds (outside every trial): keep the clock true, then
          * take its error, which every trial of the round carries */
         if (e->o.track) {
-            double b = NAN, tr = NAN;
+            isochron_track_errors_t te;
             int rc = isochron_track_poll(e->o.track, NULL);
-            if (!rc) rc = isochron_track_error(e->o.track, &b, &tr);
+            if (!rc) rc = isochron_track_errors(e->o.track, &te);
             if (rc) { free(st); return rc; }
             for (int c = 0; c < nc && i >= 0; c++) {
-                if (!(cf[c].out->clock_bound >= b)) cf[c].out->clock_bound = b;
-                if (!(cf[c].out->clock_true >= tr)) cf[c].out->clock_true = tr;
+                if (!(cf[c].out->clock_bound >= te.bound)) cf[c].out->clock_bound = te.bound;
+                if (!(cf[c].out->clock_bound_hard >= te.bound_hard)) cf[c].out->clock_bound_hard = te.bound_hard;
+                cf[c].out->clock_bound_is_hard |= te.hard;
+                if (!(cf[c].out->clock_true >= te.true_err)) cf[c].out->clock_true = te.true_err;
             }
         }
         for (int c = 0; c < nc; c++) {
@@ -278,8 +281,10 @@ int isochron_barrier_exp_payoff(isochron_barrier_exp_t *e, isochron_barrier_t *r
         if (!rc) rc = interleaved(e, cf, 3, trials, 2, 1, what);
         double *m[3] = {&out->reference[s], &out->synced[s], &out->unsynced[s]};
         for (int c = 0; c < 3 && !rc; c++) {
-            if (s == 0 && c == 0) out->clock_bound = out->clock_true = NAN;
+            if (s == 0 && c == 0) out->clock_bound = out->clock_true = out->clock_bound_hard = NAN;
             if (!(out->clock_bound >= sm[c].clock_bound)) out->clock_bound = sm[c].clock_bound;
+            if (!(out->clock_bound_hard >= sm[c].clock_bound_hard)) out->clock_bound_hard = sm[c].clock_bound_hard;
+            out->clock_bound_is_hard |= sm[c].clock_bound_is_hard;
             if (!(out->clock_true >= sm[c].clock_true)) out->clock_true = sm[c].clock_true;
         }
         for (int c = 0; c < 3; c++) *m[c] = !rc && e->rank == 0 && sm[c].valid ? median_of(sm[c].value, sm[c].valid) : NAN;

@@ -16,7 +16,9 @@
 #  7. the tracer on examples/trace_stencil with ranks on both nodes: the trace's allreduces line up
 #     on the global clock (tests/trace/check_trace.py);
 #  8. collective clocks on examples/cc_checkpoint: plain, checkpointed and restarted runs across the
-#     nodes print the same residual.
+#     nodes print the same residual;
+#  9. where Slurm is installed: srun of isochron-clock across the nodes, truth and bounds as in 1, and
+#     the Slurm job recorded in the run's context.
 # Under MPICH (MPI=mpich: a build against mpicc.mpich, launched by hydra at 1 rank per node: Debian's
 # MPICH 4.0.2 over UCX 1.13's TCP hangs in MPI_Finalize with 2 ranks a node, docs/cluster.md) checks 1,
 # 4, 5 (jk) and 6 run; each launch is under a timeout.
@@ -33,7 +35,7 @@ out=$build/cluster_isochron
 mkdir -p "$out" && rm -f "$out"/*.jsonl
 # the runs, in a file: mpirun forwards its stdin to rank 0, so a script read from stdin would be eaten
 cat > "$out/runs.sh" <<'SH'
-cl=$1 build=$2 out=$3 root=$(cd "$(dirname "$1")/.." && pwd) mpi=$5
+cl=$1 build=$2 out=$3 root=$(cd "$(dirname "$1")/.." && pwd) mpi=$5 slurm=${6:-}
 set -u
 # L NP PROG...: launch across the nodes, NP ranks spread over them, under a timeout
 if [ "$mpi" = mpich ]; then
@@ -71,6 +73,12 @@ L 2 "$build/isochron-barrier" --calls 50 --trials 20 --payoff-trials 10 --quiet 
   --jsonl "$out/barrier.jsonl" > "$out/barrier.txt" 2>&1 || { echo "check_isochron: FAIL: isochron-barrier across nodes exited $?"; cat "$out/barrier.txt"; exit 1; }
 awk '$1 !~ /^#/ {print $1, $4}' "/run/isochron-cluster/$ISOCHRON_CLUSTER/nodes" > "$out/offsets"
 [ "$mpi" = ompi ] || exit 0
+# under Slurm, when it is installed (tests/cluster/run.sh installs it): srun of the Open MPI build over PMIx
+if [ -n "$slurm" ]; then
+  "$cl" slurm-up > "$out/slurm-up.txt" 2>&1 || { echo "check_isochron: FAIL: Slurm did not start in the cluster"; cat "$out/slurm-up.txt"; exit 1; }
+  timeout 180 "$cl" srun -N 2 -n 2 "$build/isochron-clock" --timer monotonic --wait 0,1 --skew drift=2,seed=5157,by=host --quiet \
+    --jsonl "$out/slurm.jsonl" > "$out/slurm.txt" 2>&1 || { echo "check_isochron: FAIL: srun isochron-clock across nodes exited $?"; cat "$out/slurm.txt"; exit 1; }
+fi
 rm -rf "$out/trace"
 L 2 -x ISOCHRON_TRACE_DIR="$out/trace" -x LD_PRELOAD="$build/libisochron-trace.so" \
   "$build/trace_stencil" 150 5000 > "$out/trace.txt" 2>&1 || { echo "check_isochron: FAIL: the tracer across nodes exited $?"; cat "$out/trace.txt"; exit 1; }
@@ -93,7 +101,8 @@ r=$(grep '^residual' "$out/cc.plain")
   { echo "check_isochron: FAIL: residuals differ across nodes: plain '$r', checkpointed '$(grep '^residual' "$out/cc.ckpt")', restarted '$(grep '^residual' "$out/cc.restart")'"; exit 1; }
 awk '$1 !~ /^#/ {print $1, $4}' "/run/isochron-cluster/$ISOCHRON_CLUSTER/nodes" > "$out/offsets"
 SH
-"$cl" with 2 --offsets 0,7 -- bash "$out/runs.sh" "$cl" "$build" "$out" "$ccex" "${MPI:-ompi}" < /dev/null || exit 1
+slurm=$(command -v slurmctld >/dev/null && command -v munged >/dev/null && echo 1)
+"$cl" with 2 --offsets 0,7 -- bash "$out/runs.sh" "$cl" "$build" "$out" "$ccex" "${MPI:-ompi}" "$slurm" < /dev/null || exit 1
 python3 - "$out" "${MPI:-ompi}" <<'PY' || exit 1
 import json, math, sys
 out, mpi = sys.argv[1], sys.argv[2]
@@ -128,6 +137,12 @@ t1 = check_clock("hca3", lambda r: r)            # np 2 --map-by node: rank r on
 t3 = check_clock("jk", lambda r: r)
 t2 = check_clock("prop", lambda r: r % 2) if mpi == "ompi" else float("nan")  # np 4 --map-by node: round robin
 t4 = check_clock("three", lambda r: r % 2) if mpi == "ompi" else float("nan")
+import os
+ts = float("nan")
+if mpi == "ompi" and os.path.exists(f"{out}/slurm.jsonl"):
+    ts = check_clock("slurm", lambda r: r)       # srun -N 2 -n 2: block distribution
+    sl = json.loads(open(f"{out}/slurm.jsonl").readline()).get("slurm") or {}
+    if not sl.get("job_id") or sl.get("nnodes") != "2": fail(f"srun run's context records the Slurm job as {sl}")
 bar = [json.loads(l) for l in open(f"{out}/barrier.jsonl")]
 bt = [r for r in bar if r.get("clock_true_s") is not None]
 if not bt: fail("isochron-barrier across nodes recorded no true clock error")
@@ -141,6 +156,7 @@ for p in pts:
     if t is None or b is None or not (abs(t) <= b + TRES): fail(f"bench {p['op']} {p['bytes']} B: true clock error {t} against stated bound {b} ({p.get('clock_bound_kind')})")
 print(f"check_isochron ({mpi}): across 2 nodes (offsets 0, 7 s): max true error hca3 {t1*1e9:.0f} ns, hca3+prop {t2*1e9:.0f} ns, jk {t3*1e9:.0f} ns,"
       f" hca3+hca3+hca3 {t4*1e9:.0f} ns; {len(pts)} bench points and {len(bt)} barrier records within their bounds"
-      + ("; trace lines up; cc restart ok" if mpi == "ompi" else ""))
+      + ("; trace lines up; cc restart ok" if mpi == "ompi" else "")
+      + (f"; srun: max true error {ts*1e9:.0f} ns, Slurm job in the context" if ts == ts else "; no Slurm here"))
 PY
 echo "check_isochron: PASS"
