@@ -112,6 +112,6 @@ set_tests_properties(shmem_clock_check PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_
 
 # interrupted (SIGTERM, as mpirun sends after a Ctrl-C): every finished point kept, an end record naming the signal
 add_test(NAME shmem_interrupted
-         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/check_interrupted.sh ${_run} 2 ${PROJECT_SOURCE_DIR} ${_bin}/shmem_interrupted.jsonl ${_shm} --ops rma --sizes 8..1M)
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/check_interrupted.sh ${_run} 2 ${PROJECT_SOURCE_DIR} ${_bin}/shmem_interrupted.jsonl ${_shm} --ops rma --sizes 8..1M --rel-ci 0 --min-reps 200 --max-reps 200)
 set_tests_properties(shmem_interrupted PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src"
                      TIMEOUT 90 LABELS "cli" PASS_REGULAR_EXPRESSION "check_interrupted: PASS")
