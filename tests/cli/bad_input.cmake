@@ -33,8 +33,9 @@ isochron_cli_test(clock_check_watchdog 2 EXPECT nonzero MATCH "watchdog: the acc
                   ARGS --watchdog 8 --wait 0,60 --jsonl clock_check_watchdog.jsonl)
 isochron_cli_test(bad_clock_watchdog 1 EXPECT nonzero MATCH "--watchdog 'soon': expected seconds" ARGS --watchdog soon)
 
-# Interrupted runs keep what they measured and say so (SIGTERM as mpirun forwards Ctrl-C)
-foreach(case "bench;isochron-bench;--sizes;8..1M" "barrier;isochron-barrier;--calls;200")
+# Interrupted runs keep what they measured and say so (SIGTERM as mpirun forwards Ctrl-C); each run lasts
+# seconds (a fresh-clone CI run of the default bench sweep finished its 306 points in 1.1 s, before the signal)
+foreach(case "bench;isochron-bench;--sizes;8..1M;--rel-ci;0;--min-reps;300;--max-reps;300" "barrier;isochron-barrier;--calls;2000")
   list(GET case 0 name)
   list(GET case 1 tool)
   list(SUBLIST case 2 -1 args)
