@@ -85,7 +85,10 @@
  *  recent updates, 1 for a consistent filter, above NIS_MAX), or the ranks'
  *  kernel has more runnable tasks than CPUs (oversubscribed by the job, or a
  *  load average above the CPU count): scheduling delays then make the two
- *  directions of an exchange unequal, the premise itself;
+ *  directions of an exchange unequal, the premise itself; or the filter has
+ *  not yet learned its measurement noise (fewer than NLEARN updates: the
+ *  noise is still the prior, and a fresh-clone CI run saw a true 296 ns
+ *  beside a prior-based 207 ns right after sync);
  *  then, until HIST clean refreshes in a row, every rank states the hard one.
  *  The hard one is stated too whenever it is the smaller.
  * Followers: a rank that copied its leader's model by ClockPropSync (Alg. 3)
@@ -114,6 +117,7 @@
 #define HARD_DRIFT_MAX 200e-6
 #define C2_UNTRUSTED 0.25
 #define NIS_MAX 3.0
+#define NLEARN 5    /* updates before the measurement noise is learned rather than the prior */
 
 struct isochron_track {
     MPI_Comm comm;                   /* duplicate of the caller's */
@@ -348,7 +352,7 @@ static void hard_update(isochron_track_t *t, double tau, double z, double H, dou
     /* the filter's own consistency: innovations that outgrow their predicted spread (the mean of y^2/S is 1 for a
      * consistent filter; above NIS_MAX over the recent updates the statistical variance is too small) */
     int broken = (isfinite(pred) && fabs(pred - z) > H + pred_stat) || (t->n > 3 && t->c2 >= C2_UNTRUSTED) || (nr >= 4 && 2 * aside > nr) ||
-                 (nn >= 4 && nis > NIS_MAX) || t->ctx.serialize || kernel_loaded();
+                 (nn >= 4 && nis > NIS_MAX) || t->ctx.serialize || kernel_loaded() || t->n < NLEARN;
     if (broken) t->untrusted = HIST;
     else if (t->untrusted > 0) t->untrusted--;
 }
