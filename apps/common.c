@@ -358,8 +358,13 @@ static int shrink_sync(isochron_sync_spec_t *spec, int size, double rtt, double 
 
 static double guard_est, guard_rtt; /* the last app_sync_guard's estimate and round trip */
 
-void app_sync_done(const char *prog, double duration, int rank)
+void app_sync_done(const char *prog, const isochron_sync_report_t *rep, int rank)
 {
+    double duration = rep->duration;
+    if (rank == 0 && rep->cut_pairs > 0)
+        fprintf(stderr, "%s: note: the synchronization reached its budget of %.3g s per pair: %d pair(s) stopped early with the fit points they "
+                        "had (at least %d) after %.2f s in all; its clock bounds state what it achieved\n",
+                prog, rep->pair_budget, rep->cut_pairs, ISOCHRON_SYNC_MIN_FIT, duration);
     if (rank == 0 && duration > 1.0 && duration > 10 * guard_est)
         fprintf(stderr, "%s: warning: the synchronization took %.1f s where %.2g s was expected from the round trip measured before it "
                         "(%.0f us): exchanges were far slower than the network's own latency while the ranks ran, e.g. ranks polling on every "
@@ -415,6 +420,7 @@ int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text
                      : "a busy node (a CPU hog, another job) or a degraded link delays it; leave a core free per node, or check the network");
 #endif
     double est = isochron_sync_estimate(spec, size, rtt);
+    if (fit_budget) spec->budget = APP_SYNC_BUDGET;
     if (fit_budget && est > APP_SYNC_BUDGET) {
         char old[1024];
         snprintf(old, sizeof old, "%s", spec_text);
@@ -522,7 +528,7 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
     if (rank == 0 && !quiet) fprintf(stderr, "%s: synchronizing clocks (%s) ...\n", prog, c->spec_text);
     int src = isochron_sync_run(&c->spec, comm, c->base, &c->global, &c->rep);
     app_watchdog_disarm();
-    if (!src) app_sync_done(prog, c->rep.duration, rank);
+    if (!src) app_sync_done(prog, &c->rep, rank);
     if (src) {
         if (rank == 0) fprintf(stderr, "%s: synchronization failed: %s\n", prog, isochron_last_error());
         app_clock_free(c);

@@ -108,7 +108,9 @@ int app_parse_sync_limit(const char *prog, const char *v, int rank);
  * with its likely cause and remedy. Estimate the sync's duration
  * (isochron_sync_estimate); when \p fit_budget (the user named no --sync) and
  * the estimate exceeds 2 s, shrink the spec's fit points and ping-pongs to
- * fit, rewriting spec_text (textlen bytes), and say so; beyond the
+ * fit, rewriting spec_text (textlen bytes), and say so; when \p fit_budget,
+ * also give the spec a budget of 2 s (isochron_sync_spec_t.budget), which
+ * stops pairs that run past their share while the sync runs; beyond the
  * --sync-limit refuse with the estimate (2), else arm the watchdog for the
  * sync phase (3 x the estimate + 60 s), naming it. Collective; the caller
  * disarms after the sync. */
@@ -116,8 +118,9 @@ int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text
                    const char *out);
 /* After the sync: a sync over 1 s that took 10 x the guard's estimate ran on a
  * network far slower than measured before it; say so in one line with the
- * likely cause and remedy (rank 0). */
-void app_sync_done(const char *prog, double duration, int rank);
+ * likely cause and remedy (rank 0); a sync its budget stopped says what it
+ * achieved. */
+void app_sync_done(const char *prog, const isochron_sync_report_t *rep, int rank);
 /* The sync phase's watchdog in seconds instead of 3 x the estimate + 60 s
  * (0: off; negative: that default again), for a driver's --watchdog. */
 void app_sync_watchdog(double secs);

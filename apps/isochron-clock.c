@@ -451,7 +451,7 @@ int main(int argc, char **argv)
     if (rank == 0 && !quiet) fprintf(stderr, "isochron-clock: synchronizing %d ranks with %s ...\n", size, spec_text);
     rc = isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &rep);
     app_watchdog_disarm();
-    if (!rc) app_sync_done("isochron-clock", rep.duration, rank);
+    if (!rc) app_sync_done("isochron-clock", &rep, rank);
     if (rc) { code = fail(rank, "synchronization failed"); isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
     isochron_track_t *trk = NULL;
     isochron_track_opts_t to;

@@ -172,7 +172,21 @@ typedef struct {
     /** Transport of the timestamp exchanges (NULL, the default: MPI). Not
      *  part of the spec text, like node_size. */
     const isochron_xport_t *xport;
+    /** Seconds the synchronization may spend measuring (0, the default: no
+     *  limit). Each pair gets its share (the budget over the pairwise rounds
+     *  on the critical path); a client whose pair has run past its share stops
+     *  taking fit points once it has ISOCHRON_SYNC_MIN_FIT of them, fits what
+     *  it has and re-measures no more (the report counts such pairs in
+     *  cut_pairs; the clock's bounds state what was achieved). Checked every
+     *  ISOCHRON_SYNC_BUDGET_CHUNK points with one message from the client to
+     *  its reference, only when a budget is set. Not part of the spec text. */
+    double budget;
 } isochron_sync_spec_t;
+
+/** Fit points a pair takes before a budget may stop it (see isochron_sync_spec_t.budget). */
+#define ISOCHRON_SYNC_MIN_FIT 8
+/** A budgeted pair checks its share every this many fit points. */
+#define ISOCHRON_SYNC_BUDGET_CHUNK 4
 
 /** \brief Parse a spec string (see file comment). Errors name the bad part and list valid choices. */
 int isochron_sync_spec_parse(const char *text, isochron_sync_spec_t *out);
@@ -194,6 +208,7 @@ typedef struct {
     double resid_rms;   /**< RMS residual of the kept points, seconds */
     double span;        /**< time covered by the fit points, seconds */
     int attempts;       /**< fit measurements taken (1 + re-measurements of a disturbed fit) */
+    int cut;            /**< 1 if the sync's budget stopped this fit before its nfit points (or its re-measurement) */
 } isochron_fit_info_t;
 
 /** Context handed to an algorithm for one level. */
@@ -238,6 +253,8 @@ typedef struct {
     isochron_lm_t model;    /**< this rank's merged model (timer -> global) */
     int follows;            /**< rank of the communicator whose model this rank copied at the last level by
                                  ClockPropSync (prop), -1 if it has its own; see isochron_track_opts_t.follow */
+    int cut_pairs;          /**< pairs (over all levels and ranks) that the spec's budget stopped early, 0 without a budget */
+    double pair_budget;     /**< seconds each pair could spend (spec budget over the rounds), 0 without a budget */
 } isochron_sync_report_t;
 
 /**

@@ -49,5 +49,6 @@ int isochron_alg_skampi(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_
     c.lv = &lv;
     int rc = isochron_star_sync(&c, comm, clk, out, fit);
     ctx->rounds = c.rounds;
+    ctx->cut = c.cut;
     return rc;
 }

@@ -185,6 +185,20 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
             MPI_Allreduce(&mine_split, &rep->sockets_split, 1, MPI_INT, MPI_MAX, work);
         }
     }
+    if (!(spec->budget >= 0) || !isfinite(spec->budget)) {
+        rc = agree_with_message(work, isochron_set_error(ISOCHRON_EINVAL, "sync: budget %g s is not a time (0: no limit)", spec->budget));
+        goto out;
+    }
+    if (spec->budget > 0) { /* each pair's share: the budget over the rounds on the critical path */
+        int total = 0;
+        for (int l = 0; l < spec->nlevels; l++) {
+            int ls = 0, lmax = 0;
+            if (lv_comm[l] != MPI_COMM_NULL) MPI_Comm_size(lv_comm[l], &ls);
+            MPI_Allreduce(&ls, &lmax, 1, MPI_INT, MPI_MAX, work);
+            total += isochron_sync_rounds_of(spec->level[l].alg, lmax);
+        }
+        ctx.pair_budget = spec->budget / (total > 0 ? total : 1);
+    }
     if ((rc = isochron_clock_copy(base, &cur))) goto out;
     for (int l = 0; l < spec->nlevels && !rc; l++) {
         int lr = 0, maxr = 0;
@@ -203,6 +217,8 @@ int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_
         next = NULL;
     }
     if (!rc) rc = agree_with_message(work, isochron_barrier_polite(work));
+    if (!rc) MPI_Allreduce(&ctx.cut, &rep->cut_pairs, 1, MPI_INT, MPI_SUM, work);
+    rep->pair_budget = ctx.pair_budget;
 out:
     isochron_clock_destroy(next);
     for (int i = 0; i < 2; i++) if (extra[i] != MPI_COMM_NULL) MPI_Comm_free(&extra[i]);

@@ -24,7 +24,7 @@ static const isochron_sync_alg_t algs[] = {
 
 /* Pairwise rounds on the critical path of one level at p processes. */
 static int log2ceil(int p) { int r = 0; while ((1 << r) < p) r++; return r; }
-static int rounds_of(const char *alg, int p)
+int isochron_sync_rounds_of(const char *alg, int p)
 {
     if (p < 2 || !strcmp(alg, "none") || !strcmp(alg, "prop")) return 0;
     if (!strcmp(alg, "skampi") || !strcmp(alg, "jk")) return p - 1;
@@ -39,7 +39,7 @@ double isochron_sync_estimate(const isochron_sync_spec_t *spec, int nprocs, doub
         const isochron_sync_level_t *lv = &spec->level[l];
         double exch = (double)lv->nfit * lv->npingpongs * rtt, pair = exch > lv->span ? exch : lv->span;
         if (lv->recompute_intercept) pair += lv->npingpongs * rtt;
-        total += rounds_of(lv->alg, nprocs) * pair;
+        total += isochron_sync_rounds_of(lv->alg, nprocs) * pair;
     }
     return total;
 }

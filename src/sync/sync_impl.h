@@ -5,7 +5,7 @@
 #include "isochron/sync.h"
 
 /* Tags of the library's internal traffic (always on a duplicated communicator). */
-enum { TAG_PING = 7101, TAG_PONG, TAG_GO, TAG_TOKEN, TAG_MODELS, TAG_MODELS_N, TAG_CHECK, TAG_TRACK, TAG_REFIT };
+enum { TAG_PING = 7101, TAG_PONG, TAG_GO, TAG_TOKEN, TAG_MODELS, TAG_MODELS_N, TAG_CHECK, TAG_TRACK, TAG_REFIT, TAG_BUDGET };
 
 struct isochron_sync_ctx {
     const isochron_sync_level_t *lv;
@@ -14,7 +14,12 @@ struct isochron_sync_ctx {
     int pinned;    /* this rank pinned itself for the current pair (serialize only) */
     const isochron_xport_t *xport; /* timestamp exchanges (NULL: MPI) */
     cpu_set_t saved_affinity;
+    double pair_budget; /* seconds a pair may measure (0: no limit), see isochron_sync_spec_t.budget */
+    int cut;            /* pairs this rank, as a client, stopped early for the budget */
 };
+
+/* Pairwise rounds on the critical path of one level of algorithm alg at p processes. */
+int isochron_sync_rounds_of(const char *alg, int p);
 
 /* Pair protocol: the reference waits for its turn (token from the previous
  * pair's reference when serialized), then releases its client with a "go";
