@@ -43,22 +43,13 @@
 #include "core/settings.h"
 
 static const char *const icc_mode_names[] = { "native", "cc", "2pc" };
-int icc_mode = ICC_CC;
-volatile int icc_bypass = 0;
-int icc_collide = 0;               /* ISOCHRON_CC_TEST_COLLIDE=1 (cc_ckpt.c reads it) */
-
-icc_group_t *icc_groups;
-int icc_ngroups;
-static int capgroups;
-#define groups icc_groups
-#define ngroups icc_ngroups
+/* the layer's one shared state (cc_internal.h) */
+icc_state_t icc_state = { .mode = ICC_CC, .size = 1, .last_comm = MPI_COMM_NULL, .last_group = -1 };
 
 /* comm handle -> group index cache (open addressing, handles as bytes) */
 typedef struct { MPI_Comm comm; int used; int group; } icc_slot_t;
 #define ICC_SLOTS 1024
 static icc_slot_t slots[ICC_SLOTS];
-MPI_Comm icc_last_comm = MPI_COMM_NULL;
-int icc_last_group = -1;
 
 /* ISOCHRON_CC_MODE is read when the library is loaded (the wrappers need the
  * mode from the first call on): a bad one ends every process that loads the
@@ -70,11 +61,11 @@ __attribute__((constructor)) static void icc_load(void)
 {
     char err[1024];
     const char *m = isochron_setting_get("ISOCHRON_CC_MODE", "cc");
-    if (isochron_setting_choice("ISOCHRON_CC_MODE", m, icc_mode_names, 3, "mode", &icc_mode, err, sizeof err)) {
+    if (isochron_setting_choice("ISOCHRON_CC_MODE", m, icc_mode_names, 3, "mode", &icc->mode, err, sizeof err)) {
         fprintf(stderr, "isochron-cc: %s\n", err);
         _exit(ISOCHRON_PMPI_EXIT_SETTING);
     }
-    icc_bypass = 0;
+    icc->bypass = 0;
 }
 
 static uint64_t handle_key(MPI_Comm comm)
@@ -91,21 +82,21 @@ uint64_t icc_members_hash(const int *w, int n)
         h ^= (uint64_t)(uint32_t)w[i];
         h *= 1099511628211ull;
     }
-    return icc_collide ? 42 : h;
+    return icc->collide ? 42 : h;
 }
 
 int icc_group_of_members(const int *w, int n)
 {
     uint64_t h = icc_members_hash(w, n);
-    for (int g = 0; g < ngroups; g++)
-        if (groups[g].hash == h && groups[g].size == n && memcmp(groups[g].members, w, (size_t)n * sizeof *w) == 0)
+    for (int g = 0; g < icc->ngroups; g++)
+        if (icc->groups[g].hash == h && icc->groups[g].size == n && memcmp(icc->groups[g].members, w, (size_t)n * sizeof *w) == 0)
             return g;
-    if (ngroups == capgroups) {
-        capgroups = capgroups ? 2 * capgroups : 16;
-        groups = realloc(groups, (size_t)capgroups * sizeof *groups);
-        if (!groups) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    if (icc->ngroups == icc->capgroups) {
+        icc->capgroups = icc->capgroups ? 2 * icc->capgroups : 16;
+        icc->groups = realloc(icc->groups, (size_t)icc->capgroups * sizeof *icc->groups);
+        if (!icc->groups) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
     }
-    icc_group_t *g = &groups[ngroups];
+    icc_group_t *g = &icc->groups[icc->ngroups];
     g->hash = h;
     g->size = n;
     g->members = malloc((size_t)(n ? n : 1) * sizeof *w);
@@ -116,10 +107,10 @@ int icc_group_of_members(const int *w, int n)
     g->dirty = 0;
     g->me = 0;
     for (int i = 0; i < n; i++)
-        if (w[i] == icc_rank) g->me = 1;
-    ngroups++;
-    icc_group_created(ngroups - 1);
-    return ngroups - 1;
+        if (w[i] == icc->rank) g->me = 1;
+    icc->ngroups++;
+    icc_group_created(icc->ngroups - 1);
+    return icc->ngroups - 1;
 }
 
 static int compute_group(MPI_Comm comm)
@@ -183,12 +174,12 @@ static int group_of_mpi_group(MPI_Group grp)
  * record carries no group). */
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    if (icc_bypass || icc_mode != ICC_CC) return PMPI_Comm_create_group(comm, group, tag, newcomm);
+    if (icc->bypass || icc->mode != ICC_CC) return PMPI_Comm_create_group(comm, group, tag, newcomm);
     int g = group == MPI_GROUP_NULL || group == MPI_GROUP_EMPTY ? -1 : group_of_mpi_group(group);
-    if (icc_attn) icc_poll(ICC_COLL, "MPI_Comm_create_group", g);
+    if (icc->attn) icc_poll(ICC_COLL, "MPI_Comm_create_group", g);
     if (g >= 0) {
-        groups[g].seq++;
-        if (icc_pending) icc_seq_bumped(g);
+        icc->groups[g].seq++;
+        if (icc->pending) icc_seq_bumped(g);
     }
     return PMPI_Comm_create_group(comm, group, tag, newcomm);
 }
@@ -196,13 +187,13 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 int icc_lookup(MPI_Comm comm, int create)
 {
     if (comm == MPI_COMM_NULL) return -1;
-    if (comm == icc_last_comm) return icc_last_group;
+    if (comm == icc->last_comm) return icc->last_group;
     unsigned h = (unsigned)(handle_key(comm) >> 40) % ICC_SLOTS;
     for (unsigned i = 0; i < ICC_SLOTS; i++) {
         icc_slot_t *s = &slots[(h + i) % ICC_SLOTS];
         if (s->used == 1 && memcmp(&s->comm, &comm, sizeof comm) == 0) {
-            icc_last_comm = comm;
-            icc_last_group = s->group;
+            icc->last_comm = comm;
+            icc->last_group = s->group;
             return s->group;
         }
         if (s->used == 0) {
@@ -210,8 +201,8 @@ int icc_lookup(MPI_Comm comm, int create)
             s->comm = comm;
             s->group = compute_group(comm);
             s->used = 1;
-            icc_last_comm = comm;
-            icc_last_group = s->group;
+            icc->last_comm = comm;
+            icc->last_group = s->group;
             return s->group;
         }
     }
@@ -221,9 +212,9 @@ int icc_lookup(MPI_Comm comm, int create)
 static void forget(MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL) return;
-    if (comm == icc_last_comm) {                /* the handle may be reused for another group */
-        icc_last_comm = MPI_COMM_NULL;
-        icc_last_group = -1;
+    if (comm == icc->last_comm) {                /* the handle may be reused for another group */
+        icc->last_comm = MPI_COMM_NULL;
+        icc->last_group = -1;
     }
     unsigned h = (unsigned)(handle_key(comm) >> 40) % ICC_SLOTS;
     for (unsigned i = 0; i < ICC_SLOTS; i++) {
@@ -251,31 +242,31 @@ static void enter_other(isochron_pmpi_call_t *c)
     case ISOCHRON_PMPI_COLL:
     case ISOCHRON_PMPI_ICOLL:
     case ISOCHRON_PMPI_COMMCREATE: {
-        if (icc_mode == ICC_2PC) {
+        if (icc->mode == ICC_2PC) {
             if (c->category != ISOCHRON_PMPI_COMMCREATE) icc_2pc_enter(c->comm);
             return;
         }
         int g = icc_lookup(c->comm, 1);
-        if (icc_attn) icc_poll(ICC_COLL, c->name, g);   /* Algorithm 3 at commit_begin */
+        if (icc->attn) icc_poll(ICC_COLL, c->name, g);   /* Algorithm 3 at commit_begin */
         if (g >= 0) {
-            groups[g].seq++;                         /* Algorithm 1 */
-            if (icc_pending) icc_seq_bumped(g);      /* Algorithm 2 */
+            icc->groups[g].seq++;                         /* Algorithm 1 */
+            if (icc->pending) icc_seq_bumped(g);      /* Algorithm 2 */
         }
         c->layer = (void *)(intptr_t)(g + 1);
         return;
     }
     case ISOCHRON_PMPI_INIT:
-        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize && icc_mode == ICC_CC) icc_finalize_protocol();
+        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize && icc->mode == ICC_CC) icc_finalize_protocol();
         return;
     case ISOCHRON_PMPI_P2P:      /* MPI_Bsend: the others are written by hand */
-        if (icc_mode != ICC_CC) return;
-        if (icc_attn) icc_poll(ICC_PASS, c->name, -1);
+        if (icc->mode != ICC_CC) return;
+        if (icc->attn) icc_poll(ICC_PASS, c->name, -1);
         icc_count_sent(c->comm, c->peer);
         return;
     case ISOCHRON_PMPI_GROUP:
         return;
     default:
-        if (icc_mode == ICC_CC && icc_attn) icc_poll(ICC_PASS, c->name, -1);
+        if (icc->mode == ICC_CC && icc->attn) icc_poll(ICC_PASS, c->name, -1);
         return;
     }
 }
@@ -284,15 +275,15 @@ static int leave_other(isochron_pmpi_call_t *c, int rc)
 {
     if (c->category == ISOCHRON_PMPI_INIT) {
         if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize) {
-            if (icc_output_lost) exit(ISOCHRON_PMPI_EXIT_LOST);   /* said at MPI_Finalize (icc_finalize_protocol) */
+            if (icc->output_lost) exit(ISOCHRON_PMPI_EXIT_LOST);   /* said at MPI_Finalize (icc_finalize_protocol) */
         } else if (rc == MPI_SUCCESS) {
             icc_settings();                  /* every mode: a bad setting stops the job here, on every rank */
-            if (icc_mode == ICC_CC) icc_init_protocol();
-            icc_bypass = icc_mode == ICC_NATIVE;
+            if (icc->mode == ICC_CC) icc_init_protocol();
+            icc->bypass = icc->mode == ICC_NATIVE;
         }
         return rc;
     }
-    if (icc_mode != ICC_CC) return rc;
+    if (icc->mode != ICC_CC) return rc;
     switch (c->category) {
     case ISOCHRON_PMPI_COMMFREE:
         forget(c->comm);
@@ -331,19 +322,19 @@ int icc_leave_other(int id, int category, MPI_Comm comm, int peer, MPI_Request *
     return leave_other(&c, rc);
 }
 
-const char *isochron_cc_mode(void) { return icc_mode_names[icc_mode]; }
+const char *isochron_cc_mode(void) { return icc_mode_names[icc->mode]; }
 
 long long isochron_cc_seq(MPI_Comm comm)
 {
-    if (icc_mode != ICC_CC) return -1;
+    if (icc->mode != ICC_CC) return -1;
     int g = icc_lookup(comm, 1);
-    return g < 0 ? -1 : groups[g].seq;
+    return g < 0 ? -1 : icc->groups[g].seq;
 }
 
 long long isochron_cc_ggid(MPI_Comm comm)
 {
-    if (icc_mode != ICC_CC) return -1;
+    if (icc->mode != ICC_CC) return -1;
     return icc_lookup(comm, 1);
 }
 
-int isochron_cc_ngroups(void) { return icc_mode == ICC_CC ? ngroups : -1; }
+int isochron_cc_ngroups(void) { return icc->mode == ICC_CC ? icc->ngroups : -1; }

@@ -192,63 +192,68 @@
 
 extern char **environ;
 
-int icc_inited, icc_rank, icc_size = 1;
-volatile sig_atomic_t icc_attn;
-int icc_pending;
-unsigned long long icc_version;
-
-static volatile sig_atomic_t req_flag;
-static MPI_Comm icomm = MPI_COMM_NULL;
-static int epoch = 1, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned, freeze_ok, released;
-static double t_learn, timeout_s = 60.0;
-static const char *volatile cur_call = "";
-static volatile int in_wait;          /* inside a polled blocking call */
-static long long ctl_sent, ctl_recvd;
-static int rounds_this_epoch, stalls;
-
 enum { TAG_REQ = 1, TAG_TGT = 2, TAG_NEED = 3 };
 enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_OPEN, V_N };
-static long long rin[V_N], rout[V_N], rlast[V_N];
-static MPI_Request rreq = MPI_REQUEST_NULL;
-static int rfrozen, rfirst = 1;
-static unsigned long long rversion;
-static long long rounds_total;        /* agreement rounds completed since MPI_Init: the same count on every rank */
-static long long need_until;          /* needed (see Needs) until round need_until has completed */
-static long long *need_sent;          /* per world rank: 1 + rounds_total when the last need went to it */
-static unsigned char *need_mark;      /* per world rank: scratch for icc_waitfor_peers */
-
 /* outstanding control sends and messages of a later epoch */
 typedef struct { MPI_Request r; long long *buf; } ctl_send_t;
-static ctl_send_t *csend;
-static int ncsend, capcsend;
 typedef struct stash { int src, tag, n; long long *buf; struct stash *next; } stash_t;
-static stash_t *stash_head, **stash_tail = &stash_head;
-
-/* regions, callbacks, restart data, log */
 #define ICC_MAX_REGIONS 64
 #define ICC_MAX_CALLBACKS 16
-static struct { char name[64]; void *ptr; size_t bytes; } regions[ICC_MAX_REGIONS];
-static int nregions;
-static struct { void (*fn)(int, void *); void *arg; } callbacks[ICC_MAX_CALLBACKS];
-static int ncallbacks;
 typedef struct { char name[64]; size_t bytes; unsigned char *data; } saved_region_t;
-static saved_region_t *rs_regions;
-static int rs_nregions;
 typedef struct { int n; int *members; long long seq; } saved_group_t;
-static saved_group_t *rs_groups;
-static char *rs_buf;                  /* the restart file, whole: rs_regions' data point into it */
-static char rs_path[4200];            /* its path */
-static int rs_ngroups;
-static FILE *icc_log;
 
-static pthread_t ticker;
-static volatile int ticker_stop, ticker_on;
-static double interval_s, poll_ms = 10.0;
+/* This file's state: one structure, one instance (ckpt_state), reached through `ck`. */
+typedef struct {
+    volatile sig_atomic_t req_flag;      /* a request not yet acted on (signal handler, API, ticker) */
+    MPI_Comm icomm;                      /* this library's PMPI_Comm_dup of MPI_COMM_WORLD */
+    int epoch, nckpt, restarted_from, finalizing, final_done, in_poll, all_learned, freeze_ok, released;
+    double t_learn, timeout_s;
+    const char *volatile cur_call;
+    volatile int in_wait;                /* inside a polled blocking call */
+    long long ctl_sent, ctl_recvd;
+    int rounds_this_epoch, stalls;
+    /* agreement rounds */
+    long long rin[V_N], rout[V_N], rlast[V_N];
+    MPI_Request rreq;
+    int rfrozen, rfirst;
+    unsigned long long rversion;
+    long long rounds_total;              /* agreement rounds completed since MPI_Init: the same count on every rank */
+    long long need_until;                /* needed (see Needs) until round need_until has completed */
+    long long *need_sent;                /* per world rank: 1 + rounds_total when the last need went to it */
+    unsigned char *need_mark;            /* per world rank: scratch for icc_waitfor_peers */
+    /* outstanding control sends and messages of a later epoch */
+    ctl_send_t *csend;
+    int ncsend, capcsend;
+    stash_t *stash_head, **stash_tail;
+    /* regions, callbacks, restart data, log */
+    struct { char name[64]; void *ptr; size_t bytes; } regions[ICC_MAX_REGIONS];
+    int nregions;
+    struct { void (*fn)(int, void *); void *arg; } callbacks[ICC_MAX_CALLBACKS];
+    int ncallbacks;
+    saved_region_t *rs_regions;
+    int rs_nregions;
+    saved_group_t *rs_groups;
+    char *rs_buf;                        /* the restart file, whole: rs_regions' data point into it */
+    char rs_path[4200];                  /* its path */
+    int rs_ngroups;
+    FILE *icc_log;
+    char log_path[4200];
+    /* the ticker thread */
+    pthread_t ticker;
+    volatile int ticker_stop, ticker_on;
+    double interval_s, poll_ms;
+} icc_ckpt_t;
+
+static icc_ckpt_t ckpt_state = {
+    .icomm = MPI_COMM_NULL, .epoch = 1, .timeout_s = 60.0, .cur_call = "", .rreq = MPI_REQUEST_NULL, .rfirst = 1,
+    .stash_tail = &ckpt_state.stash_head, .poll_ms = 10.0,
+};
+static icc_ckpt_t *const ck = &ckpt_state;
 
 static void die(const char *fmt, const char *a, const char *b) __attribute__((noreturn));
 static void die(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "isochron-cc: rank %d: ", icc_rank);
+    fprintf(stderr, "isochron-cc: rank %d: ", icc->rank);
     fprintf(stderr, fmt, a, b);
     fputc('\n', stderr);
     fflush(stderr);
@@ -266,54 +271,54 @@ static void *xmalloc(size_t n)
 /* ---------------------------------------------------------------- log */
 static void log_members(const int *m, int n)
 {
-    fputc('[', icc_log);
-    for (int i = 0; i < n; i++) fprintf(icc_log, "%s%d", i ? "," : "", m[i]);
-    fputc(']', icc_log);
+    fputc('[', ck->icc_log);
+    for (int i = 0; i < n; i++) fprintf(ck->icc_log, "%s%d", i ? "," : "", m[i]);
+    fputc(']', ck->icc_log);
 }
 
 static void log_target(int g)
 {
-    if (!icc_log) return;
-    icc_group_t *G = &icc_groups[g];
-    fprintf(icc_log, "{\"ev\":\"target\",\"rank\":%d,\"ckpt\":%d,\"ggid\":\"%016llx\",\"members\":", icc_rank, epoch,
+    if (!ck->icc_log) return;
+    icc_group_t *G = &icc->groups[g];
+    fprintf(ck->icc_log, "{\"ev\":\"target\",\"rank\":%d,\"ckpt\":%d,\"ggid\":\"%016llx\",\"members\":", icc->rank, ck->epoch,
             (unsigned long long)G->hash);
     log_members(G->members, G->size);
-    fprintf(icc_log, ",\"seq\":%lld,\"target\":%lld,\"t\":%.6f}\n", G->seq, G->target, PMPI_Wtime());
-    fflush(icc_log);
+    fprintf(ck->icc_log, ",\"seq\":%lld,\"target\":%lld,\"t\":%.6f}\n", G->seq, G->target, PMPI_Wtime());
+    fflush(ck->icc_log);
 }
 
 static void log_counts(const char *key, const long long *v)
 {
-    fprintf(icc_log, ",\"%s\":[", key);
-    for (int i = 0; i < icc_size; i++) fprintf(icc_log, "%s%lld", i ? "," : "", v[i]);
-    fputc(']', icc_log);
+    fprintf(ck->icc_log, ",\"%s\":[", key);
+    for (int i = 0; i < icc->size; i++) fprintf(ck->icc_log, "%s%lld", i ? "," : "", v[i]);
+    fputc(']', ck->icc_log);
 }
 
 /* ---------------------------------------------------------------- control messages */
 static void ctl_send(long long *buf, int n, int dest, int tag)
 {
-    if (ncsend == capcsend) {
-        capcsend = capcsend ? 2 * capcsend : 32;
-        csend = realloc(csend, (size_t)capcsend * sizeof *csend);
-        if (!csend) die("%s%s", "out of memory", "");
+    if (ck->ncsend == ck->capcsend) {
+        ck->capcsend = ck->capcsend ? 2 * ck->capcsend : 32;
+        ck->csend = realloc(ck->csend, (size_t)ck->capcsend * sizeof *ck->csend);
+        if (!ck->csend) die("%s%s", "out of memory", "");
     }
     long long *b = xmalloc((size_t)n * sizeof *b);
     memcpy(b, buf, (size_t)n * sizeof *b);
-    PMPI_Isend(b, n, MPI_LONG_LONG, dest, tag, icomm, &csend[ncsend].r);
-    csend[ncsend++].buf = b;
-    ctl_sent++;
-    icc_version++;
+    PMPI_Isend(b, n, MPI_LONG_LONG, dest, tag, ck->icomm, &ck->csend[ck->ncsend].r);
+    ck->csend[ck->ncsend++].buf = b;
+    ck->ctl_sent++;
+    icc->version++;
 }
 
 static void reap_sends(int wait)
 {
-    for (int i = 0; i < ncsend;) {
+    for (int i = 0; i < ck->ncsend;) {
         int flag = 0;
-        if (wait) PMPI_Wait(&csend[i].r, MPI_STATUS_IGNORE), flag = 1;
-        else PMPI_Test(&csend[i].r, &flag, MPI_STATUS_IGNORE);
+        if (wait) PMPI_Wait(&ck->csend[i].r, MPI_STATUS_IGNORE), flag = 1;
+        else PMPI_Test(&ck->csend[i].r, &flag, MPI_STATUS_IGNORE);
         if (flag) {
-            free(csend[i].buf);
-            csend[i] = csend[--ncsend];
+            free(ck->csend[i].buf);
+            ck->csend[i] = ck->csend[--ck->ncsend];
         } else {
             i++;
         }
@@ -322,52 +327,52 @@ static void reap_sends(int wait)
 
 static void send_target(int g)
 {
-    icc_group_t *G = &icc_groups[g];
+    icc_group_t *G = &icc->groups[g];
     G->dirty = 0;
     log_target(g);
     if (G->size < 2) return;
     long long *m = xmalloc((size_t)(G->size + 3) * sizeof *m);
-    m[0] = epoch;
+    m[0] = ck->epoch;
     m[1] = G->target;
     m[2] = G->size;
     for (int i = 0; i < G->size; i++) m[3 + i] = G->members[i];
     for (int i = 0; i < G->size; i++)
-        if (G->members[i] != icc_rank) ctl_send(m, G->size + 3, G->members[i], TAG_TGT);
+        if (G->members[i] != icc->rank) ctl_send(m, G->size + 3, G->members[i], TAG_TGT);
     free(m);
 }
 
 static void flush_targets(void)
 {
-    for (int g = 0; g < icc_ngroups; g++)
-        if (icc_groups[g].dirty) send_target(g);
+    for (int g = 0; g < icc->ngroups; g++)
+        if (icc->groups[g].dirty) send_target(g);
 }
 
 static void learn(int origin)
 {
-    if (icc_pending) return;
-    icc_pending = 1;
-    icc_attn = 1;
-    t_learn = PMPI_Wtime();
-    all_learned = freeze_ok = 0;
-    rfirst = 1;
-    rounds_this_epoch = stalls = 0;
-    released = 0;
-    icc_version++;
-    if (icc_log) {
-        fprintf(icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,\"t\":%.6f}\n", icc_rank, origin, epoch,
-                t_learn);
-        fflush(icc_log);
+    if (icc->pending) return;
+    icc->pending = 1;
+    icc->attn = 1;
+    ck->t_learn = PMPI_Wtime();
+    ck->all_learned = ck->freeze_ok = 0;
+    ck->rfirst = 1;
+    ck->rounds_this_epoch = ck->stalls = 0;
+    ck->released = 0;
+    icc->version++;
+    if (ck->icc_log) {
+        fprintf(ck->icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,\"t\":%.6f}\n", icc->rank, origin, ck->epoch,
+                ck->t_learn);
+        fflush(ck->icc_log);
     }
-    for (int g = 0; g < icc_ngroups; g++) {
-        if (!icc_groups[g].me) continue;
-        icc_groups[g].target = icc_groups[g].seq;
-        icc_groups[g].dirty = 1;
+    for (int g = 0; g < icc->ngroups; g++) {
+        if (!icc->groups[g].me) continue;
+        icc->groups[g].target = icc->groups[g].seq;
+        icc->groups[g].dirty = 1;
     }
 }
 
 void icc_seq_bumped(int g)
 {
-    icc_group_t *G = &icc_groups[g];
+    icc_group_t *G = &icc->groups[g];
     /* A group of one: nobody else's target depends on its SEQ and its
      * collectives never stop the rank, so they are not movement for the
      * agreement (a rank looping on a one-rank communicator while it waits for
@@ -376,23 +381,23 @@ void icc_seq_bumped(int g)
         if (G->seq > G->target) G->target = G->seq;
         return;
     }
-    icc_version++;
+    icc->version++;
     if (G->seq <= G->target) return;
     G->target = G->seq;       /* Algorithm 2: ran past the target: raise it, tell the members */
     G->dirty = 1;
-    if (all_learned) send_target(g);
+    if (ck->all_learned) send_target(g);
 }
 
 static void handle_ctl(int src, int tag, const long long *m, int n)
 {
-    if (m[0] < epoch) return;                         /* an earlier checkpoint's: stale */
+    if (m[0] < ck->epoch) return;                         /* an earlier checkpoint's: stale */
     if (tag == TAG_REQ) {
         learn((int)m[1]);
         return;
     }
     if (tag == TAG_NEED) {
         learn(src);
-        if (m[1] + 1 > need_until) need_until = m[1] + 1;
+        if (m[1] + 1 > ck->need_until) ck->need_until = m[1] + 1;
         return;
     }
     if (n < 3 || m[2] != n - 3) die("%s%s", "malformed target message on the internal communicator", "");
@@ -401,8 +406,8 @@ static void handle_ctl(int src, int tag, const long long *m, int n)
     for (int i = 0; i < m[2]; i++) w[i] = (int)m[3 + i];
     int g = icc_group_of_members(w, (int)m[2]);
     free(w);
-    if (m[1] > icc_groups[g].target) {
-        icc_groups[g].target = m[1];
+    if (m[1] > icc->groups[g].target) {
+        icc->groups[g].target = m[1];
         log_target(g);
     }
 }
@@ -410,10 +415,10 @@ static void handle_ctl(int src, int tag, const long long *m, int n)
 static void drain_ctl(void)
 {
     /* messages of this epoch that arrived before the previous one ended */
-    while (stash_head && stash_head->buf[0] <= epoch) {
-        stash_t *s = stash_head;
-        stash_head = s->next;
-        if (!stash_head) stash_tail = &stash_head;
+    while (ck->stash_head && ck->stash_head->buf[0] <= ck->epoch) {
+        stash_t *s = ck->stash_head;
+        ck->stash_head = s->next;
+        if (!ck->stash_head) ck->stash_tail = &ck->stash_head;
         handle_ctl(s->src, s->tag, s->buf, s->n);
         free(s->buf);
         free(s);
@@ -421,18 +426,18 @@ static void drain_ctl(void)
     for (;;) {
         int flag = 0, n = 0;
         MPI_Status st;
-        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, icomm, &flag, &st);
+        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ck->icomm, &flag, &st);
         if (!flag) return;
         PMPI_Get_count(&st, MPI_LONG_LONG, &n);
         long long *m = xmalloc((size_t)(n > 3 ? n : 3) * sizeof *m);
-        PMPI_Recv(m, n, MPI_LONG_LONG, st.MPI_SOURCE, st.MPI_TAG, icomm, MPI_STATUS_IGNORE);
-        ctl_recvd++;
-        icc_version++;
-        if (n >= 1 && m[0] > epoch) {                 /* the next checkpoint's, sent by a rank that finished this one */
+        PMPI_Recv(m, n, MPI_LONG_LONG, st.MPI_SOURCE, st.MPI_TAG, ck->icomm, MPI_STATUS_IGNORE);
+        ck->ctl_recvd++;
+        icc->version++;
+        if (n >= 1 && m[0] > ck->epoch) {                 /* the next checkpoint's, sent by a rank that finished this one */
             stash_t *s = xmalloc(sizeof *s);
             *s = (stash_t){ st.MPI_SOURCE, st.MPI_TAG, n, m, NULL };
-            *stash_tail = s;
-            stash_tail = &s->next;
+            *ck->stash_tail = s;
+            ck->stash_tail = &s->next;
             continue;
         }
         if (n >= 2) handle_ctl(st.MPI_SOURCE, st.MPI_TAG, m, n);
@@ -442,76 +447,76 @@ static void drain_ctl(void)
 
 static void local_request(void)
 {
-    if (icc_pending) {
-        if (icc_log) {
-            fprintf(icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,\"joined\":true,\"t\":%.6f}\n",
-                    icc_rank, icc_rank, epoch, PMPI_Wtime());
-            fflush(icc_log);
+    if (icc->pending) {
+        if (ck->icc_log) {
+            fprintf(ck->icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,\"joined\":true,\"t\":%.6f}\n",
+                    icc->rank, icc->rank, ck->epoch, PMPI_Wtime());
+            fflush(ck->icc_log);
         }
         return;
     }
-    long long m[2] = { epoch, icc_rank };
-    for (int r = 0; r < icc_size; r++)
-        if (r != icc_rank) ctl_send(m, 2, r, TAG_REQ);
-    learn(icc_rank);
+    long long m[2] = { ck->epoch, icc->rank };
+    for (int r = 0; r < icc->size; r++)
+        if (r != icc->rank) ctl_send(m, 2, r, TAG_REQ);
+    learn(icc->rank);
 }
 
 /* ---------------------------------------------------------------- agreement */
 static int ready(void)
 {
-    if (!icc_pending || !freeze_ok) return 0;
-    for (int g = 0; g < icc_ngroups; g++)
-        if (icc_groups[g].me && icc_groups[g].seq < icc_groups[g].target) return 0;
+    if (!icc->pending || !ck->freeze_ok) return 0;
+    for (int g = 0; g < icc->ngroups; g++)
+        if (icc->groups[g].me && icc->groups[g].seq < icc->groups[g].target) return 0;
     return 1;
 }
 
 /* Needs: see the design paragraph */
-static int needed(void) { return icc_pending && rounds_total < need_until; }
+static int needed(void) { return icc->pending && ck->rounds_total < ck->need_until; }
 
 static void send_needs(void)
 {
-    if (!icc_pending || !freeze_ok || (ready() && !needed())) return;
-    memset(need_mark, 0, (size_t)icc_size);
-    icc_waitfor_peers(need_mark);
-    long long m[2] = { epoch, rounds_total };
-    for (int r = 0; r < icc_size; r++)
-        if (need_mark[r] && r != icc_rank && need_sent[r] != rounds_total + 1) {
-            need_sent[r] = rounds_total + 1;
+    if (!icc->pending || !ck->freeze_ok || (ready() && !needed())) return;
+    memset(ck->need_mark, 0, (size_t)icc->size);
+    icc_waitfor_peers(ck->need_mark);
+    long long m[2] = { ck->epoch, ck->rounds_total };
+    for (int r = 0; r < icc->size; r++)
+        if (ck->need_mark[r] && r != icc->rank && ck->need_sent[r] != ck->rounds_total + 1) {
+            ck->need_sent[r] = ck->rounds_total + 1;
             ctl_send(m, 2, r, TAG_NEED);
         }
 }
 
 void icc_need_check(void)
 {
-    if (!icc_inited || in_poll) return;
-    in_poll = 1;
+    if (!icc->inited || ck->in_poll) return;
+    ck->in_poll = 1;
     send_needs();
-    in_poll = 0;
+    ck->in_poll = 0;
 }
 
 static void contribute(int kind)
 {
     int open = 0;
-    if (icc_pending) {
+    if (icc->pending) {
         flush_targets();
-        open = icc_req_count_arrived() + icc_open_recvs;
+        open = icc_req_count_arrived() + icc->open_recvs;
     }
     int rd = ready();
-    rin[V_NOTREADY] = !rd;
-    rin[V_MOVED] = rfirst || icc_version != rversion;
+    ck->rin[V_NOTREADY] = !rd;
+    ck->rin[V_MOVED] = ck->rfirst || icc->version != ck->rversion;
     /* stopped: a promise not to move before this round's result; a rank released by a stall (it
        leaves its next collective entry at once, however many rounds later) or needed does not make it */
-    rin[V_UNFROZEN] = !(rd && kind != ICC_PASS && !icc_nofreeze && !needed() && !(kind == ICC_COLL && released));
-    rin[V_OPEN] = open;
-    rin[V_CTL] = ctl_sent - ctl_recvd;
-    rin[V_APP] = icc_app_sent - icc_app_recvd;
-    rin[V_PENDING] = icc_pending;
-    rin[V_FINAL] = finalizing;
-    rin[V_LEARNED] = all_learned;
-    PMPI_Iallreduce(rin, rout, V_N, MPI_LONG_LONG, MPI_SUM, icomm, &rreq);
-    rfrozen = !rin[V_UNFROZEN];
-    rfirst = 0;
-    rversion = icc_version;
+    ck->rin[V_UNFROZEN] = !(rd && kind != ICC_PASS && !icc->nofreeze && !needed() && !(kind == ICC_COLL && ck->released));
+    ck->rin[V_OPEN] = open;
+    ck->rin[V_CTL] = ck->ctl_sent - ck->ctl_recvd;
+    ck->rin[V_APP] = icc->app_sent - icc->app_recvd;
+    ck->rin[V_PENDING] = icc->pending;
+    ck->rin[V_FINAL] = ck->finalizing;
+    ck->rin[V_LEARNED] = ck->all_learned;
+    PMPI_Iallreduce(ck->rin, ck->rout, V_N, MPI_LONG_LONG, MPI_SUM, ck->icomm, &ck->rreq);
+    ck->rfrozen = !ck->rin[V_UNFROZEN];
+    ck->rfirst = 0;
+    ck->rversion = icc->version;
 }
 
 static void take_checkpoint(const char *call);
@@ -519,28 +524,28 @@ static void take_checkpoint(const char *call);
 /* a round completed: returns 1 when it decided the checkpoint (taken) */
 static int evaluate(const char *call)
 {
-    memcpy(rlast, rout, sizeof rlast);
-    rounds_this_epoch++;
-    rounds_total++;
-    if (rout[V_PENDING] == icc_size && icc_pending && !all_learned) {
-        all_learned = 1;            /* everybody has learned: targets are sent at once from now on */
+    memcpy(ck->rlast, ck->rout, sizeof ck->rlast);
+    ck->rounds_this_epoch++;
+    ck->rounds_total++;
+    if (ck->rout[V_PENDING] == icc->size && icc->pending && !ck->all_learned) {
+        ck->all_learned = 1;            /* everybody has learned: targets are sent at once from now on */
         flush_targets();
     }
-    if (rout[V_LEARNED] == icc_size && icc_pending) freeze_ok = 1;
-    if (finalizing && rout[V_FINAL] == icc_size && rout[V_PENDING] == 0 && rout[V_CTL] == 0) final_done = 1;
+    if (ck->rout[V_LEARNED] == icc->size && icc->pending) ck->freeze_ok = 1;
+    if (ck->finalizing && ck->rout[V_FINAL] == icc->size && ck->rout[V_PENDING] == 0 && ck->rout[V_CTL] == 0) ck->final_done = 1;
     /* a stall: some rank must still run, or a message is still to be
        received, yet nobody moved since the previous round (those not ready
        are blocked, e.g. on a message a stopped rank sends after its next
        collective; or a message waits for a receive posted after a
        collective): ranks stopped at collective entries go on through one
        collective (raising its target) */
-    if (freeze_ok && rout[V_PENDING] == icc_size && rout[V_MOVED] == 0 &&
-        (rout[V_NOTREADY] > 0 || rout[V_APP] != 0 || rout[V_OPEN] != 0)) {
-        released = 1;
-        stalls++;
+    if (ck->freeze_ok && ck->rout[V_PENDING] == icc->size && ck->rout[V_MOVED] == 0 &&
+        (ck->rout[V_NOTREADY] > 0 || ck->rout[V_APP] != 0 || ck->rout[V_OPEN] != 0)) {
+        ck->released = 1;
+        ck->stalls++;
     }
-    if (rout[V_PENDING] == icc_size && rout[V_NOTREADY] == 0 && rout[V_MOVED] == 0 && rout[V_UNFROZEN] == 0 &&
-        rout[V_CTL] == 0 && rout[V_APP] == 0 && rout[V_OPEN] == 0) {
+    if (ck->rout[V_PENDING] == icc->size && ck->rout[V_NOTREADY] == 0 && ck->rout[V_MOVED] == 0 && ck->rout[V_UNFROZEN] == 0 &&
+        ck->rout[V_CTL] == 0 && ck->rout[V_APP] == 0 && ck->rout[V_OPEN] == 0) {
         if (!ready()) die("%s%s", "internal error: agreement decided a safe state this rank is not in", "");
         take_checkpoint(call);
         return 1;
@@ -550,29 +555,29 @@ static int evaluate(const char *call)
 
 static void watchdog(void)
 {
-    if (!icc_pending) return;
-    double waited = PMPI_Wtime() - t_learn;
-    if (waited < timeout_s) return;
+    if (!icc->pending) return;
+    double waited = PMPI_Wtime() - ck->t_learn;
+    if (waited < ck->timeout_s) return;
     fprintf(stderr, "isochron-cc: rank %d: checkpoint %d not reached after %.0f s (ISOCHRON_CC_TIMEOUT=%g); waiting in %s;",
-            icc_rank, epoch, waited, timeout_s, cur_call);
+            icc->rank, ck->epoch, waited, ck->timeout_s, ck->cur_call);
     int any = 0;
-    for (int g = 0; g < icc_ngroups; g++) {
-        icc_group_t *G = &icc_groups[g];
+    for (int g = 0; g < icc->ngroups; g++) {
+        icc_group_t *G = &icc->groups[g];
         if (!G->me || G->seq >= G->target) continue;
         fprintf(stderr, " ggid %016llx members [", (unsigned long long)G->hash);
         for (int i = 0; i < G->size && i < 16; i++) fprintf(stderr, "%s%d", i ? "," : "", G->members[i]);
         fprintf(stderr, "%s] at SEQ %lld waits for TARGET %lld;", G->size > 16 ? ",..." : "", G->seq, G->target);
         any = 1;
     }
-    if (!any && rounds_this_epoch == 0)
+    if (!any && ck->rounds_this_epoch == 0)
         fprintf(stderr, " no agreement round has completed: a rank takes no part (it makes no MPI call, or is "
                 "blocked inside one)");
     else if (!any)
         fprintf(stderr, " all its targets reached; last agreement round: %lld not ready, %lld moved, %lld not stopped, "
                 "%lld control and %lld application messages in flight, %lld receives posted and not complete, "
                 "%lld of %d ranks pending",
-                rlast[V_NOTREADY], rlast[V_MOVED], rlast[V_UNFROZEN], rlast[V_CTL], rlast[V_APP], rlast[V_OPEN],
-                rlast[V_PENDING], icc_size);
+                ck->rlast[V_NOTREADY], ck->rlast[V_MOVED], ck->rlast[V_UNFROZEN], ck->rlast[V_CTL], ck->rlast[V_APP], ck->rlast[V_OPEN],
+                ck->rlast[V_PENDING], icc->size);
     fputc('\n', stderr);
     fflush(stderr);
     PMPI_Abort(MPI_COMM_WORLD, 3);
@@ -580,27 +585,27 @@ static void watchdog(void)
 
 void icc_poll(int kind, const char *call, int g)
 {
-    int g_solo = g >= 0 && icc_groups[g].size == 1;   /* a collective nobody else takes part in never blocks */
-    if (!icc_inited || in_poll) return;
-    in_poll = 1;
-    cur_call = call;
-    if (!icc_pending && !finalizing) icc_attn = 0;   /* cleared before looking: a new request sets it again */
+    int g_solo = g >= 0 && icc->groups[g].size == 1;   /* a collective nobody else takes part in never blocks */
+    if (!icc->inited || ck->in_poll) return;
+    ck->in_poll = 1;
+    ck->cur_call = call;
+    if (!icc->pending && !ck->finalizing) icc->attn = 0;   /* cleared before looking: a new request sets it again */
     for (;;) {
         drain_ctl();
-        if (req_flag) {
-            req_flag = 0;
+        if (ck->req_flag) {
+            ck->req_flag = 0;
             local_request();
         }
-        if (!icc_pending && !finalizing) break;
+        if (!icc->pending && !ck->finalizing) break;
         watchdog();
         reap_sends(0);
         if (kind == ICC_BLOCKED || kind == ICC_RECV) send_needs();
-        if (rreq != MPI_REQUEST_NULL) {
+        if (ck->rreq != MPI_REQUEST_NULL) {
             int done = 0;
-            PMPI_Test(&rreq, &done, MPI_STATUS_IGNORE);
+            PMPI_Test(&ck->rreq, &done, MPI_STATUS_IGNORE);
             if (done) {
                 if (evaluate(call)) break;
-                if (final_done) break;
+                if (ck->final_done) break;
                 if (kind == ICC_BLOCKED || kind == ICC_RECV) break;   /* let the caller test its operation before the next round */
                 if (g_solo) break;   /* a collective on a group of one: stays only until the round it promised in completes */
                 continue;
@@ -609,15 +614,15 @@ void icc_poll(int kind, const char *call, int g)
             contribute(kind);
         }
         if (kind == ICC_PASS || kind == ICC_RECV) break;
-        if (kind == ICC_COLL && (!ready() || released || needed() || (g_solo && !rfrozen))) {
-            released = 0;
+        if (kind == ICC_COLL && (!ready() || ck->released || needed() || (g_solo && !ck->rfrozen))) {
+            ck->released = 0;
             break;
         }
-        if (kind == ICC_BLOCKED && !(rfrozen && ready() && !needed())) break;
+        if (kind == ICC_BLOCKED && !(ck->rfrozen && ready() && !needed())) break;
         /* ICC_COLL with every target reached (Algorithm 3), a frozen
            blocked call, or MPI_Finalize: stay */
     }
-    in_poll = 0;
+    ck->in_poll = 0;
 }
 
 /* ---------------------------------------------------------------- checkpoint files */
@@ -692,19 +697,19 @@ static void rank_file_body(ck_file_t *c, void *arg)
 {
     (void)arg;
     int n = 0;
-    for (int g = 0; g < icc_ngroups; g++) n += icc_groups[g].me;
-    ck_printf(c, "%s %d\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", CKPT_MAGIC, CKPT_VERSION, epoch, icc_rank, icc_size, n);
-    for (int g = 0; g < icc_ngroups; g++) {
-        icc_group_t *G = &icc_groups[g];
+    for (int g = 0; g < icc->ngroups; g++) n += icc->groups[g].me;
+    ck_printf(c, "%s %d\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", CKPT_MAGIC, CKPT_VERSION, ck->epoch, icc->rank, icc->size, n);
+    for (int g = 0; g < icc->ngroups; g++) {
+        icc_group_t *G = &icc->groups[g];
         if (!G->me) continue;
         ck_printf(c, "group %016llx %lld %d", (unsigned long long)G->hash, G->seq, G->size);
         for (int i = 0; i < G->size; i++) ck_printf(c, " %d", G->members[i]);
         ck_write(c, "\n", 1);
     }
-    ck_printf(c, "regions %d\n", nregions);
-    for (int i = 0; i < nregions; i++) {
-        ck_printf(c, "region %s %zu\n", regions[i].name, regions[i].bytes);
-        ck_write(c, regions[i].ptr, regions[i].bytes);
+    ck_printf(c, "regions %d\n", ck->nregions);
+    for (int i = 0; i < ck->nregions; i++) {
+        ck_printf(c, "region %s %zu\n", ck->regions[i].name, ck->regions[i].bytes);
+        ck_write(c, ck->regions[i].ptr, ck->regions[i].bytes);
         ck_write(c, "\n", 1);
     }
     ck_write(c, "end\n", 4);
@@ -714,7 +719,7 @@ static void rank_file_body(ck_file_t *c, void *arg)
 static void marker_body(ck_file_t *c, void *arg)
 {
     (void)arg;
-    fprintf(c->f, "isochron-cc-complete 1\nckpt %d\nnranks %d\n", epoch, icc_size);
+    fprintf(c->f, "isochron-cc-complete 1\nckpt %d\nnranks %d\n", ck->epoch, icc->size);
 }
 
 /* ISOCHRON_CC_COMMAND with %r, %n, %d, %% expanded (checked at MPI_Init: no other escape), into a buffer of
@@ -728,8 +733,8 @@ static char *expand_command(const char *cmd, const char *dir)
             char tmp[32];
             const char *add = tmp;
             if (*p != '%' || !p[1]) tmp[0] = *p, tmp[1] = 0;
-            else if (*++p == 'r') snprintf(tmp, sizeof tmp, "%d", icc_rank);
-            else if (*p == 'n') snprintf(tmp, sizeof tmp, "%d", epoch);
+            else if (*++p == 'r') snprintf(tmp, sizeof tmp, "%d", icc->rank);
+            else if (*p == 'n') snprintf(tmp, sizeof tmp, "%d", ck->epoch);
             else if (*p == 'd') add = dir;
             else tmp[0] = '%', tmp[1] = 0;
             size_t n = strlen(add);
@@ -749,14 +754,14 @@ static void run_command(const char *cmd, const char *dir)
     pid_t pid;
     int rc = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ), status = 0;
     if (rc != 0) {
-        fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_COMMAND could not start: %s\n", icc_rank, strerror(rc));
+        fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_COMMAND could not start: %s\n", icc->rank, strerror(rc));
         free(buf);
         return;
     }
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         fprintf(stderr, "isochron-cc: rank %d: ISOCHRON_CC_COMMAND '%s' failed (status %d); checkpoint %d continues\n",
-                icc_rank, buf, WIFEXITED(status) ? WEXITSTATUS(status) : -1, epoch);
+                icc->rank, buf, WIFEXITED(status) ? WEXITSTATUS(status) : -1, ck->epoch);
     free(buf);
 }
 
@@ -765,60 +770,60 @@ static void take_checkpoint(const char *call)
     int pend = icc_req_pending_icoll();
     icc_req_complete_icolls();
     double t_safe = PMPI_Wtime();
-    if (icc_log) {
-        fprintf(icc_log, "{\"ev\":\"safe\",\"rank\":%d,\"ckpt\":%d,\"groups\":[", icc_rank, epoch);
+    if (ck->icc_log) {
+        fprintf(ck->icc_log, "{\"ev\":\"safe\",\"rank\":%d,\"ckpt\":%d,\"groups\":[", icc->rank, ck->epoch);
         int first = 1;
-        for (int g = 0; g < icc_ngroups; g++) {
-            icc_group_t *G = &icc_groups[g];
+        for (int g = 0; g < icc->ngroups; g++) {
+            icc_group_t *G = &icc->groups[g];
             if (!G->me) continue;
-            fprintf(icc_log, "%s{\"ggid\":\"%016llx\",\"seq\":%lld,\"target\":%lld,\"members\":", first ? "" : ",",
+            fprintf(ck->icc_log, "%s{\"ggid\":\"%016llx\",\"seq\":%lld,\"target\":%lld,\"members\":", first ? "" : ",",
                     (unsigned long long)G->hash, G->seq, G->target);
             log_members(G->members, G->size);
-            fputc('}', icc_log);
+            fputc('}', ck->icc_log);
             first = 0;
         }
-        fprintf(icc_log, "],\"pending_icoll\":%d", pend);
-        log_counts("sent", icc_sent_to);
-        log_counts("recvd", icc_recvd_from);
-        fprintf(icc_log, ",\"sent_total\":%lld,\"recvd_total\":%lld,\"in_collective\":false,\"call\":\"%s\",\"rounds\":%d,"
-                "\"stalls\":%d,\"t\":%.6f}\n", icc_app_sent, icc_app_recvd, call, rounds_this_epoch, stalls, t_safe);
-        fflush(icc_log);
+        fprintf(ck->icc_log, "],\"pending_icoll\":%d", pend);
+        log_counts("sent", icc->sent_to);
+        log_counts("recvd", icc->recvd_from);
+        fprintf(ck->icc_log, ",\"sent_total\":%lld,\"recvd_total\":%lld,\"in_collective\":false,\"call\":\"%s\",\"rounds\":%d,"
+                "\"stalls\":%d,\"t\":%.6f}\n", icc->app_sent, icc->app_recvd, call, ck->rounds_this_epoch, ck->stalls, t_safe);
+        fflush(ck->icc_log);
     }
-    for (int i = 0; i < ncallbacks; i++) callbacks[i].fn(ISOCHRON_CC_BEFORE_SAVE, callbacks[i].arg);
+    for (int i = 0; i < ck->ncallbacks; i++) ck->callbacks[i].fn(ISOCHRON_CC_BEFORE_SAVE, ck->callbacks[i].arg);
     char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s/ckpt.%d", ckpt_dir(), epoch);
+    snprintf(dir, sizeof dir, "%s/ckpt.%d", ckpt_dir(), ck->epoch);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) die("cannot create the checkpoint directory %s: %s", dir, strerror(errno));
-    snprintf(path, sizeof path, "%s/rank.%d", dir, icc_rank);
+    snprintf(path, sizeof path, "%s/rank.%d", dir, icc->rank);
     long long bytes = write_atomic(path, rank_file_body, NULL);
     fsync_dir(dir);
     const char *cmd = getenv("ISOCHRON_CC_COMMAND");
     if (cmd && *cmd) run_command(cmd, dir);
-    PMPI_Barrier(icomm);
-    if (icc_rank == 0) {
+    PMPI_Barrier(ck->icomm);
+    if (icc->rank == 0) {
         snprintf(path, sizeof path, "%s/complete", dir);
         write_atomic(path, marker_body, NULL);
         fsync_dir(dir);
     }
-    PMPI_Barrier(icomm);
-    nckpt = epoch;          /* complete on every rank: counted from the AFTER_SAVE callbacks on */
-    for (int i = 0; i < ncallbacks; i++) callbacks[i].fn(ISOCHRON_CC_AFTER_SAVE, callbacks[i].arg);
-    if (icc_log) {
-        fprintf(icc_log, "{\"ev\":\"saved\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"bytes\":%lld,\"t\":%.6f}\n", icc_rank,
-                epoch, dir, bytes, PMPI_Wtime());
-        fflush(icc_log);
+    PMPI_Barrier(ck->icomm);
+    ck->nckpt = ck->epoch;          /* complete on every rank: counted from the AFTER_SAVE callbacks on */
+    for (int i = 0; i < ck->ncallbacks; i++) ck->callbacks[i].fn(ISOCHRON_CC_AFTER_SAVE, ck->callbacks[i].arg);
+    if (ck->icc_log) {
+        fprintf(ck->icc_log, "{\"ev\":\"saved\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"bytes\":%lld,\"t\":%.6f}\n", icc->rank,
+                ck->epoch, dir, bytes, PMPI_Wtime());
+        fflush(ck->icc_log);
     }
     /* resume: the next checkpoint starts from scratch */
-    icc_pending = 0;
-    all_learned = freeze_ok = 0;
-    need_until = 0;
-    rfirst = 1;
-    for (int g = 0; g < icc_ngroups; g++) icc_groups[g].target = icc_groups[g].dirty = 0;
-    if (icc_log) {
-        fprintf(icc_log, "{\"ev\":\"resume\",\"rank\":%d,\"ckpt\":%d,\"t\":%.6f}\n", icc_rank, epoch, PMPI_Wtime());
-        fflush(icc_log);
+    icc->pending = 0;
+    ck->all_learned = ck->freeze_ok = 0;
+    ck->need_until = 0;
+    ck->rfirst = 1;
+    for (int g = 0; g < icc->ngroups; g++) icc->groups[g].target = icc->groups[g].dirty = 0;
+    if (ck->icc_log) {
+        fprintf(ck->icc_log, "{\"ev\":\"resume\",\"rank\":%d,\"ckpt\":%d,\"t\":%.6f}\n", icc->rank, ck->epoch, PMPI_Wtime());
+        fflush(ck->icc_log);
     }
-    epoch++;
-    icc_attn = 1;           /* look again: a request for the next one may be waiting */
+    ck->epoch++;
+    icc->attn = 1;           /* look again: a request for the next one may be waiting */
 }
 
 /* ---------------------------------------------------------------- restart */
@@ -913,17 +918,17 @@ static int rd_group(rd_t *r, int i, unsigned char *mark, saved_group_t *g)
     char *m = strchr(q + 1, ' ');
     if (m) *m = 0;
     size_t left = m ? strlen(m + 1) + 1 : 0;
-    if (rd_num(q + 1, 1, icc_size, &n)) return rd_fail(r, field, "size '%.40s' is not a number in [1, %d]", q + 1, icc_size);
+    if (rd_num(q + 1, 1, icc->size, &n)) return rd_fail(r, field, "size '%.40s' is not a number in [1, %d]", q + 1, icc->size);
     if ((size_t)n > (left + 1) / 2) return rd_fail(r, field, "size %lld, but the line has room for %zu members", n, (left + 1) / 2);
     g->members = malloc((size_t)n * sizeof(int));
     if (!g->members) return rd_fail(r, field, "out of memory for %lld members", n);
-    memset(mark, 0, (size_t)icc_size);
+    memset(mark, 0, (size_t)icc->size);
     char *t = m + 1;
     for (long long k = 0; k < n; k++) {
         char *sp = strchr(t, ' ');
         if (sp) *sp = 0;
         long long w;
-        if (rd_num(t, 0, icc_size - 1, &w)) return rd_fail(r, field, "member %lld '%.40s' is not a rank in [0, %d]", k + 1, t, icc_size - 1);
+        if (rd_num(t, 0, icc->size - 1, &w)) return rd_fail(r, field, "member %lld '%.40s' is not a rank in [0, %d]", k + 1, t, icc->size - 1);
         if (mark[w]++) return rd_fail(r, field, "rank %lld is a member twice", w);
         g->members[k] = (int)w;
         if (k + 1 < n && !sp) return rd_fail(r, field, "%lld members, the size says %lld", k + 1, n);
@@ -957,66 +962,66 @@ static int read_rank_file(const char *dir, const char *path, int best, char *err
         fclose(f);
         return rd_fail(&r, "length", "%lld bytes, too short for a checkpoint file", (long long)st.st_size);
     }
-    rs_buf = malloc(flen + 1);
-    if (!rs_buf) {
+    ck->rs_buf = malloc(flen + 1);
+    if (!ck->rs_buf) {
         fclose(f);
         return rd_fail(&r, "length", "out of memory for its %zu bytes", flen);
     }
-    size_t got = fread(rs_buf, 1, flen, f);
+    size_t got = fread(ck->rs_buf, 1, flen, f);
     fclose(f);
     if (got != flen) return rd_fail(&r, "length", "read %zu of its %zu bytes", got, flen);
-    rs_buf[flen] = 0;
+    ck->rs_buf[flen] = 0;
     /* magic and version first: they say what the file is */
     size_t ml = strlen(CKPT_MAGIC);
-    if (memcmp(rs_buf, CKPT_MAGIC " ", ml + 1) != 0) {
+    if (memcmp(ck->rs_buf, CKPT_MAGIC " ", ml + 1) != 0) {
         char head[32];
         size_t k = 0;
-        for (; k < 24 && rs_buf[k] != '\n'; k++) head[k] = rs_buf[k] >= 32 && rs_buf[k] < 127 ? rs_buf[k] : '?';
+        for (; k < 24 && ck->rs_buf[k] != '\n'; k++) head[k] = ck->rs_buf[k] >= 32 && ck->rs_buf[k] < 127 ? ck->rs_buf[k] : '?';
         head[k] = 0;
         return rd_fail(&r, "magic", "not an isochron-cc checkpoint file (it begins with '%s', not '%s')", head, CKPT_MAGIC);
     }
     long long ver;
     char vbuf[16];
     size_t k = 0;
-    for (; k < sizeof vbuf - 1 && ml + 1 + k < flen && rs_buf[ml + 1 + k] != '\n'; k++) vbuf[k] = rs_buf[ml + 1 + k];
+    for (; k < sizeof vbuf - 1 && ml + 1 + k < flen && ck->rs_buf[ml + 1 + k] != '\n'; k++) vbuf[k] = ck->rs_buf[ml + 1 + k];
     vbuf[k] = 0;
     if (rd_num(vbuf, 0, 1000000, &ver) || ver != CKPT_VERSION)
         return rd_fail(&r, "version", "'%s', this library reads version %d (a file of another isochron version cannot be "
                        "restarted from)", vbuf, CKPT_VERSION);
     /* then the checksum over everything before its line */
-    char *tr = rs_buf + flen - TRAILER, *e;
+    char *tr = ck->rs_buf + flen - TRAILER, *e;
     if (memcmp(tr, "fnv1a64 ", 8) != 0 || tr[TRAILER - 1] != '\n')
         return rd_fail(&r, "checksum", "no 'fnv1a64' line at the end (the file was cut or changed)");
     tr[TRAILER - 1] = 0;
     errno = 0;
     unsigned long long want = strtoull(tr + 8, &e, 16);
     if (errno || e != tr + TRAILER - 1) return rd_fail(&r, "checksum", "'%s' is not 16 hexadecimal digits", tr + 8);
-    uint64_t have = fnv1a(FNV_INIT, rs_buf, flen - TRAILER);
+    uint64_t have = fnv1a(FNV_INIT, ck->rs_buf, flen - TRAILER);
     if (have != want)
         return rd_fail(&r, "checksum", "the file says %016llx, its contents give %016llx (changed or damaged after it was written)",
                        want, (unsigned long long)have);
     /* every field, in order, against what is left of the file and against this run */
-    r.p = rs_buf;
+    r.p = ck->rs_buf;
     r.end = tr;
     long long v, ng, nr;
-    if (!rd_line(&r, "magic") || rd_field(&r, "ckpt", best, best, &v) || rd_field(&r, "rank", icc_rank, icc_rank, &v) ||
-        rd_field(&r, "nranks", icc_size, icc_size, &v))
+    if (!rd_line(&r, "magic") || rd_field(&r, "ckpt", best, best, &v) || rd_field(&r, "rank", icc->rank, icc->rank, &v) ||
+        rd_field(&r, "nranks", icc->size, icc->size, &v))
         return -1;
     /* a group line takes at least 14 bytes ("group H SEQ N M" with a 16-digit hash: more) */
     if (rd_field(&r, "groups", 0, LLONG_MAX, &ng)) return -1;
     if (ng > (r.end - r.p) / 14)
         return rd_fail(&r, "groups", "%lld groups cannot fit in the %lld bytes that follow", ng, (long long)(r.end - r.p));
-    unsigned char *mark = malloc((size_t)icc_size);
-    rs_groups = calloc((size_t)(ng ? ng : 1), sizeof *rs_groups);
-    if (!mark || !rs_groups) return rd_fail(&r, "groups", "out of memory for %lld groups", ng);
+    unsigned char *mark = malloc((size_t)icc->size);
+    ck->rs_groups = calloc((size_t)(ng ? ng : 1), sizeof *ck->rs_groups);
+    if (!mark || !ck->rs_groups) return rd_fail(&r, "groups", "out of memory for %lld groups", ng);
     for (long long i = 0; i < ng; i++) {
-        if (rd_group(&r, (int)i, mark, &rs_groups[i])) return -1;
-        rs_ngroups++;
+        if (rd_group(&r, (int)i, mark, &ck->rs_groups[i])) return -1;
+        ck->rs_ngroups++;
     }
     free(mark);
     if (rd_field(&r, "regions", 0, ICC_MAX_REGIONS, &nr)) return -1;
-    rs_regions = calloc((size_t)(nr ? nr : 1), sizeof *rs_regions);
-    if (!rs_regions) return rd_fail(&r, "regions", "out of memory for %lld regions", nr);
+    ck->rs_regions = calloc((size_t)(nr ? nr : 1), sizeof *ck->rs_regions);
+    if (!ck->rs_regions) return rd_fail(&r, "regions", "out of memory for %lld regions", nr);
     for (long long i = 0; i < nr; i++) {
         char field[32], *l, *sp;
         snprintf(field, sizeof field, "region %lld", i + 1);
@@ -1026,10 +1031,10 @@ static int read_rank_file(const char *dir, const char *path, int best, char *err
         *sp = 0;
         size_t nl = strlen(l + 7);
         if (nl < 1 || nl > 63 || strchr(l + 7, ' ')) return rd_fail(&r, field, "name '%.70s' is not 1 to 63 characters without blanks", l + 7);
-        saved_region_t *s = &rs_regions[i];
+        saved_region_t *s = &ck->rs_regions[i];
         memcpy(s->name, l + 7, nl + 1);
         for (long long j = 0; j < i; j++)
-            if (!strcmp(rs_regions[j].name, s->name)) return rd_fail(&r, field, "region '%s' appears twice", s->name);
+            if (!strcmp(ck->rs_regions[j].name, s->name)) return rd_fail(&r, field, "region '%s' appears twice", s->name);
         errno = 0;
         unsigned long long b = strtoull(sp + 1, &e, 10);
         if (errno || e == sp + 1 || *e || sp[1] == '-')
@@ -1042,7 +1047,7 @@ static int read_rank_file(const char *dir, const char *path, int best, char *err
         r.p += b;
         if (*r.p != '\n') return rd_fail(&r, field, "no newline after the %llu bytes of region '%s'", b, s->name);
         r.p++;
-        rs_nregions++;
+        ck->rs_nregions++;
     }
     char *l = rd_line(&r, "end");
     if (!l) return -1;
@@ -1073,24 +1078,24 @@ static void load_restart(const char *dir, char *err, size_t len)
         snprintf(why, sizeof why, "no complete checkpoint in this directory (%d incomplete)", incomplete);
         RESTART_FAIL(why);
     }
-    if (best_p != icc_size) {
+    if (best_p != icc->size) {
         char why[160];
-        snprintf(why, sizeof why, "checkpoint %d was written by %d ranks, this run has %d", best, best_p, icc_size);
+        snprintf(why, sizeof why, "checkpoint %d was written by %d ranks, this run has %d", best, best_p, icc->size);
         RESTART_FAIL(why);
     }
-    snprintf(rs_path, sizeof rs_path, "%s/ckpt.%d/rank.%d", dir, best, icc_rank);
-    if (read_rank_file(dir, rs_path, best, err, len)) return;
-    restarted_from = nckpt = best;
-    epoch = best + 1;
-    for (int g = 0; g < icc_ngroups; g++) icc_group_created(g);
+    snprintf(ck->rs_path, sizeof ck->rs_path, "%s/ckpt.%d/rank.%d", dir, best, icc->rank);
+    if (read_rank_file(dir, ck->rs_path, best, err, len)) return;
+    ck->restarted_from = ck->nckpt = best;
+    ck->epoch = best + 1;
+    for (int g = 0; g < icc->ngroups; g++) icc_group_created(g);
 }
 
 void icc_group_created(int g)
 {
-    icc_group_t *G = &icc_groups[g];
-    for (int i = 0; i < rs_ngroups; i++)
-        if (rs_groups[i].n == G->size && memcmp(rs_groups[i].members, G->members, (size_t)G->size * sizeof(int)) == 0) {
-            G->seq = rs_groups[i].seq;   /* seen again after a restart */
+    icc_group_t *G = &icc->groups[g];
+    for (int i = 0; i < ck->rs_ngroups; i++)
+        if (ck->rs_groups[i].n == G->size && memcmp(ck->rs_groups[i].members, G->members, (size_t)G->size * sizeof(int)) == 0) {
+            G->seq = ck->rs_groups[i].seq;   /* seen again after a restart */
             return;
         }
 }
@@ -1099,8 +1104,8 @@ void icc_group_created(int g)
 static void on_usr1(int sig)
 {
     (void)sig;
-    req_flag = 1;
-    icc_attn = 1;
+    ck->req_flag = 1;
+    icc->attn = 1;
 }
 
 static double now_s(void)
@@ -1113,26 +1118,26 @@ static double now_s(void)
 static void *ticker_main(void *arg)
 {
     (void)arg;
-    double next = now_s() + interval_s, learned_at = 0;
+    double next = now_s() + ck->interval_s, learned_at = 0;
     int seen_epoch = 0, seen_n = 0;
-    struct timespec ts = { (time_t)(poll_ms / 1000), (long)(1e6 * (poll_ms - 1000 * (long)(poll_ms / 1000))) };
-    while (!ticker_stop) {
+    struct timespec ts = { (time_t)(ck->poll_ms / 1000), (long)(1e6 * (ck->poll_ms - 1000 * (long)(ck->poll_ms / 1000))) };
+    while (!ck->ticker_stop) {
         nanosleep(&ts, NULL);
-        __atomic_store_n(&icc_attn, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&icc->attn, 1, __ATOMIC_RELAXED);
         double t = now_s();
-        int n = __atomic_load_n(&nckpt, __ATOMIC_RELAXED);
-        if (n != seen_n) { seen_n = n; next = t + interval_s; }   /* the interval runs from the last resume */
-        if (interval_s > 0 && icc_rank == 0 && t >= next && !__atomic_load_n(&icc_pending, __ATOMIC_RELAXED)) {
-            __atomic_store_n(&req_flag, 1, __ATOMIC_RELAXED);
-            next = t + interval_s;
+        int n = __atomic_load_n(&ck->nckpt, __ATOMIC_RELAXED);
+        if (n != seen_n) { seen_n = n; next = t + ck->interval_s; }   /* the interval runs from the last resume */
+        if (ck->interval_s > 0 && icc->rank == 0 && t >= next && !__atomic_load_n(&icc->pending, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&ck->req_flag, 1, __ATOMIC_RELAXED);
+            next = t + ck->interval_s;
         }
         /* a rank stuck inside a blocking MPI call never reaches the main-thread watchdog */
-        int e = __atomic_load_n(&icc_pending, __ATOMIC_RELAXED) ? __atomic_load_n(&epoch, __ATOMIC_RELAXED) : 0;
+        int e = __atomic_load_n(&icc->pending, __ATOMIC_RELAXED) ? __atomic_load_n(&ck->epoch, __ATOMIC_RELAXED) : 0;
         if (e != seen_epoch) { seen_epoch = e; learned_at = t; }
-        if (e && t - learned_at > 1.5 * timeout_s + 1) {
+        if (e && t - learned_at > 1.5 * ck->timeout_s + 1) {
             fprintf(stderr, "isochron-cc: rank %d: checkpoint %d not reached after %.0f s (ISOCHRON_CC_TIMEOUT=%g); "
                     "stuck inside %s (a call that does not return while the protocol waits)\n",
-                    icc_rank, e, t - learned_at, timeout_s, cur_call);
+                    icc->rank, e, t - learned_at, ck->timeout_s, ck->cur_call);
             fflush(stderr);
             _exit(3);
         }
@@ -1149,8 +1154,6 @@ static const char *const icc_known[] = {
 };
 #define ICC_PATH_MAX 3800   /* a directory's bytes: room for /ckpt.N/rank.R.tmp and cc-log.R.jsonl in 4096 */
 #define ICC_COMMAND_MAX 4000
-static char log_path[4200];
-int icc_output_lost;
 
 /* ISOCHRON_CC_COMMAND: only %r, %n, %d and %% (a % alone or another letter would run a different command) */
 static int check_command(const char *cmd, char *err, size_t len)
@@ -1177,26 +1180,26 @@ static void check_settings(char *err, size_t len)
     err[0] = 0;
     if (isochron_settings_known("ISOCHRON_CC_", icc_known, (int)(sizeof icc_known / sizeof *icc_known), err, len) ||
         isochron_setting_number("ISOCHRON_CC_TIMEOUT", isochron_setting_get("ISOCHRON_CC_TIMEOUT", "60"), 0.001, 86400, 0,
-                                "seconds", &timeout_s, err, len) ||
+                                "seconds", &ck->timeout_s, err, len) ||
         isochron_setting_number("ISOCHRON_CC_INTERVAL", isochron_setting_get("ISOCHRON_CC_INTERVAL", "0"), 0.01, 86400, 1,
-                                "seconds", &interval_s, err, len) ||
+                                "seconds", &ck->interval_s, err, len) ||
         isochron_setting_number("ISOCHRON_CC_POLL_MS", isochron_setting_get("ISOCHRON_CC_POLL_MS", "10"), 0.01, 1000, 0,
-                                "milliseconds", &poll_ms, err, len) ||
+                                "milliseconds", &ck->poll_ms, err, len) ||
         isochron_setting_choice("ISOCHRON_CC_TEST_COLLIDE", isochron_setting_get("ISOCHRON_CC_TEST_COLLIDE", "0"), zero_one, 2,
                                 "switch", &collide, err, len))
         return;
-    icc_collide = collide;
+    icc->collide = collide;
     if ((v = isochron_setting_get("ISOCHRON_CC_COMMAND", NULL)) && check_command(v, err, len)) return;
-    if (icc_mode != ICC_CC) return;
+    if (icc->mode != ICC_CC) return;
     if ((v = isochron_setting_get("ISOCHRON_CC_DIR", NULL)) &&
         isochron_setting_dir("ISOCHRON_CC_DIR", v, ICC_PATH_MAX, ISOCHRON_DIR_CREATE | ISOCHRON_DIR_WRITE, err, len))
         return;
     if ((v = isochron_setting_get("ISOCHRON_CC_LOG", NULL))) {
         if (isochron_setting_dir("ISOCHRON_CC_LOG", v, ICC_PATH_MAX, ISOCHRON_DIR_CREATE | ISOCHRON_DIR_WRITE, err, len)) return;
-        snprintf(log_path, sizeof log_path, "%s/cc-log.%d.jsonl", v, icc_rank);
-        icc_log = fopen(log_path, "a");
-        if (!icc_log) {
-            snprintf(err, len, "ISOCHRON_CC_LOG=%s: cannot open the state log %s: %s", v, log_path, strerror(errno));
+        snprintf(ck->log_path, sizeof ck->log_path, "%s/cc-log.%d.jsonl", v, icc->rank);
+        ck->icc_log = fopen(ck->log_path, "a");
+        if (!ck->icc_log) {
+            snprintf(err, len, "ISOCHRON_CC_LOG=%s: cannot open the state log %s: %s", v, ck->log_path, strerror(errno));
             return;
         }
     }
@@ -1209,25 +1212,25 @@ static void check_settings(char *err, size_t len)
 void icc_settings(void)
 {
     char err[16384];
-    PMPI_Comm_rank(MPI_COMM_WORLD, &icc_rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &icc_size);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &icc->rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &icc->size);
     check_settings(err, sizeof err);
     isochron_pmpi_agree_or_stop("isochron-cc", err, ISOCHRON_PMPI_EXIT_SETTING);
 }
 
 void icc_init_protocol(void)
 {
-    if (icc_mode != ICC_CC || icc_inited) return;
-    PMPI_Comm_dup(MPI_COMM_WORLD, &icomm);
-    icc_sent_to = calloc((size_t)icc_size, sizeof *icc_sent_to);
-    icc_recvd_from = calloc((size_t)icc_size, sizeof *icc_recvd_from);
-    need_sent = calloc((size_t)icc_size, sizeof *need_sent);
-    need_mark = calloc((size_t)icc_size, 1);
-    if (!icc_sent_to || !icc_recvd_from || !need_sent || !need_mark) die("%s%s", "out of memory", "");
-    if (restarted_from && icc_log) {
-        fprintf(icc_log, "{\"ev\":\"restart\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"t\":%.6f}\n", icc_rank, restarted_from,
+    if (icc->mode != ICC_CC || icc->inited) return;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &ck->icomm);
+    icc->sent_to = calloc((size_t)icc->size, sizeof *icc->sent_to);
+    icc->recvd_from = calloc((size_t)icc->size, sizeof *icc->recvd_from);
+    ck->need_sent = calloc((size_t)icc->size, sizeof *ck->need_sent);
+    ck->need_mark = calloc((size_t)icc->size, 1);
+    if (!icc->sent_to || !icc->recvd_from || !ck->need_sent || !ck->need_mark) die("%s%s", "out of memory", "");
+    if (ck->restarted_from && ck->icc_log) {
+        fprintf(ck->icc_log, "{\"ev\":\"restart\",\"rank\":%d,\"ckpt\":%d,\"dir\":\"%s\",\"t\":%.6f}\n", icc->rank, ck->restarted_from,
                 isochron_setting_get("ISOCHRON_CC_RESTART", ""), PMPI_Wtime());
-        fflush(icc_log);
+        fflush(ck->icc_log);
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -1235,38 +1238,38 @@ void icc_init_protocol(void)
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
-    icc_inited = 1;
+    icc->inited = 1;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals go to the application's threads */
-    ticker_on = pthread_create(&ticker, NULL, ticker_main, NULL) == 0;
+    ck->ticker_on = pthread_create(&ck->ticker, NULL, ticker_main, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!ticker_on) die("%s%s", "cannot start the ticker thread", "");
+    if (!ck->ticker_on) die("%s%s", "cannot start the ticker thread", "");
 }
 
 void icc_finalize_protocol(void)
 {
-    if (!icc_inited) return;
-    finalizing = 1;
-    icc_attn = 1;
-    while (!final_done) icc_poll(ICC_COLL, "MPI_Finalize", -1);
-    ticker_stop = 1;
-    if (ticker_on) pthread_join(ticker, NULL);
+    if (!icc->inited) return;
+    ck->finalizing = 1;
+    icc->attn = 1;
+    while (!ck->final_done) icc_poll(ICC_COLL, "MPI_Finalize", -1);
+    ck->ticker_stop = 1;
+    if (ck->ticker_on) pthread_join(ck->ticker, NULL);
     reap_sends(1);
-    PMPI_Comm_free(&icomm);
-    icc_inited = 0;
-    if (icc_log) {
+    PMPI_Comm_free(&ck->icomm);
+    icc->inited = 0;
+    if (ck->icc_log) {
         /* a line the log lost (a full disk) makes the job's exit status non-zero (cc.c, MPI_Finalize's wrapper) */
-        int bad = fflush(icc_log) != 0 || ferror(icc_log);
+        int bad = fflush(ck->icc_log) != 0 || ferror(ck->icc_log);
         int e = errno;
-        if (fclose(icc_log) != 0 && !bad) bad = 1, e = errno;
+        if (fclose(ck->icc_log) != 0 && !bad) bad = 1, e = errno;
         if (bad) {
             fprintf(stderr, "isochron-cc: rank %d: writing the state log %s failed: %s; the job's exit status will be %d\n",
-                    icc_rank, log_path, strerror(e), ISOCHRON_PMPI_EXIT_LOST);
-            icc_output_lost = 1;
+                    icc->rank, ck->log_path, strerror(e), ISOCHRON_PMPI_EXIT_LOST);
+            icc->output_lost = 1;
         }
     }
-    icc_log = NULL;
+    ck->icc_log = NULL;
 }
 
 /* ---------------------------------------------------------------- API */
@@ -1281,28 +1284,28 @@ int isochron_cc_register(const char *name, void *ptr, size_t bytes)
         fprintf(stderr, "isochron-cc: isochron_cc_register: region '%s' has no memory\n", name);
         return -1;
     }
-    for (int i = 0; i < nregions; i++)
-        if (strcmp(regions[i].name, name) == 0) {
+    for (int i = 0; i < ck->nregions; i++)
+        if (strcmp(ck->regions[i].name, name) == 0) {
             fprintf(stderr, "isochron-cc: isochron_cc_register: region '%s' is already registered\n", name);
             return -1;
         }
-    if (nregions == ICC_MAX_REGIONS) {
+    if (ck->nregions == ICC_MAX_REGIONS) {
         fprintf(stderr, "isochron-cc: isochron_cc_register: region table full (%d regions)\n", ICC_MAX_REGIONS);
         return -1;
     }
-    for (int i = 0; i < rs_nregions; i++)
-        if (strcmp(rs_regions[i].name, name) == 0 && rs_regions[i].bytes != bytes) {
+    for (int i = 0; i < ck->rs_nregions; i++)
+        if (strcmp(ck->rs_regions[i].name, name) == 0 && ck->rs_regions[i].bytes != bytes) {
             fprintf(stderr, "isochron-cc: rank %d: isochron_cc_register: region '%s' has %zu bytes, the checkpoint file %s "
-                    "(checkpoint %d) saved %zu for it\n", icc_rank, name, bytes, rs_path, restarted_from, rs_regions[i].bytes);
+                    "(checkpoint %d) saved %zu for it\n", icc->rank, name, bytes, ck->rs_path, ck->restarted_from, ck->rs_regions[i].bytes);
             return -1;
         }
-    snprintf(regions[nregions].name, sizeof regions[nregions].name, "%s", name);
-    regions[nregions].ptr = ptr;
-    regions[nregions].bytes = bytes;
-    nregions++;
-    for (int i = 0; i < rs_nregions; i++)
-        if (strcmp(rs_regions[i].name, name) == 0) {
-            memcpy(ptr, rs_regions[i].data, bytes);
+    snprintf(ck->regions[ck->nregions].name, sizeof ck->regions[ck->nregions].name, "%s", name);
+    ck->regions[ck->nregions].ptr = ptr;
+    ck->regions[ck->nregions].bytes = bytes;
+    ck->nregions++;
+    for (int i = 0; i < ck->rs_nregions; i++)
+        if (strcmp(ck->rs_regions[i].name, name) == 0) {
+            memcpy(ptr, ck->rs_regions[i].data, bytes);
             return 1;
         }
     return 0;
@@ -1310,22 +1313,22 @@ int isochron_cc_register(const char *name, void *ptr, size_t bytes)
 
 int isochron_cc_on_checkpoint(void (*fn)(int phase, void *arg), void *arg)
 {
-    if (!fn || ncallbacks == ICC_MAX_CALLBACKS) {
+    if (!fn || ck->ncallbacks == ICC_MAX_CALLBACKS) {
         fprintf(stderr, "isochron-cc: isochron_cc_on_checkpoint: %s\n", fn ? "callback table full" : "no function");
         return -1;
     }
-    callbacks[ncallbacks].fn = fn;
-    callbacks[ncallbacks].arg = arg;
-    ncallbacks++;
+    ck->callbacks[ck->ncallbacks].fn = fn;
+    ck->callbacks[ck->ncallbacks].arg = arg;
+    ck->ncallbacks++;
     return 0;
 }
 
 void isochron_cc_request(void)
 {
-    req_flag = 1;
-    icc_attn = 1;
+    ck->req_flag = 1;
+    icc->attn = 1;
 }
 
-int isochron_cc_checkpoints(void) { return nckpt; }
+int isochron_cc_checkpoints(void) { return ck->nckpt; }
 
-int isochron_cc_restarted(void) { return restarted_from; }
+int isochron_cc_restarted(void) { return ck->restarted_from; }

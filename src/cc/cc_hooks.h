@@ -32,9 +32,12 @@ int icc_leave_other(int id, int category, MPI_Comm comm, int peer, MPI_Request *
 void icc_2pc_enter(MPI_Comm comm);        /* 2pc mode: Ibarrier on comm and a test loop */
 #pragma GCC visibility pop
 
+/* the generated wrappers test the flag P_bypass of their layer (tools/gen-pmpi.py): here, a field of the state */
+#define icc_bypass (icc->bypass)
+
 static inline __attribute__((always_inline)) int icc_lookup_cached(MPI_Comm comm)
 {
-    return comm == icc_last_comm ? icc_last_group : icc_lookup(comm, 1);
+    return comm == icc->last_comm ? icc->last_group : icc_lookup(comm, 1);
 }
 
 static inline __attribute__((always_inline)) void icc_enter(isochron_pmpi_call_t *c)
@@ -43,15 +46,15 @@ static inline __attribute__((always_inline)) void icc_enter(isochron_pmpi_call_t
         c->layer = (void *)icc_enter_other(c->id, c->category, c->name, c->comm, c->peer);
         return;
     }
-    if (icc_mode != ICC_CC) {
-        if (icc_mode == ICC_2PC) icc_2pc_enter(c->comm);
+    if (icc->mode != ICC_CC) {
+        if (icc->mode == ICC_2PC) icc_2pc_enter(c->comm);
         return;
     }
     int g = icc_lookup_cached(c->comm);
-    if (icc_attn) icc_poll(ICC_COLL, c->name, g);   /* Algorithm 3 at commit_begin */
+    if (icc->attn) icc_poll(ICC_COLL, c->name, g);   /* Algorithm 3 at commit_begin */
     if (g >= 0) {
-        icc_groups[g].seq++;                        /* Algorithm 1 */
-        if (icc_pending) icc_seq_bumped(g);         /* Algorithm 2 */
+        icc->groups[g].seq++;                        /* Algorithm 1 */
+        if (icc->pending) icc_seq_bumped(g);         /* Algorithm 2 */
     }
     c->layer = (void *)(intptr_t)(g + 1);
 }
@@ -60,7 +63,7 @@ static inline __attribute__((always_inline)) int icc_leave(isochron_pmpi_call_t 
 {
     if (c->category == ISOCHRON_PMPI_COLL) return rc;
     if (c->category == ISOCHRON_PMPI_ICOLL) {
-        if (icc_mode == ICC_CC && rc == MPI_SUCCESS && c->request)
+        if (icc->mode == ICC_CC && rc == MPI_SUCCESS && c->request)
             icc_req_track(*c->request, ICC_REQ_ICOLL, (int)(intptr_t)c->layer - 1, MPI_ANY_SOURCE);
         return rc;
     }

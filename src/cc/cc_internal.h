@@ -18,8 +18,6 @@
 #pragma GCC visibility push(hidden)
 
 enum { ICC_NATIVE, ICC_CC, ICC_2PC };
-extern int icc_mode;
-extern volatile int icc_bypass;
 
 typedef struct {
     uint64_t hash;      /* FNV-1a over the members: the ggid written to logs and files */
@@ -31,20 +29,12 @@ typedef struct {
     int dirty;          /* target raised and not yet sent to the members */
 } icc_group_t;
 
-extern icc_group_t *icc_groups;
-extern int icc_ngroups;
 
 int icc_lookup(MPI_Comm comm, int create);   /* fills the one-entry cache below */
-extern MPI_Comm icc_last_comm;            /* the communicator icc_lookup found last (cc_hooks.h) */
-extern int icc_last_group;                /* its group index (-1: MPI_COMM_NULL) */
 int icc_group_of_members(const int *w, int n);
 uint64_t icc_members_hash(const int *w, int n);   /* a group's ggid hash (42 for all with ISOCHRON_CC_TEST_COLLIDE=1) */
 
 /* ---- protocol (cc_ckpt.c) */
-extern int icc_inited;                    /* after MPI_Init, cc mode */
-extern int icc_rank, icc_size;
-extern volatile sig_atomic_t icc_attn;    /* fast-path flag: nonzero sends wrappers to icc_poll */
-extern int icc_pending;                   /* a checkpoint is in progress on this rank */
 
 /* ICC_RECV: blocked in a call only an application message can complete (a
  * blocking receive or probe): counts as stopped like ICC_BLOCKED, but returns
@@ -60,15 +50,10 @@ void icc_seq_bumped(int g);               /* after SEQ[g]++ while pending (Algor
 void icc_settings(void);                  /* in MPI_Init's wrapper, after PMPI_Init, every mode: check every
                                              ISOCHRON_CC_* variable; a bad one stops the job on every rank */
 void icc_init_protocol(void);             /* then, in cc mode */
-extern int icc_collide;                   /* ISOCHRON_CC_TEST_COLLIDE=1 */
-extern int icc_output_lost;               /* a state log could not be written: MPI_Finalize's wrapper exits non-zero */
 void icc_finalize_protocol(void);         /* in MPI_Finalize's wrapper, before PMPI_Finalize */
 void icc_group_created(int g);            /* restore SEQ of a group seen again after restart */
 
 /* message counting (cc_p2p.c counts, cc_ckpt.c reads) */
-extern long long icc_app_sent, icc_app_recvd;
-extern long long *icc_sent_to, *icc_recvd_from;  /* per world rank */
-extern unsigned long long icc_version;           /* bumped at every local state change */
 void icc_count_sent(MPI_Comm comm, int dest);
 int icc_peer_group(MPI_Comm comm);              /* group whose members[] translate peer ranks; -1 for intercomms */
 void icc_count_recvd_status(int g, const MPI_Status *st);
@@ -80,8 +65,6 @@ void icc_req_track(MPI_Request r, int kind, int g, int peer);
 int icc_req_pending_icoll(void);
 void icc_req_complete_icolls(void);       /* at the safe state: complete without freeing */
 int icc_req_count_arrived(void);          /* count tracked receives that completed; returns those still open */
-extern int icc_open_recvs;                /* receives inside blocking wrappers, in progress */
-extern int icc_nofreeze;                  /* inside a blocking call that sends: never a stop point */
 
 /* What the blocking call in progress waits for, set by its wrapper (cc_p2p.c)
  * before it polls: the peers that must act for it to complete. icc_poll
@@ -90,8 +73,37 @@ extern int icc_nofreeze;                  /* inside a blocking call that sends: 
  * every member; MPI_PROC_NULL: none); else reqs/nreqs: request handles (the
  * values before the call); neither (comm == MPI_COMM_NULL, nreqs == 0): any rank. */
 typedef struct { MPI_Comm comm; int r1, r2; const MPI_Request *reqs; int nreqs; } icc_waitfor_t;
-extern icc_waitfor_t icc_waitfor;
 void icc_waitfor_peers(unsigned char *mark);   /* mark[world rank] = 1 for each peer */
 void icc_need_check(void);                /* a completion test found its operation incomplete (cc_ckpt.c) */
+
+/* ---- the layer's shared state: one instance (icc_state, cc.c), reached through the pointer `icc`.
+ * Every mutable variable more than one file of src/cc reads or writes lives here (each file's own
+ * state is a structure of that file: cc_ckpt.c's protocol, cc_p2p.c's tables, cc.c's handle cache). */
+typedef struct icc_state {
+    /* modes (cc.c) */
+    int mode;                       /* ICC_NATIVE, ICC_CC, ICC_2PC (ISOCHRON_CC_MODE, read at load) */
+    volatile int bypass;            /* native mode after MPI_Init: every wrapper is a tail call */
+    int collide;                    /* ISOCHRON_CC_TEST_COLLIDE=1 */
+    /* the ggid table (cc.c) */
+    icc_group_t *groups;
+    int ngroups, capgroups;
+    MPI_Comm last_comm;             /* the communicator icc_lookup found last (cc_hooks.h) */
+    int last_group;                 /* its group index (-1: MPI_COMM_NULL) */
+    /* protocol flags (cc_ckpt.c writes, the wrappers read) */
+    int inited;                     /* after MPI_Init, cc or 2pc mode */
+    int rank, size;
+    volatile sig_atomic_t attn;     /* fast-path flag: nonzero sends wrappers to icc_poll */
+    int pending;                    /* a checkpoint is in progress on this rank */
+    int output_lost;                /* a state log could not be written: MPI_Finalize's wrapper exits non-zero */
+    unsigned long long version;     /* bumped at every local state change */
+    /* message counting and blocked calls (cc_p2p.c writes, cc_ckpt.c reads) */
+    long long app_sent, app_recvd;
+    long long *sent_to, *recvd_from;   /* per world rank */
+    int open_recvs;                 /* receives inside blocking wrappers, in progress */
+    int nofreeze;                   /* inside a blocking call that sends: never a stop point */
+    icc_waitfor_t waitfor;          /* what the blocking call in progress waits for (above) */
+} icc_state_t;
+extern icc_state_t icc_state;
+static icc_state_t *const icc = &icc_state;
 #pragma GCC visibility pop
 #endif

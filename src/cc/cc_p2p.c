@@ -54,10 +54,7 @@
 #include "pmpi/pmpi.h"
 #include "cc/cc_internal.h"
 
-long long icc_app_sent, icc_app_recvd;
-long long *icc_sent_to, *icc_recvd_from;
-
-#define FAST (icc_bypass || !icc_inited)
+#define FAST (icc->bypass || !icc->inited)
 
 int icc_peer_group(MPI_Comm comm)
 {
@@ -69,22 +66,22 @@ int icc_peer_group(MPI_Comm comm)
 
 void icc_count_sent(MPI_Comm comm, int dest)
 {
-    if (!icc_inited || dest == MPI_PROC_NULL) return;
-    icc_app_sent++;
-    icc_version++;
+    if (!icc->inited || dest == MPI_PROC_NULL) return;
+    icc->app_sent++;
+    icc->version++;
     int g = icc_peer_group(comm);
-    if (g >= 0 && dest >= 0 && dest < icc_groups[g].size) icc_sent_to[icc_groups[g].members[dest]]++;
+    if (g >= 0 && dest >= 0 && dest < icc->groups[g].size) icc->sent_to[icc->groups[g].members[dest]]++;
 }
 
 void icc_count_recvd_status(int g, const MPI_Status *st)
 {
-    if (!icc_inited || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return;
+    if (!icc->inited || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return;
     int cancelled = 0;
     PMPI_Test_cancelled(st, &cancelled);
     if (cancelled) return;
-    icc_app_recvd++;
-    icc_version++;
-    if (g >= 0 && st->MPI_SOURCE < icc_groups[g].size) icc_recvd_from[icc_groups[g].members[st->MPI_SOURCE]]++;
+    icc->app_recvd++;
+    icc->version++;
+    if (g >= 0 && st->MPI_SOURCE < icc->groups[g].size) icc->recvd_from[icc->groups[g].members[st->MPI_SOURCE]]++;
 }
 
 /* ---- request table */
@@ -149,7 +146,7 @@ static void req_remove(icc_req_t *e)
 
 void icc_req_track(MPI_Request r, int kind, int g, int peer)
 {
-    if (!icc_inited || r == MPI_REQUEST_NULL) return;
+    if (!icc->inited || r == MPI_REQUEST_NULL) return;
     req_insert(r, kind, g, peer);
 }
 
@@ -163,7 +160,7 @@ static int nmsgs, msgcap;
 
 static void msg_remember(MPI_Message m, int g, int src)
 {
-    if (!icc_inited || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
+    if (!icc->inited || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
     if (nmsgs == msgcap) {
         int cap = msgcap ? 2 * msgcap : 8;
         icc_msg_t *n = realloc(msgs, (size_t)cap * sizeof *n);
@@ -188,26 +185,25 @@ static int msg_take(MPI_Message m, int *src)
 }
 
 /* ---- what a blocked call waits for (cc_internal.h) */
-icc_waitfor_t icc_waitfor;
 
 static void waitfor_ranks(MPI_Comm comm, int r1, int r2)
 {
-    icc_waitfor.comm = comm;
-    icc_waitfor.r1 = r1;
-    icc_waitfor.r2 = r2;
-    icc_waitfor.nreqs = 0;
+    icc->waitfor.comm = comm;
+    icc->waitfor.r1 = r1;
+    icc->waitfor.r2 = r2;
+    icc->waitfor.nreqs = 0;
 }
 
 static void waitfor_reqs(const MPI_Request *h, int n)
 {
-    icc_waitfor.comm = MPI_COMM_NULL;
-    icc_waitfor.reqs = h;
-    icc_waitfor.nreqs = n;
+    icc->waitfor.comm = MPI_COMM_NULL;
+    icc->waitfor.reqs = h;
+    icc->waitfor.nreqs = n;
 }
 
 static void mark_all(unsigned char *mark)
 {
-    memset(mark, 1, (size_t)icc_size);
+    memset(mark, 1, (size_t)icc->size);
 }
 
 /* rank r of group g (MPI_ANY_SOURCE: every member; g < 0: the group is not known, any rank) */
@@ -215,23 +211,23 @@ static void mark_peer(unsigned char *mark, int g, int r)
 {
     if (r == MPI_PROC_NULL) return;
     if (g < 0) { mark_all(mark); return; }
-    const icc_group_t *G = &icc_groups[g];
+    const icc_group_t *G = &icc->groups[g];
     if (r >= 0 && r < G->size) { mark[G->members[r]] = 1; return; }
     for (int i = 0; i < G->size; i++) mark[G->members[i]] = 1;
 }
 
 void icc_waitfor_peers(unsigned char *mark)
 {
-    if (icc_waitfor.comm != MPI_COMM_NULL) {
-        int g = icc_peer_group(icc_waitfor.comm);
-        mark_peer(mark, g, icc_waitfor.r1);
-        mark_peer(mark, g, icc_waitfor.r2);
+    if (icc->waitfor.comm != MPI_COMM_NULL) {
+        int g = icc_peer_group(icc->waitfor.comm);
+        mark_peer(mark, g, icc->waitfor.r1);
+        mark_peer(mark, g, icc->waitfor.r2);
         return;
     }
-    if (icc_waitfor.nreqs == 0) { mark_all(mark); return; }
-    for (int i = 0; i < icc_waitfor.nreqs; i++) {
-        if (icc_waitfor.reqs[i] == MPI_REQUEST_NULL) continue;
-        const icc_req_t *e = req_find(icc_waitfor.reqs[i]);
+    if (icc->waitfor.nreqs == 0) { mark_all(mark); return; }
+    for (int i = 0; i < icc->waitfor.nreqs; i++) {
+        if (icc->waitfor.reqs[i] == MPI_REQUEST_NULL) continue;
+        const icc_req_t *e = req_find(icc->waitfor.reqs[i]);
         if (!e) mark_all(mark);                      /* a send or an untracked request: its peer is not known */
         else if (e->kind == ICC_REQ_ICOLL) mark_peer(mark, e->g, MPI_ANY_SOURCE);
         else mark_peer(mark, e->g, e->peer);
@@ -269,8 +265,6 @@ void icc_req_complete_icolls(void)
             while (!flag) PMPI_Request_get_status(reqs[i].h, &flag, MPI_STATUS_IGNORE);
         }
 }
-
-int icc_open_recvs, icc_nofreeze;
 
 int icc_req_count_arrived(void)
 {
@@ -320,7 +314,7 @@ static int wait_joining(MPI_Request *r, MPI_Status *st, const char *name)
     for (;;) {
         int flag = 0, rc = PMPI_Test(r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        if (icc_attn) icc_poll(ICC_BLOCKED, name, -1);
+        if (icc->attn) icc_poll(ICC_BLOCKED, name, -1);
     }
 }
 
@@ -340,7 +334,7 @@ static int recv_joining(MPI_Request *r, MPI_Status *st, const char *name)
     for (;;) {
         int flag = 0, rc = PMPI_Test(r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        if (icc_pending || icc_attn) icc_poll(ICC_RECV, name, -1);
+        if (icc->pending || icc->attn) icc_poll(ICC_RECV, name, -1);
     }
 }
 
@@ -349,7 +343,7 @@ static int wait_all_joining(int n, MPI_Request *r, MPI_Status *st, const char *n
     for (;;) {
         int flag = 0, rc = PMPI_Testall(n, r, &flag, st);
         if (rc != MPI_SUCCESS || flag) return rc;
-        if (icc_attn) icc_poll(ICC_BLOCKED, name, -1);
+        if (icc->attn) icc_poll(ICC_BLOCKED, name, -1);
     }
 }
 
@@ -357,9 +351,9 @@ enum { SEND_STD, SEND_SYNC, SEND_READY };
 static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                        const char *name)
 {
-    if (icc_attn) icc_poll(ICC_PASS, name, -1);
+    if (icc->attn) icc_poll(ICC_PASS, name, -1);
     int rc;
-    if (!icc_pending) {
+    if (!icc->pending) {
         rc = mode == SEND_STD ? PMPI_Send(buf, count, dt, dest, tag, comm)
            : mode == SEND_SYNC ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
            : PMPI_Rsend(buf, count, dt, dest, tag, comm);
@@ -372,10 +366,10 @@ static int send_common(int mode, const void *buf, int count, MPI_Datatype dt, in
        : PMPI_Irsend(buf, count, dt, dest, tag, comm, &r);
     if (rc != MPI_SUCCESS) return rc;
     icc_count_sent(comm, dest);
-    icc_nofreeze++;
+    icc->nofreeze++;
     waitfor_ranks(comm, dest, MPI_PROC_NULL);
     rc = block_on(&r, MPI_STATUS_IGNORE, name);
-    icc_nofreeze--;
+    icc->nofreeze--;
     return rc;
 }
 
@@ -411,7 +405,7 @@ static int recv_only(void *buf, int count, MPI_Datatype datatype, int source, in
 {
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int g = icc_peer_group(comm), rc;
-    if (icc_attn) icc_poll(ICC_PASS, name, -1);
+    if (icc->attn) icc_poll(ICC_PASS, name, -1);
     MPI_Request r;
     rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
     waitfor_ranks(comm, source, MPI_PROC_NULL);
@@ -433,10 +427,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 static int pair_wait(MPI_Comm comm, int source, int dest, MPI_Request *r, MPI_Status *st, MPI_Status *sp, const char *name)
 {
     icc_count_sent(comm, dest);
-    icc_open_recvs++, icc_nofreeze++;
+    icc->open_recvs++, icc->nofreeze++;
     waitfor_ranks(comm, source, dest);
-    int rc = icc_pending ? block_on_all(2, r, st, name) : wait_all_joining(2, r, st, name);
-    icc_open_recvs--, icc_nofreeze--;
+    int rc = icc->pending ? block_on_all(2, r, st, name) : wait_all_joining(2, r, st, name);
+    icc->open_recvs--, icc->nofreeze--;
     if (sp != &st[1]) *sp = st[1];
     return rc;
 }
@@ -449,7 +443,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (dest == MPI_PROC_NULL) return recv_only(recvbuf, recvcount, recvtype, source, recvtag, comm, status, "MPI_Sendrecv");
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
     int g = icc_peer_group(comm), rc;
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Sendrecv", -1);
     {
         MPI_Request r[2];
         rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[1]);
@@ -468,7 +462,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     if (dest == MPI_PROC_NULL) return recv_only(buf, count, datatype, source, recvtag, comm, status, "MPI_Sendrecv_replace");
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
     int g = icc_peer_group(comm), rc;
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Sendrecv_replace", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Sendrecv_replace", -1);
     /* Always the non-blocking pair, pending or not: PMPI_Sendrecv_replace
      * itself blocked in its receive half out of the protocol's reach (as
      * MPI_Recv did before fault 4). The outgoing data is packed aside, then
@@ -492,16 +486,16 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 {
     if (FAST) return PMPI_Mrecv(buf, count, datatype, message, status);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Mrecv", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Mrecv", -1);
     /* The message is matched already, so it is in flight (counted sent, not
      * yet received): an open receive, and nobody else must act for it. */
     MPI_Request r;
     int src, g = msg_take(*message, &src);
     int rc = PMPI_Imrecv(buf, count, datatype, message, &r);
-    icc_open_recvs++;
+    icc->open_recvs++;
     waitfor_ranks(MPI_COMM_WORLD, MPI_PROC_NULL, MPI_PROC_NULL);
-    if (rc == MPI_SUCCESS) rc = icc_pending ? block_on(&r, sp, "MPI_Mrecv") : wait_joining(&r, sp, "MPI_Mrecv");
-    icc_open_recvs--;
+    if (rc == MPI_SUCCESS) rc = icc->pending ? block_on(&r, sp, "MPI_Mrecv") : wait_joining(&r, sp, "MPI_Mrecv");
+    icc->open_recvs--;
     if (rc == MPI_SUCCESS) icc_count_recvd_status(g, sp);
     return rc;
 }
@@ -509,7 +503,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
     if (FAST) return PMPI_Imrecv(buf, count, datatype, message, request);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Imrecv", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Imrecv", -1);
     int src, g = msg_take(*message, &src);
     int rc = PMPI_Imrecv(buf, count, datatype, message, request);
     if (rc == MPI_SUCCESS) icc_req_track(*request, ICC_REQ_RECV, g, src);
@@ -519,12 +513,12 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     if (FAST) return PMPI_Probe(source, tag, comm, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Probe", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Probe", -1);
     waitfor_ranks(comm, source, MPI_PROC_NULL);
     for (;;) {
         int flag = 0, rc = PMPI_Iprobe(source, tag, comm, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
-        if (icc_pending || icc_attn) icc_poll(ICC_RECV, "MPI_Probe", -1);
+        if (icc->pending || icc->attn) icc_poll(ICC_RECV, "MPI_Probe", -1);
     }
 }
 
@@ -535,21 +529,21 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
     if (FAST) return PMPI_Mprobe(source, tag, comm, message, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Mprobe", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Mprobe", -1);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     waitfor_ranks(comm, source, MPI_PROC_NULL);
     for (;;) {
         int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, message, sp);
         if (rc == MPI_SUCCESS && flag) msg_remember(*message, icc_peer_group(comm), sp->MPI_SOURCE);
         if (rc != MPI_SUCCESS || flag) return rc;
-        if (icc_pending || icc_attn) icc_poll(ICC_RECV, "MPI_Mprobe", -1);
+        if (icc->pending || icc->attn) icc_poll(ICC_RECV, "MPI_Mprobe", -1);
     }
 }
 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     if (FAST) return PMPI_Improbe(source, tag, comm, flag, message, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Improbe", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Improbe", -1);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int rc = PMPI_Improbe(source, tag, comm, flag, message, sp);
     if (rc == MPI_SUCCESS && *flag) msg_remember(*message, icc_peer_group(comm), sp->MPI_SOURCE);
@@ -562,11 +556,11 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     if (FAST) return PMPI_Wait(request, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Wait", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Wait", -1);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     waitfor_reqs(&h, 1);
-    int rc = icc_pending ? block_on(request, sp, "MPI_Wait") : wait_joining(request, sp, "MPI_Wait");
+    int rc = icc->pending ? block_on(request, sp, "MPI_Wait") : wait_joining(request, sp, "MPI_Wait");
     if (rc == MPI_SUCCESS) req_done(h, sp);
     return rc;
 }
@@ -574,13 +568,13 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     if (FAST) return PMPI_Test(request, flag, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Test", -1);
-    if (!reqlive && !icc_pending) return PMPI_Test(request, flag, status);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Test", -1);
+    if (!reqlive && !icc->pending) return PMPI_Test(request, flag, status);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int rc = PMPI_Test(request, flag, sp);
     if (rc == MPI_SUCCESS && *flag) req_done(h, sp);
-    else if (rc == MPI_SUCCESS && icc_pending) {
+    else if (rc == MPI_SUCCESS && icc->pending) {
         waitfor_reqs(&h, 1);
         icc_need_check();
     }
@@ -607,11 +601,11 @@ static void arr_close(icc_arr_t *a, MPI_Status *st)
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
     if (FAST) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitall", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Waitall", -1);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
     waitfor_reqs(a.h, count);
-    int rc = icc_pending ? block_on_all(count, array_of_requests, a.s, "MPI_Waitall")
+    int rc = icc->pending ? block_on_all(count, array_of_requests, a.s, "MPI_Waitall")
                          : wait_all_joining(count, array_of_requests, a.s, "MPI_Waitall");
     if (rc == MPI_SUCCESS)
         for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
@@ -622,14 +616,14 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     if (FAST) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testall", -1);
-    if (!reqlive && !icc_pending) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Testall", -1);
+    if (!reqlive && !icc->pending) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
     int rc = PMPI_Testall(count, array_of_requests, flag, a.s);
     if (rc == MPI_SUCCESS && *flag)
         for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
-    else if (rc == MPI_SUCCESS && icc_pending) {
+    else if (rc == MPI_SUCCESS && icc->pending) {
         waitfor_reqs(a.h, count);
         icc_need_check();
     }
@@ -640,7 +634,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
     if (FAST) return PMPI_Waitany(count, array_of_requests, index, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitany", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Waitany", -1);
     icc_arr_t a;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     arr_open(&a, count, array_of_requests, MPI_STATUSES_IGNORE);
@@ -650,7 +644,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
         int flag = 0;
         rc = PMPI_Testany(count, array_of_requests, index, &flag, sp);
         if (rc != MPI_SUCCESS || flag) break;
-        if (icc_pending || icc_attn) icc_poll(ICC_BLOCKED, "MPI_Waitany", -1);
+        if (icc->pending || icc->attn) icc_poll(ICC_BLOCKED, "MPI_Waitany", -1);
     }
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
     arr_close(&a, MPI_STATUSES_IGNORE);
@@ -660,14 +654,14 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
     if (FAST) return PMPI_Testany(count, array_of_requests, index, flag, status);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testany", -1);
-    if (!reqlive && !icc_pending) return PMPI_Testany(count, array_of_requests, index, flag, status);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Testany", -1);
+    if (!reqlive && !icc->pending) return PMPI_Testany(count, array_of_requests, index, flag, status);
     icc_arr_t a;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     arr_open(&a, count, array_of_requests, MPI_STATUSES_IGNORE);
     int rc = PMPI_Testany(count, array_of_requests, index, flag, sp);
     if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
-    else if (rc == MPI_SUCCESS && !*flag && icc_pending) {
+    else if (rc == MPI_SUCCESS && !*flag && icc->pending) {
         waitfor_reqs(a.h, count);
         icc_need_check();
     }
@@ -687,14 +681,14 @@ static int some_common(int wait, int incount, MPI_Request array_of_requests[], i
         for (;;) {
             rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
             if (rc != MPI_SUCCESS || *outcount != 0) break;
-            if (icc_pending || icc_attn) icc_poll(ICC_BLOCKED, name, -1);
+            if (icc->pending || icc->attn) icc_poll(ICC_BLOCKED, name, -1);
         }
     } else {
         rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
     }
     if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int i = 0; i < *outcount; i++) req_done(a.h[array_of_indices[i]], &a.s[i]);
-    if (rc == MPI_SUCCESS && *outcount == 0 && icc_pending) icc_need_check();
+    if (rc == MPI_SUCCESS && *outcount == 0 && icc->pending) icc_need_check();
     arr_close(&a, array_of_statuses);
     return rc;
 }
@@ -703,7 +697,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
                  MPI_Status array_of_statuses[])
 {
     if (FAST) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Waitsome", -1);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Waitsome", -1);
     return some_common(1, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
@@ -711,8 +705,8 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
                  MPI_Status array_of_statuses[])
 {
     if (FAST) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    if (icc_attn) icc_poll(ICC_PASS, "MPI_Testsome", -1);
-    if (!reqlive && !icc_pending) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (icc->attn) icc_poll(ICC_PASS, "MPI_Testsome", -1);
+    if (!reqlive && !icc->pending) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return some_common(0, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
