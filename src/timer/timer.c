@@ -22,13 +22,6 @@
 #include "core/util.h"
 #include "timer/timer_impl.h"
 
-double isochron_clock_gettime(int which)
-{
-    struct timespec ts;
-    clock_gettime((clockid_t)which, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double now_wtime(isochron_timer_t *t) { (void)t; return MPI_Wtime(); }
 
 /* MPI_Wtime read without the library call: Open MPI's and MPICH's MPI_Wtime

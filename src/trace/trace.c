@@ -592,7 +592,7 @@ static void finish(void)
         META("events_shifted_for_order", "%ld", nclamp);
         META("max_order_shift_s", "%.9g", max_clamp);
         META("global_time_origin_s", "%.9f", gmin);
-        itr_trace_t tr = {S.size, counts, all, gmin, gmax, k, keys, vals};
+        itr_trace_t tr = {S.size, counts, all, gmin, gmax, k, keys, vals, itr_calls};
         char err[8192], path[ITR_DIR_MAX + 2 * ITR_NAME_MAX + 32];
         /* created and tried at MPI_Init; made again if it went away meanwhile */
         if (isochron_setting_dir("ISOCHRON_TRACE_DIR", S.dir, ITR_DIR_MAX, ISOCHRON_DIR_CREATE | ISOCHRON_DIR_WRITE, err, sizeof err)) {

@@ -123,6 +123,8 @@ typedef struct {
     int nmeta;
     const char *const *meta_keys; /* metadata, key/value strings */
     const char *const *meta_vals;
+    const itr_call_info_t *calls; /* name, kind and category by call id (ISOCHRON_PMPI_NIDS): given, not
+                                   * read from trace.c's itr_calls, so the writers need nothing of trace.c */
 } itr_trace_t;
 
 int itr_write_json(const char *path, const itr_trace_t *t);

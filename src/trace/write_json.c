@@ -59,7 +59,7 @@ int itr_write_json(const char *path, const itr_trace_t *t)
     const itr_out_t *e = t->ev;
     for (int r = 0; r < t->nranks; r++)
         for (int64_t i = 0; i < t->counts[r]; i++, e++) {
-            const itr_call_info_t *c = &itr_calls[e->call];
+            const itr_call_info_t *c = &t->calls[e->call];
             char comm[32], name[128];
             itr_comm_label(e, comm, sizeof comm);
             if (e->comm_id >= 0 && (c->category == ISOCHRON_PMPI_COLL || c->category == ISOCHRON_PMPI_ICOLL))

@@ -131,10 +131,10 @@ int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t, char
     OK(OTF2_GlobalDefWriter_WriteString(g, s++, "machine"));
     OK(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     for (int i = 0; i < ISOCHRON_PMPI_NIDS; i++) {
-        if (!itr_calls[i].name) continue;
+        if (!t->calls[i].name) continue;
         uint32_t sn = s++;
-        OK(OTF2_GlobalDefWriter_WriteString(g, sn, itr_calls[i].name));
-        OK(OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, sn, sn, 0, role(itr_calls[i].category, itr_calls[i].name),
+        OK(OTF2_GlobalDefWriter_WriteString(g, sn, t->calls[i].name));
+        OK(OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, sn, sn, 0, role(t->calls[i].category, t->calls[i].name),
                                             OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0));
     }
     static const char *an[NATTR][2] = {{"local_time_ns", "this rank's own timer at the event (ns), before the clock correction"},

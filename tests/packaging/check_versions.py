@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_versions: one version everywhere. CMakeLists.txt's project VERSION,
 include/isochron.h's ISOCHRON_VERSION_STRING, the Python package
-(pyproject.toml and isochron.__version__) and what every driver prints for
+(isochron/_version.py, which pyproject.toml reads) and what every driver prints for
 --version (given as the remaining arguments: "name=output") agree.
   check_versions.py SOURCE_DIR [driver=output ...]"""
 import re, sys
@@ -18,8 +18,7 @@ def grab(path, pattern):
 found = {
     "CMakeLists.txt": grab("CMakeLists.txt", r"project\(isochron VERSION ([0-9.]+)"),
     "include/isochron.h": grab("include/isochron.h", r'ISOCHRON_VERSION_STRING "([^"]+)"'),
-    "python/pyproject.toml": grab("python/pyproject.toml", r'^version = "([^"]+)"'),
-    "isochron.__version__": grab("python/src/isochron/__init__.py", r'^__version__ = "([^"]+)"'),
+    "isochron.__version__": grab("python/src/isochron/_version.py", r'^__version__ = "([^"]+)"'),
 }
 for arg in sys.argv[2:]:
     name, _, out = arg.partition("=")

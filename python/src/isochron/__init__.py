@@ -10,7 +10,7 @@ assemble. The public API is what ``__all__`` lists::
     df = isochron.load("bench.jsonl")          # one row per point, df.attrs["context"]
     fig = isochron.plot(isochron.read("clock.jsonl"), "offset")
 """
-__version__ = "0.1.0"
+from ._version import __version__
 
 # Importing the package is cheap: pandas, scipy and matplotlib are imported inside the functions
 # that need them, so `isochron show` and `--help` start in a fraction of a second.

@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 
-from . import __version__
+from ._version import __version__
 from . import launches
 from .compare import compare, comparison_table, parse_threshold
 from .load import IsochronError, read

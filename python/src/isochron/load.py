@@ -23,28 +23,14 @@ import os
 import warnings
 from dataclasses import dataclass, field
 
+from .base import PRIMARY, IsochronError, IsochronWarning, record_error  # noqa: F401 (their home was here)
+from .launchset import expand   # a launch-set directory (isochron run) is its files
+
 SCHEMA_VERSION = 1
 #: schema version -> function bringing a record of that version to the current shape
 _UPGRADERS = {1: lambda rec: rec}
 #: tools whose runs close with an ``end`` record
 _ENDED_TOOLS = {"isochron-bench", "isochron-barrier", "isochron-shmem"}
-#: the record type ``load()`` returns by default, per tool
-PRIMARY = {"isochron-bench": "point", "isochron-clock": "accuracy", "isochron-barrier": "cost", "isochron-shmem": "point"}
-
-
-class IsochronError(Exception):
-    """Bad input (missing file, not an isochron file, unsupported schema, missing data)."""
-
-
-def record_error(row, rtype, field, problem):
-    """The IsochronError of a loaded record (a row of ``Dataset.records[rtype]``) whose field
-    cannot be a measurement: names the file, the line and the field, as a schema violation does."""
-    return IsochronError(f"{row.get('file', '?')}:{row.get('line', '?')}: {rtype!r} record,"
-                         f" field {field!r}: {problem}")
-
-
-class IsochronWarning(UserWarning):
-    """A file was loaded only in part (interrupted run)."""
 
 
 @dataclass
@@ -293,7 +279,6 @@ def read(paths):
     if not paths:
         raise IsochronError("no input files")
     ds = Dataset(paths=paths)
-    from .launches import expand            # a launch-set directory (isochron run) is its files
     with no_cyclic_gc():
         for path in paths:
             for one in expand(path):

@@ -17,19 +17,13 @@ import os
 
 import numpy as np
 
+from .figures import _fig, _run_title
 from .load import IsochronError, record_error
 from .tables import below_resolution
 from .units import fmt_bytes, is_missing, is_rate, parse_bytes, rate, short_spec
 
 FORMATS = ("png", "svg", "pdf")
 US = 1e6
-
-
-def _fig(w=7.5, h=4.8, nrows=1, ncols=1, **kw):
-    from matplotlib.figure import Figure      # here, not at the top: listing kinds stays fast
-    fig = Figure(figsize=(w, h), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
-    return fig, axes
 
 
 def _log(ax, axis="y"):
@@ -100,18 +94,6 @@ def _finite(x):
 def _positive(x):
     """A value a log axis can show."""
     return _finite(x) and x > 0
-
-
-def _run_title(ds, rows=()):
-    """'4 ranks on vm, Open MPI v4.1.4' for the run the plotted rows came from."""
-    rows = list(rows)
-    run = rows[0].get("run") if rows else None
-    ctx = ds.contexts[run] if isinstance(run, int) and 0 <= run < len(ds.contexts) \
-        else (ds.contexts or [{}])[0]
-    run = ctx.get("run", ctx)
-    ranks = ctx.get("nprocs", run.get("ranks", "?"))
-    mpi = (run.get("mpi_library") or "").split(",")[0]
-    return f"{ranks} ranks on {run.get('host', '?')}" + (f", {mpi}" if mpi else "")
 
 
 def _need(ds, rtype, kind, what):

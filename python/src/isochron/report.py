@@ -15,7 +15,7 @@ import html
 import io
 import os
 
-from . import __version__
+from ._version import __version__
 from .compare import compare, comparison_table
 from .launches import launch_summary, launch_tables
 from .load import IsochronError, read

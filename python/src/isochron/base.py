@@ -1,0 +1,26 @@
+"""What every layer of the package shares: its exceptions and the facts about records.
+
+The lowest module: it imports nothing of the package, so ``launchset`` (which checks a launch's
+records) and ``load`` (which reads them) both stand on it without needing each other.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+#: the record type ``load()`` returns by default, per tool
+PRIMARY: dict[str, str] = {"isochron-bench": "point", "isochron-clock": "accuracy", "isochron-barrier": "cost", "isochron-shmem": "point"}
+
+
+class IsochronError(Exception):
+    """Bad input (missing file, not an isochron file, unsupported schema, missing data)."""
+
+
+def record_error(row: Mapping[str, Any], rtype: str, field: str, problem: str) -> IsochronError:
+    """The IsochronError of a loaded record (a row of ``Dataset.records[rtype]``) whose field
+    cannot be a measurement: names the file, the line and the field, as a schema violation does."""
+    return IsochronError(f"{row.get('file', '?')}:{row.get('line', '?')}: {rtype!r} record,"
+                         f" field {field!r}: {problem}")
+
+
+class IsochronWarning(UserWarning):
+    """A file was loaded only in part (interrupted run)."""
