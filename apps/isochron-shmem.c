@@ -35,14 +35,15 @@
 #include "isochron/shmem.h"
 #include "common.h"
 
-enum { O_OPS, O_SIZES, O_LOOP, O_ITERS, O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_NOVAL, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_XPORT,
+enum { O_OPS, O_SIZES, O_LOOP, O_ITERS, O_MSGWIN, O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_NOVAL, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_XPORT,
        O_CHECK, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_SYNCLIM, O_QUIET, O_LOPS, O_LLOOP, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
-    [O_OPS] = {"ops", "LIST", "measurements (comma-separated names or families: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop; 'all'); see --list-ops", "all"},
+    [O_OPS] = {"ops", "LIST", "measurements (comma-separated names or families: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, tput; 'default': all but the measurements added since the first release, marked + in --list-ops; 'all'); see --list-ops", "default"},
     [O_SIZES] = {"sizes", "LIST", "message sizes: 8,1K,64K or ranges A..B (x2 steps) or A..B*F; K/M/G = 2^10/2^20/2^30 (measurements without a size run once)", "8,4K,1M"},
     [O_LOOP] = {"loop", "NAME", "loop timing: outside (one timer around the loop, parts by subtraction: Alg. 6/9) or inside (timers around each part: Alg. 7/8); see --list-loops", "outside"},
-    [O_ITERS] = {"iters", "N", "operations per repetition (0: 100, fewer from 64 KiB on)", "0"},
+    [O_ITERS] = {"iters", "N", "operations per repetition (0: 100, fewer from 64 KiB on; throughput: windows, by the window's bytes)", "0"},
+    [O_MSGWIN] = {"msg-window", "W", "throughput measurements (family tput): messages per window and origin (osu_bw's 64, as isochron-bench)", "64"},
     [O_MINR] = {"min-reps", "N", "minimum repetitions per point", "5"},
     [O_MAXR] = {"max-reps", "N", "maximum repetitions per point", "100"},
     [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width of the mean <= X * mean, X in [0, 1) (0: always max-reps)", "0.05"},
@@ -67,7 +68,7 @@ static const app_option_t opts[NOPT] = {
     [O_VERSION] = APP_OPT_VERSION,
 };
 
-static const char *const families[] = {"rma", "nbi", "atomic", "lock", "order", "memory", "coll", "bcast_method", "loop"};
+static const char *const families[] = {"rma", "nbi", "atomic", "lock", "order", "memory", "coll", "bcast_method", "loop", "tput"};
 #define NFAM ((int)(sizeof families / sizeof families[0]))
 
 
@@ -103,7 +104,7 @@ static void print_info(const char *const *v)
     else if (v[O_LOPS])
         for (int i = 0; i < isochron_shmem_op_count(); i++) {
             const isochron_shmem_op_t *op = isochron_shmem_op_get(i);
-            printf("%-20s %-13s %s\n", op->name, op->family, op->description);
+            printf("%-20s %-13s %s%s\n", op->name, op->family, (op->flags & ISOCHRON_SHMEM_EXTRA) ? "+ " : "", op->description);
         }
     else
         printf("outside   one timer around the loop; a part of an iteration = loop minus the other part measured first (Alg. 6, 9); default\n"
@@ -199,6 +200,11 @@ int main(int argc, char **argv)
     long lv;
     if (v[O_ITERS]) { if (isochron_parse_long(v[O_ITERS], &lv) || lv < 0 || lv > 100000000) FAIL("--iters '%s': expected an integer in [0, 100000000]", v[O_ITERS]); so.iters = (int)lv; }
     if (v[O_LOOP] && isochron_shmem_loop_find(v[O_LOOP], &so.loop)) FAIL("--loop: %s", isochron_last_error());
+    if (v[O_MSGWIN]) {
+        if (isochron_parse_long(v[O_MSGWIN], &lv) || lv < 1 || lv > ISOCHRON_SHMEM_WINDOW_MAX)
+            FAIL("--msg-window '%s': expected an integer in [1, %d] (messages per window of the throughput measurements)", v[O_MSGWIN], ISOCHRON_SHMEM_WINDOW_MAX);
+        so.window = (int)lv;
+    }
     double watchdog = 120;
     if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': expected seconds in [0, 86400] (0: off)", v[O_WATCHDOG]);
     const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
@@ -226,21 +232,24 @@ int main(int argc, char **argv)
     const isochron_shmem_op_t *list[256];
     int nops = 0;
     {
-        if (app_list_ok(v[O_OPS] ? v[O_OPS] : "all", err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
-        char *copy = strdup(v[O_OPS] ? v[O_OPS] : "all"), *save = NULL;
+        if (app_list_ok(v[O_OPS] ? v[O_OPS] : "default", err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
+        char *copy = strdup(v[O_OPS] ? v[O_OPS] : "default"), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            int fam = -1;
+            int fam = -1, dflt = !strcmp(t, "default");
             for (int f = 0; f < NFAM; f++) if (!strcmp(t, families[f])) fam = f;
-            if (fam >= 0 || !strcmp(t, "all")) {
-                for (int i = 0; i < isochron_shmem_op_count(); i++)
-                    if (fam < 0 || !strcmp(isochron_shmem_op_get(i)->family, families[fam])) {
+            if (fam >= 0 || dflt || !strcmp(t, "all")) {
+                for (int i = 0; i < isochron_shmem_op_count(); i++) {
+                    const char *of = isochron_shmem_op_get(i)->family;
+                    int in_default = !(isochron_shmem_op_get(i)->flags & ISOCHRON_SHMEM_EXTRA);
+                    if (dflt ? in_default : (fam < 0 || !strcmp(of, families[fam]))) {
                         if (nops >= 256) { free(copy); FAIL("--ops: more than 256 measurements"); }
                         list[nops++] = isochron_shmem_op_get(i);
                     }
+                }
                 continue;
             }
             const isochron_shmem_op_t *op;
-            if (isochron_shmem_op_find(t, &op)) { free(copy); FAIL("--ops: %s (or a family: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, all)", isochron_last_error()); }
+            if (isochron_shmem_op_find(t, &op)) { free(copy); FAIL("--ops: %s (or a family: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, tput; default, all)", isochron_last_error()); }
             if (nops >= 256) { free(copy); FAIL("--ops: more than 256 measurements"); }
             list[nops++] = op;
         }
@@ -276,7 +285,7 @@ int main(int argc, char **argv)
         int worst = -1, wsize = 0;
         for (int i = 0; i < nops; i++)
             for (int s = 0; s < ((list[i]->flags & ISOCHRON_SHMEM_SIZED) ? nsizes : 1); s++) {
-                size_t n = isochron_shmem_heap_needed(list[i], sizes[s], size);
+                size_t n = isochron_shmem_heap_needed(list[i], sizes[s], size, so.window);
                 if (n > need) { need = n; worst = i; wsize = s; }
             }
         /* one block of the largest need (+ 64 KiB for the allocator's headers), freed at once */
@@ -375,6 +384,7 @@ int main(int argc, char **argv)
             isochron_json_knumber(&j, "ci_level", so.ci_level);
             isochron_json_knumber(&j, "budget_s", so.budget);
             isochron_json_kint(&j, "iters", so.iters);
+            isochron_json_kint(&j, "msg_window", so.window > 0 ? so.window : ISOCHRON_SHMEM_WINDOW_DEFAULT);
             isochron_json_kstring(&j, "loop", isochron_shmem_loop_name(so.loop));
             isochron_json_kint(&j, "validate", so.validate);
             isochron_json_kstring(&j, "transport", xp ? "shmem" : "mpi");
@@ -427,8 +437,11 @@ int main(int argc, char **argv)
              * elsewhere times are local durations on one PE */
             if (!prc && ck.track && (!strcmp(list[i]->name, "bcast_sync") || !strcmp(list[i]->name, "bcast_rounds"))) {
                 isochron_track_error(ck.track, &pt.clock_bound, &pt.clock_true);
-                if (isfinite(pt.clock_bound)) { pt.resolution += pt.clock_bound; pt.clock_used = pt.clock_bound; }
+                /* per operation: bcast_rounds' span covers loop_k broadcasts */
+                if (isfinite(pt.clock_bound)) { pt.clock_used = pt.clock_bound / (pt.loop_k > 0 ? pt.loop_k : 1); pt.resolution += pt.clock_used; }
             }
+            /* the loop timing is the user's where --loop was given and applies; else the measurement's own */
+            pt.timing_user = v[O_LOOP] != NULL && (list[i]->flags & ISOCHRON_SHMEM_LOOPED);
             done_pts++;
             const char *meth = method_of(list[i], so.loop);
             if (prc == ISOCHRON_EVALIDATE) { /* wrong data from the library: a point without a time, saying what the library did */

@@ -132,7 +132,21 @@
 #              those rows (isochron 0.07-0.5x OSU's fence latency, 3-14x its bandwidth at 8 B-1 KiB) are not explained
 #              by a method difference yet: repeat on a quiet machine before reading them.
 #
-# A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env SET (default | rma | all), NP (2), NP_NEIGHBOR (4:
+# SET=shmem (issue 29 item 4): OpenSHMEM throughput, isochron-shmem's tput family against OSU's osu_oshm_*
+# (OSU_SHMEM_DIR: the directory holding them, default OSU_DIR/openshmem; built outside the repository with
+# CC=oshcc). Pairs: osu_oshm_put_mr / put_mr, osu_oshm_put_mr_nb / put_nbi_mr, osu_oshm_get_mr_nb / get_nbi_mr
+# (messages/s), and OSU 7.5's osu_oshm_put_bw, get_bw, put_nb_bw, get_nb_bw / put_bw, get_bw, put_nbi_bw,
+# get_nbi_bw (MB/s; OSU 7.4 has none of them: those rows show "-" for OSU). Bidirectional (put/get[_nbi]_bibw) has
+# no OSU OpenSHMEM peer: isochron's column only. What differs, so the table can be read:
+#   message rate  OSU 7.x: one timed loop per size of 500 puts (50 from 8 KiB on) to consecutive offsets + one
+#              shmem_quiet, gettimeofday (1 us) around it, messages/s summed over pairs, one sample per size;
+#              isochron: the same window (--msg-window 500 below 8 KiB, 50 from 8 KiB, so the windows are OSU's),
+#              each message in its own slot, one shmem_quiet, validated; msg/s of the median window over
+#              repetitions (each of several windows under one timer), the slowest pair's window.
+#   bandwidth     isochron: --msg-window 64 messages + one quiet (get: no quiet; get_nbi: one quiet), MB/s of the
+#              median window.
+#
+# A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env SET (default | rma | shmem | all), NP (2), NP_NEIGHBOR (4:
 # OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY,
 # OSU_BUFS (single: OSU's default; multiple: osu_bw/bibw/mbw_mr/bw_persistent -b multiple, one buffer per
 # message of the window, isochron's footprint)
@@ -146,7 +160,8 @@ BUILD=${BUILD:-build}
 PY=${PY:-python3}
 OSU_BUFS=${OSU_BUFS:-single}
 SET=${SET:-default}
-case "$SET" in default|rma|all) ;; *) echo "peers.sh: SET='$SET': choose default, rma or all" >&2; exit 2;; esac
+case "$SET" in default|rma|shmem|all) ;; *) echo "peers.sh: SET='$SET': choose default, rma, shmem or all" >&2; exit 2;; esac
+OSU_SHMEM_DIR=${OSU_SHMEM_DIR:-${OSU_DIR:-/nonexistent}/openshmem}
 OSU_RMA_DIR=${OSU_RMA_DIR:-${OSU_DIR:-/nonexistent}/one-sided}
 OSU_RMA_WINDOW=${OSU_RMA_WINDOW:-32}
 case "$OSU_BUFS" in single|multiple) ;; *) echo "peers.sh: OSU_BUFS='$OSU_BUFS': choose single or multiple" >&2; exit 2;; esac
@@ -167,6 +182,60 @@ osu() { # osu NAME SUBDIR NP ARGS...: run if built
   local bin="${OSU_DIR:-/nonexistent}/$sub/$name"
   [ -x "$bin" ] && tools/mpirun-local -np "$np" "$bin" -m "$lo:$hi" "$@" 2>/dev/null || true
 }
+if [ "$SET" = shmem ] || [ "$SET" = all ]; then
+  echo "OpenSHMEM set: OSU from ${OSU_SHMEM_DIR}, $NP PEs"
+  small=$($PY -c "import sys; print(','.join(x for x in sys.argv[1].split(',') if int(x) < 8192))" "$(echo $bytes | tr ' ' ',')")
+  large=$($PY -c "import sys; print(','.join(x for x in sys.argv[1].split(',') if int(x) >= 8192))" "$(echo $bytes | tr ' ' ',')")
+  for i in $(seq 1 "$LAUNCHES"); do
+    tools/mpirun-local -np "$NP" "$BUILD/isochron-shmem" --ops put_bw,put_nbi_bw,get_bw,get_nbi_bw,put_bibw,put_nbi_bibw,get_bibw,get_nbi_bibw \
+        --sizes "$SIZES" --budget 0.5 --quiet --format none --jsonl "$out/shm-iso-bw-$i.jsonl" || true
+    [ -n "$small" ] && { tools/mpirun-local -np "$NP" "$BUILD/isochron-shmem" --ops put_mr,put_nbi_mr,get_nbi_mr --msg-window 500 \
+        --sizes "$small" --budget 0.5 --quiet --format none --jsonl "$out/shm-iso-mrs-$i.jsonl" || true; }
+    [ -n "$large" ] && { tools/mpirun-local -np "$NP" "$BUILD/isochron-shmem" --ops put_mr,put_nbi_mr,get_nbi_mr --msg-window 50 \
+        --sizes "$large" --budget 0.5 --quiet --format none --jsonl "$out/shm-iso-mrl-$i.jsonl" || true; }
+    for b in put_mr put_mr_nb get_mr_nb put_bw get_bw put_nb_bw get_nb_bw; do
+      [ -x "$OSU_SHMEM_DIR/osu_oshm_$b" ] && timeout 300 tools/mpirun-local -np "$NP" "$OSU_SHMEM_DIR/osu_oshm_$b" heap \
+          > "$out/shm-osu-$b-$i.txt" 2>/dev/null || true
+    done
+  done
+  $PY - "$out" "$LAUNCHES" "$bytes" <<'PY'
+import glob, json, os, statistics, sys
+d, n, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split()]
+vals = {}
+def add(tool, key, size, v):
+    if size in sizes and v is not None and v > 0: vals.setdefault((tool, key, size), []).append(v)
+osu_of = {"put_mr": "put_mr", "put_mr_nb": "put_nbi_mr", "get_mr_nb": "get_nbi_mr", "put_bw": "put_bw", "get_bw": "get_bw",
+          "put_nb_bw": "put_nbi_bw", "get_nb_bw": "get_nbi_bw"}
+for i in range(1, n + 1):
+    for f in glob.glob(os.path.join(d, f"shm-iso-*-{i}.jsonl")):
+        for line in open(f):
+            r = json.loads(line)
+            if r.get("type") != "point" or not r.get("median_s") or r.get("unit") != "B/s": continue
+            if r["op"].endswith("_mr"): add("isochron", r["op"], r["bytes"], r["msg_rate_median_per_s"])
+            else: add("isochron", r["op"], r["bytes"], r["bw_median_Bps"] / 1e6)
+    for b, op in osu_of.items():
+        p = os.path.join(d, f"shm-osu-{b}-{i}.txt")
+        if not os.path.exists(p): continue
+        for line in open(p):
+            x = line.split()
+            if len(x) >= 2 and x[0].isdigit():
+                try: add("OSU", op, int(x[0]), float(x[1]))
+                except ValueError: pass
+def cell(v):
+    return "-" if not v else f"{statistics.median(v):.4g} [{min(v):.4g}, {max(v):.4g}]"
+print(f"\n## OpenSHMEM throughput: OSU (osu_oshm_*) against isochron-shmem (tput), {n} launches each\n")
+print(f"{'isochron op (OSU)':<34}{'size':>9}  {'unit':<6}{'OSU median [launch range]':<34} {'isochron':<34} iso/OSU")
+rows = [("put_bw", "osu_oshm_put_bw"), ("put_nbi_bw", "osu_oshm_put_nb_bw"), ("get_bw", "osu_oshm_get_bw"), ("get_nbi_bw", "osu_oshm_get_nb_bw"),
+        ("put_bibw", "-"), ("put_nbi_bibw", "-"), ("get_bibw", "-"), ("get_nbi_bibw", "-"),
+        ("put_mr", "osu_oshm_put_mr"), ("put_nbi_mr", "osu_oshm_put_mr_nb"), ("get_nbi_mr", "osu_oshm_get_mr_nb")]
+for op, peer in rows:
+    for s in sizes:
+        o, iso = vals.get(("OSU", op, s)), vals.get(("isochron", op, s))
+        ratio = f"{statistics.median(iso) / statistics.median(o):.2f}" if o and iso else "-"
+        print(f"{op + ' (' + peer + ')':<34}{s:>9}  {'msg/s' if op.endswith('_mr') else 'MB/s':<6}{cell(o):<34} {cell(iso):<34} {ratio}")
+PY
+  [ "$SET" = shmem ] && exit 0
+fi
 for i in $(seq 1 "$LAUNCHES"); do
   [ "$SET" = rma ] && break
   tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --ops bw,bibw,mbw_mr,allreduce_persistent,put_lockall,get_lockall,bw_persistent,put_bibw_pscw \

@@ -65,15 +65,22 @@ enum {
     ISOCHRON_SHMEM_SIZED = 1u << 0,   /**< uses the message size */
     ISOCHRON_SHMEM_MIN2 = 1u << 1,    /**< needs at least 2 PEs */
     ISOCHRON_SHMEM_ELEM8 = 1u << 2,   /**< size must be a multiple of 8 (64-bit collectives) */
-    ISOCHRON_SHMEM_LOOPED = 1u << 3   /**< --loop applies */
+    ISOCHRON_SHMEM_LOOPED = 1u << 3,  /**< --loop applies */
+    ISOCHRON_SHMEM_TPUT = 1u << 4,    /**< throughput: one operation is a window of messages; B/s and msg/s (unit "B/s") */
+    ISOCHRON_SHMEM_EXTRA = 1u << 5    /**< not in a driver's default set (added after the first release: the default run
+                                           keeps its length); selected by name, by family or by 'all' */
 };
+
+/** Messages per window of the throughput measurements (osu_bw's 64, isochron-bench's --msg-window). */
+#define ISOCHRON_SHMEM_WINDOW_DEFAULT 64
+#define ISOCHRON_SHMEM_WINDOW_MAX 65536
 
 typedef struct isochron_shmem_ctx isochron_shmem_ctx_t;
 
 /** A measurement: set-up (collective; symmetric buffers), one repetition, validation, teardown. */
 typedef struct {
     const char *name;
-    const char *family;       /**< rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop */
+    const char *family;       /**< rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, tput, ... */
     const char *description;
     unsigned flags;
     int (*setup)(isochron_shmem_ctx_t *c);
@@ -92,7 +99,7 @@ int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out);
 /** \brief Bytes of symmetric heap per PE that measuring \p op at \p bytes on
  *  \p npes PEs allocates at once (SIZE_MAX when beyond any heap): a driver
  *  checks the largest of its points before measuring anything. */
-size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, int npes);
+size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, int npes, int window);
 
 /** Options of a measurement run. */
 typedef struct {
@@ -103,6 +110,7 @@ typedef struct {
     int iters;              /**< operations per repetition (0: 100, fewer for large sizes) */
     int loop;               /**< ISOCHRON_SHMEM_LOOP_* */
     int validate;           /**< 1: check data after every repetition */
+    int window;             /**< throughput measurements: messages per window (0: ISOCHRON_SHMEM_WINDOW_DEFAULT) */
 } isochron_shmem_opts_t;
 
 void isochron_shmem_opts_default(isochron_shmem_opts_t *o);
@@ -131,7 +139,11 @@ const char *isochron_shmem_defect_sentence(const isochron_shmem_defect_t *d, cha
  * \brief Measure \p op at \p bytes on all PEs (collective; MPI_COMM_WORLD =
  * all PEs). \p global: the synchronized clock every time is read from
  * (Alg. 2 and 3 start on it). Fills \p res on every PE: op, family, bytes,
- * nprocs, reps, valid, stop, s (seconds per operation), correction (a time
+ * nprocs, reps, valid, stop, s (seconds per operation; throughput measurements:
+ * per window, with unit "B/s", moved_bytes, moved_msgs, msg_window), timing, loop_of and loop_k
+ * (how a repetition was timed: "loop" of loop_k operations under one timer at
+ * the measuring PE, "origin" each operation timed alone, "global" from a
+ * common start on the global clock), correction (a time
  * subtracted: empty quiet, barrier, acknowledgment, computation), overlap,
  * t_comm, t_comp (nbi overlap), validated. EINVAL (clear sentence) for a size
  * the measurement cannot take or too few PEs. EVALIDATE if the library

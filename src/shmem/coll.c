@@ -212,7 +212,7 @@ static int run_bcast_timed(isochron_shmem_ctx_t *c, double *t, int *act, int rou
         nv++;
     }
     free(se);
-    if (ME == 0) { *act = 1; *t = nv ? sum / nv : NAN; c->res = c->tres / (rounds ? NP : 1); } /* + the clock's bound (the driver) */
+    if (ME == 0) { *act = 1; *t = nv ? sum / nv : NAN; c->res = c->tres / (rounds ? NP : 1); shm_timed(c, rounds ? NP : 1, "global"); } /* + the clock's bound (the driver) */
     return ISOCHRON_OK;
 }
 static int run_bcast_sync(isochron_shmem_ctx_t *c, double *t, int *act) { return run_bcast_timed(c, t, act, 0); }
@@ -273,6 +273,7 @@ static int run_bcast_ack(isochron_shmem_ctx_t *c, double *t, int *act)
             *t = (t2 - t1) / M - 0.5 * rt1;
             c->correction = 0.5 * rt1;
             c->res = c->tres / M + 0.5 * c->tres; /* the cycle loop's, and half a round trip's (consecutive readings) */
+            shm_timed(c, M, "ack");
         }
     }
     free(rts);

@@ -40,6 +40,7 @@ void isochron_shmem_opts_default(isochron_shmem_opts_t *o)
     o->iters = 0;
     o->loop = ISOCHRON_SHMEM_LOOP_OUTSIDE;
     o->validate = 1;
+    o->window = 0;
 }
 
 int isochron_shmem_loop_find(const char *name, int *loop)
@@ -95,9 +96,14 @@ static shm_layout_t shm_layout(size_t bufbytes)
     return l;
 }
 
-size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, int npes)
+size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, int npes, int window)
 {
     size_t b = (op->flags & ISOCHRON_SHMEM_SIZED) ? bytes : 8;
+    if (op->flags & ISOCHRON_SHMEM_TPUT) { /* a window of messages, each in its own slot */
+        size_t w = (size_t)(window > 0 ? window : ISOCHRON_SHMEM_WINDOW_DEFAULT);
+        if (b > SIZE_MAX / 4 / w) return SIZE_MAX;
+        b *= w;
+    }
     /* what each family's setup asks shm_alloc for: collectives a block per PE, atomics and locks
      * 64 B, memory measurements their own block of the size (shmem_malloc/shmem_align in the loop) */
     if (!strcmp(op->family, "memory")) return b + 4096;
@@ -256,7 +262,10 @@ long shm_busy_calibrate(isochron_shmem_ctx_t *c, double seconds, double *actual)
     return want;
 }
 
-int isochron_shmem_op_count(void) { return isochron_shmem_rma_nops + isochron_shmem_amo_nops + isochron_shmem_coll_nops; }
+int isochron_shmem_op_count(void)
+{
+    return isochron_shmem_rma_nops + isochron_shmem_amo_nops + isochron_shmem_coll_nops + isochron_shmem_tput_nops;
+}
 
 const isochron_shmem_op_t *isochron_shmem_op_get(int i)
 {
@@ -266,6 +275,8 @@ const isochron_shmem_op_t *isochron_shmem_op_get(int i)
     if (i < isochron_shmem_amo_nops) return &isochron_shmem_amo_ops[i];
     i -= isochron_shmem_amo_nops;
     if (i < isochron_shmem_coll_nops) return &isochron_shmem_coll_ops[i];
+    i -= isochron_shmem_coll_nops;
+    if (i < isochron_shmem_tput_nops) return &isochron_shmem_tput_ops[i];
     return NULL;
 }
 
@@ -276,7 +287,7 @@ int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out)
     *out = NULL;
     int n = isochron_shmem_op_count(), i = isochron_names_find(NULL, n, op_at, name);
     if (i >= 0) { *out = isochron_shmem_op_get(i); return ISOCHRON_OK; }
-    char list[4096];
+    char list[8192];
     isochron_names_join(NULL, n, op_at, list, sizeof list);
     return isochron_set_error(ISOCHRON_ENAME, "unknown OpenSHMEM measurement '%s'; valid: %s", name, list);
 }
@@ -300,7 +311,11 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
     c.npes = shmem_n_pes();
     c.target = c.npes > 1 ? 1 : 0;
     c.bytes = (op->flags & ISOCHRON_SHMEM_SIZED) ? bytes : 8;
-    c.iters = o->iters > 0 ? o->iters : default_iters(c.bytes);
+    c.window = o->window > 0 ? o->window : ISOCHRON_SHMEM_WINDOW_DEFAULT;
+    if (c.window > ISOCHRON_SHMEM_WINDOW_MAX)
+        return isochron_set_error(ISOCHRON_EINVAL, "window of %d messages: at most %d", c.window, ISOCHRON_SHMEM_WINDOW_MAX);
+    /* a throughput operation is a window: as many windows as operations of the window's bytes */
+    c.iters = o->iters > 0 ? o->iters : default_iters((op->flags & ISOCHRON_SHMEM_TPUT) ? c.bytes * (size_t)c.window : c.bytes);
     c.loop = o->loop;
     c.clk = global;
     c.op = op;
@@ -351,12 +366,17 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
     }
     int stop = ISOCHRON_STOP_MAXREPS, attempts = 0;
     double res_max = 0; /* the coarsest resolution of a repetition on a measuring PE */
+    int last_tk = 0;    /* how the last repetition was timed on this PE (0: it measured none) */
+    char last_timing[12] = "", last_of[12] = "";
     while (!rc && nvalid < o->max_reps && attempts < 4 * o->max_reps) {
         double t = NAN, tmax;
         int act = 0;
         c.rep = ++attempts;
+        c.tk = 0;
         shm_barrier(&c);
         rc = op->run(&c, &t, &act);
+        if (act && c.tk == 0) shm_timed(&c, c.loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? c.iters : 1, "origin");
+        if (act) { last_tk = c.tk; memcpy(last_timing, c.timing, sizeof last_timing); memcpy(last_of, c.loop_of, sizeof last_of); }
         shm_barrier(&c);
         rc = shm_agree(&c, rc);
         if (rc) break;
@@ -399,7 +419,23 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
          * below the resolution (a subtraction's difference within its parts' resolutions, or
          * negative) is reported as "<= resolution", the raw value kept (isochron_point_below_resolution) */
         res->resolution = cmax[4];
-        res->loop_k = c.iters;
+        /* the timing, from the lowest PE that measured (PEs that measure time alike) */
+        int in[2] = {last_tk > 0 ? 0 : 1, c.me}, out[2];
+        MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, c.comm);
+        struct { int tk; char timing[12], of[12]; } tm = {last_tk, "", ""};
+        memcpy(tm.timing, last_timing, sizeof tm.timing);
+        memcpy(tm.of, last_of, sizeof tm.of);
+        MPI_Bcast(&tm, (int)sizeof tm, MPI_BYTE, out[1], c.comm);
+        res->loop_k = tm.tk > 0 ? tm.tk : 1;
+        snprintf(res->timing, sizeof res->timing, "%s", tm.timing[0] ? tm.timing : "origin");
+        snprintf(res->loop_of, sizeof res->loop_of, "%s", tm.of);
+        snprintf(res->unit, sizeof res->unit, "s");
+        if (op->flags & ISOCHRON_SHMEM_TPUT) { /* the statistics stay times per window; the reporters give B/s and msg/s */
+            snprintf(res->unit, sizeof res->unit, "B/s");
+            res->msg_window = c.window;
+            res->moved_msgs = c.moved_msgs;
+            res->moved_bytes = c.moved_msgs * (double)c.bytes;
+        }
         res->clock_used = 0; /* local differences on one PE; a driver adds the clock bound where starts are global */
         if (!strcmp(op->family, "nbi") && strstr(op->name, "overlap")) {
             res->t_comm = cmax[1];

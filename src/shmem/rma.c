@@ -101,6 +101,7 @@ static int run_quiet(isochron_shmem_ctx_t *c, double *t, int *act)
     }
     *t = s / c->iters;
     c->res = c->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? c->tres / c->iters : c->tres;
+    shm_timed(c, c->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? c->iters : 1, "origin");
     return ISOCHRON_OK;
 }
 static int validate_quiet(isochron_shmem_ctx_t *c) { return ME == T ? shm_check(c, "shmem_putmem", c->dst, 1, c->rep, 0) : ISOCHRON_OK; }
@@ -167,6 +168,7 @@ static int pingpong(isochron_shmem_ctx_t *c, double *t, int *act, size_t nb, int
         }
         *t = (shm_now(c) - t0) / c->iters / 2;
         c->res = c->tres / c->iters / 2;
+        shm_timed(c, c->iters, "origin");
     } else if (ME == T) {
         for (long i = 1; i <= c->iters; i++) {
             if (use_test) while (!shmem_long_test(&c->sig[2], SHMEM_CMP_GE, i)) ;
@@ -281,6 +283,7 @@ static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
     if (!strcmp(part, "post")) {
         *t = post_time(c, get);
         c->res = c->tres; /* a timer around each post */
+        shm_timed(c, 1, "origin");
     } else if (!strcmp(part, "full")) {
         SHM_TIME_LOOP(c, *t, nbi(c, get); shmem_quiet());
     } else if (!strcmp(part, "quiet")) {
@@ -294,11 +297,13 @@ static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
             }
             *t = s / c->iters;
             c->res = c->tres;
+            shm_timed(c, 1, "origin");
         } else { /* Alg. 9: the whole loop minus the post time measured just before */
             c->tpost = post_time(c, get);
             *t = full_time(c, get) - c->tpost;
             c->correction = c->tpost;
             c->res = c->tres / c->iters + c->tres; /* the loop's, and the post time's (a timer around each post) */
+            shm_timed(c, c->iters, "origin");
         }
     } else { /* overlap: post, computation of twice the full time, quiet; time in the communication calls */
         if (inside) {
@@ -314,6 +319,7 @@ static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
             }
             *t = s / c->iters;
             c->res = 2 * c->tres; /* two timed parts per iteration */
+            shm_timed(c, 1, "origin");
         } else { /* the computation timed the same way just before (its time drifts between calibration and loop) */
             double t0 = shm_now(c);
             for (int i = 0; i < c->iters; i++) shm_busy(c->busy_n);
@@ -323,6 +329,7 @@ static int run_nbi(isochron_shmem_ctx_t *c, double *t, int *act)
             *t = (shm_now(c) - t0) / c->iters - c->tcomp;
             c->correction = c->tcomp;
             c->res = 2 * c->tres / c->iters; /* the loop's and the computation's, both timed outside */
+            shm_timed(c, c->iters, "origin");
         }
     }
     return ISOCHRON_OK;
@@ -346,6 +353,7 @@ static int run_loopvar(isochron_shmem_ctx_t *c, double *t, int *act)
     if (!strcmp(v, "outside")) { /* Alg. 6 */
         *t = full_time(c, 0);
         c->res = c->tres / c->iters;
+        shm_timed(c, c->iters, "origin");
     } else if (!strcmp(v, "inside")) { /* Alg. 7 */
         for (int i = 0; i < c->iters; i++) {
             double t0 = shm_now(c);
@@ -355,6 +363,7 @@ static int run_loopvar(isochron_shmem_ctx_t *c, double *t, int *act)
         }
         *t = s / c->iters;
         c->res = c->tres;
+        shm_timed(c, 1, "origin");
     } else if (!strcmp(v, "quiet")) { /* Alg. 8 */
         for (int i = 0; i < c->iters; i++) {
             shmem_putmem_nbi(c->dst, c->src, c->bytes, T);
@@ -364,11 +373,13 @@ static int run_loopvar(isochron_shmem_ctx_t *c, double *t, int *act)
         }
         *t = s / c->iters;
         c->res = c->tres;
+        shm_timed(c, 1, "origin");
     } else { /* Alg. 9 */
         c->tpost = post_time(c, 0);
         *t = full_time(c, 0) - c->tpost;
         c->correction = c->tpost;
         c->res = c->tres / c->iters + c->tres;
+        shm_timed(c, c->iters, "origin");
     }
     return ISOCHRON_OK;
 }

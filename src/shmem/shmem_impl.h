@@ -3,6 +3,7 @@
 #define ISOCHRON_SHMEM_IMPL_H
 #include <shmem.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "isochron/shmem.h"
 
 #define SHM_NSIG 64
@@ -34,7 +35,23 @@ struct isochron_shmem_ctx {
      * set by SHM_TIME_LOOP (tres / iters outside, tres inside) or by the run function, plus, where
      * a separately measured part is subtracted, that part's resolution */
     double tres, res;
+    /* how this repetition was timed (issue 26's point fields, as isochron-bench fills them): tk calls
+     * under one timer (1: each timed alone), timing "loop" (tk > 1) / "origin" / "global", loop_of how
+     * the loop was timed ("origin", "global", "ack"); set by SHM_TIME_LOOP or the run function */
+    int tk;
+    char timing[12], loop_of[12];
+    /* throughput (ISOCHRON_SHMEM_TPUT): messages per window and sender, messages one window carries (all senders) */
+    int window;
+    double moved_msgs;
 };
+
+/* the timing of a repetition: k calls under one timer (k > 1: "loop" of `of`), or each alone ("origin"/`of`) */
+static inline void shm_timed(isochron_shmem_ctx_t *c, int k, const char *of)
+{
+    c->tk = k > 1 ? k : 1;
+    snprintf(c->timing, sizeof c->timing, "%s", k > 1 ? "loop" : of);
+    snprintf(c->loop_of, sizeof c->loop_of, "%s", k > 1 ? of : "");
+}
 
 static inline double shm_now(isochron_shmem_ctx_t *c) { return isochron_clock_now(c->clk); }
 
@@ -72,6 +89,8 @@ extern const isochron_shmem_op_t isochron_shmem_amo_ops[];
 extern const int isochron_shmem_amo_nops;
 extern const isochron_shmem_op_t isochron_shmem_coll_ops[];
 extern const int isochron_shmem_coll_nops;
+extern const isochron_shmem_op_t isochron_shmem_tput_ops[];
+extern const int isochron_shmem_tput_nops;
 
 /* Time `body` iters times into `out` (seconds per iteration): one timer
  * around the loop (outside, Alg. 6) or one around each iteration (inside, Alg. 7). */
@@ -91,6 +110,7 @@ extern const int isochron_shmem_coll_nops;
         }                                                                         \
         (out) = _s / (c)->iters;                                                  \
         (c)->res = (c)->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? (c)->tres / (c)->iters : (c)->tres; \
+        shm_timed((c), (c)->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? (c)->iters : 1, "origin"); \
     } while (0)
 
 #endif

@@ -14,6 +14,11 @@ explains, the barrier-synchronized one (Alg. 1) not above the
 clock-synchronized one (Alg. 2) by more than half when no PE shares a core;
 stderr names each defective call once ("library defect: <call> on
 symmetric-heap memory ...") and the exit status is 4 with defects, else 0.
+Every point says how a repetition was timed, as isochron-bench's do
+(timing "loop" with loop_k > 1 operations under one timer and loop_of, or
+"origin"/"global" with loop_k 1); the throughput measurements (family tput)
+carry unit "B/s", their window and the bytes and messages of one window
+(window x size x origins), and a positive bandwidth and message rate.
 
 Any validation failure not expected fails the check, and so does an expected
 defect that did not show (the validation would no longer catch it, or the
@@ -81,6 +86,18 @@ for name, fam in ops.items():
         if p["mean_s"] is None or not math.isfinite(p["mean_s"]): fail(f"{name} {p['bytes']} B: mean is not finite")
         if name not in subtracted and not p["mean_s"] > 0: fail(f"{name} {p['bytes']} B: mean {p['mean_s']} is not positive")
         if name not in nodata and p.get("validated", 0) != p["reps"]: fail(f"{name} {p['bytes']} B: {p.get('validated')} of {p['reps']} repetitions validated")
+        t, k = p.get("timing"), p.get("loop_k")
+        if t == "loop":
+            if not (isinstance(k, int) and k > 1 and p.get("loop_of") in ("origin", "global", "ack")): fail(f"{name} {p['bytes']} B: timing loop with loop_k {k}, loop_of {p.get('loop_of')}")
+        elif t not in ("origin", "global") or k != 1: fail(f"{name} {p['bytes']} B: timing {t!r} with loop_k {k}")
+        if p.get("timing_choice") not in ("auto", "user"): fail(f"{name}: timing_choice {p.get('timing_choice')!r}")
+        if fam == "tput":
+            origins = {"bw": 1, "bibw": 2, "mr": np_ // 2}[name.rsplit("_", 1)[1]]
+            w = ctx["options"].get("msg_window")
+            if p.get("unit") != "B/s" or p.get("msg_window") != w or p.get("msgs_per_run") != w * origins or p.get("bytes_per_run") != w * origins * p["bytes"]:
+                fail(f"{name} {p['bytes']} B: throughput fields wrong (unit {p.get('unit')}, window {p.get('msg_window')} of {w}, msgs {p.get('msgs_per_run')}, bytes {p.get('bytes_per_run')}, {origins} origins)")
+            if not (p.get("bw_median_Bps") or 0) > 0 or not (p.get("msg_rate_median_per_s") or 0) > 0: fail(f"{name} {p['bytes']} B: no positive bandwidth / message rate")
+        elif p.get("unit") != "s": fail(f"{name} {p['bytes']} B: unit {p.get('unit')!r}, expected 's'")
 ndef = sum(len([p for p in v if "library_defect" in p]) for v in pts.values())
 nfailed = len(re.findall(r"validation failed, no result", err))
 if nfailed != ndef: fail(f"stderr reports {nfailed} validation failures, the file has {ndef} library_defect points")

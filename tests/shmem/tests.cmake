@@ -40,7 +40,7 @@ set_tests_properties(shmem_check_refuses_unexpected PROPERTIES DEPENDS shmem_all
 
 # wrong data (test hook: a corrupted destination) is named as what the library did, recorded in the point
 # with library_defect, summarized once per call, and ends the run with exit status 4
-foreach(case "put;shmem_putmem" "get;shmem_getmem" "broadcast;shmem_broadcast64" "alltoall;shmem_alltoall64" "bcast_rounds;shmem_broadcast64")
+foreach(case "put;shmem_putmem" "get;shmem_getmem" "put_bw;shmem_putmem" "get_nbi_bibw;shmem_getmem_nbi" "broadcast;shmem_broadcast64" "alltoall;shmem_alltoall64" "bcast_rounds;shmem_broadcast64")
   list(GET case 0 op)
   list(GET case 1 call)
   isochron_cli_test(shmem_corrupt_${op} 3 TOOL isochron-shmem EXPECT 4
@@ -58,9 +58,10 @@ endforeach()
 isochron_cli_test(shmem_bad_op 2 TOOL isochron-shmem EXPECT nonzero MATCH "unknown OpenSHMEM measurement 'putt'; valid: get, put," ARGS --ops putt)
 isochron_cli_test(shmem_bad_loop 2 TOOL isochron-shmem EXPECT nonzero MATCH "unknown loop timing 'middle'; valid: outside" ARGS --loop middle)
 isochron_cli_test(shmem_bad_size 2 TOOL isochron-shmem EXPECT nonzero MATCH "broadcast moves 64-bit elements: size 12 B is not a multiple of 8" ARGS --ops broadcast --sizes 12)
+isochron_cli_test(shmem_bad_window 2 TOOL isochron-shmem EXPECT 2 MATCH "--msg-window '0': expected an integer in .1, 65536." ARGS --ops put_bw --msg-window 0)
 isochron_cli_test(shmem_bad_transport 2 TOOL isochron-shmem EXPECT nonzero MATCH "unknown --transport 'tcp'; valid: shmem, mpi" ARGS --transport tcp)
 isochron_cli_test(shmem_one_pe 1 TOOL isochron-shmem EXPECT nonzero MATCH "get needs at least 2 PEs \\(running on 1\\)" ARGS --ops get)
-isochron_cli_test(shmem_list 1 TOOL isochron-shmem EXPECT zero MATCH "bcast_ack" "loop_subtract" "amo_cswap_miss_all" "lock_contended" ARGS --list-ops)
+isochron_cli_test(shmem_list 1 TOOL isochron-shmem EXPECT zero MATCH "bcast_ack" "loop_subtract" "amo_cswap_miss_all" "lock_contended" "put_nbi_bibw +tput +[+] bidirectional" ARGS --list-ops)
 # the same option checks as isochron-bench: empty lists, ranges, waits capped as isochron-clock caps them,
 # sizes the symmetric heap cannot hold refused before anything is measured, output files named with the OS error
 isochron_cli_test(shmem_ops_empty 2 TOOL isochron-shmem EXPECT 2 MATCH "--ops: empty list" ARGS --ops=)
