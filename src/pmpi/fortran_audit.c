@@ -20,7 +20,9 @@
  * It includes no isochron header and keeps no state: the program's global scope is found by
  * walking the referring object's link map back to its namespace's head (the program).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <link.h>
 #include <stdint.h>
