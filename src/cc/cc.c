@@ -12,14 +12,21 @@
  *           blocking collective and every non-blocking collective initiation,
  *           PMPI_Ibarrier on the same communicator and a PMPI_Test loop;
  *   cc      Algorithm 1's bookkeeping on the fast path: each communicator maps
- *           to a ggid computed from its group's world ranks (FNV-1a over the
- *           ordered list; on a hash collision the member lists are compared and
- *           a different group gets its own entry, so two groups never merge),
- *           and SEQ[ggid] is incremented at every collective entry (blocking,
- *           non-blocking initiation, and communicator creation, which is
- *           collective over the parent and may synchronize), with no extra
- *           message. Communicators with the same group (MPI_Comm_dup,
- *           MPI_IDENT/CONGRUENT) share a ggid, as in the paper. Handles are
+ *           to a ggid computed from its group's world ranks as the paper
+ *           defines it (4.1): FNV-1a over the SET of world ranks (ascending),
+ *           so every communicator over the same processes shares one ggid and
+ *           one SEQ whatever their order (MPI_Comm_dup, MPI_IDENT, CONGRUENT
+ *           and SIMILAR alike); on a hash collision the member sets are
+ *           compared and a different set gets its own entry, so two groups
+ *           never merge. Why sharing is safe, and the one case it needs the
+ *           agreement's help for (non-blocking collectives started in
+ *           different orders on two communicators of one set):
+ *           docs/collective-clocks.md, "ggid". Each communicator also has a
+ *           view (its rank order -> world ranks) that translates peer ranks
+ *           for message counting. SEQ[ggid] is incremented at every
+ *           collective entry (blocking, non-blocking initiation, and
+ *           communicator creation, which is collective over the parent and
+ *           may synchronize), with no extra message. Handles are
  *           cached (comm -> ggid; in front of the table a one-entry cache of the
  *           last communicator, read inline by the wrappers, cc_hooks.h) and
  *           dropped at MPI_Comm_free/disconnect because an implementation
@@ -44,10 +51,10 @@
 
 static const char *const icc_mode_names[] = { "native", "cc", "2pc" };
 /* the layer's one shared state (cc_internal.h) */
-icc_state_t icc_state = { .mode = ICC_CC, .size = 1, .last_comm = MPI_COMM_NULL, .last_group = -1 };
+icc_state_t icc_state = { .mode = ICC_CC, .size = 1, .last_comm = MPI_COMM_NULL, .last_group = -1, .last_view = -1 };
 
 /* comm handle -> group index cache (open addressing, handles as bytes) */
-typedef struct { MPI_Comm comm; int used; int group; } icc_slot_t;
+typedef struct { MPI_Comm comm; int used; int group, view; } icc_slot_t;
 #define ICC_SLOTS 1024
 static icc_slot_t slots[ICC_SLOTS];
 
@@ -75,22 +82,51 @@ static uint64_t handle_key(MPI_Comm comm)
     return k * 0x9e3779b97f4a7c15ull;
 }
 
+static void *xalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    return p;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* the members in ascending order (a new array): the group as a set */
+static int *ascending(const int *w, int n)
+{
+    int *s = xalloc((size_t)n * sizeof *s);
+    memcpy(s, w, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_int);
+    return s;
+}
+
+/* FNV-1a over the world ranks in ascending order: paper 003's ggid, a hash of the participating
+ * processes' world ranks, equal for every communicator over the same set of processes */
 uint64_t icc_members_hash(const int *w, int n)
 {
+    int *a = ascending(w, n);
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < n; i++) {
-        h ^= (uint64_t)(uint32_t)w[i];
+        h ^= (uint64_t)(uint32_t)a[i];
         h *= 1099511628211ull;
     }
+    free(a);
     return icc->collide ? 42 : h;
 }
 
-int icc_group_of_members(const int *w, int n)
+int icc_group_of_members(const int *wl, int n)
 {
+    int *w = ascending(wl, n);
     uint64_t h = icc_members_hash(w, n);
     for (int g = 0; g < icc->ngroups; g++)
-        if (icc->groups[g].hash == h && icc->groups[g].size == n && memcmp(icc->groups[g].members, w, (size_t)n * sizeof *w) == 0)
+        if (icc->groups[g].hash == h && icc->groups[g].size == n && memcmp(icc->groups[g].members, w, (size_t)n * sizeof *w) == 0) {
+            free(w);
             return g;
+        }
     if (icc->ngroups == icc->capgroups) {
         icc->capgroups = icc->capgroups ? 2 * icc->capgroups : 16;
         icc->groups = realloc(icc->groups, (size_t)icc->capgroups * sizeof *icc->groups);
@@ -99,9 +135,7 @@ int icc_group_of_members(const int *w, int n)
     icc_group_t *g = &icc->groups[icc->ngroups];
     g->hash = h;
     g->size = n;
-    g->members = malloc((size_t)(n ? n : 1) * sizeof *w);
-    if (!g->members) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
-    memcpy(g->members, w, (size_t)n * sizeof *w);
+    g->members = w;
     g->seq = 0;
     g->target = 0;
     g->dirty = 0;
@@ -113,7 +147,28 @@ int icc_group_of_members(const int *w, int n)
     return icc->ngroups - 1;
 }
 
-static int compute_group(MPI_Comm comm)
+/* the view of world ranks w (in a communicator's rank order) of group g */
+static int view_of(const int *w, int n, int g)
+{
+    for (int v = 0; v < icc->nviews; v++)
+        if (icc->views[v].group == g && icc->views[v].size == n && memcmp(icc->views[v].world, w, (size_t)n * sizeof *w) == 0)
+            return v;
+    if (icc->nviews == icc->capviews) {
+        icc->capviews = icc->capviews ? 2 * icc->capviews : 16;
+        icc->views = realloc(icc->views, (size_t)icc->capviews * sizeof *icc->views);
+        if (!icc->views) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    }
+    icc_view_t *V = &icc->views[icc->nviews];
+    V->size = n;
+    V->group = g;
+    V->world = xalloc((size_t)n * sizeof *w);
+    memcpy(V->world, w, (size_t)n * sizeof *w);
+    return icc->nviews++;
+}
+
+/* a communicator's group (returned) and view (*view: its own ranks' order; both sides of an intercommunicator,
+ * lower-ranked side first, the way peers are never translated: icc_peer_view gives -1 for those) */
+static int compute_group(MPI_Comm comm, int *view)
 {
     MPI_Group grp, world, rgrp;
     int inter = 0, n = 0, nr = 0;
@@ -144,6 +199,7 @@ static int compute_group(MPI_Comm comm)
         PMPI_Group_free(&rgrp);
     }
     int g = icc_group_of_members(w, n + nr);
+    *view = view_of(w, n + nr, g);
     free(idx);
     free(w);
     PMPI_Group_free(&grp);
@@ -194,19 +250,33 @@ int icc_lookup(MPI_Comm comm, int create)
         if (s->used == 1 && memcmp(&s->comm, &comm, sizeof comm) == 0) {
             icc->last_comm = comm;
             icc->last_group = s->group;
+            icc->last_view = s->view;
             return s->group;
         }
         if (s->used == 0) {
             if (!create) return -1;
             s->comm = comm;
-            s->group = compute_group(comm);
+            s->group = compute_group(comm, &s->view);
             s->used = 1;
             icc->last_comm = comm;
             icc->last_group = s->group;
+            icc->last_view = s->view;
             return s->group;
         }
     }
-    return create ? compute_group(comm) : -1; /* cache full: not cached */
+    if (!create) return -1;
+    int view, g = compute_group(comm, &view);   /* cache full: not cached, but remembered as the last one */
+    icc->last_comm = comm;
+    icc->last_group = g;
+    icc->last_view = view;
+    return g;
+}
+
+int icc_lookup_view(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) return -1;
+    if (comm != icc->last_comm) icc_lookup(comm, 1);
+    return icc->last_view;
 }
 
 static void forget(MPI_Comm comm)
@@ -214,7 +284,7 @@ static void forget(MPI_Comm comm)
     if (comm == MPI_COMM_NULL) return;
     if (comm == icc->last_comm) {                /* the handle may be reused for another group */
         icc->last_comm = MPI_COMM_NULL;
-        icc->last_group = -1;
+        icc->last_group = icc->last_view = -1;
     }
     unsigned h = (unsigned)(handle_key(comm) >> 40) % ICC_SLOTS;
     for (unsigned i = 0; i < ICC_SLOTS; i++) {
@@ -296,7 +366,7 @@ static int leave_other(isochron_pmpi_call_t *c, int rc)
     case ISOCHRON_PMPI_IP2P:
         if (rc != MPI_SUCCESS) break;
         if (c->id == ISOCHRON_PMPI_ID_MPI_Irecv) {
-            if (c->peer != MPI_PROC_NULL) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_group(c->comm), c->peer);
+            if (c->peer != MPI_PROC_NULL) icc_req_track(*c->request, ICC_REQ_RECV, icc_peer_view(c->comm), c->peer);
         }
         else icc_count_sent(c->comm, c->peer);
         break;

@@ -41,8 +41,8 @@
  *  point until the round completes (it is at a non-blocking call, or not
  *  ready). A frozen rank leaves the round open only when a target raise
  *  arrives. Safe iff every rank is pending and ready, nobody moved, nobody
- *  unfrozen, both balances are 0 and no receive is posted and incomplete
- *  (the contract: a request pending at a checkpoint is complete after a
+ *  unfrozen, both balances are 0 and no receive or non-blocking collective
+ *  is posted and incomplete (the contract: a request pending at a checkpoint is complete after a
  *  restart, so none may wait for data). A rank inside a blocking call that
  *  sends (Send, Sendrecv...) never counts as stopped there: the checkpoint
  *  must not fall between its message and its return.
@@ -59,8 +59,12 @@
  *  that was in flight at C or sent by a rank that moved first. Theorem 4.2.4
  *  (no cycle of happens-before among blocking collectives) gives the rest:
  *  SEQ == TARGET on all members with nobody inside a collective is the paper's
- *  safe state, and pending non-blocking collectives have been initiated by all
- *  members (their SEQ is <= TARGET), so they complete (4.3.2).
+ *  safe state. The paper completes pending non-blocking collectives after it
+ *  (4.3.2), arguing every member has initiated them; with one SEQ shared by
+ *  several communicators of a set that does not follow (two of them started
+ *  in different orders), so here they must be complete before it: open
+ *  counts them, and a round that sees them open with nobody moving is a
+ *  stall that releases the stopped ranks (docs/collective-clocks.md, "ggid").
  *  Why it terminates. Targets only grow, and by the theorem a raise is caused
  *  by a collective that happens before an existing target, so finitely many
  *  raises occur (4.2.4); after the last raise every rank runs to its targets
@@ -128,7 +132,7 @@
  *  Checkpoint file (ckpt.N/rank.R, version 2), text lines and raw region bytes:
  *    isochron-cc-checkpoint 2          magic and version
  *    ckpt N / rank R / nranks P        what it belongs to
- *    groups G, then G lines            group HASH SEQ SIZE MEMBER...
+ *    groups G, then G lines            group HASH SEQ SIZE MEMBER... (members ascending: the set)
  *    regions K, then K times           region NAME BYTES, BYTES raw bytes, a newline
  *    end
  *    fnv1a64 HHHHHHHHHHHHHHHH          FNV-1a (64 bit) of every byte before this line
@@ -148,8 +152,8 @@
  *
  * State log (ISOCHRON_CC_LOG=DIR): DIR/cc-log.RANK.jsonl, one JSON object a
  * line, "t" in MPI_Wtime seconds, "ggid" the 16-hex-digit FNV-1a hash of the
- * member list (a string; equal on all ranks for the same group), "members"
- * world ranks in group order:
+ * member set (a string; equal on all ranks for the same group), "members"
+ * its world ranks, ascending:
  *   {"ev":"request","rank":R,"from":ORIGIN,"ckpt":N,"t":T}
  *        this rank learned of checkpoint N, first requested by rank ORIGIN
  *        (also logged, with "joined":true, for a request made while one is
@@ -499,7 +503,10 @@ static void contribute(int kind)
     int open = 0;
     if (icc->pending) {
         flush_targets();
-        open = icc_req_count_arrived() + icc->open_recvs;
+        /* a non-blocking collective not yet complete is open too: one started by only some of its
+           members (two communicators of one ggid, started in different orders) must not be in a safe
+           state (docs/collective-clocks.md, "ggid"); a stall release lets the others start it */
+        open = icc_req_count_arrived() + icc->open_recvs + icc_req_pending_icoll();
     }
     int rd = ready();
     ck->rin[V_NOTREADY] = !rd;

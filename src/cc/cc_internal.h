@@ -22,7 +22,8 @@ enum { ICC_NATIVE, ICC_CC, ICC_2PC };
 typedef struct {
     uint64_t hash;      /* FNV-1a over the members: the ggid written to logs and files */
     int size;
-    int *members;       /* world ranks, in group order */
+    int *members;       /* world ranks, ascending: the group is the SET of its members (paper 003, 4.1:
+                           MPI_SIMILAR communicators share one ggid) */
     int me;             /* this process is a member */
     long long seq;      /* SEQ[ggid] */
     long long target;   /* TARGET[ggid] of the checkpoint in progress */
@@ -30,9 +31,15 @@ typedef struct {
 } icc_group_t;
 
 
-int icc_lookup(MPI_Comm comm, int create);   /* fills the one-entry cache below */
+/* A view: one order of a group's members (a communicator's ranks -> world ranks). Communicators whose
+ * members are the same set in different orders share a group (ggid, SEQ) and have one view each. */
+typedef struct { int size; int *world; int group; } icc_view_t;
+
+int icc_lookup(MPI_Comm comm, int create);   /* a communicator's group; fills the one-entry cache (state) */
+int icc_lookup_view(MPI_Comm comm);          /* its view (-1: MPI_COMM_NULL) */
 int icc_group_of_members(const int *w, int n);
-uint64_t icc_members_hash(const int *w, int n);   /* a group's ggid hash (42 for all with ISOCHRON_CC_TEST_COLLIDE=1) */
+uint64_t icc_members_hash(const int *w, int n);   /* a group's ggid: the hash of its members in ascending order, whatever
+                                                     order w has (42 for all with ISOCHRON_CC_TEST_COLLIDE=1) */
 
 /* ---- protocol (cc_ckpt.c) */
 
@@ -55,12 +62,12 @@ void icc_group_created(int g);            /* restore SEQ of a group seen again a
 
 /* message counting (cc_p2p.c counts, cc_ckpt.c reads) */
 void icc_count_sent(MPI_Comm comm, int dest);
-int icc_peer_group(MPI_Comm comm);              /* group whose members[] translate peer ranks; -1 for intercomms */
-void icc_count_recvd_status(int g, const MPI_Status *st);
+int icc_peer_view(MPI_Comm comm);               /* view whose world[] translates peer ranks; -1 for intercomms */
+void icc_count_recvd_status(int v, const MPI_Status *st);   /* v: the receive's view */
 
 /* request tracking (cc_p2p.c) */
 enum { ICC_REQ_ICOLL = 1, ICC_REQ_RECV = 2 };
-/* g: the group of the request's communicator; peer: a receive's source, a rank of g (or MPI_ANY_SOURCE) */
+/* g: ICC_REQ_ICOLL: the group of the request's communicator; ICC_REQ_RECV: its view, peer a rank of it (or MPI_ANY_SOURCE) */
 void icc_req_track(MPI_Request r, int kind, int g, int peer);
 int icc_req_pending_icoll(void);
 void icc_req_complete_icolls(void);       /* at the safe state: complete without freeing */
@@ -87,8 +94,10 @@ typedef struct icc_state {
     /* the ggid table (cc.c) */
     icc_group_t *groups;
     int ngroups, capgroups;
+    icc_view_t *views;
+    int nviews, capviews;
     MPI_Comm last_comm;             /* the communicator icc_lookup found last (cc_hooks.h) */
-    int last_group;                 /* its group index (-1: MPI_COMM_NULL) */
+    int last_group, last_view;      /* its group and view (-1: MPI_COMM_NULL) */
     /* protocol flags (cc_ckpt.c writes, the wrappers read) */
     int inited;                     /* after MPI_Init, cc or 2pc mode */
     int rank, size;

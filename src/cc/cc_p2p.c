@@ -56,12 +56,12 @@
 
 #define FAST (icc->bypass || !icc->inited)
 
-int icc_peer_group(MPI_Comm comm)
+int icc_peer_view(MPI_Comm comm)
 {
     int inter = 0;
     if (comm == MPI_COMM_NULL) return -1;
     PMPI_Comm_test_inter(comm, &inter);
-    return inter ? -1 : icc_lookup(comm, 1);
+    return inter ? -1 : icc_lookup_view(comm);
 }
 
 void icc_count_sent(MPI_Comm comm, int dest)
@@ -69,11 +69,11 @@ void icc_count_sent(MPI_Comm comm, int dest)
     if (!icc->inited || dest == MPI_PROC_NULL) return;
     icc->app_sent++;
     icc->version++;
-    int g = icc_peer_group(comm);
-    if (g >= 0 && dest >= 0 && dest < icc->groups[g].size) icc->sent_to[icc->groups[g].members[dest]]++;
+    int v = icc_peer_view(comm);
+    if (v >= 0 && dest >= 0 && dest < icc->views[v].size) icc->sent_to[icc->views[v].world[dest]]++;
 }
 
-void icc_count_recvd_status(int g, const MPI_Status *st)
+void icc_count_recvd_status(int v, const MPI_Status *st)
 {
     if (!icc->inited || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return;
     int cancelled = 0;
@@ -81,7 +81,7 @@ void icc_count_recvd_status(int g, const MPI_Status *st)
     if (cancelled) return;
     icc->app_recvd++;
     icc->version++;
-    if (g >= 0 && st->MPI_SOURCE < icc->groups[g].size) icc->recvd_from[icc->groups[g].members[st->MPI_SOURCE]]++;
+    if (v >= 0 && st->MPI_SOURCE < icc->views[v].size) icc->recvd_from[icc->views[v].world[st->MPI_SOURCE]]++;
 }
 
 /* ---- request table */
@@ -206,22 +206,29 @@ static void mark_all(unsigned char *mark)
     memset(mark, 1, (size_t)icc->size);
 }
 
-/* rank r of group g (MPI_ANY_SOURCE: every member; g < 0: the group is not known, any rank) */
-static void mark_peer(unsigned char *mark, int g, int r)
+/* rank r of view v (MPI_ANY_SOURCE: every member; v < 0: the communicator is not known, any rank) */
+static void mark_peer(unsigned char *mark, int v, int r)
 {
     if (r == MPI_PROC_NULL) return;
+    if (v < 0) { mark_all(mark); return; }
+    const icc_view_t *V = &icc->views[v];
+    if (r >= 0 && r < V->size) { mark[V->world[r]] = 1; return; }
+    for (int i = 0; i < V->size; i++) mark[V->world[i]] = 1;
+}
+
+/* every member of group g (g < 0: any rank) */
+static void mark_group(unsigned char *mark, int g)
+{
     if (g < 0) { mark_all(mark); return; }
-    const icc_group_t *G = &icc->groups[g];
-    if (r >= 0 && r < G->size) { mark[G->members[r]] = 1; return; }
-    for (int i = 0; i < G->size; i++) mark[G->members[i]] = 1;
+    for (int i = 0; i < icc->groups[g].size; i++) mark[icc->groups[g].members[i]] = 1;
 }
 
 void icc_waitfor_peers(unsigned char *mark)
 {
     if (icc->waitfor.comm != MPI_COMM_NULL) {
-        int g = icc_peer_group(icc->waitfor.comm);
-        mark_peer(mark, g, icc->waitfor.r1);
-        mark_peer(mark, g, icc->waitfor.r2);
+        int v = icc_peer_view(icc->waitfor.comm);
+        mark_peer(mark, v, icc->waitfor.r1);
+        mark_peer(mark, v, icc->waitfor.r2);
         return;
     }
     if (icc->waitfor.nreqs == 0) { mark_all(mark); return; }
@@ -229,7 +236,7 @@ void icc_waitfor_peers(unsigned char *mark)
         if (icc->waitfor.reqs[i] == MPI_REQUEST_NULL) continue;
         const icc_req_t *e = req_find(icc->waitfor.reqs[i]);
         if (!e) mark_all(mark);                      /* a send or an untracked request: its peer is not known */
-        else if (e->kind == ICC_REQ_ICOLL) mark_peer(mark, e->g, MPI_ANY_SOURCE);
+        else if (e->kind == ICC_REQ_ICOLL) mark_group(mark, e->g);
         else mark_peer(mark, e->g, e->peer);
     }
 }
@@ -404,7 +411,7 @@ static int recv_only(void *buf, int count, MPI_Datatype datatype, int source, in
                      const char *name)
 {
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
-    int g = icc_peer_group(comm), rc;
+    int g = icc_peer_view(comm), rc;
     if (icc->attn) icc_poll(ICC_PASS, name, -1);
     MPI_Request r;
     rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &r);
@@ -442,7 +449,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                                    recvtag, comm, status);
     if (dest == MPI_PROC_NULL) return recv_only(recvbuf, recvcount, recvtype, source, recvtag, comm, status, "MPI_Sendrecv");
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
-    int g = icc_peer_group(comm), rc;
+    int g = icc_peer_view(comm), rc;
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Sendrecv", -1);
     {
         MPI_Request r[2];
@@ -461,7 +468,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     if (FAST) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     if (dest == MPI_PROC_NULL) return recv_only(buf, count, datatype, source, recvtag, comm, status, "MPI_Sendrecv_replace");
     MPI_Status st[2], *sp = status == MPI_STATUS_IGNORE ? &st[1] : status;
-    int g = icc_peer_group(comm), rc;
+    int g = icc_peer_view(comm), rc;
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Sendrecv_replace", -1);
     /* Always the non-blocking pair, pending or not: PMPI_Sendrecv_replace
      * itself blocked in its receive half out of the protocol's reach (as
@@ -534,7 +541,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
     waitfor_ranks(comm, source, MPI_PROC_NULL);
     for (;;) {
         int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, message, sp);
-        if (rc == MPI_SUCCESS && flag) msg_remember(*message, icc_peer_group(comm), sp->MPI_SOURCE);
+        if (rc == MPI_SUCCESS && flag) msg_remember(*message, icc_peer_view(comm), sp->MPI_SOURCE);
         if (rc != MPI_SUCCESS || flag) return rc;
         if (icc->pending || icc->attn) icc_poll(ICC_RECV, "MPI_Mprobe", -1);
     }
@@ -546,7 +553,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Improbe", -1);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int rc = PMPI_Improbe(source, tag, comm, flag, message, sp);
-    if (rc == MPI_SUCCESS && *flag) msg_remember(*message, icc_peer_group(comm), sp->MPI_SOURCE);
+    if (rc == MPI_SUCCESS && *flag) msg_remember(*message, icc_peer_view(comm), sp->MPI_SOURCE);
     return rc;
 }
 

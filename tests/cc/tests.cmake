@@ -148,3 +148,19 @@ foreach(cfg "intact,magic,version,flipped,truncated,groups,members,member,hash,r
                        TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi;error" PROCESSORS ${np}
                        PASS_REGULAR_EXPRESSION "test_ckpt_corrupt ${cases} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
+
+# paper 003's ggid over the SET of members (4.1): communicators over the same processes in another order
+# or duplicated share one SEQ; non-blocking collectives started in crossing orders on two of them must not
+# end in a safe state holding a collective only some members started; peers counted through each
+# communicator's own rank order (docs/collective-clocks.md, "ggid").
+add_executable(test_cc_ggid ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_cc_ggid.c)
+target_include_directories(test_cc_ggid PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(test_cc_ggid PRIVATE isochron_cc MPI::MPI_C)
+foreach(cfg "dup;2" "rev;3")
+  list(GET cfg 0 kind)
+  list(GET cfg 1 np)
+  add_test(NAME cc_ggid_${kind}_np${np} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_cc_ggid.sh ${kind} ${np} $<TARGET_FILE:test_cc_ggid>)
+  set_tests_properties(cc_ggid_${kind}_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS ${np}
+                       PASS_REGULAR_EXPRESSION "test_cc_ggid ${kind} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
