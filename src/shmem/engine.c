@@ -262,36 +262,6 @@ long shm_busy_calibrate(isochron_shmem_ctx_t *c, double seconds, double *actual)
     return want;
 }
 
-int isochron_shmem_op_count(void)
-{
-    return isochron_shmem_rma_nops + isochron_shmem_amo_nops + isochron_shmem_coll_nops + isochron_shmem_tput_nops;
-}
-
-const isochron_shmem_op_t *isochron_shmem_op_get(int i)
-{
-    if (i < 0) return NULL;
-    if (i < isochron_shmem_rma_nops) return &isochron_shmem_rma_ops[i];
-    i -= isochron_shmem_rma_nops;
-    if (i < isochron_shmem_amo_nops) return &isochron_shmem_amo_ops[i];
-    i -= isochron_shmem_amo_nops;
-    if (i < isochron_shmem_coll_nops) return &isochron_shmem_coll_ops[i];
-    i -= isochron_shmem_coll_nops;
-    if (i < isochron_shmem_tput_nops) return &isochron_shmem_tput_ops[i];
-    return NULL;
-}
-
-static const char *op_at(const void *reg, int i) { (void)reg; return isochron_shmem_op_get(i)->name; }
-
-int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out)
-{
-    *out = NULL;
-    int n = isochron_shmem_op_count(), i = isochron_names_find(NULL, n, op_at, name);
-    if (i >= 0) { *out = isochron_shmem_op_get(i); return ISOCHRON_OK; }
-    char list[8192];
-    isochron_names_join(NULL, n, op_at, list, sizeof list);
-    return isochron_set_error(ISOCHRON_ENAME, "unknown OpenSHMEM measurement '%s'; valid: %s", name, list);
-}
-
 static int default_iters(size_t bytes)
 {
     size_t it = bytes ? (size_t)(4u << 20) / bytes : 100;

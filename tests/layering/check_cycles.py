@@ -47,11 +47,6 @@ ALLOWED = {
     # file below the methods (as barrier/message.c and ops/datatypes.c did).
     ("src/bench/engine.c", "src/bench/methods.c", "src/bench/registry.c", "src/bench/scheme_roundtime.c",
      "src/bench/scheme_window.c"),
-    # src/shmem: engine.c lists the operation tables of atomics.c, coll.c and
-    # rma.c, which call engine.c's helpers (shm_alloc, shm_barrier, ...). Owned
-    # by helper "shm" of issue 27 at the time; the fix is the same: the tables in
-    # a registry file above the operation files, or the helpers in one below.
-    ("src/shmem/atomics.c", "src/shmem/coll.c", "src/shmem/engine.c", "src/shmem/rma.c"),
 }
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
