@@ -30,6 +30,49 @@ void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_
     }
 }
 
+int app_preamble(const char *prog, int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank, const char *about)
+{
+    int code = app_parse(argc, argv, opts, nopts, values, rank);
+    if (code) return code;
+    for (int i = 0; i < nopts; i++) {
+        if (!values[i]) continue;
+        if (!strcmp(opts[i].name, "help")) {
+            if (rank == 0) {
+                app_help(stdout, prog, "[options]   (run under mpirun)", opts, nopts);
+                if (about) printf("\n%s", about);
+            }
+            return 1;
+        }
+    }
+    for (int i = 0; i < nopts; i++)
+        if (values[i] && !strcmp(opts[i].name, "version")) {
+            if (rank == 0) printf("%s %s\n", prog, ISOCHRON_VERSION_STRING);
+            return 1;
+        }
+    return 0;
+}
+
+const char *app_value(const app_option_t *opts, const char **values, int i) { return values[i] ? values[i] : opts[i].def; }
+
+const char *app_argv_value(int argc, char **argv, const char *name)
+{
+    const char *val = NULL;
+    size_t n = strlen(name);
+    for (int a = 1; a < argc; a++) {
+        const char *s = argv[a];
+        if (strncmp(s, "--", 2) || strncmp(s + 2, name, n)) continue;
+        if (s[2 + n] == '=') val = s + 3 + n;
+        else if (!s[2 + n] && a + 1 < argc) val = argv[a + 1];
+    }
+    return val;
+}
+
+/* Options renamed: the old spelling answered with the new names (one meaning, one name). */
+static const struct { const char *old, *msg; } renamed[] = {
+    {"slack", "--slack was split by meaning: isochron-bench --slack-bcasts B (a multiplier of the Bcast latency), isochron-barrier --slack-time "
+              "SECONDS (a time)"},
+};
+
 int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank)
 {
     for (int i = 0; i < nopts; i++) values[i] = NULL;
@@ -45,6 +88,11 @@ int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const 
         int found = -1;
         for (int i = 0; i < nopts; i++)
             if (strlen(opts[i].name) == len && !strncmp(opts[i].name, s, len)) found = i;
+        for (size_t r = 0; found < 0 && r < sizeof renamed / sizeof renamed[0]; r++)
+            if (strlen(renamed[r].old) == len && !strncmp(renamed[r].old, s, len)) {
+                if (rank == 0) fprintf(stderr, "error: unknown option '%s': %s\n", argv[a], renamed[r].msg);
+                return 2;
+            }
         if (found < 0) {
             if (rank == 0) {
                 fprintf(stderr, "error: unknown option '%s'; valid options:", argv[a]);
@@ -483,12 +531,12 @@ int app_clock_options(const char *prog, const char *sync, const char *skew, cons
     isochron_sync_spec_t sp;
     isochron_skew_spec_t sk;
     int n;
-    if (isochron_sync_spec_parse(sync ? sync : "hca3", &sp)) {
+    if (isochron_sync_spec_parse(sync ? sync : APP_SYNC_TRACKED, &sp)) {
         if (rank == 0) fprintf(stderr, "%s: --sync: %s\n", prog, isochron_last_error());
         return 2;
     }
     if (app_parse_node_size(prog, node_size, rank, &n)) return 2;
-    if (isochron_skew_spec_parse(skew ? skew : "none", &sk)) {
+    if (isochron_skew_spec_parse(skew ? skew : APP_DEFAULT_SKEW, &sk)) {
         if (rank == 0) fprintf(stderr, "%s: --skew: %s\n", prog, isochron_last_error());
         return 2;
     }
@@ -516,12 +564,12 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
     }
     c->spec.node_size = clock_node_size;
     c->spec.xport = clock_xport;
-    if (isochron_skew_spec_parse(skew ? skew : "none", &sk)) {
+    if (isochron_skew_spec_parse(skew ? skew : APP_DEFAULT_SKEW, &sk)) {
         if (rank == 0) fprintf(stderr, "%s: --skew: %s\n", prog, isochron_last_error());
         return 2;
     }
     isochron_skew_t my_skew;
-    if (app_make_timer(prog, timer ? timer : "mpi_wtime", &sk, comm, &c->timer, &my_skew)) return 2;
+    if (app_make_timer(prog, timer ? timer : APP_DEFAULT_TIMER, &sk, comm, &c->timer, &my_skew)) return 2;
     isochron_clock_create(c->timer, &c->base);
     isochron_sync_spec_format(&c->spec, c->spec_text, sizeof c->spec_text);
     if (app_sync_guard(prog, &c->spec, c->spec_text, sizeof c->spec_text, sync == NULL, comm, NULL)) { app_clock_free(c); return 2; }

@@ -22,9 +22,11 @@ typedef struct {
 #define APP_SYNC_TRACKED "hca3"
 #define APP_SYNC_UNTRACKED "hca3/100/skampi/50,span=0.12"
 
-#define APP_OPT_SYNC {"sync", "SPEC", "clock synchronization spec (see isochron-clock --list-sync)", "hca3"}
-#define APP_OPT_TIMER {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", "mpi_wtime"}
-#define APP_OPT_SKEW {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", "none"}
+#define APP_DEFAULT_TIMER "mpi_wtime"
+#define APP_DEFAULT_SKEW "none"
+#define APP_OPT_SYNC {"sync", "SPEC", "clock synchronization spec (see isochron-clock --list-sync)", APP_SYNC_TRACKED}
+#define APP_OPT_TIMER {"timer", "NAME", "base timer: mpi_wtime, monotonic, monotonic_raw, realtime, tsc", APP_DEFAULT_TIMER}
+#define APP_OPT_SKEW {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", APP_DEFAULT_SKEW}
 #define APP_OPT_TRACK {"track", "on|off", "clock tracking: refresh offsets and drift while running (off: sync once, as before; the default --sync is then the long one, " APP_SYNC_UNTRACKED ")", "on"}
 #define APP_OPT_NODE_SIZE {"node-size", "N", "hierarchical sync: every block of N consecutive ranks is a node, even on one host (0: shared-memory nodes)", "0"}
 #define APP_OPT_LIST_BARRIERS {"list-barriers", NULL, "list the barrier algorithms and exit", NULL}
@@ -41,6 +43,15 @@ int app_bind(const char *prog, const char *v, MPI_Comm comm, int rank, int *boun
  * flag given). Returns 0, or 2 after printing a clear message to stderr (rank 0). */
 int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank);
 void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_t *opts, int nopts);
+/* The drivers' shared start, after MPI started: parse argv against opts (app_parse), answer --help
+ * (the table, then \p about, which may be NULL) and --version on rank 0 (the table's "help" and
+ * "version" entries). 0: go on; 1: answered, exit 0; 2: a message was printed, exit 2. */
+int app_preamble(const char *prog, int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank, const char *about);
+/* An option's value: as given, else the table's default (one source for both; NULL if it has none). */
+const char *app_value(const app_option_t *opts, const char **values, int i);
+/* --NAME VALUE or --NAME=VALUE straight from argv (the last one given), for what a driver must know
+ * before MPI starts; NULL when absent. */
+const char *app_argv_value(int argc, char **argv, const char *name);
 
 /* The context's common fields (keys of the open object of j): isochron
  * version, host(s), MPI library and version, ranks, command. Collective (the

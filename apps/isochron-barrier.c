@@ -56,15 +56,15 @@ static const app_option_t opts[NOPT] = {
     [O_SKSPREAD] = {"skew-spread", "SECONDS", "skew: ranks arrive after random delays in [0, S] (paper 004's delayed nodes) instead of together", "0"},
     [O_PSIZES] = {"payoff-sizes", "LIST", "payoff: message sizes", "0,256,1K,4K,16K,64K,256K"},
     [O_PTRIALS] = {"payoff-trials", "N", "payoff: trials per size and variant", "100"},
-    [O_SLACK] = {"slack", "SECONDS", "common start = now + SLACK on rank 0's global clock", "1ms"},
+    [O_SLACK] = {"slack-time", "SECONDS", "common start = now + SECONDS on rank 0's global clock, a time (was --slack, which isochron-bench uses for a multiplier)", "1ms"},
     [O_TOL] = {"late-tolerance", "SECONDS", "a trial is invalid when a rank enters later than this after its start (descheduled while waiting)", "10us"},
     [O_WAIT] = {"wait", "MODE", "how barriers wait for messages: spin (MPI_Recv), yield (MPI_Test + sched_yield), auto (yield when oversubscribed)", "spin"},
     [O_RDSBS] = {"rds-bs", "SECONDS", "RDS: use this b_s instead of measuring it (with --rds-s)", NULL},
     [O_RDSS] = {"rds-s", "SECONDS", "RDS: use this s instead of measuring it (with --rds-bs)", NULL},
-    [O_MINR] = {"min-reps", "N", "cost: minimum valid repetitions", "10"},
-    [O_MAXR] = {"max-reps", "N", "cost: maximum repetitions", "1000"},
-    [O_RELCI] = {"rel-ci", "X", "cost: stop when the CI half-width <= X * mean", "0.05"},
-    [O_BUDGET] = {"budget", "SECONDS", "cost: time per algorithm (the Round-Time slice)", "1"},
+    [O_MINR] = {"min-reps", "N", "cost: minimum valid repetitions", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MIN_REPS)},
+    [O_MAXR] = {"max-reps", "N", "cost: maximum repetitions", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MAX_REPS)},
+    [O_RELCI] = {"rel-ci", "X", "cost: stop when the CI half-width <= X * mean", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_REL_CI)},
+    [O_BUDGET] = {"budget", "SECONDS", "cost: time per algorithm (the Round-Time slice)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_BUDGET)},
     [O_SEED] = {"seed", "N", "random arrival delays: seed", "1"},
     [O_SYNC] = APP_OPT_SYNC,
     [O_NODESZ] = APP_OPT_NODE_SIZE,
@@ -310,16 +310,10 @@ int main(int argc, char **argv)
     const char *v[NOPT];
     isochron_barrier_t *bars[16] = {NULL};
     int nb = 0;
-    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
-    if (v[O_HELP]) {
-        if (rank == 0) {
-            app_help(stdout, PROG, "[options]   (run under mpirun)", opts, NOPT);
-            printf("\nExperiments on barrier algorithms, timed on a global clock (clocks are synchronized once, --sync):\n");
-            for (int i = 0; i < 4; i++) printf("  %-7s %s\n", exp_names[i], exp_desc[i]);
-        }
-        goto done;
-    }
-    if (v[O_VERSION]) { if (rank == 0) printf(PROG " %s\n", ISOCHRON_VERSION_STRING); goto done; }
+    char about[1024];
+    size_t au = (size_t)snprintf(about, sizeof about, "Experiments on barrier algorithms, timed on a global clock (clocks are synchronized once, --sync):\n");
+    for (int i = 0; i < 4 && au < sizeof about; i++) au += (size_t)snprintf(about + au, sizeof about - au, "  %-7s %s\n", exp_names[i], exp_desc[i]);
+    if ((code = app_preamble(PROG, argc, argv, opts, NOPT, v, rank, about)) != 0) { code = code == 1 ? 0 : code; goto done; }
     if (v[O_LBAR]) {
         app_list_barriers(rank);
         goto done;
@@ -332,7 +326,7 @@ int main(int argc, char **argv)
     /* ---- options, all checked before anything runs */
     char names[16][24];
     {
-        const char *list = v[O_BARRIERS] ? v[O_BARRIERS] : "all";
+        const char *list = app_value(opts, v, O_BARRIERS);
         if (!strcmp(list, "all")) {
             for (int i = 0; i < isochron_barrier_count() && nb < 16; i++) snprintf(names[nb++], sizeof names[0], "%s", isochron_barrier_info(i)->name);
         } else {
@@ -349,7 +343,7 @@ int main(int argc, char **argv)
     }
     int exps[4] = {0, 0, 0, 0};
     {
-        const char *list = v[O_EXPS] ? v[O_EXPS] : "all";
+        const char *list = app_value(opts, v, O_EXPS);
         char lerr[160];
         if (app_list_ok(list, lerr, sizeof lerr)) FAIL("--experiments: %s; valid: skew, cost, shift, payoff, all", lerr);
         char *copy = strdup(list), *save = NULL;
@@ -364,20 +358,24 @@ int main(int argc, char **argv)
         if (bad[0]) FAIL("--experiments: unknown experiment '%s'; valid: skew, cost, shift, payoff, all", bad);
     }
     long lv;
-    double dv;
-    int calls = 500, ntr = 200, ptr = 100;
-    double thr = 0.5, spread = 20e-6, slack = 1e-3, watchdog = 300, tol = 10e-6, skspread = 0;
-    if (v[O_CALLS]) { if (isochron_parse_long(v[O_CALLS], &lv) || lv < 1 || lv > 10000000) FAIL("--calls '%s': expected an integer in [1, 10000000]", v[O_CALLS]); calls = (int)lv; }
-    if (v[O_TRIALS]) { if (isochron_parse_long(v[O_TRIALS], &lv) || lv < 1 || lv > 10000000) FAIL("--trials '%s': expected an integer in [1, 10000000]", v[O_TRIALS]); ntr = (int)lv; }
-    if (v[O_PTRIALS]) { if (isochron_parse_long(v[O_PTRIALS], &lv) || lv < 1 || lv > 10000000) FAIL("--payoff-trials '%s': expected an integer in [1, 10000000]", v[O_PTRIALS]); ptr = (int)lv; }
-    if (v[O_THRESH]) { if (isochron_parse_double(v[O_THRESH], &dv) || !(dv > 0 && dv <= 100)) FAIL("--threshold '%s': expected a number in (0, 100]", v[O_THRESH]); thr = dv; }
-    if (v[O_SPREAD]) { if (isochron_parse_duration(v[O_SPREAD], &dv) || dv < 0 || dv > 10) FAIL("--spread '%s': expected seconds in [0, 10] (e.g. 20us)", v[O_SPREAD]); spread = dv; }
-    if (v[O_SKSPREAD]) { if (isochron_parse_duration(v[O_SKSPREAD], &dv) || dv < 0 || dv > 10) FAIL("--skew-spread '%s': expected seconds in [0, 10] (e.g. 30us)", v[O_SKSPREAD]); skspread = dv; }
-    if (v[O_SLACK]) { if (isochron_parse_duration(v[O_SLACK], &dv) || dv <= 0 || dv > 10) FAIL("--slack '%s': expected seconds in (0, 10] (e.g. 1ms)", v[O_SLACK]); slack = dv; }
-    if (v[O_TOL]) { if (isochron_parse_duration(v[O_TOL], &dv) || dv < 0 || dv > 10) FAIL("--late-tolerance '%s': expected seconds in [0, 10] (e.g. 10us)", v[O_TOL]); tol = dv; }
-    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
-    if (v[O_SEED] && (isochron_parse_long(v[O_SEED], &lv) || lv < 0)) FAIL("--seed '%s': expected a non-negative integer", v[O_SEED]);
-    uint64_t seed = v[O_SEED] ? (uint64_t)atol(v[O_SEED]) : 1;
+    /* every value parsed from what was given or the table's default (one source) */
+#define VAL(i) app_value(opts, v, i)
+    int calls, ntr, ptr;
+    double thr, spread, slack, watchdog, tol, skspread;
+    if (isochron_parse_long(VAL(O_CALLS), &lv) || lv < 1 || lv > 10000000) FAIL("--calls '%s': expected an integer in [1, 10000000]", VAL(O_CALLS));
+    calls = (int)lv;
+    if (isochron_parse_long(VAL(O_TRIALS), &lv) || lv < 1 || lv > 10000000) FAIL("--trials '%s': expected an integer in [1, 10000000]", VAL(O_TRIALS));
+    ntr = (int)lv;
+    if (isochron_parse_long(VAL(O_PTRIALS), &lv) || lv < 1 || lv > 10000000) FAIL("--payoff-trials '%s': expected an integer in [1, 10000000]", VAL(O_PTRIALS));
+    ptr = (int)lv;
+    if (isochron_parse_double(VAL(O_THRESH), &thr) || !(thr > 0 && thr <= 100)) FAIL("--threshold '%s': expected a number in (0, 100]", VAL(O_THRESH));
+    if (isochron_parse_duration(VAL(O_SPREAD), &spread) || spread < 0 || spread > 10) FAIL("--spread '%s': expected seconds in [0, 10] (e.g. 20us)", VAL(O_SPREAD));
+    if (isochron_parse_duration(VAL(O_SKSPREAD), &skspread) || skspread < 0 || skspread > 10) FAIL("--skew-spread '%s': expected seconds in [0, 10] (e.g. 30us)", VAL(O_SKSPREAD));
+    if (isochron_parse_duration(VAL(O_SLACK), &slack) || slack <= 0 || slack > 10) FAIL("--slack-time '%s': expected seconds in (0, 10] (e.g. 1ms)", VAL(O_SLACK));
+    if (isochron_parse_duration(VAL(O_TOL), &tol) || tol < 0 || tol > 10) FAIL("--late-tolerance '%s': expected seconds in [0, 10] (e.g. 10us)", VAL(O_TOL));
+    if (isochron_parse_duration(VAL(O_WATCHDOG), &watchdog) || watchdog < 0 || watchdog > 86400) FAIL("--watchdog '%s': seconds in [0, 86400]", VAL(O_WATCHDOG));
+    if (isochron_parse_long(VAL(O_SEED), &lv) || lv < 0) FAIL("--seed '%s': expected a non-negative integer", VAL(O_SEED));
+    uint64_t seed = (uint64_t)lv;
     isochron_barrier_opts_t bopt;
     isochron_barrier_opts_default(&bopt);
     if (v[O_WAIT]) {
@@ -394,8 +392,8 @@ int main(int argc, char **argv)
     size_t shift_sizes[64], pay_sizes[64];
     int nss = 0, nps = 0;
     char err[256];
-    if (app_parse_sizes(v[O_SHIFT] ? v[O_SHIFT] : "4K,64K", shift_sizes, 64, &nss, err, sizeof err)) FAIL("--shift-sizes: %s", err);
-    if (app_parse_sizes(v[O_PSIZES] ? v[O_PSIZES] : "0,256,1K,4K,16K,64K,256K", pay_sizes, 64, &nps, err, sizeof err)) FAIL("--payoff-sizes: %s", err);
+    if (app_parse_sizes(VAL(O_SHIFT), shift_sizes, 64, &nss, err, sizeof err)) FAIL("--shift-sizes: %s", err);
+    if (app_parse_sizes(VAL(O_PSIZES), pay_sizes, 64, &nps, err, sizeof err)) FAIL("--payoff-sizes: %s", err);
     long maxb = 0;
     for (int i = 0; i < nss; i++) { if (shift_sizes[i] > (1u << 30)) FAIL("--shift-sizes: %zu B is more than 1 GiB", shift_sizes[i]); maxb = shift_sizes[i] > (size_t)maxb ? (long)shift_sizes[i] : maxb; }
     for (int i = 0; i < nps; i++) { if (pay_sizes[i] > (1u << 30)) FAIL("--payoff-sizes: %zu B is more than 1 GiB", pay_sizes[i]); maxb = pay_sizes[i] > (size_t)maxb ? (long)pay_sizes[i] : maxb; }
@@ -404,7 +402,7 @@ int main(int argc, char **argv)
     isochron_bench_opts_default(&bo);
     if ((code = app_engine_options(PROG, v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
-    const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
+    const char *fmt = VAL(O_FORMAT);
     if (strcmp(fmt, "table") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, none", fmt);
     if ((code = app_clock_options(PROG, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     if ((code = app_parse_sync_limit(PROG, v[O_SYNCLIM], rank))) goto done;
@@ -476,9 +474,9 @@ int main(int argc, char **argv)
         isochron_json_knumber(&j, "skew_spread_s", skspread);
         isochron_json_knumber(&j, "slack_s", slack);
         isochron_json_knumber(&j, "late_tolerance_s", tol);
-        isochron_json_kstring(&j, "wait", v[O_WAIT] ? v[O_WAIT] : "spin");
+        isochron_json_kstring(&j, "wait", app_value(opts, v, O_WAIT));
         isochron_json_kint(&j, "seed", (long long)seed);
-        isochron_json_kstring(&j, "bind", v[O_BIND] ? v[O_BIND] : "off");
+        isochron_json_kstring(&j, "bind", app_value(opts, v, O_BIND));
         isochron_json_kbool(&j, "bound_by_isochron", self_bound);
         isochron_json_object_end(&j);
         isochron_json_record_end(&j);

@@ -23,39 +23,39 @@
 
 enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_TIMING, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
        O_SLACK, O_LATECAP, O_RETRIES, O_RETRYBELOW, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
-       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LTIM, O_LBAR, O_SYNCLIM, O_BIND, O_STARTUP, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
+       O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LTIM, O_LBAR, O_SYNCLIM, O_BIND, O_STARTUP, O_INIT, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
     [O_SIZES] = {"sizes", "LIST", "message sizes: 8,1K,64K or ranges A..B (x2 steps) or A..B*F (xF steps); K/M/G = 2^10/2^20/2^30", "8..1M"},
-    [O_SCHEME] = {"scheme", "NAME", "process synchronization: roundtime, window, barrier, none; see --list-schemes", "roundtime"},
-    [O_METHOD] = {"method", "NAME", "timing method: global, max, root, ack; see --list-methods", "global"},
-    [O_TIMING] = {"timing", "NAME", "how a repetition is timed: auto (one-sided operations at the origin, as a loop of k calls when a call is shorter than 20 timer reads; others by --method), origin, global (--method as it is), loop or loop:K (k back-to-back calls; collectives may overlap); see --list-timings", "auto"},
-    [O_BARRIER] = {"barrier", "NAME", "barrier algorithm of the barrier scheme; see --list-barriers", "mpi"},
+    [O_SCHEME] = {"scheme", "NAME", "process synchronization: roundtime, window, barrier, none; see --list-schemes", ISOCHRON_BENCH_DEFAULT_SCHEME},
+    [O_METHOD] = {"method", "NAME", "timing method: global, max, root, ack; see --list-methods", ISOCHRON_BENCH_DEFAULT_METHOD},
+    [O_TIMING] = {"timing", "NAME", "how a repetition is timed: auto (one-sided operations at the origin, as a loop of k calls when a call is shorter than 20 timer reads; others by --method), origin, global (--method as it is), loop or loop:K (k back-to-back calls; collectives may overlap); see --list-timings", ISOCHRON_BENCH_DEFAULT_TIMING},
+    [O_BARRIER] = {"barrier", "NAME", "barrier algorithm of the barrier scheme; see --list-barriers", ISOCHRON_BENCH_DEFAULT_BARRIER},
     [O_BARRIER2] = {"barrier-twice", NULL, "two barriers before each repetition", NULL},
-    [O_MINR] = {"min-reps", "N", "minimum valid repetitions per point", "10"},
-    [O_MAXR] = {"max-reps", "N", "maximum valid repetitions per point (Alg. 5 counts valid ones)", "1000"},
-    [O_MAXA] = {"max-attempts", "N", "repetitions tried per point at most, valid or not (0: 4 x max-reps); a point it ends says max_attempts", "0"},
-    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width <= X * its statistic (0: always max-reps)", "0.05"},
+    [O_MINR] = {"min-reps", "N", "minimum valid repetitions per point", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MIN_REPS)},
+    [O_MAXR] = {"max-reps", "N", "maximum valid repetitions per point (Alg. 5 counts valid ones)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MAX_REPS)},
+    [O_MAXA] = {"max-attempts", "N", "repetitions tried per point at most, valid or not (0: 4 x max-reps); a point it ends says max_attempts", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MAX_ATTEMPTS)},
+    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width <= X * its statistic (0: always max-reps)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_REL_CI)},
     [O_CIOF] = {"ci-of", "median|mean", "the CI of the stop rule: the median's (distribution-free) or the mean's (Student's t)", "median"},
-    [O_LEVEL] = {"ci-level", "X", "confidence level of the interval", "0.95"},
-    [O_BUDGET] = {"budget", "SECONDS", "time per point (roundtime: the time slice of Alg. 5)", "1"},
-    [O_WARMUP] = {"warmup", "N", "untimed repetitions before each point", "2"},
-    [O_WINDOW] = {"window", "SECONDS", "window scheme: window length (0: derived from a measured estimate)", "0"},
-    [O_MSGWIN] = {"msg-window", "W", "throughput operations (bw, bibw, mbw_mr, bw_fan_in/out): messages per window and sender (osu_bw's 64)", "64"},
-    [O_THREADS] = {"threads", "T", "threaded operations (latency_mt): threads per rank, recorded in each point (osu_latency_mt -t); MPI is then initialised with MPI_THREAD_MULTIPLE", "2"},
-    [O_SLACK] = {"slack", "B", "roundtime: start time = now + B x Bcast latency (doubles while starts arrive late)", "4"},
+    [O_LEVEL] = {"ci-level", "X", "confidence level of the interval", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_CI_LEVEL)},
+    [O_BUDGET] = {"budget", "SECONDS", "time per point (roundtime: the time slice of Alg. 5)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_BUDGET)},
+    [O_WARMUP] = {"warmup", "N", "untimed repetitions before each point", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_WARMUP)},
+    [O_WINDOW] = {"window", "SECONDS", "window scheme: window length (0: derived from a measured estimate)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_WINDOW)},
+    [O_MSGWIN] = {"msg-window", "W", "throughput operations (bw, bibw, mbw_mr, bw_fan_in/out): messages per window and sender (osu_bw's 64)", ISOCHRON_XSTR(ISOCHRON_OP_WINDOW_DEFAULT)},
+    [O_THREADS] = {"threads", "T", "threaded operations (latency_mt): threads per rank, recorded in each point (osu_latency_mt -t); MPI is then initialised with MPI_THREAD_MULTIPLE", ISOCHRON_XSTR(ISOCHRON_OP_THREADS_DEFAULT)},
+    [O_SLACK] = {"slack-bcasts", "B", "roundtime: start time = now + B x the Bcast latency, a multiplier (doubles while starts arrive late; was --slack, which isochron-barrier uses for seconds)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_SLACK_BCASTS)},
     [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time (default: 1.0 when ranks outnumber cores, else 0.5)", NULL},
     [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
     [O_REDOP] = {"op", "NAME", "reduction: sum, prod, max, min", "sum"},
     [O_ROOT] = {"root", "N|rotate|all", "root of rooted operations; 'rotate': a new root every repetition inside one point (k mod p); 'all': every root as its own point", "0"},
     [O_P2PMODE] = {"p2p-mode", "NAME", "allpairs: parallel (round-robin rounds of disjoint pairs) or sequential (one pair at a time, a barrier holding the others)", "parallel"},
     [O_INPLACE] = {"in-place", NULL, "use MPI_IN_PLACE where MPI allows it", NULL},
-    [O_CACHE] = {"cache-clear", "SIZE", "write SIZE bytes between repetitions to clear caches (e.g. 32M)", "0"},
+    [O_CACHE] = {"cache-clear", "SIZE", "write SIZE bytes between repetitions to clear caches (e.g. 32M)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_CACHE_BYTES)},
     [O_NPROCS] = {"nprocs", "N", "measure on a sub-communicator of the first N ranks", "all"},
     [O_QUANT] = {"quantiles", "LIST", "quantiles to report, e.g. 0.25,0.75,0.99", NULL},
     [O_RAW] = {"raw", NULL, "write every repetition's run time and per-rank start/end (jsonl)", NULL},
-    [O_VALIDATE] = {"validate", "0|1|2", "check received data: never, repetitions 0,1,2,4,8,..., every repetition", "1"},
+    [O_VALIDATE] = {"validate", "0|1|2", "check received data: never, repetitions 0,1,2,4,8,..., every repetition", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_VALIDATE)},
     [O_SYNC] = APP_OPT_SYNC,
     [O_NODESZ] = APP_OPT_NODE_SIZE,
     [O_TIMER] = APP_OPT_TIMER,
@@ -75,42 +75,24 @@ static const app_option_t opts[NOPT] = {
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_BIND] = APP_OPT_BIND,
     [O_STARTUP] = {"startup", NULL, "measure start-up only (osu_init/osu_hello): each rank's MPI_Init and first MPI_Barrier and MPI_Allreduce, min/mean/max over ranks, then exit", NULL},
+    [O_INIT] = {"init", "world|sessions", "how MPI is started: world (MPI_Init, MPI_COMM_WORLD) or sessions (MPI 4: MPI_Session_init and a communicator from the process set mpi://WORLD; with --startup, the start-up cost that way)", "world"},
     [O_PASSES] = {"passes", "P", "measure every point in P passes over the whole list, each with 1/P of the repetitions and budget and a CI target of sqrt(P) x --rel-ci, and report their union once (a point's repetitions spread over the run: less launch-to-launch spread where the machine's state changes within seconds; needs launches of seconds)", "1"},
-    [O_RETRIES] = {"retries", "N", "a point whose valid share ends below --retry-below is measured again from a fresh start, at most N times (0-4), while the run's retried tries are fewer than 12 + 0.25 x the points measured before (a machine busy throughout costs about 1.25x the time); the last try is the result, the record keeps the discarded tries' shares", "3"},
-    [O_RETRYBELOW] = {"retry-below", "F", "the valid share (0-1) under which a point is retried (0: never)", "0.9"},
-    [O_SLOWDOWN] = {"inject-slowdown", "F", "testing knob: each rank busy-waits F x its operation's own time inside the timed region (a known slowdown of 1+F, e.g. to check that compare detects it)", "0"},
+    [O_RETRIES] = {"retries", "N", "a point whose valid share ends below --retry-below is measured again from a fresh start, at most N times (0-4), while the run's retried tries are fewer than 12 + 0.25 x the points measured before (a machine busy throughout costs about 1.25x the time); the last try is the result, the record keeps the discarded tries' shares", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_RETRIES)},
+    [O_RETRYBELOW] = {"retry-below", "F", "the valid share (0-1) under which a point is retried (0: never)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_RETRY_BELOW)},
+    [O_SLOWDOWN] = {"inject-slowdown", "F", "testing knob: each rank busy-waits F x its operation's own time inside the timed region (a known slowdown of 1+F, e.g. to check that compare detects it)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_INJECT_SLOWDOWN)},
     [O_HELP] = APP_OPT_HELP,
     [O_VERSION] = APP_OPT_VERSION,
 };
 
-/* A point record of the p2p experiments below (fixed repetitions, timed by
- * rank `timer` with MPI_Wtime, no global clock involved). */
-static void p2p_point(isochron_point_t *pt, size_t bytes, int timer, int p, int reps, const isochron_summary_t *s, int active)
-{
-    memset(pt, 0, sizeof *pt);
-    snprintf(pt->family, sizeof pt->family, "p2p");
-    snprintf(pt->dtype, sizeof pt->dtype, "byte");
-    snprintf(pt->unit, sizeof pt->unit, "s");
-    pt->bytes = bytes;
-    pt->root = timer;
-    pt->nprocs = p;
-    pt->reps = pt->valid = reps;
-    pt->stop = ISOCHRON_STOP_MAXREPS;
-    pt->s = *s;
-    pt->active_ranks = active;
-    pt->start_spread = pt->correction = pt->window = pt->overlap = pt->t_comm = pt->t_comp = NAN;
-    pt->clock_bound = pt->clock_true = pt->clock_bound_stat = pt->clock_bound_hard = pt->slack = pt->late_tolerance = NAN;
-}
-
 /* --ops allpairs (paper 001 sec. 4): every pair's round trips at each size in
  * the chosen mode; one "pair" record per pair (table/csv: op "allpairs:i-j",
  * root = i) and one "matrix" record per size (table: the matrix of medians).
- * Collective over MPI_COMM_WORLD; returns 1 if a size failed. */
-static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, int mode, double level, isochron_reporter_t **rp,
-                        FILE *jf, const char *fmt, int quiet, int *done)
+ * Collective over world; returns 1 if a size failed. */
+static int app_allpairs(MPI_Comm world, MPI_Comm comm, const size_t *sizes, int nsizes, int reps, int mode, double level, isochron_reporter_t **rp,
+                        int quiet, int *done)
 {
     int rank, p = 0, failed = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_rank(world, &rank);
     if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
     int np = p * (p - 1) / 2;
     isochron_pair_t *pr = rank == 0 ? calloc((size_t)np + 1, sizeof *pr) : NULL;
@@ -119,7 +101,7 @@ static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps
         int rc = ISOCHRON_OK;
         double wall = 0;
         if (comm != MPI_COMM_NULL) rc = isochron_ops_allpairs_run(comm, sizes[s], reps, mode, level, pr, &wall);
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world);
         (*done)++;
         if (rc) {
             if (rank == 0) fprintf(stderr, "isochron-bench: allpairs at %zu B failed: %s\n", sizes[s], isochron_last_error());
@@ -127,71 +109,23 @@ static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps
             break;
         }
         if (rank != 0) continue;
-        char mj[16], wj[40], sj[40], gj[40], ij[16], jj[16];
+        char mj[16], wj[40], sj[40], gj[40], ij[16], jj[16], label[40];
         snprintf(mj, sizeof mj, "\"%s\"", mname);
         isochron_json_format_number(wall, wj, sizeof wj);
         for (int k = 0; k < np; k++) {
             isochron_point_t pt;
-            p2p_point(&pt, sizes[s], pr[k].i, p, reps, &pr[k].s, 2);
-            snprintf(pt.op, sizeof pt.op, "allpairs");
+            isochron_point_p2p(&pt, "allpairs", sizes[s], pr[k].i, p, reps, &pr[k].s, 2);
             snprintf(ij, sizeof ij, "%d", pr[k].i);
             snprintf(jj, sizeof jj, "%d", pr[k].j);
+            snprintf(label, sizeof label, "allpairs:%d-%d", pr[k].i, pr[k].j);
             isochron_json_format_number(pr[k].send_s, sj, sizeof sj);
             isochron_json_format_number(pr[k].gap_s, gj, sizeof gj);
             isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"mode", mj}, {"send_s", sj}, {"gap_s", gj}, {"wall_s", wj}};
-            for (int r = 0; r < 3; r++) {
-                if (!rp[r]) continue;
-                if (r == 1 || (r == 0 && !strcmp(fmt, "jsonl"))) isochron_report_point_as(rp[r], &pt, "none", "roundtrip", "pair", ex, 6);
-                else {
-                    snprintf(pt.op, sizeof pt.op, "allpairs:%d-%d", pr[k].i, pr[k].j);
-                    isochron_report_point(rp[r], &pt, "none", "roundtrip");
-                    snprintf(pt.op, sizeof pt.op, "allpairs");
-                }
-            }
+            for (int r = 0; r < 3; r++)
+                if (rp[r]) isochron_report_point_labeled(rp[r], &pt, "none", "roundtrip", "pair", ex, 6, label);
         }
-        /* the matrix of median round trips */
-        FILE *outs[2] = {jf, !strcmp(fmt, "jsonl") ? stdout : NULL};
-        for (int o = 0; o < 2; o++) {
-            if (!outs[o]) continue;
-            isochron_json_t j;
-            isochron_json_init(&j, outs[o]);
-            isochron_json_record_begin(&j, "matrix");
-            isochron_json_kstring(&j, "op", "allpairs");
-            isochron_json_kstring(&j, "mode", mname);
-            isochron_json_kint(&j, "bytes", (long long)sizes[s]);
-            isochron_json_kint(&j, "nprocs", p);
-            isochron_json_kint(&j, "reps", reps);
-            isochron_json_knumber(&j, "wall_s", wall);
-            isochron_json_key(&j, "median_s");
-            isochron_json_array_begin(&j);
-            for (int i = 0; i < p; i++) {
-                double rowv[p];
-                for (int jx = 0; jx < p; jx++) rowv[jx] = i == jx ? 0.0 : NAN;
-                for (int k = 0; k < np; k++) {
-                    if (pr[k].i == i) rowv[pr[k].j] = pr[k].s.median;
-                    if (pr[k].j == i) rowv[pr[k].i] = pr[k].s.median;
-                }
-                isochron_json_numbers(&j, rowv, p);
-            }
-            isochron_json_array_end(&j);
-            isochron_json_record_end(&j);
-        }
-        if (rp[0] && !strcmp(fmt, "table")) {
-            char b[32];
-            printf("\nallpairs %s, %zu B: median round trip (s) of %d pairs, %d reps each, %.3f s wall\n%6s", mname, sizes[s], np, reps, wall, "");
-            for (int j = 0; j < p; j++) printf(" %11d", j);
-            printf("\n");
-            for (int i = 0; i < p; i++) {
-                printf("%6d", i);
-                for (int j = 0; j < p; j++) {
-                    const isochron_pair_t *q = NULL;
-                    for (int k = 0; k < np; k++) if ((pr[k].i == i && pr[k].j == j) || (pr[k].i == j && pr[k].j == i)) q = &pr[k];
-                    printf(" %11s", q ? isochron_fmt_time(q->s.median, b, sizeof b) : "-");
-                }
-                printf("\n");
-            }
-            fflush(stdout);
-        }
+        for (int r = 0; r < 3; r++) /* the matrix of median round trips */
+            if (rp[r]) isochron_report_matrix(rp[r], mname, sizes[s], p, reps, wall, pr);
         if (!quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mname, sizes[s], np, reps, wall);
     }
     free(pr);
@@ -200,11 +134,10 @@ static int app_allpairs(MPI_Comm comm, const size_t *sizes, int nsizes, int reps
 
 /* --ops p2t: point-to-two experiments i <-> {j,k} in parallel rounds of
  * disjoint triplets; one "triplet" record each (table/csv: op "p2t:i-j+k"). */
-static int app_p2t(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, double level, isochron_reporter_t **rp, const char *fmt,
-                   int quiet, int *done)
+static int app_p2t(MPI_Comm world, MPI_Comm comm, const size_t *sizes, int nsizes, int reps, double level, isochron_reporter_t **rp, int quiet, int *done)
 {
     int rank, p = 0, failed = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_rank(world, &rank);
     if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
     int n = isochron_ops_p2t_count(p);
     isochron_triplet_t *tr = rank == 0 ? calloc((size_t)n + 1, sizeof *tr) : NULL;
@@ -212,7 +145,7 @@ static int app_p2t(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, dou
         int rc = ISOCHRON_OK;
         double wall = 0;
         if (comm != MPI_COMM_NULL) rc = isochron_ops_p2t_run(comm, sizes[s], reps, level, tr, &wall);
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world);
         (*done)++;
         if (rc) {
             if (rank == 0) fprintf(stderr, "isochron-bench: p2t at %zu B failed: %s\n", sizes[s], isochron_last_error());
@@ -220,144 +153,23 @@ static int app_p2t(MPI_Comm comm, const size_t *sizes, int nsizes, int reps, dou
             break;
         }
         if (rank != 0) continue;
-        char wj[40], ij[16], jj[16], kj[16];
+        char wj[40], ij[16], jj[16], kj[16], label[40];
         isochron_json_format_number(wall, wj, sizeof wj);
         for (int t = 0; t < n; t++) {
             isochron_point_t pt;
-            p2p_point(&pt, sizes[s], tr[t].i, p, reps, &tr[t].s, 3);
+            isochron_point_p2p(&pt, "p2t", sizes[s], tr[t].i, p, reps, &tr[t].s, 3);
             snprintf(ij, sizeof ij, "%d", tr[t].i);
             snprintf(jj, sizeof jj, "%d", tr[t].j);
             snprintf(kj, sizeof kj, "%d", tr[t].k);
+            snprintf(label, sizeof label, "p2t:%d-%d+%d", tr[t].i, tr[t].j, tr[t].k);
             isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"k", kj}, {"wall_s", wj}};
-            for (int r = 0; r < 3; r++) {
-                if (!rp[r]) continue;
-                if (r == 1 || (r == 0 && !strcmp(fmt, "jsonl"))) {
-                    snprintf(pt.op, sizeof pt.op, "p2t");
-                    isochron_report_point_as(rp[r], &pt, "none", "roundtrip", "triplet", ex, 4);
-                } else {
-                    snprintf(pt.op, sizeof pt.op, "p2t:%d-%d+%d", tr[t].i, tr[t].j, tr[t].k);
-                    isochron_report_point(rp[r], &pt, "none", "roundtrip");
-                }
-            }
+            for (int r = 0; r < 3; r++)
+                if (rp[r]) isochron_report_point_labeled(rp[r], &pt, "none", "roundtrip", "triplet", ex, 4, label);
         }
         if (!quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", sizes[s], n, reps, wall);
     }
     free(tr);
     return failed;
-}
-
-/* --passes P (issue 12): a launch measures every point P times, one pass over
- * the whole list after another, and reports the union of a point's passes.
- * Why: here the machine's state changes within seconds (a 1 KiB bcast at 2
- * ranks runs at 0.7 or 2.4 us for stretches of 0.1-1 s within one launch), so
- * a point measured in one burst of a few ms samples one state, and launches
- * differ by 25-35 % (CV of the medians); repetitions spread over the run
- * average the states. Each pass gets 1/P of the repetitions, attempts and
- * budget, and stops at a CI of sqrt(P) x --rel-ci (P such passes give about
- * --rel-ci together); the union's statistics are computed from its valid
- * repetitions, and its stop is "ci" when the union meets --rel-ci, else the
- * last pass's reason. */
-static void app_pass_opts(const isochron_bench_opts_t *bo, int P, isochron_bench_opts_t *bp)
-{
-    *bp = *bo;
-    bp->max_reps = (bo->max_reps + P - 1) / P;
-    bp->min_reps = (bo->min_reps + P - 1) / P;
-    if (bp->min_reps < 2) bp->min_reps = 2;
-    if (bp->max_reps < bp->min_reps) bp->max_reps = bp->min_reps;
-    if (bo->max_attempts > 0) bp->max_attempts = (bo->max_attempts + P - 1) / P;
-    bp->rel_ci = bo->rel_ci * sqrt((double)P);
-    bp->budget = bo->budget / P;
-    bp->raw = 1; /* the union needs every repetition's run time (rank 0) */
-}
-
-typedef struct {
-    isochron_point_t pt; /* the union so far; raw arrays grow with every pass */
-    int n, cap;
-    double *spread;      /* per repetition: last start - first start */
-} pass_acc_t;
-
-/* Add one pass's point to acc (rank 0); takes the raw arrays from pt. */
-static int pass_add(pass_acc_t *a, isochron_point_t *pt)
-{
-    int np = pt->nprocs, k = pt->raw_n;
-    if (a->n + k > a->cap) {
-        int cap = (a->n + k) * 2;
-        double *rs = realloc(a->pt.raw_start, sizeof(double) * (size_t)cap * (size_t)np);
-        if (rs) a->pt.raw_start = rs;
-        double *re = realloc(a->pt.raw_end, sizeof(double) * (size_t)cap * (size_t)np);
-        if (re) a->pt.raw_end = re;
-        double *rt = realloc(a->pt.raw_time, sizeof(double) * (size_t)cap);
-        if (rt) a->pt.raw_time = rt;
-        char *rv = realloc(a->pt.raw_valid, (size_t)cap);
-        if (rv) a->pt.raw_valid = rv;
-        double *sp = realloc(a->spread, sizeof(double) * (size_t)cap);
-        if (sp) a->spread = sp;
-        if (!rs || !re || !rt || !rv || !sp) { fprintf(stderr, "isochron-bench: --passes: out of memory for %d repetitions\n", cap); return ISOCHRON_ENOMEM; }
-        a->cap = cap;
-    }
-    if (a->n == 0) {
-        double *rs = a->pt.raw_start, *re = a->pt.raw_end, *rt = a->pt.raw_time;
-        char *rv = a->pt.raw_valid;
-        a->pt = *pt;
-        a->pt.raw_start = rs; a->pt.raw_end = re; a->pt.raw_time = rt; a->pt.raw_valid = rv;
-        a->pt.reps = a->pt.valid = a->pt.validated = a->pt.adapted = 0;
-        a->pt.elapsed = 0;
-    }
-    memcpy(a->pt.raw_start + (size_t)a->n * np, pt->raw_start, sizeof(double) * (size_t)k * (size_t)np);
-    memcpy(a->pt.raw_end + (size_t)a->n * np, pt->raw_end, sizeof(double) * (size_t)k * (size_t)np);
-    memcpy(a->pt.raw_time + a->n, pt->raw_time, sizeof(double) * (size_t)k);
-    memcpy(a->pt.raw_valid + a->n, pt->raw_valid, (size_t)k);
-    for (int i = 0; i < k; i++) {
-        double lo = INFINITY, hi = -INFINITY;
-        for (int r = 0; r < np; r++) {
-            double t = pt->raw_start[(size_t)i * np + r];
-            if (t < lo) lo = t;
-            if (t > hi) hi = t;
-        }
-        a->spread[a->n + i] = hi - lo;
-    }
-    a->n += k;
-    a->pt.reps += pt->reps;
-    a->pt.valid += pt->valid;
-    a->pt.validated += pt->validated;
-    a->pt.adapted += pt->adapted;
-    for (int i = 0; i < pt->retries && a->pt.retries < ISOCHRON_MAX_RETRIES; i++) a->pt.retry_share[a->pt.retries++] = pt->retry_share[i];
-    a->pt.elapsed += pt->elapsed;
-    a->pt.stop = pt->stop;
-    a->pt.clock_bound = pt->clock_bound;
-    a->pt.clock_true = pt->clock_true;
-    a->pt.clock_bound_stat = pt->clock_bound_stat;
-    a->pt.clock_bound_hard = pt->clock_bound_hard;
-    a->pt.clock_bound_is_hard = pt->clock_bound_is_hard;
-    if (pt->slack > a->pt.slack) a->pt.slack = pt->slack;
-    if (pt->late_tolerance > a->pt.late_tolerance) a->pt.late_tolerance = pt->late_tolerance;
-    return ISOCHRON_OK;
-}
-
-/* The union's statistics (rank 0), into acc->pt; raw data kept only if asked. */
-static int pass_finish(pass_acc_t *a, const isochron_bench_opts_t *bo)
-{
-    double *v = malloc(sizeof(double) * (size_t)(a->n > 0 ? a->n : 1)), *sp = malloc(sizeof(double) * (size_t)(a->n > 0 ? a->n : 1));
-    if (!v || !sp) { free(v); free(sp); fprintf(stderr, "isochron-bench: --passes: out of memory for the statistics\n"); return ISOCHRON_ENOMEM; }
-    int nv = 0;
-    for (int i = 0; i < a->n; i++)
-        if (a->pt.raw_valid[i]) { sp[nv] = a->spread[i]; v[nv++] = a->pt.raw_time[i]; }
-    isochron_summarize(v, nv, bo->ci_level, bo->q, bo->nq, &a->pt.s);
-    isochron_summary_t ss;
-    a->pt.start_spread = nv && isochron_summarize(sp, nv, bo->ci_level, NULL, 0, &ss) == ISOCHRON_OK ? ss.median : NAN;
-    if (isochron_bench_ci_met(bo, &a->pt.s, nv)) a->pt.stop = ISOCHRON_STOP_CI;
-    free(v);
-    free(sp);
-    a->pt.raw_n = bo->raw ? a->n : 0;
-    return ISOCHRON_OK;
-}
-
-static void pass_free(pass_acc_t *a)
-{
-    a->pt.raw_n = 0;
-    isochron_point_free(&a->pt);
-    free(a->spread);
-    memset(a, 0, sizeof *a);
 }
 
 static int is_blocking_collective(const isochron_op_t *op)
@@ -366,69 +178,13 @@ static int is_blocking_collective(const isochron_op_t *op)
            !strcmp(op->family, op->name);
 }
 
-/* --startup (osu_init, osu_hello): the time each rank spent in MPI_Init and in
- * its first barrier and allreduce (the first collectives set up connections),
- * on each rank's own monotonic clock: no global clock exists yet. Written as
- * --format asks (table, jsonl, csv, none) and to --jsonl / --csv files. */
-static void startup_write(FILE *f, const char *fmt, int size, const double mn[3], const double sum[3], const double mx[3])
-{
-    static const char *what[3] = {"MPI_Init", "first MPI_Barrier", "first MPI_Allreduce"};
-    static const char *key[3] = {"init_s", "first_barrier_s", "first_allreduce_s"};
-    if (!strcmp(fmt, "table")) {
-        fprintf(f, "%-22s %6s %12s %12s %12s\n", "start-up", "ranks", "min", "mean", "max");
-        for (int i = 0; i < 3; i++)
-            fprintf(f, "%-22s %6d %10.3f ms %10.3f ms %10.3f ms\n", what[i], size, mn[i] * 1e3, sum[i] / size * 1e3, mx[i] * 1e3);
-    } else if (!strcmp(fmt, "csv")) {
-        fprintf(f, "what,ranks,min_s,mean_s,max_s\n");
-        for (int i = 0; i < 3; i++) fprintf(f, "%s,%d,%.9g,%.9g,%.9g\n", what[i], size, mn[i], sum[i] / size, mx[i]);
-    } else if (!strcmp(fmt, "jsonl")) {
-        isochron_json_t j;
-        isochron_json_init(&j, f);
-        isochron_json_record_begin(&j, "startup");
-        isochron_json_kstring(&j, "tool", "isochron-bench");
-        isochron_json_kint(&j, "ranks", size);
-        isochron_json_kstring(&j, "clock", "each rank's CLOCK_MONOTONIC");
-        for (int i = 0; i < 3; i++) {
-            isochron_json_key(&j, key[i]);
-            isochron_json_object_begin(&j);
-            isochron_json_knumber(&j, "min", mn[i]);
-            isochron_json_knumber(&j, "mean", sum[i] / size);
-            isochron_json_knumber(&j, "max", mx[i]);
-            isochron_json_object_end(&j);
-        }
-        isochron_json_record_end(&j);
-    }
-    fflush(f);
-}
-
-static int startup(const double t[4], int size, const char *fmt, FILE *jf, const char *jsonl, FILE *cf, const char *csv)
-{
-    double d[3] = {t[1] - t[0], t[2] - t[1], t[3] - t[2]}, mn[3], mx[3], sum[3];
-    MPI_Reduce(d, mn, 3, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(d, mx, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(d, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank) return 0;
-    startup_write(stdout, fmt, size, mn, sum, mx);
-    if (jf) startup_write(jf, "jsonl", size, mn, sum, mx);
-    if (cf) startup_write(cf, "csv", size, mn, sum, mx);
-    int lost = app_close_output("isochron-bench", "--jsonl", jsonl, jf);
-    lost |= app_close_output("isochron-bench", "--csv", csv, cf);
-    return lost;
-}
-
 /* MPI_THREAD_MULTIPLE only when --ops names a threaded operation (latency_mt): a library
  * initialised for it may take locks on every call, which would tax every other measurement.
  * Read before MPI_Init, from argv (the registry needs no MPI); an unknown name is left to the
  * option checks after MPI_Init, which answer it with the valid names. */
 static int wants_thread_multiple(int argc, char **argv)
 {
-    const char *list = NULL;
-    for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--ops") && a + 1 < argc) list = argv[a + 1];
-        else if (!strncmp(argv[a], "--ops=", 6)) list = argv[a] + 6;
-    }
+    const char *list = app_argv_value(argc, argv, "ops");
     isochron_ops_t *ops = NULL;
     if (!list || isochron_ops_create(&ops)) return 0;
     int want = 0;
@@ -442,39 +198,15 @@ static int wants_thread_multiple(int argc, char **argv)
     return want;
 }
 
-int main(int argc, char **argv)
+static const char about[] =
+    "Measures each operation at each size on a global clock: clocks are synchronized once (--sync),\n"
+    "repetitions are started by the scheme, turned into run times by the method, and repeated until the\n"
+    "confidence interval is within --rel-ci of the mean, --max-reps is reached, or --budget is used.\n"
+    "Statistics are over valid repetitions only; results are written as each point completes.\n";
+
+/* --list-ops, --list-schemes, --list-methods, --list-timings, --list-barriers: 1 if one was asked (rank 0 printed it). */
+static int lists(const char **v, isochron_ops_t *ops, int rank)
 {
-    double st[4];
-    int want_mt = wants_thread_multiple(argc, argv), provided = MPI_THREAD_SINGLE;
-    st[0] = isochron_truth_now();
-    if (want_mt) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    else MPI_Init(&argc, &argv);
-    st[1] = isochron_truth_now();
-    int rank, size, code = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    {   /* the first collectives, for --startup: before anything else talks */
-        int one = 1, all = 0;
-        MPI_Barrier(MPI_COMM_WORLD);
-        st[2] = isochron_truth_now();
-        MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        st[3] = isochron_truth_now();
-    }
-    const char *v[NOPT];
-    isochron_ops_t *ops = NULL;
-    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
-    if (v[O_HELP]) {
-        if (rank == 0) {
-            app_help(stdout, "isochron-bench", "[options]   (run under mpirun)", opts, NOPT);
-            printf("\nMeasures each operation at each size on a global clock: clocks are synchronized once (--sync),\n"
-                   "repetitions are started by the scheme, turned into run times by the method, and repeated until the\n"
-                   "confidence interval is within --rel-ci of the mean, --max-reps is reached, or --budget is used.\n"
-                   "Statistics are over valid repetitions only; results are written as each point completes.\n");
-        }
-        goto done;
-    }
-    if (v[O_VERSION]) { if (rank == 0) printf("isochron-bench %s\n", ISOCHRON_VERSION_STRING); goto done; }
-    if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
     if (v[O_LOPS]) {
         int wn = 24, wf = 14; /* columns as wide as the longest name and family */
         for (int i = 0; i < isochron_ops_count(ops); i++) {
@@ -489,7 +221,7 @@ int main(int argc, char **argv)
             }
         if (rank == 0) printf("%-*s %-*s %s\n", wn, "allpairs", wf, "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
         if (rank == 0) printf("%-*s %-*s %s\n", wn, "p2t", wf, "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
-        goto done;
+        return 1;
     }
     if (v[O_LSCH] || v[O_LMET] || v[O_LTIM]) {
         if (rank == 0) {
@@ -499,18 +231,39 @@ int main(int argc, char **argv)
                 printf("%-10s %s\n", e->name, e->description);
             }
         }
-        goto done;
+        return 1;
     }
     if (v[O_LBAR]) {
         app_list_barriers(rank);
-        goto done;
+        return 1;
     }
+    return 0;
+}
 
+/* Everything the command line asks, checked before anything is measured: every point must be
+ * possible (datatype, sizes, memory, process count). 0, or 2 after the reason on rank 0. */
+typedef struct {
+    isochron_bench_opts_t bo;
+    int init, msg_window, threads, provided, dsz, rotate, root, nprocs, p2p_mode, want_allpairs, want_p2t, nsizes, nops;
+    long passes;
+    double watchdog, resync;
+    const char *fmt;
+    MPI_Datatype dt;
+    MPI_Op rop;
+    size_t sizes[256];
+    const isochron_op_t *list[512];
+} run_t;
+
+#define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-bench: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } return 2; } while (0)
+static int parse_run(const char **v, int rank, int size, const isochron_world_t *w, const char *init_arg, const char *init_err, isochron_ops_t *ops, run_t *r)
+{
     /* ---- options -> engine options, all checked before anything is measured */
     isochron_bench_opts_t bo;
     isochron_bench_opts_default(&bo);
+    int provided = w->provided;
     char err[512] = "";
-#define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-bench: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = 2; goto done; } while (0)
+    if (init_err[0] && init_arg && !strcmp(init_arg, "sessions")) FAIL("--init sessions: %s; use --init world", init_err);
+    if (init_err[0]) FAIL("--init: %s", init_err);
     long lv;
     double dv;
     if (v[O_SCHEME]) snprintf(bo.scheme, sizeof bo.scheme, "%s", v[O_SCHEME]);
@@ -522,7 +275,7 @@ int main(int argc, char **argv)
     if (v[O_BARRIER]) snprintf(bo.barrier, sizeof bo.barrier, "%s", v[O_BARRIER]);
     bo.barrier_twice = v[O_BARRIER2] != NULL;
     bo.raw = v[O_RAW] != NULL;
-    if ((code = app_engine_options("isochron-bench", v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
+    if (app_engine_options("isochron-bench", v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo)) return 2;
     if (v[O_MAXA]) {
         long la;
         if (isochron_parse_long(v[O_MAXA], &la) || la < 0 || la > 40000000) FAIL("--max-attempts '%s': expected 0 or an integer up to 40000000", v[O_MAXA]);
@@ -532,9 +285,10 @@ int main(int argc, char **argv)
         FAIL("--inject-slowdown '%s': expected a number in [0, 10]", v[O_SLOWDOWN]);
     if (v[O_WARMUP]) { if (isochron_parse_long(v[O_WARMUP], &lv) || lv < 0 || lv > 1000000) FAIL("--warmup '%s': expected an integer in [0, 1000000]", v[O_WARMUP]); bo.warmup = (int)lv; }
     if (v[O_VALIDATE]) { if (isochron_parse_long(v[O_VALIDATE], &lv) || lv < 0 || lv > 2) FAIL("--validate '%s': expected 0, 1 or 2", v[O_VALIDATE]); bo.validate = (int)lv; }
-    if (v[O_CIOF]) {
-        if (!strcmp(v[O_CIOF], "mean")) bo.ci_mean = 1;
-        else if (strcmp(v[O_CIOF], "median")) FAIL("--ci-of '%s': valid: median, mean", v[O_CIOF]);
+    {
+        const char *ciof = app_value(opts, v, O_CIOF);
+        if (!strcmp(ciof, "mean")) bo.ci_mean = 1;
+        else if (strcmp(ciof, "median")) FAIL("--ci-of '%s': valid: median, mean", ciof);
     }
     if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
     if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
@@ -551,8 +305,8 @@ int main(int argc, char **argv)
         threads = (int)lv;
     }
     long passes = 1;
-    if (v[O_PASSES] && (isochron_parse_long(v[O_PASSES], &passes) || passes < 1 || passes > 1000)) FAIL("--passes '%s': expected an integer in [1, 1000]", v[O_PASSES]);
-    if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv)) FAIL("--slack '%s': expected a number", v[O_SLACK]); bo.slack = dv; }
+    if (isochron_parse_long(app_value(opts, v, O_PASSES), &passes) || passes < 1 || passes > 1000) FAIL("--passes '%s': expected an integer in [1, 1000]", v[O_PASSES]);
+    if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv) || !(dv > 0 && dv <= 1000)) FAIL("--slack-bcasts '%s': expected a multiplier of the Bcast latency in (0, 1000]", v[O_SLACK]); bo.slack = dv; }
     if (v[O_LATECAP]) {
         if (isochron_parse_double(v[O_LATECAP], &dv)) FAIL("--late-cap '%s': expected a number", v[O_LATECAP]);
         if (!(dv > 0 && dv <= 10)) FAIL("roundtime late-start cap %s not in (0, 10] (x the median run time)", v[O_LATECAP]);
@@ -569,46 +323,42 @@ int main(int argc, char **argv)
     if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
     if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
-    if (passes > 1 && !(bo.rel_ci * sqrt((double)passes) < 1)) /* each pass's CI target, sqrt(P) x --rel-ci, must stay below 1 */
-        FAIL("--passes %ld: each pass stops at a CI of sqrt(%ld) x --rel-ci %g = %.3g of its statistic, which must be below 1; at --rel-ci %g use at most %d passes "
-             "(or --rel-ci 0)", passes, passes, bo.rel_ci, bo.rel_ci * sqrt((double)passes), bo.rel_ci, (int)ceil(1.0 / (bo.rel_ci * bo.rel_ci)) - 1);
-    if (passes > 1 && 2 * passes > bo.max_reps) /* a pass measures at least 2 repetitions: the union would exceed --max-reps */
-        FAIL("--passes %ld with --max-reps %d: every pass measures at least 2 repetitions, %ld in all; raise --max-reps to %ld or use at most %d passes",
-             passes, bo.max_reps, 2 * passes, 2 * passes, bo.max_reps / 2);
-    double watchdog = 120, resync = 0;
-    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
-    if (v[O_RESYNC] && (isochron_parse_duration(v[O_RESYNC], &resync) || resync < 0)) FAIL("--resync '%s': non-negative seconds", v[O_RESYNC]);
-    const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
+    if (isochron_bench_passes_check(&bo, (int)passes)) FAIL("%s", isochron_last_error());
+    double watchdog, resync;
+    if (isochron_parse_duration(app_value(opts, v, O_WATCHDOG), &watchdog) || watchdog < 0 || watchdog > 86400) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
+    if (isochron_parse_duration(app_value(opts, v, O_RESYNC), &resync) || resync < 0) FAIL("--resync '%s': non-negative seconds", v[O_RESYNC]);
+    const char *fmt = app_value(opts, v, O_FORMAT);
     if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "csv") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, jsonl, csv, none", fmt);
     MPI_Datatype dt = MPI_DATATYPE_NULL;
     MPI_Op rop = MPI_SUM;
     int dsz;
     if (v[O_DTYPE] && isochron_op_dtype_find(v[O_DTYPE], &dt, &dsz)) FAIL("--dtype: %s", isochron_last_error());
-    if (v[O_REDOP] && isochron_op_reduce_find(v[O_REDOP], &rop)) FAIL("--op: %s", isochron_last_error());
+    if (isochron_op_reduce_find(app_value(opts, v, O_REDOP), &rop)) FAIL("--op: %s", isochron_last_error());
     int rotate = 0, root = 0;
-    if (v[O_ROOT]) {
-        if (!strcmp(v[O_ROOT], "all")) rotate = 1;
-        else if (!strcmp(v[O_ROOT], "rotate")) bo.rotate_root = 1;
-        else if (isochron_parse_long(v[O_ROOT], &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate', 'all' or a rank in [0, %d]", v[O_ROOT], size - 1);
+    {
+        const char *rv = app_value(opts, v, O_ROOT);
+        if (!strcmp(rv, "all")) rotate = 1;
+        else if (!strcmp(rv, "rotate")) bo.rotate_root = 1;
+        else if (isochron_parse_long(rv, &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate', 'all' or a rank in [0, %d]", rv, size - 1);
         else root = (int)lv;
         if (bo.rotate_root && isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
     }
     int nprocs = size;
-    if (v[O_NPROCS] && strcmp(v[O_NPROCS], "all")) {
+    if (strcmp(app_value(opts, v, O_NPROCS), "all")) {
         if (isochron_parse_long(v[O_NPROCS], &lv) || lv < 1 || lv > size) FAIL("--nprocs '%s': expected an integer in [1, %d]", v[O_NPROCS], size);
         nprocs = (int)lv;
         if (root >= nprocs) FAIL("--root %d is outside the sub-communicator of %d ranks", root, nprocs);
     }
     int p2p_mode = ISOCHRON_P2P_PARALLEL, want_allpairs = 0, want_p2t = 0;
-    if (v[O_P2PMODE] && isochron_ops_p2p_mode_find(v[O_P2PMODE], &p2p_mode)) FAIL("--p2p-mode: %s", isochron_last_error());
+    if (isochron_ops_p2p_mode_find(app_value(opts, v, O_P2PMODE), &p2p_mode)) FAIL("--p2p-mode: %s", isochron_last_error());
     size_t sizes[256];
     int nsizes = 0;
-    if (app_parse_sizes(v[O_SIZES] ? v[O_SIZES] : "8..1M", sizes, 256, &nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
+    if (app_parse_sizes(app_value(opts, v, O_SIZES), sizes, 256, &nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
     const isochron_op_t *list[512];
     int nops = 0;
     {
-        if (app_list_ok(v[O_OPS] ? v[O_OPS] : "collectives", err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
-        char *copy = strdup(v[O_OPS] ? v[O_OPS] : "collectives"), *save = NULL;
+        if (app_list_ok(app_value(opts, v, O_OPS), err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
+        char *copy = strdup(app_value(opts, v, O_OPS)), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             if (!strcmp(t, "collectives")) {
                 for (int i = 0; i < isochron_ops_count(ops) && nops < 512; i++)
@@ -625,14 +375,14 @@ int main(int argc, char **argv)
     }
     /* every point must be possible before anything runs: datatype, sizes, memory, process count */
     size_t avail = 0;
-    isochron_op_memory_available(MPI_COMM_WORLD, &avail);
+    isochron_op_memory_available(w->comm, &avail);
     if (want_allpairs && nprocs < 2) FAIL("allpairs needs at least 2 processes (running on %d)", nprocs);
     if (want_p2t && nprocs < 3) FAIL("p2t needs at least 3 processes (running on %d)", nprocs);
     for (int s = 0; (want_allpairs || want_p2t) && s < nsizes; s++)
         if (sizes[s] > (size_t)1 << 30 || 2 * sizes[s] > avail) FAIL("allpairs at %zu B needs %zu bytes per process, more than the %zu available (or above 1 GiB)", sizes[s], 2 * sizes[s], avail);
     for (int i = 0; i < nops; i++) {
         if ((list[i]->flags & ISOCHRON_OP_THREADED) && provided != MPI_THREAD_MULTIPLE) {
-            MPI_Query_thread(&provided);
+            if (w->init == ISOCHRON_INIT_WORLD) MPI_Query_thread(&provided);
             if (provided != MPI_THREAD_MULTIPLE)
                 FAIL("%s needs MPI_THREAD_MULTIPLE; MPI_Init_thread asked for it and this MPI library provided %s", list[i]->name,
                      provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : provided == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
@@ -655,20 +405,140 @@ int main(int argc, char **argv)
             if (need > avail) FAIL("%s at %zu B needs %zu bytes per process, more than the %zu available (node memory / ranks per node)", list[i]->name, sizes[s], need, avail);
         }
     }
+    r->bo = bo;
+    r->init = w->init;
+    r->msg_window = msg_window; r->threads = threads; r->provided = provided; r->dsz = dsz; r->rotate = rotate; r->root = root; r->nprocs = nprocs;
+    r->p2p_mode = p2p_mode; r->want_allpairs = want_allpairs; r->want_p2t = want_p2t; r->nsizes = nsizes; r->nops = nops; r->passes = passes;
+    r->watchdog = watchdog; r->resync = resync; r->fmt = fmt; r->dt = dt; r->rop = rop;
+    memcpy(r->sizes, sizes, sizeof r->sizes);
+    memcpy(r->list, list, sizeof r->list);
+    return 0;
+}
+#undef FAIL
+
+/* The context record (rank 0): the run, the clock, the scheme and every option, each value made by the one JSON writer. */
+static void write_context(isochron_reporter_t **reps, const run_t *r, const char *ctxbuf, const char *bind, int self_bound, double late_cap,
+                          const app_clock_t *ck, int over, int nodes)
+{
+    /* the context's values as JSON text, each made by the one JSON writer */
+    char *opts_json = NULL, *vals[5] = {NULL, NULL, NULL, NULL, NULL};
+    isochron_json_t j;
+    if (isochron_json_open_string(&j) == ISOCHRON_OK) {
+        isochron_json_object_begin(&j);
+        isochron_json_kint(&j, "min_reps", r->bo.min_reps);
+        isochron_json_kint(&j, "max_reps", r->bo.max_reps);
+        isochron_json_kint(&j, "max_attempts", r->bo.max_attempts);
+        isochron_json_knumber(&j, "rel_ci", r->bo.rel_ci);
+        isochron_json_kstring(&j, "ci_of", r->bo.ci_mean ? "mean" : "median");
+        isochron_json_knumber(&j, "ci_level", r->bo.ci_level);
+        isochron_json_knumber(&j, "budget_s", r->bo.budget);
+        isochron_json_kint(&j, "warmup", r->bo.warmup);
+        isochron_json_kstring(&j, "barrier", r->bo.barrier);
+        isochron_json_kbool(&j, "barrier_twice", r->bo.barrier_twice);
+        isochron_json_knumber(&j, "slack", r->bo.slack);
+        isochron_json_knumber(&j, "late_cap", late_cap);
+        isochron_json_kint(&j, "retries", r->bo.retries);
+        isochron_json_knumber(&j, "retry_below", r->bo.retry_below);
+        isochron_json_kstring(&j, "bind", bind);
+        isochron_json_kbool(&j, "bound_by_isochron", self_bound);
+        isochron_json_knumber(&j, "window_s", r->bo.window);
+        isochron_json_kint(&j, "msg_window", r->msg_window);
+        isochron_json_kint(&j, "threads", r->threads);
+        isochron_json_kbool(&j, "thread_multiple", r->provided == MPI_THREAD_MULTIPLE);
+        isochron_json_kint(&j, "validate", r->bo.validate);
+        isochron_json_kint(&j, "cache_clear_bytes", (long long)r->bo.cache_bytes);
+        if (r->bo.inject_slowdown > 0) isochron_json_knumber(&j, "inject_slowdown", r->bo.inject_slowdown);
+        isochron_json_kint(&j, "passes", r->passes);
+        if (r->init != ISOCHRON_INIT_WORLD) isochron_json_kstring(&j, "init", isochron_init_name(r->init)); /* world: as before */
+        isochron_json_object_end(&j);
+        opts_json = isochron_json_close_string(&j);
+    }
+    const char *strs[4] = {r->bo.scheme, r->bo.method, isochron_timer_name(ck->timer), r->bo.timing};
+    for (int i = 0; i < 4; i++)
+        if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, strs[i]); vals[i] = isochron_json_close_string(&j); }
+    char over_j[8], nodes_j[16], np_j[16];
+    snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
+    snprintf(nodes_j, sizeof nodes_j, "%d", nodes);
+    snprintf(np_j, sizeof np_j, "%d", r->nprocs);
+    isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
+                          {"timer", vals[2]}, {"clock_sync", ck->json}, {"scheme", vals[0]}, {"method", vals[1]}, {"timing", vals[3]}, {"options", opts_json}};
+    int nkv = (int)(sizeof kv / sizeof kv[0]);
+    for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
+    free(opts_json);
+    for (int i = 0; i < 4; i++) free(vals[i]);
+}
+
+int main(int argc, char **argv)
+{
+    /* --init, read before MPI starts (the library says whether sessions exist); a bad value is
+     * refused after MPI started the world way, so that one rank says it once */
+    const char *init_arg = app_argv_value(argc, argv, "init");
+    int init = ISOCHRON_INIT_WORLD, want_mt = wants_thread_multiple(argc, argv);
+    char init_err[512] = "";
+    if (init_arg && (isochron_init_find(init_arg, &init) || (init == ISOCHRON_INIT_SESSIONS && isochron_sessions_available()))) {
+        snprintf(init_err, sizeof init_err, "%s", isochron_last_error());
+        init = ISOCHRON_INIT_WORLD;
+    }
+    isochron_world_t w;
+    if (isochron_world_init(init, &argc, &argv, want_mt ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &w)) {
+        if (app_launch_rank() <= 0) fprintf(stderr, "isochron-bench: starting MPI (--init %s): %s\n", isochron_init_name(init), isochron_last_error());
+        return 2;
+    }
+    MPI_Comm world = w.comm;
+    int rank, size, code = 0;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    const char *v[NOPT];
+    isochron_ops_t *ops = NULL;
+    if ((code = app_preamble("isochron-bench", argc, argv, opts, NOPT, v, rank, about)) != 0) { code = code == 1 ? 0 : code; goto done; }
+    if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
+    if (lists(v, ops, rank)) goto done;
+
+    /* ---- the command line -> the run, all checked before anything is measured */
+    run_t run;
+    if ((code = parse_run(v, rank, size, &w, init_arg, init_err, ops, &run))) goto done;
+    isochron_bench_opts_t bo = run.bo;
+    int msg_window = run.msg_window, threads = run.threads, rotate = run.rotate, root = run.root, nprocs = run.nprocs;
+    int p2p_mode = run.p2p_mode, want_allpairs = run.want_allpairs, want_p2t = run.want_p2t, nsizes = run.nsizes, nops = run.nops;
+    long passes = run.passes;
+    double watchdog = run.watchdog, resync = run.resync;
+    const char *fmt = run.fmt;
+    MPI_Datatype dt = run.dt;
+    MPI_Op rop = run.rop;
+    const size_t *sizes = run.sizes;
+    const isochron_op_t *const *list = run.list;
+#define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-bench: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = 2; goto done; } while (0)
 
     /* ---- clocks (specs checked before any output file is created) */
     if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     if ((code = app_parse_sync_limit("isochron-bench", v[O_SYNCLIM], rank))) goto done;
     int self_bound = 0, track = 1;
-    if ((code = app_bind("isochron-bench", v[O_BIND], MPI_COMM_WORLD, rank, &self_bound))) goto done;
+    if ((code = app_bind("isochron-bench", v[O_BIND], world, rank, &self_bound))) goto done;
     if ((code = app_parse_track("isochron-bench", v[O_TRACK], rank, &track))) goto done;
     FILE *jf = NULL, *cf = NULL;
     if (rank == 0) code = app_open_output("isochron-bench", "--jsonl", v[O_JSONL], &jf);
     if (rank == 0 && !code) code = app_open_output("isochron-bench", "--csv", v[O_CSV], &cf);
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&code, 1, MPI_INT, 0, world);
     if (code) { if (jf) fclose(jf); goto done; }
     /* --startup: every option above was checked as for a sweep; nothing else runs */
-    if (v[O_STARTUP]) { code = startup(st, size, fmt, jf, v[O_JSONL], cf, v[O_CSV]); MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD); goto done; }
+    if (v[O_STARTUP]) {
+        isochron_startup_t su;
+        code = isochron_startup_summarize(&w, &su) ? 1 : 0;
+        if (rank == 0) {
+            if (code) fprintf(stderr, "isochron-bench: --startup: %s\n", isochron_last_error());
+            FILE *fs[3] = {strcmp(fmt, "none") ? stdout : NULL, jf, cf};
+            const char *fn[3] = {fmt, "jsonl", "csv"};
+            for (int i = 0; i < 3 && !code; i++) {
+                isochron_reporter_t *r = NULL;
+                if (fs[i] && !isochron_reporter_create(fn[i], fs[i], &r)) isochron_report_startup(r, "isochron-bench", &su);
+                isochron_reporter_destroy(r);
+            }
+            code |= app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf);
+            code |= app_close_output("isochron-bench", "--csv", v[O_CSV], cf);
+        }
+        MPI_Bcast(&code, 1, MPI_INT, 0, world);
+        goto done;
+    }
     int quiet = v[O_QUIET] != NULL;
     app_interrupt_install(jf, rank, "points");
     /* say what the ranks outside a pairwise pattern do (points record active_ranks too) */
@@ -684,16 +554,16 @@ int main(int argc, char **argv)
     app_clock_t ck;
     bo.track = track;
     /* the engine measures each pass's share; bo keeps what the user asked for (the context reports it) */
-    isochron_bench_opts_t bp = bo;
-    if (passes > 1) app_pass_opts(&bo, (int)passes, &bp);
-    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], v[O_TIMER], v[O_SKEW], track && nprocs == size, MPI_COMM_WORLD, quiet, &ck)))
+    isochron_bench_opts_t bp;
+    isochron_bench_pass_opts(&bo, (int)passes, &bp);
+    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], v[O_TIMER], v[O_SKEW], track && nprocs == size, world, quiet, &ck)))
         goto done;
     isochron_clock_t *global = ck.global;
     isochron_sync_report_t srep = ck.rep;
     double last_sync = isochron_truth_now();
 
     MPI_Comm comm;
-    MPI_Comm_split(MPI_COMM_WORLD, rank < nprocs ? 0 : MPI_UNDEFINED, rank, &comm);
+    MPI_Comm_split(world, rank < nprocs ? 0 : MPI_UNDEFINED, rank, &comm);
     isochron_bench_t *bench = NULL;
     int over = 0;
     if (comm != MPI_COMM_NULL) {
@@ -701,7 +571,7 @@ int main(int argc, char **argv)
         if (ck.track) isochron_bench_use_tracker(bench, ck.track); /* else (sub-communicator) the engine tracks on its own */
         over = isochron_bench_oversubscribed(bench);
     }
-    MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&over, 1, MPI_INT, 0, world);
 
     /* ---- reporters and context */
     isochron_reporter_t *reps[3] = {NULL, NULL, NULL};
@@ -713,66 +583,21 @@ int main(int argc, char **argv)
         for (int i = 0; i < nops; i++) if ((int)strlen(list[i]->name) > namew) namew = (int)strlen(list[i]->name);
         isochron_reporter_name_width(reps[0], namew);
     }
-    char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
-    if (rank == 0) {
-        /* the context's values as JSON text, each made by the one JSON writer */
-        char *opts_json = NULL, *vals[5] = {NULL, NULL, NULL, NULL, NULL};
-        isochron_json_t j;
-        if (isochron_json_open_string(&j) == ISOCHRON_OK) {
-            isochron_json_object_begin(&j);
-            isochron_json_kint(&j, "min_reps", bo.min_reps);
-            isochron_json_kint(&j, "max_reps", bo.max_reps);
-            isochron_json_kint(&j, "max_attempts", bo.max_attempts);
-            isochron_json_knumber(&j, "rel_ci", bo.rel_ci);
-            isochron_json_kstring(&j, "ci_of", bo.ci_mean ? "mean" : "median");
-            isochron_json_knumber(&j, "ci_level", bo.ci_level);
-            isochron_json_knumber(&j, "budget_s", bo.budget);
-            isochron_json_kint(&j, "warmup", bo.warmup);
-            isochron_json_kstring(&j, "barrier", bo.barrier);
-            isochron_json_kbool(&j, "barrier_twice", bo.barrier_twice);
-            isochron_json_knumber(&j, "slack", bo.slack);
-            isochron_json_knumber(&j, "late_cap", bench ? isochron_bench_late_cap(bench) : bo.late_cap);
-            isochron_json_kint(&j, "retries", bo.retries);
-            isochron_json_knumber(&j, "retry_below", bo.retry_below);
-            isochron_json_kstring(&j, "bind", v[O_BIND] ? v[O_BIND] : "off");
-            isochron_json_kbool(&j, "bound_by_isochron", self_bound);
-            isochron_json_knumber(&j, "window_s", bo.window);
-            isochron_json_kint(&j, "msg_window", msg_window);
-            isochron_json_kint(&j, "threads", threads);
-            isochron_json_kbool(&j, "thread_multiple", provided == MPI_THREAD_MULTIPLE);
-            isochron_json_kint(&j, "validate", bo.validate);
-            isochron_json_kint(&j, "cache_clear_bytes", (long long)bo.cache_bytes);
-            if (bo.inject_slowdown > 0) isochron_json_knumber(&j, "inject_slowdown", bo.inject_slowdown);
-            isochron_json_kint(&j, "passes", passes);
-            isochron_json_object_end(&j);
-            opts_json = isochron_json_close_string(&j);
-        }
-        const char *strs[4] = {bo.scheme, bo.method, isochron_timer_name(ck.timer), bo.timing};
-        for (int i = 0; i < 4; i++)
-            if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, strs[i]); vals[i] = isochron_json_close_string(&j); }
-        char over_j[8], nodes_j[16], np_j[16];
-        snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
-        snprintf(nodes_j, sizeof nodes_j, "%d", srep.nodes);
-        snprintf(np_j, sizeof np_j, "%d", nprocs);
-        isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
-                              {"timer", vals[2]}, {"clock_sync", ck.json}, {"scheme", vals[0]}, {"method", vals[1]}, {"timing", vals[3]}, {"options", opts_json}};
-        int nkv = (int)(sizeof kv / sizeof kv[0]);
-        for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
-        free(opts_json);
-        for (int i = 0; i < 4; i++) free(vals[i]);
-    }
+    char *ctxbuf = app_context_json(world, argc, argv); /* collective */
+    if (rank == 0) write_context(reps, &run, ctxbuf, app_value(opts, v, O_BIND), self_bound, bench ? isochron_bench_late_cap(bench) : bo.late_cap, &ck, over, srep.nodes);
 
     /* ---- the sweep */
     int nroots = rotate ? nprocs : 1, total = 0, done_pts = 0;
     for (int i = 0; i < nops; i++) total += nsizes * ((list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1);
     int failed = 0;
-    if (want_allpairs) failed = app_allpairs(comm, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, jf, fmt, quiet, &done_pts);
-    if (want_p2t && !failed) failed = app_p2t(comm, sizes, nsizes, bo.max_reps, bo.ci_level, reps, fmt, quiet, &done_pts);
+    if (want_allpairs) failed = app_allpairs(world, comm, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, quiet, &done_pts);
+    if (want_p2t && !failed) failed = app_p2t(world, comm, sizes, nsizes, bo.max_reps, bo.ci_level, reps, quiet, &done_pts);
     if (failed) code = 1;
     /* the points in order; with --passes every pass walks the whole list */
     int npts = 0, *pidx = malloc(sizeof(int) * 3 * (size_t)(total > 0 ? total : 1));
-    pass_acc_t *acc = passes > 1 && rank == 0 ? calloc((size_t)(total > 0 ? total : 1), sizeof *acc) : NULL;
-    if (!pidx || (passes > 1 && rank == 0 && !acc)) { fprintf(stderr, "isochron-bench: out of memory for %d points\n", total); MPI_Abort(MPI_COMM_WORLD, 1); }
+    isochron_passes_t *acc = NULL;
+    if (passes > 1 && rank == 0 && isochron_passes_create(total, &bo, &acc)) { fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); MPI_Abort(world, 1); }
+    if (!pidx) { fprintf(stderr, "isochron-bench: out of memory for %d points\n", total); MPI_Abort(world, 1); }
     for (int i = 0; i < nops; i++) {
         int nr = (list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1;
         for (int s = 0; s < nsizes; s++)
@@ -784,9 +609,9 @@ int main(int argc, char **argv)
             int i = pidx[3 * x], s = pidx[3 * x + 1], rt = pidx[3 * x + 2];
             if (resync > 0 && isochron_truth_now() - last_sync > resync) {
                 double lt = isochron_truth_now();
-                MPI_Bcast(&lt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+                MPI_Bcast(&lt, 1, MPI_DOUBLE, 0, world);
                 isochron_clock_t *g2 = NULL;
-                if (isochron_sync_run(&ck.spec, MPI_COMM_WORLD, ck.base, &g2, &srep) == ISOCHRON_OK) {
+                if (isochron_sync_run(&ck.spec, world, ck.base, &g2, &srep) == ISOCHRON_OK) {
                     isochron_bench_destroy(bench);
                     bench = NULL;
                     isochron_track_destroy(ck.track);
@@ -796,7 +621,7 @@ int main(int argc, char **argv)
                     isochron_track_opts_t to;
                     isochron_track_opts_default(&to);
                     to.follow = srep.follows;
-                    if (track && nprocs == size && isochron_track_create(MPI_COMM_WORLD, global, &to, &ck.track)) FAIL("clock tracking: %s", isochron_last_error());
+                    if (track && nprocs == size && isochron_track_create(world, global, &to, &ck.track)) FAIL("clock tracking: %s", isochron_last_error());
                     if (comm != MPI_COMM_NULL) isochron_bench_create(comm, global, &bp, &bench);
                     if (bench && ck.track) isochron_bench_use_tracker(bench, ck.track);
                 }
@@ -817,11 +642,12 @@ int main(int argc, char **argv)
                 prc = isochron_bench_measure(bench, list[i], &c, &pt);
                 app_watchdog_disarm();
             }
-            MPI_Allreduce(MPI_IN_PLACE, &prc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, &prc, 1, MPI_INT, MPI_MIN, world);
             measured++;
-            if (!prc && rank == 0 && acc) prc = pass_add(&acc[x], &pt);
-            if (!prc && rank == 0 && acc && pass == passes - 1) prc = pass_finish(&acc[x], &bo);
-            if (passes > 1) MPI_Bcast(&prc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            const isochron_point_t *uni = NULL; /* --passes: the union of the point's passes (rank 0) */
+            if (!prc && rank == 0 && acc) prc = isochron_passes_add(acc, x, &pt);
+            if (!prc && rank == 0 && acc && pass == passes - 1) prc = isochron_passes_finish(acc, x, &uni);
+            if (passes > 1) MPI_Bcast(&prc, 1, MPI_INT, 0, world);
             if (prc) {
                 if (rank == 0) fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", list[i]->name, sizes[s], isochron_last_error());
                 failed = 1;
@@ -829,24 +655,23 @@ int main(int argc, char **argv)
             } else if (pass == passes - 1) {
                 done_pts++;
                 if (rank == 0) {
-                    isochron_point_t *out = acc ? &acc[x].pt : &pt;
+                    const isochron_point_t *out = uni ? uni : &pt;
                     for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], out, bo.scheme, bo.method);
                     app_interrupt_count(done_pts - failed);
                 }
             }
             if (!prc && rank == 0 && !quiet) {
-                const isochron_point_t *sh = acc && pass == passes - 1 ? &acc[x].pt : &pt;
+                const isochron_point_t *sh = uni ? uni : &pt;
                 double el = isochron_truth_now() - wall0, eta = el / measured * ((double)total * passes - measured);
                 char tb[32], pb[32] = "";
                 if (passes > 1) snprintf(pb, sizeof pb, "pass %d/%d ", pass + 1, (int)passes);
                 fprintf(stderr, "[%s%d/%d] %s %zu B: median %s, %d/%d valid%s (ETA %.0f s)\n", pb, x + 1, total, sh->op, sh->bytes,
                         isochron_fmt_time(sh->s.median, tb, sizeof tb), sh->valid, sh->reps, acc && pass == passes - 1 ? " (all passes)" : "", eta);
             }
-            if (acc && pass == passes - 1) pass_free(&acc[x]);
+            if (acc && pass == passes - 1) isochron_passes_release(acc, x);
             isochron_point_free(&pt);
         }
-    if (acc) for (int x = 0; x < npts; x++) pass_free(&acc[x]);
-    free(acc);
+    isochron_passes_destroy(acc);
     free(pidx);
     /* what keeping the clock true cost (rank 0's tracker; all ranks take part in every refresh) */
     isochron_track_info_t ti;
@@ -855,15 +680,7 @@ int main(int argc, char **argv)
         isochron_track_info(trk, &ti);
         double wall = isochron_truth_now() - wall0;
         if (!quiet) fprintf(stderr, "isochron-bench: clock tracking: %d refreshes, %.1f ms (%.2f %% of the run)\n", ti.refreshes, ti.cost * 1e3, 100 * ti.cost / wall);
-        if (jf) {
-            isochron_json_t j;
-            isochron_json_init(&j, jf);
-            isochron_json_record_begin(&j, "track");
-            isochron_json_kint(&j, "refreshes", ti.refreshes);
-            isochron_json_knumber(&j, "cost_s", ti.cost);
-            isochron_json_knumber(&j, "wall_s", wall);
-            isochron_json_record_end(&j);
-        }
+        if (reps[1]) isochron_report_track(reps[1], ti.refreshes, ti.cost, wall);
     }
     if (rank == 0) {
         for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts - failed, !failed); isochron_reporter_destroy(reps[k]); }
@@ -877,9 +694,9 @@ int main(int argc, char **argv)
         lost |= app_close_output("isochron-bench", "--csv", v[O_CSV], cf);
         if (lost && !code) code = 1;
     }
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&code, 1, MPI_INT, 0, world);
 done:
     isochron_ops_destroy(ops);
-    MPI_Finalize();
+    isochron_world_finalize(&w);
     return code;
 }

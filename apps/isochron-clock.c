@@ -20,8 +20,8 @@ enum { O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_WAIT, O_CPP, O_JSONL, O_FOR
 static const app_option_t opts[NOPT] = {
     [O_SYNC] = {"sync", "SPEC", "clock sync spec: alg[/fitpoints[/estimator[/pingpongs]]][,key=val...], levels joined by '+' (node+socket+core); see --list-sync", "hca3"},
     [O_NODESZ] = APP_OPT_NODE_SIZE,
-    [O_TIMER] = {"timer", "NAME", "base timer; see --list-timers", "mpi_wtime"},
-    [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank (by=host: per host), e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", "none"},
+    [O_TIMER] = {"timer", "NAME", "base timer; see --list-timers", APP_DEFAULT_TIMER},
+    [O_SKEW] = {"skew", "SPEC", "inject clock skew per rank (by=host: per host), e.g. offset=10ms,drift=50,jitter=100ns,ddrift=0.1,seed=1 or r1:offset=-3ms:drift=20", APP_DEFAULT_SKEW},
     [O_TRACK] = APP_OPT_TRACK,
     [O_WAIT] = {"wait", "LIST", "check times after sync, seconds (comma-separated, ascending, each <= 3600)", "0,1,10"},
     [O_CPP] = {"check-pingpongs", "N", "ping-pongs per offset measurement of the check (1..100000)", "100"},
@@ -363,17 +363,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *v[NOPT];
-    if ((code = app_parse(argc, argv, opts, NOPT, v, rank))) goto done;
-    if (v[O_HELP]) {
-        if (rank == 0) {
-            app_help(stdout, "isochron-clock", "[options]   (run under mpirun)", opts, NOPT);
-            printf("\nSynchronizes the clocks of all ranks with --sync, then checks the result: every rank's\n"
-                   "model and fit, and its offset to rank 0 at each --wait time, measured by ping-pong\n"
-                   "(paper 000, Alg. 6) and, when all ranks share a host, against CLOCK_MONOTONIC (truth).\n");
-        }
-        goto done;
-    }
-    if (v[O_VERSION]) { if (rank == 0) printf("isochron-clock %s\n", ISOCHRON_VERSION_STRING); goto done; }
+    static const char about[] = "Synchronizes the clocks of all ranks with --sync, then checks the result: every rank's\n"
+                                "model and fit, and its offset to rank 0 at each --wait time, measured by ping-pong\n"
+                                "(paper 000, Alg. 6) and, when all ranks share a host, against CLOCK_MONOTONIC (truth).\n";
+    if ((code = app_preamble("isochron-clock", argc, argv, opts, NOPT, v, rank, about)) != 0) { code = code == 1 ? 0 : code; goto done; }
     if (v[O_LT]) {
         if (rank == 0) for (int i = 0; i < isochron_timer_count(); i++) printf("%-14s %s\n", isochron_timer_info(i)->name, isochron_timer_info(i)->description);
         goto done;
@@ -386,7 +379,7 @@ int main(int argc, char **argv)
         }
         goto done;
     }
-    const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
+    const char *fmt = app_value(opts, v, O_FORMAT);
     if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "none")) {
         if (rank == 0) fprintf(stderr, "isochron-clock: unknown --format '%s'; valid: table, jsonl, none\n", fmt);
         code = 2; goto done;
@@ -416,8 +409,8 @@ int main(int argc, char **argv)
     if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : track ? APP_SYNC_TRACKED : APP_SYNC_UNTRACKED, &spec)) { code = fail(rank, "--sync"); goto close; }
     if ((code = app_parse_node_size("isochron-clock", v[O_NODESZ], rank, &spec.node_size))) goto close;
     if ((code = app_parse_sync_limit("isochron-clock", v[O_SYNCLIM], rank))) goto close;
-    if (isochron_skew_spec_parse(v[O_SKEW] ? v[O_SKEW] : "none", &skew)) { code = fail(rank, "--skew"); goto close; }
-    if (app_parse_list(v[O_WAIT] ? v[O_WAIT] : "0,1,10", waits, 32, &nwaits)) {
+    if (isochron_skew_spec_parse(app_value(opts, v, O_SKEW), &skew)) { code = fail(rank, "--skew"); goto close; }
+    if (app_parse_list(app_value(opts, v, O_WAIT), waits, 32, &nwaits)) {
         if (rank == 0) fprintf(stderr, "isochron-clock: --wait '%s': expected up to 32 comma-separated times, e.g. 0,1,10\n", v[O_WAIT]);
         code = 2; goto close;
     }
@@ -438,7 +431,7 @@ int main(int argc, char **argv)
     app_sync_watchdog(watchdog);
     isochron_timer_t *timer = NULL;
     isochron_skew_t my_skew;
-    if ((code = app_make_timer("isochron-clock", v[O_TIMER] ? v[O_TIMER] : "mpi_wtime", &skew, MPI_COMM_WORLD, &timer, &my_skew))) goto close;
+    if ((code = app_make_timer("isochron-clock", app_value(opts, v, O_TIMER), &skew, MPI_COMM_WORLD, &timer, &my_skew))) goto close;
     int rc;
     isochron_clock_t *base, *global = NULL;
     isochron_clock_create(timer, &base);
@@ -463,7 +456,7 @@ int main(int argc, char **argv)
         goto close;
     }
     if (rank == 0 && !quiet && waits[nwaits - 1] > 2)
-        fprintf(stderr, "isochron-clock: synced in %.3f s; checking accuracy at +%s s (takes %.0f s)%s ...\n", rep.duration, v[O_WAIT] ? v[O_WAIT] : "0,1,10",
+        fprintf(stderr, "isochron-clock: synced in %.3f s; checking accuracy at +%s s (takes %.0f s)%s ...\n", rep.duration, app_value(opts, v, O_WAIT),
                 waits[nwaits - 1], trk ? ", tracking the clock in between as the engine does between points" : ", clock not tracked");
     isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * (size_t)nwaits, sizeof *acc) : NULL;
     int has_truth = 0;

@@ -54,6 +54,29 @@ const isochron_named_t *isochron_timing_get(int i);
 /* ------------------------------------------------------------------------ */
 /* Options                                                                    */
 
+/* The defaults: one source for isochron_bench_opts_default and the drivers' option tables
+ * (their --help and man pages show ISOCHRON_XSTR of the same macro). */
+#define ISOCHRON_XSTR_(x) #x
+#define ISOCHRON_XSTR(x) ISOCHRON_XSTR_(x)
+#define ISOCHRON_BENCH_DEFAULT_SCHEME "roundtime"
+#define ISOCHRON_BENCH_DEFAULT_METHOD "global"
+#define ISOCHRON_BENCH_DEFAULT_TIMING "auto"
+#define ISOCHRON_BENCH_DEFAULT_BARRIER "mpi"
+#define ISOCHRON_BENCH_DEFAULT_WARMUP 2
+#define ISOCHRON_BENCH_DEFAULT_MIN_REPS 10
+#define ISOCHRON_BENCH_DEFAULT_MAX_REPS 1000
+#define ISOCHRON_BENCH_DEFAULT_MAX_ATTEMPTS 0
+#define ISOCHRON_BENCH_DEFAULT_REL_CI 0.05
+#define ISOCHRON_BENCH_DEFAULT_CI_LEVEL 0.95
+#define ISOCHRON_BENCH_DEFAULT_BUDGET 1
+#define ISOCHRON_BENCH_DEFAULT_WINDOW 0
+#define ISOCHRON_BENCH_DEFAULT_SLACK_BCASTS 4
+#define ISOCHRON_BENCH_DEFAULT_RETRIES 3
+#define ISOCHRON_BENCH_DEFAULT_RETRY_BELOW 0.9
+#define ISOCHRON_BENCH_DEFAULT_VALIDATE 1
+#define ISOCHRON_BENCH_DEFAULT_CACHE_BYTES 0
+#define ISOCHRON_BENCH_DEFAULT_INJECT_SLOWDOWN 0
+
 typedef struct {
     char scheme[16];      /**< barrier | window | roundtime | none */
     char method[16];      /**< global | max | root | ack | overlap */
@@ -69,7 +92,7 @@ typedef struct {
     double ci_level;      /**< confidence level, e.g. 0.95 */
     double budget;        /**< seconds per point (0: none); roundtime: the time slice */
     double window;        /**< window scheme: window length (0: derived from a measured estimate) */
-    double slack;         /**< roundtime: B, start time = now + B x Bcast latency */
+    double slack;         /**< roundtime: B, start time = now + B x Bcast latency (isochron-bench --slack-bcasts) */
     double late_cap;      /**< roundtime: the late-start tolerance widens from measured lateness up to
                                late_cap x the median run time, never further (default ISOCHRON_LATE_CAP_AUTO:
                                1.0 when ranks outnumber cores, else 0.5; see scheme_roundtime.c) */
@@ -207,6 +230,86 @@ double isochron_bench_late_cap(const isochron_bench_t *b);
  * Returns ISOCHRON_EVALIDATE if the operation delivered wrong data.
  */
 int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res);
+
+/** \brief A point of the point-to-point experiments (all-pairs, point-to-two): \p reps round trips
+ *  timed by rank \p timer with MPI_Wtime, no global clock involved; \p active ranks take part in one
+ *  experiment. Every field a scheme or a clock would set is NaN or 0. Local. */
+void isochron_point_p2p(isochron_point_t *pt, const char *op, size_t bytes, int timer, int nprocs, int reps, const isochron_summary_t *s,
+                        int active);
+
+/* ------------------------------------------------------------------------ */
+/* Passes (isochron-bench --passes P)                                         */
+/* A run measures every point P times, one pass over the whole list after another, and reports the
+ * union of a point's passes: where the machine's state changes within seconds, a point measured in
+ * one burst of a few ms samples one state, and launches differ by 25-35 % (CV of the medians);
+ * repetitions spread over the run average the states. Each pass gets 1/P of the repetitions,
+ * attempts and budget, and stops at a CI of sqrt(P) x rel_ci (P such passes give about rel_ci
+ * together); the union's statistics are computed from its valid repetitions, and its stop is "ci"
+ * when the union meets rel_ci, else the last pass's reason. */
+
+/** \brief 0 if \p passes (1..1000) can split \p o: each pass's CI target sqrt(P) x rel_ci below 1, and
+ *  2 x P repetitions at most max_reps (a pass measures at least 2). EINVAL naming --passes otherwise. */
+int isochron_bench_passes_check(const isochron_bench_opts_t *o, int passes);
+/** \brief The options of one of \p passes passes of \p o (raw on: the union needs every repetition). */
+void isochron_bench_pass_opts(const isochron_bench_opts_t *o, int passes, isochron_bench_opts_t *pass);
+
+typedef struct isochron_passes isochron_passes_t;
+/** \brief Unions of \p npoints points under the user's options \p o (copied). ENOMEM. Local (rank 0 of the engine). */
+int isochron_passes_create(int npoints, const isochron_bench_opts_t *o, isochron_passes_t **out);
+/** \brief Add one pass's result of point \p i (rank 0: its raw data); the raw arrays are copied. ENOMEM, EINVAL. */
+int isochron_passes_add(isochron_passes_t *a, int i, const isochron_point_t *pt);
+/** \brief The union of point \p i's passes so far, its statistics computed (raw data kept only with o->raw).
+ *  Valid until isochron_passes_release(a, i) or destroy. ENOMEM, EINVAL. */
+int isochron_passes_finish(isochron_passes_t *a, int i, const isochron_point_t **out);
+/** \brief Free point \p i's union (after it was reported). */
+void isochron_passes_release(isochron_passes_t *a, int i);
+void isochron_passes_destroy(isochron_passes_t *a);
+
+/* ------------------------------------------------------------------------ */
+/* Start-up (isochron-bench --init, --startup)                                */
+/* How MPI is started, and what it cost (as osu_init and osu_hello measure it): the world model
+ * (MPI_Init_thread, MPI_COMM_WORLD) or the sessions model of MPI 4.0 (MPI_Session_init, the group of
+ * the process set "mpi://WORLD", MPI_Comm_create_from_group), then the first MPI_Barrier and
+ * MPI_Allreduce on the world communicator (the first collectives set up connections). Each phase is
+ * timed on each rank's own CLOCK_MONOTONIC: no global clock exists yet. */
+
+enum { ISOCHRON_INIT_WORLD = 0, ISOCHRON_INIT_SESSIONS = 1 };
+enum { ISOCHRON_STARTUP_MAXPHASES = 6 };
+
+typedef struct {
+    int init;             /**< ISOCHRON_INIT_* */
+    int ranks;
+    int nphases;
+    const char *what[ISOCHRON_STARTUP_MAXPHASES]; /**< "MPI_Init", ..., "first MPI_Allreduce" */
+    const char *key[ISOCHRON_STARTUP_MAXPHASES];  /**< JSON keys: "init_s", ..., "first_allreduce_s" */
+    double self[ISOCHRON_STARTUP_MAXPHASES];      /**< this rank's durations (s) */
+    double min[ISOCHRON_STARTUP_MAXPHASES], mean[ISOCHRON_STARTUP_MAXPHASES], max[ISOCHRON_STARTUP_MAXPHASES]; /**< over ranks (isochron_startup_summarize) */
+} isochron_startup_t;
+
+/** MPI as started by isochron_world_init. */
+typedef struct {
+    int init;             /**< ISOCHRON_INIT_* */
+    MPI_Comm comm;        /**< MPI_COMM_WORLD, or the communicator made from "mpi://WORLD" */
+    int provided;         /**< thread level provided */
+    void *session;        /**< the MPI_Session (sessions model; the library owns it) */
+    isochron_startup_t startup; /**< this rank's phases */
+} isochron_world_t;
+
+/** \brief "world" or "sessions" into *init; ENAME with the valid names. */
+int isochron_init_find(const char *name, int *init);
+const char *isochron_init_name(int init);
+/** \brief ISOCHRON_OK if this build of isochron and the MPI library it runs on have sessions, else
+ *  EUNSUPPORTED with one sentence naming the MPI library and its version. Callable before MPI starts. */
+int isochron_sessions_available(void);
+/** \brief Start MPI the way \p init says, asking for \p thread_level, then run the first barrier and
+ *  allreduce on w->comm, timing every phase into w->startup. EUNSUPPORTED (sessions missing, nothing
+ *  started), EMPI. Collective over the launched processes. */
+int isochron_world_init(int init, int *argc, char ***argv, int thread_level, isochron_world_t *w);
+/** \brief Free the world communicator and end MPI (MPI_Finalize, or MPI_Session_finalize). EMPI. */
+int isochron_world_finalize(isochron_world_t *w);
+/** \brief The start-up phases' min, mean and max over the ranks of w->comm (valid on rank 0) into
+ *  *out. Collective. */
+int isochron_startup_summarize(const isochron_world_t *w, isochron_startup_t *out);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,20 @@ int isochron_report_point(isochron_reporter_t *r, const isochron_point_t *p, con
  *  extra fields after the type (e.g. {"barrier", "\"rds\""}); table and CSV ignore both. */
 int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
                              const isochron_kv_t *extra, int nextra);
+/** A point written under another name: JSON Lines as isochron_report_point_as (type, extra fields, p->op);
+ *  table and CSV as a point whose operation is \p label (e.g. "allpairs:0-1" for a "pair" record). */
+int isochron_report_point_labeled(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
+                                  const isochron_kv_t *extra, int nextra, const char *label);
+/** \brief The matrix of all-pairs median round trips at one size (isochron_ops_allpairs_run's \p pairs,
+ *  p(p-1)/2 of them at \p nprocs ranks, \p mode "parallel" or "sequential"): JSON Lines a "matrix"
+ *  record (diagonal 0), table the matrix, CSV nothing (its pairs are rows already). */
+int isochron_report_matrix(isochron_reporter_t *r, const char *mode, size_t bytes, int nprocs, int reps, double wall_s,
+                           const isochron_pair_t *pairs);
+/** \brief The start-up phases' min, mean and max over ranks (isochron_startup_summarize) of \p tool:
+ *  JSON Lines one "startup" record, table and CSV one row per phase. */
+int isochron_report_startup(isochron_reporter_t *r, const char *tool, const isochron_startup_t *s);
+/** \brief What keeping the clock true cost: JSON Lines one "track" record; table and CSV nothing. */
+int isochron_report_track(isochron_reporter_t *r, int refreshes, double cost_s, double wall_s);
 /** \brief Closing record with the run's wall time and number of points. */
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete);
 void isochron_reporter_destroy(isochron_reporter_t *r);

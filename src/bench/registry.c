@@ -85,21 +85,25 @@ int isochron_timing_parse(const char *s, int *kind, int *k)
 void isochron_bench_opts_default(isochron_bench_opts_t *o)
 {
     memset(o, 0, sizeof *o);
-    snprintf(o->scheme, sizeof o->scheme, "roundtime");
-    snprintf(o->method, sizeof o->method, "global");
-    snprintf(o->timing, sizeof o->timing, "auto");
-    snprintf(o->barrier, sizeof o->barrier, "mpi");
-    o->warmup = 2;
-    o->min_reps = 10;
-    o->max_reps = 1000;
-    o->rel_ci = 0.05;
-    o->ci_level = 0.95;
-    o->budget = 1.0;
-    o->slack = 4.0;
+    snprintf(o->scheme, sizeof o->scheme, ISOCHRON_BENCH_DEFAULT_SCHEME);
+    snprintf(o->method, sizeof o->method, ISOCHRON_BENCH_DEFAULT_METHOD);
+    snprintf(o->timing, sizeof o->timing, ISOCHRON_BENCH_DEFAULT_TIMING);
+    snprintf(o->barrier, sizeof o->barrier, ISOCHRON_BENCH_DEFAULT_BARRIER);
+    o->warmup = ISOCHRON_BENCH_DEFAULT_WARMUP;
+    o->min_reps = ISOCHRON_BENCH_DEFAULT_MIN_REPS;
+    o->max_reps = ISOCHRON_BENCH_DEFAULT_MAX_REPS;
+    o->max_attempts = ISOCHRON_BENCH_DEFAULT_MAX_ATTEMPTS;
+    o->rel_ci = ISOCHRON_BENCH_DEFAULT_REL_CI;
+    o->ci_level = ISOCHRON_BENCH_DEFAULT_CI_LEVEL;
+    o->budget = ISOCHRON_BENCH_DEFAULT_BUDGET;
+    o->window = ISOCHRON_BENCH_DEFAULT_WINDOW;
+    o->slack = ISOCHRON_BENCH_DEFAULT_SLACK_BCASTS;
     o->late_cap = ISOCHRON_LATE_CAP_AUTO;
-    o->retries = 3;
-    o->retry_below = 0.9;
-    o->validate = 1;
+    o->retries = ISOCHRON_BENCH_DEFAULT_RETRIES;
+    o->retry_below = ISOCHRON_BENCH_DEFAULT_RETRY_BELOW;
+    o->validate = ISOCHRON_BENCH_DEFAULT_VALIDATE;
+    o->cache_bytes = ISOCHRON_BENCH_DEFAULT_CACHE_BYTES;
+    o->inject_slowdown = ISOCHRON_BENCH_DEFAULT_INJECT_SLOWDOWN;
     o->track = 1;
 }
 

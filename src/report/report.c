@@ -363,3 +363,111 @@ int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int 
     fflush(r->f);
     return ISOCHRON_OK;
 }
+
+/* ---- the records of isochron-bench's other experiments (all-pairs, start-up, tracking): written
+ * here, beside the points, so that every record of the drivers goes through one writer */
+
+int isochron_report_point_labeled(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
+                                  const isochron_kv_t *extra, int nextra, const char *label)
+{
+    if (r->fmt == FMT_JSONL) return isochron_report_point_as(r, p, scheme, method, type, extra, nextra);
+    isochron_point_t q = *p;
+    snprintf(q.op, sizeof q.op, "%s", label);
+    return isochron_report_point(r, &q, scheme, method);
+}
+
+int isochron_report_matrix(isochron_reporter_t *r, const char *mode, size_t bytes, int p, int reps, double wall, const isochron_pair_t *pr)
+{
+    int np = p * (p - 1) / 2;
+    if (r->fmt == FMT_JSONL) {
+        isochron_json_t j;
+        isochron_json_init(&j, r->f);
+        isochron_json_record_begin(&j, "matrix");
+        isochron_json_kstring(&j, "op", "allpairs");
+        isochron_json_kstring(&j, "mode", mode);
+        isochron_json_kint(&j, "bytes", (long long)bytes);
+        isochron_json_kint(&j, "nprocs", p);
+        isochron_json_kint(&j, "reps", reps);
+        isochron_json_knumber(&j, "wall_s", wall);
+        isochron_json_key(&j, "median_s");
+        isochron_json_array_begin(&j);
+        double *row = malloc(sizeof(double) * (size_t)(p > 0 ? p : 1));
+        if (!row) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
+        for (int i = 0; i < p; i++) {
+            for (int x = 0; x < p; x++) row[x] = i == x ? 0.0 : NAN;
+            for (int k = 0; k < np; k++) {
+                if (pr[k].i == i) row[pr[k].j] = pr[k].s.median;
+                if (pr[k].j == i) row[pr[k].i] = pr[k].s.median;
+            }
+            isochron_json_numbers(&j, row, p);
+        }
+        free(row);
+        isochron_json_array_end(&j);
+        isochron_json_record_end(&j);
+    } else if (r->fmt == FMT_TABLE) {
+        FILE *f = r->f;
+        char b[32];
+        fprintf(f, "\nallpairs %s, %zu B: median round trip (s) of %d pairs, %d reps each, %.3f s wall\n%6s", mode, bytes, np, reps, wall, "");
+        for (int x = 0; x < p; x++) fprintf(f, " %11d", x);
+        fprintf(f, "\n");
+        for (int i = 0; i < p; i++) {
+            fprintf(f, "%6d", i);
+            for (int x = 0; x < p; x++) {
+                const isochron_pair_t *q = NULL;
+                for (int k = 0; k < np; k++) if ((pr[k].i == i && pr[k].j == x) || (pr[k].i == x && pr[k].j == i)) q = &pr[k];
+                fprintf(f, " %11s", q ? isochron_fmt_time(q->s.median, b, sizeof b) : "-");
+            }
+            fprintf(f, "\n");
+        }
+        fflush(f);
+    }
+    return ISOCHRON_OK;
+}
+
+int isochron_report_startup(isochron_reporter_t *r, const char *tool, const isochron_startup_t *s)
+{
+    FILE *f = r->f;
+    int n = s->nphases;
+    if (r->fmt == FMT_TABLE) {
+        int w = 22;
+        for (int i = 0; i < n; i++) if ((int)strlen(s->what[i]) > w) w = (int)strlen(s->what[i]);
+        fprintf(f, "%-*s %6s %12s %12s %12s\n", w, "start-up", "ranks", "min", "mean", "max");
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%-*s %6d %10.3f ms %10.3f ms %10.3f ms\n", w, s->what[i], s->ranks, s->min[i] * 1e3, s->mean[i] * 1e3, s->max[i] * 1e3);
+    } else if (r->fmt == FMT_CSV) {
+        fprintf(f, "what,ranks,min_s,mean_s,max_s\n");
+        for (int i = 0; i < n; i++) fprintf(f, "%s,%d,%.9g,%.9g,%.9g\n", s->what[i], s->ranks, s->min[i], s->mean[i], s->max[i]);
+    } else {
+        isochron_json_t j;
+        isochron_json_init(&j, f);
+        isochron_json_record_begin(&j, "startup");
+        isochron_json_kstring(&j, "tool", tool);
+        isochron_json_kint(&j, "ranks", s->ranks);
+        isochron_json_kstring(&j, "clock", "each rank's CLOCK_MONOTONIC");
+        isochron_json_kstring(&j, "init", isochron_init_name(s->init));
+        for (int i = 0; i < n; i++) {
+            isochron_json_key(&j, s->key[i]);
+            isochron_json_object_begin(&j);
+            isochron_json_knumber(&j, "min", s->min[i]);
+            isochron_json_knumber(&j, "mean", s->mean[i]);
+            isochron_json_knumber(&j, "max", s->max[i]);
+            isochron_json_object_end(&j);
+        }
+        isochron_json_record_end(&j);
+    }
+    fflush(f);
+    return ISOCHRON_OK;
+}
+
+int isochron_report_track(isochron_reporter_t *r, int refreshes, double cost_s, double wall_s)
+{
+    if (r->fmt != FMT_JSONL) return ISOCHRON_OK;
+    isochron_json_t j;
+    isochron_json_init(&j, r->f);
+    isochron_json_record_begin(&j, "track");
+    isochron_json_kint(&j, "refreshes", refreshes);
+    isochron_json_knumber(&j, "cost_s", cost_s);
+    isochron_json_knumber(&j, "wall_s", wall_s);
+    isochron_json_record_end(&j);
+    return ISOCHRON_OK;
+}
