@@ -20,7 +20,7 @@ deps:
 # The Python package, editable, with its test dependencies, in $(VENV); reinstalled only when
 # importing it (from this tree) or a dependency fails.
 pydeps: deps
-	@$(PY) -c 'import isochron, pandas, matplotlib, scipy, pytest, jsonschema, sys; \
+	@$(PY) -c 'import isochron, pandas, matplotlib, scipy, pytest, jsonschema, ruff, mypy, sys; \
 	  sys.exit(not isochron.__file__.startswith("$(CURDIR)/python/"))' 2>/dev/null || { \
 	  echo "installing the Python package and its dependencies into $(VENV)"; \
 	  rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) && \

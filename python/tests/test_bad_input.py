@@ -13,10 +13,8 @@ import json
 import os
 import random
 import shutil
-import stat
 
 import pytest
-
 from conftest import fx
 
 TRACE = fx("trace-skew-4ranks.json")

@@ -5,10 +5,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import fx
 
 import isochron
-
-from conftest import fx
 
 
 def _script():

@@ -1,12 +1,11 @@
 """`isochron compare`: matching, the ratio, both significance tests, verdicts and exit status."""
 import pytest
+from conftest import fx
 from scipy.stats import mannwhitneyu
 
 import isochron
 from isochron import IsochronError
 from isochron.compare import compare, parse_threshold
-
-from conftest import fx
 
 
 def _points(name):

@@ -3,11 +3,10 @@ import json
 import warnings
 
 import pytest
+from conftest import fx
 
 import isochron
 from isochron import IsochronError, IsochronWarning
-
-from conftest import fx
 
 
 def test_bench_points_with_raw_repetitions():

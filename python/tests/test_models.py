@@ -6,11 +6,9 @@ import math
 import random
 
 import pytest
+from conftest import fx
 
 from isochron import models as M
-from isochron.load import IsochronError, read
-
-from conftest import fx
 
 AP = fx("allpairs-4ranks.jsonl")
 COLL = fx("p2pcoll-4ranks.jsonl")

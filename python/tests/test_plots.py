@@ -3,13 +3,12 @@ import json
 
 import matplotlib.image
 import pytest
+from conftest import fx
 from matplotlib.collections import PathCollection, PolyCollection
 
 import isochron
 from isochron import IsochronError
 from isochron.plots import KINDS, available, plot, save
-
-from conftest import fx
 
 
 def _ds(*names):

@@ -5,10 +5,9 @@ import re
 from html.parser import HTMLParser
 
 import matplotlib.image
+from conftest import fx
 
 from isochron.report import write_report
-
-from conftest import fx
 
 
 class _Page(HTMLParser):

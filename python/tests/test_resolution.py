@@ -18,11 +18,10 @@ import sys
 import warnings
 
 import pytest
+from conftest import fx
 
 import isochron
 from isochron.plots import plot
-
-from conftest import fx
 
 SRC = fx("shmem-2pes.jsonl")
 

@@ -8,10 +8,10 @@ import os
 import random
 
 import pytest
+from conftest import fx
 
 import isochron
 from isochron.load import _validator
-from conftest import FIXTURES, fx
 
 GOOD = ["bench-roundtime.jsonl", "bench-track.jsonl", "bench-noraw.jsonl", "bench-max.jsonl",
         "barrier-4ranks.jsonl", "clock-hca3.jsonl", "clock-skew.jsonl", "clock-track.jsonl"]

@@ -2,11 +2,10 @@
 import re
 
 import pytest
+from conftest import fx
 
 import isochron
 from isochron.units import fmt_bytes, fmt_time, parse_bytes
-
-from conftest import fx
 
 
 @pytest.mark.parametrize("n, text", [(0, "0 B"), (8, "8 B"), (1023, "1023 B"), (1024, "1 KiB"),

@@ -5,7 +5,7 @@ records) and ``load`` (which reads them) both stand on it without needing each o
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Dict, Mapping
 
 #: the record type ``load()`` returns by default, per tool
 PRIMARY: dict[str, str] = {"isochron-bench": "point", "isochron-clock": "accuracy", "isochron-barrier": "cost", "isochron-shmem": "point"}
@@ -24,3 +24,9 @@ def record_error(row: Mapping[str, Any], rtype: str, field: str, problem: str) -
 
 class IsochronWarning(UserWarning):
     """A file was loaded only in part (interrupted run)."""
+
+
+#: one record of a result file, or one row of ``Dataset.records[type]``: a flat dict
+Record = Dict[str, Any]
+#: points given to the comparisons and statistics: a list of records or a DataFrame of them
+Points = Any

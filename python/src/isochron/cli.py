@@ -12,15 +12,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Sequence
 
-from ._version import __version__
 from . import launches
-from .compare import compare, comparison_table, parse_threshold
-from .load import IsochronError, read
+from ._version import __version__
+from .comparison import compare, comparison_table, parse_threshold
+from .dataset import IsochronError, read
 from .plots import FORMATS, KINDS, available, check_output, plot, save
 from .report import write_report
-from .tables import describe_run, render_text
-
+from .table import describe_run, render_text
 
 EPILOG = """input: JSON Lines written by isochron-clock, isochron-bench or isochron-barrier
 (--jsonl FILE), schema 1; several runs may be concatenated in one file."""
@@ -40,7 +40,7 @@ def _points(ds, path):
                         f" {', '.join(sorted(ds.records)) or 'no records'})")
 
 
-def cmd_show(args):
+def cmd_show(args: argparse.Namespace) -> int:
     ds = read(args.files)
     _warn(ds)
     lt = launches.launch_tables(ds.records.get("point", []) or ds.records.get("cost", []))
@@ -56,7 +56,7 @@ def cmd_show(args):
     return 0
 
 
-def cmd_run(args):
+def cmd_run(args: argparse.Namespace) -> int:
     cmd = list(args.launcher)
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
@@ -73,7 +73,7 @@ def cmd_run(args):
     return 0
 
 
-def cmd_compare(args):
+def cmd_compare(args: argparse.Namespace) -> int:
     threshold = parse_threshold(args.threshold)
     if not 0 < args.alpha < 1:
         raise IsochronError(f"--alpha {args.alpha:g}: give a significance level between 0 and 1")
@@ -105,7 +105,7 @@ def _list_kinds(ds=None):
     print("\n".join(lines))
 
 
-def cmd_plot(args):
+def cmd_plot(args: argparse.Namespace) -> int:
     if args.list_kinds or args.kind == "help":
         ds = read(args.files) if args.files else None
         _list_kinds(ds)
@@ -138,7 +138,7 @@ def cmd_plot(args):
     return 0
 
 
-def cmd_gantt(args):
+def cmd_gantt(args: argparse.Namespace) -> int:
     from .trace import gantt_figure, instance_table, load_trace
     if args.output is not None:
         check_output(args.output)
@@ -150,7 +150,7 @@ def cmd_gantt(args):
     return 0
 
 
-def cmd_report(args):
+def cmd_report(args: argparse.Namespace) -> int:
     trace = (args.trace, args.call, args.instance) if args.trace else None
     path, ds = write_report(args.files, args.output, trace=trace)
     _warn(ds)
@@ -158,7 +158,7 @@ def cmd_report(args):
     return 0
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="isochron", epilog=EPILOG,
         description="Tables, comparisons, plots and HTML reports of isochron result files.")
@@ -305,7 +305,7 @@ def _models_ops():
     return PREDICTED_OPS
 
 
-def cmd_models(args):
+def cmd_models(args: argparse.Namespace) -> int:
     from . import models as M
     for opt, out, formats in (("--json", args.json, None), ("--plot", args.plot, FORMATS),
                               ("--heatmap", args.heatmap, FORMATS)):
@@ -340,7 +340,7 @@ def cmd_models(args):
     return 0
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

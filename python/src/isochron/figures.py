@@ -10,7 +10,7 @@ from typing import Any, Iterable
 
 def _fig(w: float = 7.5, h: float = 4.8, nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Any, Any]:
     """A constrained-layout Figure and its 2-D array of axes (not attached to pyplot)."""
-    from matplotlib.figure import Figure      # here, not at the top: listing kinds stays fast
+    from matplotlib.figure import Figure  # here, not at the top: listing kinds stays fast
     fig = Figure(figsize=(w, h), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
     return fig, axes

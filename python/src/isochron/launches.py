@@ -23,11 +23,17 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from .base import IsochronError
-from .launchset import (MANIFEST, MAX_LAUNCHES, check_run_options, expand,  # noqa: F401 (re-exported)
-                        read_config, read_manifest, run, schedule)
+from .base import IsochronError, Record
+from .launchset import MANIFEST, MAX_LAUNCHES, check_run_options, expand, read_config, read_manifest, run, schedule  # noqa: F401 (re-exported)
 from .units import MISSING, fmt_bytes, fmt_pct, fmt_time, is_missing
+
+if TYPE_CHECKING:                            # for the annotations only
+    from matplotlib.figure import Figure
+
+    from .dataset import Dataset
+    from .table import Table
 
 #: Between-launch spread (standard deviation of log launch medians, ~ CV) assumed when a
 #: comparison has one launch per side and no data to estimate it. Measured here with
@@ -41,15 +47,15 @@ POINT_KEYS = ["config", "op", "barrier", "bytes", "nprocs", "root", "dtype", "re
               "scheme", "method"]
 
 
-def launch_of(p):
+def launch_of(p: Record) -> tuple[Any, ...]:
     """The launch a point belongs to: its ``launch`` tag, else its run (one run = one launch)."""
-    lid = p.get("launch")
+    lid: Any = p.get("launch")
     if not is_missing(lid):
         return ("launch", p.get("config"), int(lid))
     return ("run", p.get("file"), p.get("run"))
 
 
-def point_key(p, keys=POINT_KEYS):
+def point_key(p: Record, keys: Sequence[str] = POINT_KEYS) -> tuple[str, ...]:
     return tuple(repr(None if is_missing(p.get(k)) else p.get(k)) for k in keys)
 
 
@@ -68,7 +74,7 @@ def _median(xs):
     return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
 
 
-def log_spread(medians):
+def log_spread(medians: Sequence[float]) -> tuple[float, float | None]:
     """(mean, sample standard deviation) of the logs of launch medians (sd None when n < 2)."""
     logs = [math.log(m) for m in medians]
     n = len(logs)
@@ -86,24 +92,24 @@ class PointStats:
     center: float                    # median of the launch medians
     ci: tuple = (None, None)         # CI of the launch-level centre (t over log medians)
     rerun: tuple = (None, None)      # prediction interval of one new launch's median
-    sd_log: float = None             # between-launch spread of log medians (~ CV)
-    within_var: float = None         # repetition variance within launches [s^2]
-    between_var: float = None        # variance between launch means [s^2] (>= 0)
+    sd_log: float | None = None             # between-launch spread of log medians (~ CV)
+    within_var: float | None = None         # repetition variance within launches [s^2]
+    between_var: float | None = None        # variance between launch means [s^2] (>= 0)
     extra: dict = field(default_factory=dict)
 
     @property
-    def n(self):
+    def n(self) -> int:
         return len(self.medians)
 
     @property
-    def between_share(self):
+    def between_share(self) -> float | None:
         if self.within_var is None or self.between_var is None:
             return None
         total = self.within_var + self.between_var
         return self.between_var / total if total > 0 else None
 
 
-def variance_split(means, sds, counts):
+def variance_split(means: Sequence[float], sds: Sequence[float], counts: Sequence[int]) -> tuple[Any, Any]:
     """(within, between) variance of repetitions from per-launch means, standard deviations and
     valid counts: within = mean of s_i^2, between = var(means) - within / mean(n_i), >= 0."""
     k = len(means)
@@ -116,10 +122,10 @@ def variance_split(means, sds, counts):
     return within, max(0.0, var_means - within / nbar)
 
 
-def launch_stats(points, level=0.95, keys=POINT_KEYS):
+def launch_stats(points: Iterable[Record], level: float = 0.95, keys: Sequence[str] = POINT_KEYS) -> list[PointStats]:
     """One :class:`PointStats` per point (grouped on ``keys``) over the launches it was measured
     in; points without a median are skipped."""
-    groups = {}
+    groups: dict[Any, Any] = {}
     for p in points:
         if is_missing(p.get("median_s")) or p["median_s"] <= 0:
             continue
@@ -146,7 +152,7 @@ def launch_stats(points, level=0.95, keys=POINT_KEYS):
     return out
 
 
-def has_launches(points):
+def has_launches(points: Iterable[Record]) -> bool:
     """True when some point was measured in more than one launch."""
     return any(s.n > 1 for s in launch_stats(points))
 
@@ -155,7 +161,7 @@ def has_launches(points):
 # comparing on the launch level
 # ---------------------------------------------------------------------------------------------
 
-def paired_test(pairs, alpha=0.05):
+def paired_test(pairs: Sequence[tuple[float, float]], alpha: float = 0.05) -> Record:
     """Paired t-test over blocks: ``pairs`` = [(median A, median B)] of the launches of one
     block of an interleaved set (the same stretch of machine time), on the log ratios. The
     drift that hits both launches of a block cancels; that is what the interleaving is for."""
@@ -176,7 +182,7 @@ def paired_test(pairs, alpha=0.05):
     return out
 
 
-def block_pairs(pa, pb):
+def block_pairs(pa: Sequence[Record], pb: Sequence[Record]) -> list[tuple[float, float]] | None:
     """[(median A, median B)] per block when A and B are two configurations of one interleaved
     launch set (same directory, one launch per block on each side, at least 3 blocks); else
     None."""
@@ -198,7 +204,8 @@ def block_pairs(pa, pb):
     return [(a[k], b[k]) for k in sorted(a)]
 
 
-def launch_test(med_a, med_b, alpha=0.05, default_spread=DEFAULT_LAUNCH_SPREAD):
+def launch_test(med_a: Sequence[float], med_b: Sequence[float], alpha: float = 0.05,
+                default_spread: float = DEFAULT_LAUNCH_SPREAD) -> Record:
     """Test B against A on launch medians. Returns a dict: ``ratio`` (of the medians of launch
     medians), ``d`` (difference of mean log medians), ``spread`` (between-launch sd of log
     medians used), ``source`` ('data' or 'default'), ``limit`` (|d| beyond which the difference
@@ -231,7 +238,7 @@ def launch_test(med_a, med_b, alpha=0.05, default_spread=DEFAULT_LAUNCH_SPREAD):
     return out
 
 
-def power(spread, delta, n, alpha=0.05, paired=False):
+def power(spread: float, delta: float, n: int, alpha: float = 0.05, paired: bool = False) -> float | None:
     """The probability that the launch-level test flags a true difference of ``delta`` in log
     ratio (log 1.1 for 10 %) with ``n`` launches per side (pairs when ``paired``), given a
     between-launch spread ``spread`` (sd of log launch medians; for pairs, of their log ratios):
@@ -248,26 +255,27 @@ def power(spread, delta, n, alpha=0.05, paired=False):
     return p
 
 
-def launches_needed(spread, delta, alpha=0.05, target=0.8, paired=False, most=10000):
+def launches_needed(spread: float, delta: float, alpha: float = 0.05, target: float = 0.8, paired: bool = False,
+                    most: int = 10000) -> int | None:
     """The fewest launches per side (pairs when ``paired``) with which a true difference of
     ``delta`` in log ratio is flagged with probability ``target`` (see :func:`power`); None
     beyond ``most``. Issue 12's question, answered from the data: at this machine's 20-25 %
     between-launch spread a 10 % difference needs about 70-110 launches per side, not 5."""
     if spread is None or spread <= 0 or delta == 0:
         return None
-    if power(spread, delta, most, alpha, paired) < target:
+    if (power(spread, delta, most, alpha, paired) or 0.0) < target:
         return None
     lo, hi = 2, most
     while lo < hi:                        # the power grows with n: the first n that reaches target
         mid = (lo + hi) // 2
-        if power(spread, delta, mid, alpha, paired) >= target:
+        if (power(spread, delta, mid, alpha, paired) or 0.0) >= target:
             hi = mid
         else:
             lo = mid + 1
     return lo
 
 
-def detectable(spread, n, alpha=0.05, target=0.8, paired=False):
+def detectable(spread: float, n: int, alpha: float = 0.05, target: float = 0.8, paired: bool = False) -> float | None:
     """The smallest difference (in log ratio) that ``n`` launches per side flag with
     probability ``target`` at this spread; None when n < 2."""
     if n < 2 or spread is None or spread <= 0:
@@ -275,7 +283,7 @@ def detectable(spread, n, alpha=0.05, target=0.8, paired=False):
     lo, hi = 0.0, 50 * spread
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        if power(spread, mid, n, alpha, paired) >= target:
+        if (power(spread, mid, n, alpha, paired) or 0.0) >= target:
             hi = mid
         else:
             lo = mid
@@ -297,9 +305,9 @@ def _needed_cell(spread):
     return MISSING if n is None else (f"{n}" if n < 10000 else ">10000")
 
 
-def launch_tables(points, level=0.95):
+def launch_tables(points: Iterable[Record], level: float = 0.95) -> list[Table]:
     """Launch-level tables (one per operation) when some point has several launches."""
-    from .tables import Table
+    from .table import Table
     if len({launch_of(p) for p in points}) < 2:     # one launch: nothing to tabulate (fast)
         return []
     stats = [s for s in launch_stats(points, level) if s.n > 1]
@@ -335,9 +343,9 @@ def launch_tables(points, level=0.95):
     return out
 
 
-def launch_summary(ds):
+def launch_summary(ds: Dataset) -> list[str]:
     """One line per launch set in a dataset (launch counts per configuration)."""
-    per = {}
+    per: dict[Any, set[Any]] = {}
     for c in ds.contexts:
         if not is_missing(c.get("launch")):
             per.setdefault(c.get("config"), set()).add(c["launch"])
@@ -346,7 +354,7 @@ def launch_summary(ds):
     return ["launches: " + ", ".join(f"{len(v)} of config {k}" for k, v in per.items())]
 
 
-def plot_launches(ds, **_):
+def plot_launches(ds: Dataset, **_: Any) -> Figure:
     """Per-launch medians of every point (a column per point, a dot per launch), with the
     median of the launch medians and the between-launch CI."""
     from .figures import _fig, _run_title

@@ -24,13 +24,14 @@ import shlex
 import subprocess
 import sys
 import time
+from typing import Any, Sequence, TextIO
 
-from .base import PRIMARY, IsochronError
+from .base import PRIMARY, IsochronError, Record
 
 MANIFEST = "manifest.json"
 
 
-def schedule(configs, launches, seed):
+def schedule(configs: Sequence[str], launches: int, seed: int) -> list[str]:
     """The order of launches: a list of config names, ``launches`` of each.
 
     Blocks of one launch per configuration: block 2i is a random permutation drawn from the
@@ -40,7 +41,8 @@ def schedule(configs, launches, seed):
     if not configs:
         raise IsochronError("no configurations to run")
     rng = random.Random(seed)
-    order, perm = [], None
+    order: list[str] = []
+    perm: list[str] = []
     for block in range(launches):
         if block % 2 == 0:
             perm = list(configs)
@@ -51,7 +53,7 @@ def schedule(configs, launches, seed):
     return order
 
 
-def read_config(path):
+def read_config(path: str) -> tuple[str, list[str], list[str]]:
     """A configuration file: driver arguments (shell words, # comments), and optionally a line
     ``launcher-args: ...`` whose words go right after the launcher's first word (e.g.
     ``launcher-args: --bind-to core``). Returns (name, driver args, launcher args)."""
@@ -89,7 +91,7 @@ def read_config(path):
 MAX_LAUNCHES = 100000
 
 
-def check_run_options(launcher, launches, timeout):
+def check_run_options(launcher: Sequence[str], launches: int, timeout: float | None) -> None:
     """Refuse, before anything runs or is created, a launcher that cannot be started and
     counts or times that cannot be meant."""
     import shutil
@@ -159,7 +161,8 @@ def _error_lines(err):
     return out[:3] or ["(no message on stderr)"]
 
 
-def run(launcher, launches, configs=(), seed=None, outdir=None, log=None, timeout=None):
+def run(launcher: Sequence[str], launches: int, configs: Sequence[str] = (), seed: int | None = None,
+        outdir: str | None = None, log: TextIO | None = None, timeout: float | None = None) -> tuple[str, Record]:
     """Run ``launches`` launches of each configuration (config files; none: one configuration
     'default' without extra arguments) in a seeded balanced order; returns the manifest."""
     if not launcher:
@@ -184,7 +187,7 @@ def run(launcher, launches, configs=(), seed=None, outdir=None, log=None, timeou
     except OSError as exc:
         raise IsochronError(f"{outdir}: cannot create ({exc.strerror})") from None
     by_name = {c[0]: c for c in cfgs}
-    manifest = {"isochron_launch_set": 1, "seed": seed, "launches_per_config": launches,
+    manifest: dict[str, Any] = {"isochron_launch_set": 1, "seed": seed, "launches_per_config": launches,
                 "configs": {n: {"args": a, "launcher_args": la} for n, a, la in cfgs},
                 "launcher": list(launcher), "order": order, "launches": []}
 
@@ -238,7 +241,7 @@ def run(launcher, launches, configs=(), seed=None, outdir=None, log=None, timeou
 # loading
 # ---------------------------------------------------------------------------------------------
 
-def read_manifest(directory):
+def read_manifest(directory: str) -> Record:
     """The manifest of a launch set, checked: every field that loading uses (an error names
     the manifest, the launch and the field)."""
     path = os.path.join(directory, MANIFEST)
@@ -272,7 +275,7 @@ def read_manifest(directory):
     return man
 
 
-def expand(path):
+def expand(path: str | os.PathLike[str]) -> list[str]:
     """Result files of ``path``: itself, or the launch files of a launch-set directory, or
     of one configuration of it (``DIR:CONFIG``)."""
     path = os.fspath(path)

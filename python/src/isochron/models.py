@@ -22,8 +22,15 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
-from .load import IsochronError, read, record_error
+from .base import Record
+from .dataset import IsochronError, read, record_error
+
+if TYPE_CHECKING:                            # for the annotations only
+    from matplotlib.figure import Figure
+
+    from .dataset import Dataset
 
 #: isochron's point-to-point implementations the predictions cover
 PREDICTED_OPS = ("bcast_linear", "bcast_binomial", "scatter_linear", "scatter_binomial",
@@ -34,7 +41,7 @@ _Z95 = 1.959963984540054
 
 # ---------------------------------------------------------------- fits
 
-def hockney_fit(m, t, se=None):
+def hockney_fit(m: Sequence[float], t: Sequence[float], se: Sequence[float] | None = None) -> dict[str, float]:
     """Weighted least squares t = alpha + beta m (se: standard error per point, or None).
 
     Returns a dict alpha, beta, alpha_se, beta_se, n, rms. Two points: exact, their SE from ``se``
@@ -71,7 +78,7 @@ def hockney_fit(m, t, se=None):
             "rms": math.sqrt(sum(r * r for r in res) / n)}
 
 
-def loggp_from(h, o, g=None):
+def loggp_from(h: Mapping[str, Any], o: float, g: float | None = None) -> dict[str, Any]:
     """LogGP from a Hockney fit of one-way times, the sender overhead o and the gap g (s).
 
     g None (not measured): g is reported as its lower bound o with ``g_bound`` true."""
@@ -119,12 +126,12 @@ def _check_pair(r):
             raise record_error(r, "pair", key, f"{v!r}: not a finite time >= 0")
 
 
-def fit(path_or_ds, mode=None):
+def fit(path_or_ds: str | Dataset, mode: str | None = None) -> dict[str, Any]:
     """Models of every pair from the ``pair`` records of an allpairs run (a path or a Dataset).
 
     ``mode`` picks parallel or sequential records when the file has both (default: parallel if
     present). Returns a JSON-ready dict (see :func:`to_json`)."""
-    ds = read(path_or_ds) if not hasattr(path_or_ds, "records") else path_or_ds
+    ds = cast("Dataset", path_or_ds) if hasattr(path_or_ds, "records") else read(path_or_ds)
     recs = ds.records.get("pair", [])
     if not recs:
         have = ", ".join(sorted(ds.records)) or "no records"
@@ -140,7 +147,7 @@ def fit(path_or_ds, mode=None):
     for r in recs:
         _check_pair(r)
     nprocs = max(r["nprocs"] for r in recs)
-    by_pair = {}
+    by_pair: dict[Any, Any] = {}
     for r in recs:
         if r.get("median_s") is None:
             continue
@@ -173,7 +180,7 @@ def fit(path_or_ds, mode=None):
 
 # ---------------------------------------------------------------- JSON
 
-def to_json(models, path):
+def to_json(models: Mapping[str, Any], path: str) -> str:
     """Write models (from :func:`fit`) as JSON; NaN becomes null."""
     def clean(x):
         if isinstance(x, float) and not math.isfinite(x):
@@ -192,7 +199,7 @@ def to_json(models, path):
     return path
 
 
-def from_json(path):
+def from_json(path: str) -> dict[str, Any]:
     """Read models written by :func:`to_json`, checked: clear errors for anything else."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -275,7 +282,7 @@ def _check_models(path, m):
         num(avg, key, "average")
 
 
-def pair_params(models):
+def pair_params(models: Mapping[str, Any]) -> dict[tuple[int, int], tuple[float, float]]:
     """{(i, j): (alpha, beta)} in both orders."""
     out = {}
     for p in models["pairs"]:
@@ -295,7 +302,7 @@ def _edge(params, a, b, nbytes):
     return alpha + beta * nbytes
 
 
-def predict(op, p, m, params, root=0):
+def predict(op: str, p: int, m: int, params: Any, root: int = 0) -> float:
     """Completion time (s) of isochron's ``op`` (PREDICTED_OPS) at p ranks and block size m (B).
 
     Simulates src/ops/alt.c's message order under per-pair Hockney parameters; a blocking send
@@ -363,7 +370,7 @@ def _measured(ds):
     return pts
 
 
-def compare(models, measured_path_or_ds):
+def compare(models: Mapping[str, Any], measured_path_or_ds: str | Dataset) -> list[Record]:
     """Rows (op, bytes, nprocs, root, predicted_s, measured_s, rel_err) for every measured point."""
     ds = read(measured_path_or_ds) if not hasattr(measured_path_or_ds, "records") \
         else measured_path_or_ds
@@ -385,7 +392,7 @@ def _us(x):
     return "-" if x is None or not math.isfinite(x) else f"{x * 1e6:.3f}"
 
 
-def models_table(models):
+def models_table(models: Mapping[str, Any]) -> str:
     """The models as text: one line per pair, Hockney (all sizes and two series) and LogGP."""
     lines = [f"models of {len(models['pairs'])} pairs ({models['mode']} all-pairs, "
              f"{models['nprocs']} ranks, sizes {', '.join(str(s) for s in models['sizes'])} B);"
@@ -417,13 +424,13 @@ def models_table(models):
     return "\n".join(lines) + "\n"
 
 
-def compare_table(rows):
+def compare_table(rows: Sequence[Record]) -> str:
     lines = [f"{'operation':<18} {'size':>8} {'np':>3} {'predicted us':>13} {'measured us':>12}"
              f" {'rel.err':>8}"]
     for r in sorted(rows, key=lambda r: (r["op"], r["bytes"])):
         lines.append(f"{r['op']:<18} {r['bytes']:>8} {r['nprocs']:>3} {_us(r['predicted_s']):>13}"
                      f" {_us(r['measured_s']):>12} {r['rel_err'] * 100:>7.1f}%")
-    by_op = {}
+    by_op: dict[Any, Any] = {}
     for r in rows:
         by_op.setdefault(r["op"], []).append(abs(r["rel_err"]))
     lines.append("median |rel.err| per operation: " + ", ".join(
@@ -433,7 +440,7 @@ def compare_table(rows):
 
 # ---------------------------------------------------------------- plots
 
-def plot_heatmap(ds_or_path, size=None, mode=None):
+def plot_heatmap(ds_or_path: str | Dataset, size: int | None = None, mode: str | None = None) -> Figure:
     """Heatmap of the median round trip per pair (a ``matrix`` record of an allpairs run)."""
     from matplotlib.figure import Figure
     ds = read(ds_or_path) if not hasattr(ds_or_path, "records") else ds_or_path
@@ -476,7 +483,7 @@ def plot_heatmap(ds_or_path, size=None, mode=None):
     return fig
 
 
-def plot_predictions(rows):
+def plot_predictions(rows: Sequence[Record]) -> Figure:
     """Predicted (dashed) and measured (solid) time vs size, one panel per operation."""
     from matplotlib.figure import Figure
     ops = sorted({r["op"] for r in rows})

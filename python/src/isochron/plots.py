@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import math
 import os
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from .dataset import IsochronError, record_error
 from .figures import _fig, _run_title
-from .load import IsochronError, record_error
-from .tables import below_resolution
+from .table import below_resolution
 from .units import fmt_bytes, is_missing, is_rate, parse_bytes, rate, short_spec
+
+if TYPE_CHECKING:                            # for the annotations only
+    from matplotlib.figure import Figure
+
+    from .dataset import Dataset
 
 FORMATS = ("png", "svg", "pdf")
 US = 1e6
@@ -226,7 +232,7 @@ def _ci_label(pts, stat):
     return level, f"{stat}, bars {100 * level:g} % CI ({how})"
 
 
-def plot_latency(ds, stat=None, **_):
+def plot_latency(ds: Dataset, stat: str | None = None, **_: Any) -> Figure:
     pts, stat = _plot_points(ds, "latency", False, "no latency-type point has a valid repetition and a size > 0"
                              " (throughput points: plot kind 'bandwidth')", stat)
     level, what = _ci_label(pts, stat)
@@ -234,7 +240,7 @@ def plot_latency(ds, stat=None, **_):
                     f"latency [µs]: {what}", "Latency vs message size", "latency")
 
 
-def plot_bandwidth(ds, **_):
+def plot_bandwidth(ds: Dataset, **_: Any) -> Figure:
     """MB/s against size: bytes one run moves / the driver's median run time, bars the median's
     interval in time inverted (its ends swap). Always the median: a rate of the mean time would
     be neither the mean rate nor robust, and the mean's interval may reach below zero."""
@@ -253,7 +259,7 @@ def plot_bandwidth(ds, **_):
 
 
 # ---- clock offset vs time after synchronization -----------------------------------------
-def plot_offset(ds, **_):
+def plot_offset(ds: Dataset, **_: Any) -> Figure:
     rows = _need(ds, "accuracy", "offset", "isochron-clock accuracy records")
     runs = list(dict.fromkeys(r["run"] for r in rows))[:6]
     ncols = min(3, len(runs))
@@ -302,7 +308,7 @@ def plot_offset(ds, **_):
 
 
 # ---- synchronization duration vs accuracy (paper 000, Fig. 3) ---------------------------
-def plot_sync(ds, **_):
+def plot_sync(ds: Dataset, **_: Any) -> Figure:
     rows = _need(ds, "summary", "sync", "isochron-clock summary records")
     use_true = all(not is_missing(r.get("max_abs_true_offset_s")) for r in rows)
     col = "max_abs_true_offset_s" if use_true else "max_abs_measured_offset_s"
@@ -358,7 +364,7 @@ def plot_sync(ds, **_):
 
 
 # ---- barrier exit skew per algorithm (paper 000, Fig. 8) --------------------------------
-def plot_skew(ds, **_):
+def plot_skew(ds: Dataset, **_: Any) -> Figure:
     rows = [r for r in _need(ds, "skew", "skew", "isochron-barrier skew records")
             if isinstance(r.get("samples_s"), list)
             and any(_positive(v) for v in r["samples_s"])]      # a log axis: positive skews
@@ -425,7 +431,8 @@ def _parse_reps(reps, n):
     return first, last
 
 
-def plot_gantt(ds, op=None, size=None, reps=None, **_):
+def plot_gantt(ds: Dataset, op: str | None = None, size: int | str | None = None, reps: int | None = None,
+               **_: Any) -> Figure:
     p = _pick_point(_need(ds, "point", "gantt", "isochron-bench points with --raw"), op, size)
     starts, ends = p["raw_start_s"], p.get("raw_end_s")
     valid = p.get("raw_valid") if isinstance(p.get("raw_valid"), list) else [1] * len(starts)
@@ -469,7 +476,7 @@ def plot_gantt(ds, op=None, size=None, reps=None, **_):
 
 
 # ---- barrier driver: shift success and the payoff of synchronizing -----------------------
-def plot_shift(ds, **_):
+def plot_shift(ds: Dataset, **_: Any) -> Figure:
     rows = _need(ds, "shift", "shift", "isochron-barrier shift records")
     names = list(dict.fromkeys(r["barrier"] for r in rows))
     sizes = sorted({r["bytes"] for r in rows})
@@ -511,7 +518,7 @@ def _size_index(sizes, v):
     return float(len(sizes) - 1 if v > sizes[-1] else 0)
 
 
-def plot_payoff(ds, **_):
+def plot_payoff(ds: Dataset, **_: Any) -> Figure:
     p = _need(ds, "payoff", "payoff", "an isochron-barrier payoff record")[0]
     sizes = p.get("sizes")
     if not isinstance(sizes, list) or not sizes or not all(
@@ -562,7 +569,7 @@ def plot_payoff(ds, **_):
 
 
 def _plot_launches(ds, **opts):
-    from .launches import plot_launches      # launches.py holds the launch-level statistics
+    from .launches import plot_launches  # launches.py holds the launch-level statistics
     return plot_launches(ds, **opts)
 
 
@@ -585,7 +592,7 @@ KINDS = {
 }
 
 
-def available(ds):
+def available(ds: Dataset) -> list[str]:
     """The plot kinds this dataset has data for, in KINDS order."""
     out = []
     for name, (_fn, rtype, _doc) in KINDS.items():
@@ -604,14 +611,14 @@ def available(ds):
     return out
 
 
-def plot(ds, kind, **opts):
+def plot(ds: Dataset, kind: str, **opts: Any) -> Figure:
     """The Figure of one plot kind (see ``KINDS``) for a Dataset."""
     if kind not in KINDS:
         raise IsochronError(f"unknown plot kind {kind!r} (valid kinds: {', '.join(KINDS)})")
     return KINDS[kind][0](ds, **opts)
 
 
-def save(fig, path):
+def save(fig: Figure, path: str) -> str:
     """Write a Figure; the format comes from the extension (png, svg or pdf)."""
     check_output(path)
     ext = os.path.splitext(path)[1].lstrip(".").lower()
@@ -622,7 +629,7 @@ def save(fig, path):
     return path
 
 
-def check_output(path, formats=FORMATS):
+def check_output(path: str, formats: Sequence[str] | None = FORMATS) -> None:
     """Refuse, before any work, an output file that cannot be written: an unknown image format
     (``formats``; None: any), a directory that does not exist, is not a directory or is not
     writable, or a path that is a directory."""

@@ -14,13 +14,21 @@ import datetime
 import html
 import io
 import os
+from typing import TYPE_CHECKING, Sequence
 
 from ._version import __version__
-from .compare import compare, comparison_table
+from .comparison import compare, comparison_table
+from .dataset import IsochronError, read
 from .launches import launch_summary, launch_tables
-from .load import IsochronError, read
 from .plots import KINDS, available, plot
-from .tables import describe_run, tables
+from .table import describe_run, tables
+
+if TYPE_CHECKING:                            # for the annotations only
+    from matplotlib.figure import Figure
+
+    from .dataset import Dataset
+    from .table import Table
+    from .trace import Trace
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
@@ -40,7 +48,7 @@ def _e(x):
     return html.escape(str(x))
 
 
-def table_html(t):
+def table_html(t: Table) -> str:
     head = "".join(f'<th class="{"r" if i in t.right else ""}">{_e(c)}</th>'
                    for i, c in enumerate(t.columns))
     body = []
@@ -53,7 +61,7 @@ def table_html(t):
             f"<tbody>{''.join(body)}</tbody></table>{notes}")
 
 
-def figure_html(fig, caption):
+def figure_html(fig: Figure, caption: str) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
@@ -94,7 +102,7 @@ def _comparisons(ds):
     return out
 
 
-def build_html(ds, trace=None):
+def build_html(ds: Dataset, trace: tuple[Trace, str, int] | None = None) -> str:
     parts = [f"<h1>isochron report</h1><p class=note>isochron {__version__}, written "
              f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}</p>"]
     if ds.warnings:
@@ -132,7 +140,8 @@ def build_html(ds, trace=None):
             f"<style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n")
 
 
-def write_report(paths, outdir, trace=None):
+def write_report(paths: str | Sequence[str], outdir: str,
+                 trace: tuple[str, str, int] | None = None) -> tuple[str, Dataset]:
     """Read the result files and write ``outdir/index.html``; returns its path.
     ``trace``: (path, call, instance) of a libisochron-trace.so trace to show too."""
     if os.path.exists(outdir) and not os.path.isdir(outdir):
@@ -143,8 +152,7 @@ def write_report(paths, outdir, trace=None):
         from .trace import load_trace
         tr = load_trace(trace[0])
         tr.instance(trace[1], trace[2])
-        trace = (tr, trace[1], trace[2])
-    page = build_html(ds, trace)
+    page = build_html(ds, (tr, trace[1], trace[2]) if trace else None)
     try:
         os.makedirs(outdir, exist_ok=True)
         path = os.path.join(outdir, "index.html")

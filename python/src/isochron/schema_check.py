@@ -17,6 +17,8 @@ full validator agree on every stored driver record and on seeded mutations of th
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Mapping
+
 #: keywords that only annotate: they never make a record invalid
 _ANNOTATIONS = {"$schema", "$id", "title", "description", "$comment", "default", "examples"}
 
@@ -88,7 +90,7 @@ def _fast_form(s):
     return None
 
 
-def compile_schema(root):
+def compile_schema(root: Mapping[str, Any]) -> Callable[[Any], None]:
     """A predicate rec -> bool equivalent to Draft202012Validator(root).is_valid(rec)."""
     defs = root.get("$defs", {})
     cache = {}

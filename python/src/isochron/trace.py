@@ -14,8 +14,14 @@ from __future__ import annotations
 import json
 import math
 import os
+from typing import TYPE_CHECKING, Any
 
-from .load import IsochronError
+from .base import Record
+from .dataset import IsochronError
+
+if TYPE_CHECKING:                            # for the annotations only
+    from matplotlib.figure import Figure
+
 
 US = 1e6
 
@@ -23,21 +29,22 @@ US = 1e6
 class Trace:
     """Calls per rank (each a dict of the JSON event's args plus ``rank``), and the metadata."""
 
-    def __init__(self, path, meta, calls, nranks, ranks=None):
+    def __init__(self, path: str, meta: dict[str, Any], calls: dict[int, list[Record]], nranks: int,
+                     ranks: list[int] | None = None) -> None:
         self.path, self.meta, self.calls, self.nranks = path, meta, calls, nranks
         self.ranks = sorted(calls) if ranks is None else ranks
 
-    def instances(self, call):
+    def instances(self, call: str) -> int:
         """Number of instances of ``call`` (the smallest count over the ranks that made it)."""
         counts = [sum(1 for c in self.calls[r] if c["call"] == call) for r in self.ranks]
         counts = [c for c in counts if c]
         return min(counts) if counts else 0
 
-    def missing(self, call, n):
+    def missing(self, call: str, n: int) -> list[int]:
         """The ranks that did not make the ``n``-th instance of ``call``."""
         return [r for r in self.ranks if sum(1 for c in self.calls[r] if c["call"] == call) <= n]
 
-    def instance(self, call, n):
+    def instance(self, call: str, n: int) -> list[Record]:
         """The ``n``-th (0-based) instance of ``call`` on every rank that made it: list of dicts."""
         names = sorted({c["call"] for r in self.ranks for c in self.calls[r]})
         if call not in names:
@@ -68,7 +75,7 @@ def _is_time(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def load_trace(path):
+def load_trace(path: str) -> Trace:
     """Read NAME.json, or the one isochron trace JSON in a directory; every event the Gantt
     chart uses is checked (an error names the file, the event and its line, and the field)."""
     if os.path.isdir(path):
@@ -109,7 +116,8 @@ def load_trace(path):
         where = f"{path}:{lines[k]}" if lines else path
         return IsochronError(f"{where}: event {k} (traceEvents[{k}]): {what}")
 
-    named, calls = set(), {}
+    named: set[Any] = set()
+    calls: dict[Any, list[Any]] = {}
     for k, e in enumerate(events):
         if not isinstance(e, dict):
             raise bad(k, f"is {type(e).__name__}, not an event object")
@@ -160,7 +168,7 @@ def _meta_us(tr, key):
     return v * US
 
 
-def instance_table(tr, call, n):
+def instance_table(tr: Trace, call: str, n: int) -> list[str]:
     """Text lines: per rank, entry and exit of the instance on both clocks (µs from the earliest entry)."""
     inst = tr.instance(call, n)
     g0 = min(c["global_start_s"] for c in inst)
@@ -180,7 +188,7 @@ def instance_table(tr, call, n):
     return lines
 
 
-def gantt_figure(tr, call, n):
+def gantt_figure(tr: Trace, call: str, n: int) -> Figure:
     """Fig. 10 of paper 000: the n-th instance of call across ranks, global clock | local clocks."""
     from matplotlib.figure import Figure
     inst = tr.instance(call, n)

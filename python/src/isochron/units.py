@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any, Mapping
 
 MISSING = "–"
 _SIZE_UNITS = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$", re.IGNORECASE)
 
 
-def is_missing(x):
+def is_missing(x: Any) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def fmt_bytes(n):
+def fmt_bytes(n: Any) -> str:
     """8 -> '8 B', 1024 -> '1 KiB', 1536 -> '1.5 KiB'."""
     if is_missing(n):
         return MISSING
@@ -33,7 +34,7 @@ def fmt_bytes(n):
     return f"{n} B"
 
 
-def parse_bytes(text):
+def parse_bytes(text: str | int) -> int:
     """'64K', '64KiB', '1M', '8' -> bytes (K/M/G are powers of 1024, as in isochron-bench)."""
     m = _SIZE_RE.match(str(text))
     if not m:
@@ -45,7 +46,7 @@ def parse_bytes(text):
 _TIME_SCALE = {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
 
 
-def fmt_time(seconds, unit="us", digits=4):
+def fmt_time(seconds: Any, unit: str = "us", digits: int = 4) -> str:
     """A time in seconds shown in ``unit`` (s, ms, us, ns) with ``digits`` significant digits."""
     if seconds is None or seconds != seconds:          # missing, or NaN
         return MISSING
@@ -57,21 +58,21 @@ def fmt_time(seconds, unit="us", digits=4):
     return f"{v:.{digits}g}" if abs(v) >= 1e-3 else f"{v:.2e}"
 
 
-def fmt_pct(x):
+def fmt_pct(x: Any) -> str:
     return MISSING if is_missing(x) else f"{100 * x:.1f} %"
 
 
-def short_spec(spec):
+def short_spec(spec: str | None) -> str:
     """'hca3/100/skampi/50,span=0.12,...' -> 'hca3/100/skampi/50' (the paper's label)."""
     return MISSING if not spec else str(spec).split(",")[0]
 
 
-def is_rate(p):
+def is_rate(p: Mapping[str, Any]) -> bool:
     """True for a throughput point (its times convert to bytes/s)."""
     return p.get("unit") == "B/s" and not is_missing(p.get("bytes_per_run")) and p.get("bytes_per_run", 0) > 0
 
 
-def rate(p):
+def rate(p: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
     """(median, lo, hi) bandwidth in bytes/s and the median message rate in messages/s of a
     throughput point: bytes_per_run / median_s, the median's interval inverted; None for others."""
     if not is_rate(p):
@@ -84,7 +85,7 @@ def rate(p):
     return (inv(med, b), inv(p.get("median_ci_hi_s"), b), inv(p.get("median_ci_lo_s"), b), inv(med, m))
 
 
-def fmt_mbps(bps, digits=4):
+def fmt_mbps(bps: Any, digits: int = 4) -> str:
     """Bytes/s shown in MB/s (10^6)."""
     if is_missing(bps):
         return MISSING

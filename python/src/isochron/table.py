@@ -11,8 +11,13 @@ are left out and said once in the header lines instead.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from .base import Record
 from .units import MISSING, fmt_bytes, fmt_mbps, fmt_pct, fmt_time, is_missing, is_rate, rate, short_spec
+
+if TYPE_CHECKING:                            # for the annotations only
+    from .dataset import Dataset
 
 
 @dataclass
@@ -23,7 +28,7 @@ class Table:
     right: set = field(default_factory=set)   # indexes of right-aligned columns
     notes: list = field(default_factory=list)
 
-    def text(self):
+    def text(self) -> str:
         ncol = len(self.columns)
         rows = [[str(v) for v in r[:ncol]] for r in self.rows]
         cols = list(zip(*rows)) if rows else [()] * ncol
@@ -41,7 +46,7 @@ def _varies(rows, key):
     return len({repr(r.get(key)) for r in rows}) > 1
 
 
-def describe_run(ctx):
+def describe_run(ctx: Mapping[str, Any]) -> str:
     """One line naming what a run measured on: tool, hosts, ranks, MPI, timer, clock sync."""
     run = ctx.get("run", ctx)           # bench/barrier nest these under "run"; clock is flat
     ranks = ctx.get("nprocs", run.get("ranks"))
@@ -57,7 +62,7 @@ def describe_run(ctx):
         kind = "true" if not is_missing(cs.get("max_abs_true_offset_s")) else "measured"
         acc = fmt_time(cs.get(f"max_abs_{kind}_offset_s"), digits=2)
         took = fmt_time(cs.get("duration_s"), "s", 2)
-        tracked = {True: ", tracked", False: ", not tracked"}.get(cs.get("tracking"), "")
+        tracked = {True: ", tracked", False: ", not tracked", None: ""}.get(cs.get("tracking"), "")
         parts.append(f"clock {short_spec(cs.get('spec'))} ({took} s, max offset {acc} µs {kind}{tracked})")
     elif ctx.get("sync_spec"):
         parts.append(f"clock {short_spec(ctx['sync_spec'])}")
@@ -69,7 +74,7 @@ def describe_run(ctx):
     return ", ".join(parts)
 
 
-def header_lines(ds):
+def header_lines(ds: Dataset) -> list[str]:
     lines = []
     for i, ctx in enumerate(ds.contexts):
         lines.append(f"run {i + 1}: {describe_run(ctx)}  [{ctx.get('file')}]")
@@ -82,7 +87,7 @@ _TIME_KEYS = ("median_s", "mean_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "med
 UNCERTAIN_MARK = " ?"
 
 
-def resolution_cell(p):
+def resolution_cell(p: Mapping[str, Any]) -> str:
     """'<= R' (R = the point's resolution_s in µs), or 'below resolution' when it is unknown."""
     r = p.get("resolution_s")
     if isinstance(r, (int, float)) and not isinstance(r, bool) and not is_missing(r) and r > 0:
@@ -96,7 +101,7 @@ def resolution_cell(p):
 _SAMPLE_KEYS = ("median_s", "min_s", "median_ci_lo_s", "median_ci_hi_s")
 
 
-def below_resolution(p):
+def below_resolution(p: Mapping[str, Any]) -> bool:
     """The point's median cannot be stated: flagged by the driver (below_resolution), or a
     negative median, minimum or median-interval end (a subtraction method's result in files
     written before the flag existed)."""
@@ -109,7 +114,7 @@ def below_resolution(p):
     return False
 
 
-def time_cell(p, key, below=None):
+def time_cell(p: Mapping[str, Any], key: str, below: bool | None = None) -> str:
     """One time of a point in µs; never a negative number, nor, for a point below its
     resolution, a number below that resolution: '<= R' instead."""
     v = p.get(key)
@@ -119,7 +124,7 @@ def time_cell(p, key, below=None):
     if not below and (v.__class__ is float or v.__class__ is int) and v >= 0:
         return fmt_time(v)                     # the common case, first
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        r = p.get("resolution_s")
+        r: Any = p.get("resolution_s")
         known = isinstance(r, (int, float)) and not isinstance(r, bool) and not is_missing(r) and r > 0
         if v < 0 or (below and (not known or v <= r)):
             return resolution_cell(p)
@@ -237,7 +242,7 @@ def _point_table(title, group, lead, right_from):
                  right=set(range(first, first + 7 + len(rate_cols) + len(clock_cols))) | right_from, notes=notes)
 
 
-def point_tables(points):
+def point_tables(points: Sequence[Record]) -> list[Table]:
     """Benchmark points: one table per operation, rows by scheme, method, (root...), size."""
     out = []
     for name in dict.fromkeys(p.get("op") for p in points):
@@ -253,7 +258,7 @@ def point_tables(points):
     return out
 
 
-def clock_table(ds):
+def clock_table(ds: Dataset) -> list[Table]:
     summ = ds.records.get("summary", [])
     if not summ:
         return []
@@ -290,7 +295,7 @@ def clock_table(ds):
                   cols, rows, right=right, notes=notes)]
 
 
-def barrier_tables(ds):
+def barrier_tables(ds: Dataset) -> list[Table]:
     out = []
     rds = ds.records.get("rds_constants", [])
     if rds:
@@ -336,13 +341,13 @@ def barrier_tables(ds):
     return out
 
 
-def tables(ds):
+def tables(ds: Dataset) -> list[Table]:
     """Every table a dataset calls for, in reading order."""
     return (point_tables(ds.records.get("point", [])) + clock_table(ds) + barrier_tables(ds))
 
 
-def render_text(ds):
-    from .load import no_cyclic_gc
+def render_text(ds: Dataset) -> str:
+    from .dataset import no_cyclic_gc
     parts = ["\n".join(header_lines(ds))]
     with no_cyclic_gc():                     # many rows of cells, no cycles among them
         parts += [t.text() for t in tables(ds)]

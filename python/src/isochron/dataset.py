@@ -22,9 +22,13 @@ import json
 import os
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .base import PRIMARY, IsochronError, IsochronWarning, record_error  # noqa: F401 (their home was here)
-from .launchset import expand   # a launch-set directory (isochron run) is its files
+from .launchset import expand  # a launch-set directory (isochron run) is its files
+
+if TYPE_CHECKING:                            # for the annotations only
+    import pandas as pd
 
 SCHEMA_VERSION = 1
 #: schema version -> function bringing a record of that version to the current shape
@@ -43,26 +47,26 @@ class Dataset:
     warnings: list = field(default_factory=list)
 
     @property
-    def tools(self):
+    def tools(self) -> list[str]:
         """The tools that wrote the runs, in order of first appearance."""
         return list(dict.fromkeys(c.get("tool", "unknown") for c in self.contexts))
 
     @property
-    def truncated(self):
+    def truncated(self) -> bool:
         return bool(self.warnings)
 
-    def has(self, rtype):
+    def has(self, rtype: str) -> bool:
         return bool(self.records.get(rtype))
 
-    def frame(self, rtype):
+    def frame(self, rtype: str) -> pd.DataFrame:
         """The records of one type as a DataFrame (columns ``run`` and ``file`` added)."""
-        import pandas as pd                    # only here: the command line never needs it
+        import pandas as pd  # only here: the command line never needs it
         rows = self.records.get(rtype, [])
         df = pd.DataFrame(rows)
         df.attrs.update(self.attrs())
         return df
 
-    def attrs(self):
+    def attrs(self) -> dict[str, Any]:
         return {
             "context": self.contexts[0] if self.contexts else {},
             "contexts": self.contexts,
@@ -268,7 +272,7 @@ def _attach_sync(ds, first_run):
             row.setdefault("duration_s", sync.get("duration_s"))
 
 
-def read(paths):
+def read(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Dataset:
     """Read one path or a list of paths into a :class:`Dataset` (runs numbered across files).
 
     A directory written by ``isochron run`` (it holds ``manifest.json``) reads as its launches'
@@ -287,7 +291,7 @@ def read(paths):
 
 
 @contextlib.contextmanager
-def no_cyclic_gc():
+def no_cyclic_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while many records are built: they hold no cycles,
     and its passes over a growing heap cost a quarter of loading 200,000 points. Reference
     counting frees everything as usual; the collector's state is restored after."""
@@ -300,7 +304,7 @@ def no_cyclic_gc():
             gc.enable()
 
 
-def load(path, record=None):
+def load(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], record: str | None = None) -> pd.DataFrame:
     """Load a result file as a DataFrame of its points.
 
     ``record`` picks the record type; by default ``point`` for isochron-bench, ``accuracy``

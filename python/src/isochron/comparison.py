@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from . import launches as _launches
-from .load import IsochronError
-from .tables import Table, below_resolution, resolution_cell
+from .base import Points, Record
+from .dataset import IsochronError
+from .table import Table, below_resolution, resolution_cell
 from .units import MISSING, fmt_bytes, fmt_time, is_missing
 
 MATCH_KEYS = ["config", "op", "barrier", "bytes", "nprocs", "root", "dtype", "redop", "in_place",
@@ -33,7 +35,7 @@ MATCH_KEYS = ["config", "op", "barrier", "bytes", "nprocs", "root", "dtype", "re
 MIN_RAW = 5   # fewer valid repetitions than this on a side: use the CI test instead
 
 
-def parse_threshold(text):
+def parse_threshold(text: str) -> float:
     """'5%' -> 0.05, '0.05' -> 0.05."""
     s = str(text).strip()
     try:
@@ -65,11 +67,11 @@ class Comparison:
     warnings: list = field(default_factory=list)
 
     @property
-    def regressions(self):
+    def regressions(self) -> list[Record]:
         return [r for r in self.rows if r["verdict"] == "REGRESSION"]
 
     @property
-    def level(self):
+    def level(self) -> str:
         return self.rows[0].get("level", "repetition") if self.rows else "repetition"
 
 
@@ -77,7 +79,7 @@ def _test(pa, pb, alpha):
     """(test name, p-value or None, significant) for one matched pair of points."""
     ra, rb = _valid_raw(pa), _valid_raw(pb)
     if ra is not None and rb is not None and len(ra) >= MIN_RAW and len(rb) >= MIN_RAW:
-        from scipy.stats import mannwhitneyu     # here: scipy takes a second to import
+        from scipy.stats import mannwhitneyu  # here: scipy takes a second to import
         p = float(mannwhitneyu(ra, rb, alternative="two-sided").pvalue)
         return "Mann-Whitney U", p, p < alpha
     lo_a, hi_a, lo_b, hi_b = (pa.get("ci_lo_s"), pa.get("ci_hi_s"), pb.get("ci_lo_s"),
@@ -144,8 +146,9 @@ def _label(p, keys):
     return " ".join(fmt_bytes(p.get(k)) if k == "bytes" else f"{k}={p.get(k)}" for k in keys)
 
 
-def compare(a, b, threshold=0.05, alpha=0.05, match=None, level="launch",
-            default_spread=_launches.DEFAULT_LAUNCH_SPREAD):
+def compare(a: Points, b: Points, threshold: float = 0.05, alpha: float = 0.05,
+            match: Sequence[str] | None = None, level: str = "launch",
+            default_spread: float = _launches.DEFAULT_LAUNCH_SPREAD) -> Comparison:
     """Compare points ``b`` against baseline ``a`` (lists of point dicts, or DataFrames).
 
     ``level``: "launch" (default) tests launch medians against the between-launch spread;
@@ -168,7 +171,7 @@ def compare(a, b, threshold=0.05, alpha=0.05, match=None, level="launch",
             raise IsochronError(f"--match {','.join(unknown)}: not a point key"
                                 f" (choose from {', '.join(MATCH_KEYS)})")
         keys = list(match)
-    warnings = []
+    warnings: list[str] = []
     ia, ib = _index(a, keys, "A", warnings, level), _index(b, keys, "B", warnings, level)
     rows = []
     for k, la in ia.items():
@@ -208,7 +211,8 @@ def _median_cell(r, side):
     return resolution_cell(p) if below_resolution(p) else fmt_time(r[f"{side}_median_s"])
 
 
-def comparison_table(cmp, name_a="A", name_b="B", threshold=0.05, alpha=0.05):
+def comparison_table(cmp: Comparison, name_a: str = "A", name_b: str = "B", threshold: float = 0.05,
+                     alpha: float = 0.05) -> Table:
     """The comparison as a :class:`Table` (same text in the terminal and the report)."""
     ops = {r.get("op") for r in cmp.rows}
     shown = [k for k in cmp.keys if k != "bytes" and any(
