@@ -657,7 +657,7 @@ int main(int argc, char **argv)
                 if (rank == 0) {
                     const isochron_point_t *out = uni ? uni : &pt;
                     for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], out, bo.scheme, bo.method);
-                    app_interrupt_count(done_pts - failed);
+                    app_interrupt_count(done_pts);
                 }
             }
             if (!prc && rank == 0 && !quiet) {
@@ -683,7 +683,7 @@ int main(int argc, char **argv)
         if (reps[1]) isochron_report_track(reps[1], ti.refreshes, ti.cost, wall);
     }
     if (rank == 0) {
-        for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts - failed, !failed); isochron_reporter_destroy(reps[k]); }
+        for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts, !failed); isochron_reporter_destroy(reps[k]); }
     }
     free(ctxbuf);
     isochron_bench_destroy(bench);

@@ -298,11 +298,7 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
          * uninitialised base pointer for size 0 (valgrind), which teardown
          * and prepare would then compare */
         if (wbytes == 0) wbytes = 64;
-        if (MPI_Win_allocate((MPI_Aint)wbytes, ts, MPI_INFO_NULL, c->comm, &base, &c->win) != MPI_SUCCESS) {
-            c->win = MPI_WIN_NULL;
-            return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_allocate of %zu bytes failed", name,
-                                      e.win * (size_t)ts);
-        }
+        if ((rc = isochron_ops_win_allocate(name, c, wbytes, ts, &base, &c->win))) return rc;
         st->win_base = base;
         if (k.alg == ALG_PSCW) {
             /* the groups of post (who accesses this window: the left neighbour) and start (the right) */

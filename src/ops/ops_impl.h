@@ -64,6 +64,10 @@ typedef struct {
 
 /* 1 and the version if the library is MPICH (MPI_Get_library_version), else 0 (setup.c). */
 int isochron_ops_mpich_version(int *major, int *minor, int *patch);
+/* MPI_Win_allocate(wbytes, disp_unit) on c->comm, errors returned rather than fatal: a failure becomes one
+ * sentence naming the operation, MPI's error string and, where known, the cause and the remedy (Open MPI
+ * 4.1's default osc component on ranks that span nodes). Collective; on failure *win is MPI_WIN_NULL. */
+int isochron_ops_win_allocate(const char *name, isochron_op_ctx_t *c, size_t wbytes, int disp_unit, void *base, MPI_Win *win);
 
 /* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" for a thread level (thread.c). */
 const char *isochron_ops_thread_level_name(int level);

@@ -108,10 +108,7 @@ static int setup_rbw(isochron_op_ctx_t *c, const char *name, int get, int alg, i
     void *base = NULL;
     size_t wbytes = (total + 63) / 64 * 64; /* padded as in kind.c (MPICH 4.0 shared-memory windows); never 0 */
     if (wbytes == 0) wbytes = 64;
-    if (MPI_Win_allocate((MPI_Aint)wbytes, c->dtype_size, MPI_INFO_NULL, c->comm, &base, &c->win) != MPI_SUCCESS) {
-        c->win = MPI_WIN_NULL;
-        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_allocate of %zu bytes failed", name, total);
-    }
+    if ((rc = isochron_ops_win_allocate(name, c, wbytes, c->dtype_size, &base, &c->win))) return rc;
     st->base.win_base = base;
     if (!get) c->rbuf = base; /* data arrives in the window */
     c->rbuf_bytes = total;

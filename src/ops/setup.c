@@ -157,6 +157,36 @@ int isochron_ops_mpich_version(int *major, int *minor, int *patch)
     return sscanf(p, " %d.%d.%d", major, minor, patch) >= 2;
 }
 
+/* Open MPI 4.1.4's osc rdma, chosen by default, failed MPI_Win_allocate with MPI_ERR_WIN on ranks of
+ * different hosts joined by TCP (the namespace cluster): the tcp btl has no atomics, and the component
+ * errs instead of declining. osc ucx and osc pt2pt made the same windows there. */
+int isochron_ops_win_allocate(const char *name, isochron_op_ctx_t *c, size_t wbytes, int disp_unit, void *base, MPI_Win *win)
+{
+    MPI_Errhandler old;
+    MPI_Comm_get_errhandler(c->comm, &old);
+    MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    int err = MPI_Win_allocate((MPI_Aint)wbytes, disp_unit, MPI_INFO_NULL, c->comm, base, win);
+    MPI_Comm_set_errhandler(c->comm, old);
+    MPI_Errhandler_free(&old);
+    if (err == MPI_SUCCESS) return ISOCHRON_OK;
+    *win = MPI_WIN_NULL;
+    char es[MPI_MAX_ERROR_STRING] = "", lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0, shm_size = 0;
+    MPI_Error_string(err, es, &len);
+    MPI_Get_library_version(lib, &len);
+    MPI_Comm shm;
+    if (MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &shm) == MPI_SUCCESS) {
+        MPI_Comm_size(shm, &shm_size);
+        MPI_Comm_free(&shm);
+    }
+    lib[strcspn(lib, ",\n")] = 0; /* "Open MPI v4.1.4" */
+    if (strstr(lib, "Open MPI v4.") && shm_size < c->size)
+        return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_allocate failed (%s) on ranks that span nodes: %s's default one-sided "
+                                  "component (osc rdma) cannot make windows over TCP; select another: mpirun --mca osc ucx "
+                                  "(or --mca osc pt2pt)", name, es, lib);
+    return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_allocate of %zu bytes failed (%s)", name, wbytes, es);
+}
+
 static int mpich_reduce_inplace_broken(void)
 {
     int major, minor, patch;

@@ -147,6 +147,41 @@ static int validate_g(isochron_shmem_ctx_t *c)
     return ISOCHRON_OK;
 }
 
+/* Poll shmem_long_test until sig >= want: 0. A library that moves remote puts only inside blocking calls
+ * never shows the flag here: Open MPI 4.1.4's oshmem over UCX on TCP (across hosts: the namespace
+ * cluster) polled for ever and the op hung until the watchdog. After TEST_PATIENCE s without the flag,
+ * the library is progressed from outside (MPI_Iprobe: Open MPI drives both from one progress engine; and
+ * shmem_quiet, which pushes this PE's own last put out) for
+ * up to TEST_PATIENCE s more: 1 if the flag arrived then (a library defect the caller names after
+ * finishing its side of the exchange, so its partner is not left waiting), ETIMEOUT if never. */
+#define TEST_PATIENCE 5.0
+/* The flag value by which the PE that has named the defect tells its partner, still polling for its next
+ * flag, to end the op too (2 from test_poll). */
+#define TEST_STOP (1L << 40)
+static int test_poll(isochron_shmem_ctx_t *c, long want, int from)
+{
+    if (shmem_long_test(&c->sig[2], SHMEM_CMP_GE, want)) return c->sig[2] >= TEST_STOP ? 2 : 0;
+    double t0 = isochron_truth_now();
+    for (unsigned k = 1;; k++) {
+        if (shmem_long_test(&c->sig[2], SHMEM_CMP_GE, want)) return c->sig[2] >= TEST_STOP ? 2 : 0;
+        if ((k & 4095u) == 0 && isochron_truth_now() - t0 > TEST_PATIENCE) break;
+    }
+    for (double t1 = isochron_truth_now(); isochron_truth_now() - t1 < TEST_PATIENCE;) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+        shmem_quiet(); /* this PE's own last put may be waiting for progress too */
+        if (shmem_long_test(&c->sig[2], SHMEM_CMP_GE, want)) return c->sig[2] >= TEST_STOP ? 2 : 1;
+    }
+    return isochron_set_error(ISOCHRON_ETIMEOUT, "test: PE %d waited %.0f s for flag %ld from PE %d, which never arrived", ME,
+                              2 * TEST_PATIENCE, want, from);
+}
+static int test_defect(isochron_shmem_ctx_t *c, long want, int from)
+{
+    return shm_defect(c, "shmem_long_test", "did not progress communication",
+                      "PE %d polled it %.0f s for flag %ld from PE %d, which arrived as soon as the library was progressed by "
+                      "other calls (shmem_quiet, MPI_Iprobe): it moves remote puts only inside blocking calls", ME, TEST_PATIENCE, want, from);
+}
+
 /* ping-pong of `bytes` with a put, a fence and a flag the partner waits for; one-way time = half the round trip */
 static int pingpong(isochron_shmem_ctx_t *c, double *t, int *act, size_t nb, int use_test)
 {
@@ -163,18 +198,24 @@ static int pingpong(isochron_shmem_ctx_t *c, double *t, int *act, size_t nb, int
         for (long i = 1; i <= c->iters; i++) {
             if (nb) { shmem_putmem(c->dst, c->src, nb, peer); shmem_fence(); }
             shmem_long_p(&c->sig[2], i, peer);
-            if (use_test) while (!shmem_long_test(&c->sig[2], SHMEM_CMP_GE, i)) ;
-            else shmem_long_wait_until(&c->sig[2], SHMEM_CMP_GE, i);
+            if (use_test && (rc = test_poll(c, i, peer))) {
+                if (rc < 0) return rc;
+                if (rc == 1) { shmem_long_p(&c->sig[2], TEST_STOP, peer); shmem_quiet(); } /* the partner waits for flag i + 1 */
+                return test_defect(c, i, peer);
+            }
+            if (!use_test) shmem_long_wait_until(&c->sig[2], SHMEM_CMP_GE, i);
         }
         *t = (shm_now(c) - t0) / c->iters / 2;
         c->res = c->tres / c->iters / 2;
         shm_timed(c, c->iters, "origin");
     } else if (ME == T) {
         for (long i = 1; i <= c->iters; i++) {
-            if (use_test) while (!shmem_long_test(&c->sig[2], SHMEM_CMP_GE, i)) ;
-            else shmem_long_wait_until(&c->sig[2], SHMEM_CMP_GE, i);
+            if (use_test && (rc = test_poll(c, i, peer)) < 0) return rc;
+            if (rc == 2) return test_defect(c, i, peer); /* PE 0 named it (TEST_STOP) */
+            if (!use_test) shmem_long_wait_until(&c->sig[2], SHMEM_CMP_GE, i);
             if (nb) { shmem_putmem(c->dst, c->src, nb, peer); shmem_fence(); }
             shmem_long_p(&c->sig[2], i, peer);
+            if (rc == 1) { shmem_quiet(); return test_defect(c, i, peer); } /* the answer is out: then say it */
         }
     }
     return ISOCHRON_OK;

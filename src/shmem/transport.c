@@ -67,7 +67,14 @@ static int x_recv(const isochron_xport_t *x, MPI_Comm comm, int pe, int tag, dou
         double t0 = isochron_truth_now();
         unsigned k = 0;
         while (!shmem_long_test((long *)w, SHMEM_CMP_GE, want)) {
-            if ((++k & 1023u) == 0 && isochron_truth_now() - t0 > s->timeout)
+            /* shmem_long_test may only read memory: Open MPI 4.1.4's oshmem over UCX does, and where UCX
+             * emulates puts in software (TCP, across hosts: the namespace cluster) the sender's shmem_quiet
+             * completes only when this PE progresses the library, so both sides waited forever (the sync hung
+             * until the watchdog). shmem_long_wait_until progresses but cannot time out; shmem_quiet does not
+             * progress with nothing outstanding. An MPI_Iprobe does, here (Open MPI drives both libraries from
+             * one progress engine), and is harmless elsewhere: the transport needs one MPI rank per PE. */
+            if ((++k & 63u) == 0) { int flag; MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); }
+            if ((k & 1023u) == 0 && isochron_truth_now() - t0 > s->timeout)
                 return isochron_set_error(ISOCHRON_ETIMEOUT, "shmem transport: PE %d waited %.0f s for a timestamp from PE %d (value %ld never arrived)",
                                           s->me, s->timeout, pe, want);
         }
