@@ -46,6 +46,7 @@ if sizes != [4096, 65536]: fail(f"shift sizes {sizes}, expected the default 4K,6
 for s in sizes:
     names = sorted(r["barrier"] for r in sh if r["bytes"] == s)
     if names != sorted(bars + ["clock", "none"]): fail(f"shift at {s} B: barriers {names}")
+judged = 0
 for r in sh:
     if not (0 <= r["successes"] <= r["valid"] <= r["trials"]) or len(r["samples_s"]) != r["valid"]: fail(f"shift record inconsistent: {r['barrier']} {r['bytes']}")
     ref = [q for q in sh if q["bytes"] == r["bytes"] and q["barrier"] == "clock"][0]
@@ -54,9 +55,15 @@ for r in sh:
         # oversubscribed node): then nothing can be judged, and the record must say so
         if ref["valid"] != 0 or r["success_rate"] is not None or r["successes"] != 0: fail(f"shift {r['barrier']} {r['bytes']}: no reference but {ref['valid']} valid reference trials, rate {r['success_rate']}")
         continue
+    judged += 1
     if r["valid"] and not (r["reference_s"] > 0 and abs(r["success_rate"] - r["successes"] / r["valid"]) < 1e-9): fail(f"shift rate wrong: {r['barrier']}")
     ok = sum(1 for x in r["samples_s"] if x <= (1 + r["threshold"]) * r["reference_s"])
     if ok != r["successes"]: fail(f"shift {r['barrier']} {r['bytes']}: successes {r['successes']} but {ok} samples within the threshold")
+# A record without a reference is consistent but says nothing of its barrier: a run in which no
+# size had a valid reference trial checked no barrier's shift at all. That is not a pass: the test
+# says so and exits 77, which CTest shows as skipped (a machine so loaded that a rank was late in
+# every trial), after every other record has been checked.
+no_shift_judged = judged == 0
 po = by("payoff")
 if len(po) != 1: fail("one payoff record expected")
 p = po[0]
@@ -65,4 +72,8 @@ if p["sizes"] != [0, 4096, 65536] or any(len(p[k]) != n for k in ("reference_s",
 if p["d"] != math.ceil(math.log2(nprocs)): fail(f"payoff d = {p['d']}, expected ceil(log2 {nprocs})")
 end = recs[-1]
 if end.get("type") != "end" or end.get("complete") is not True: fail("last record is not a complete end record")
-print(f"check_output: PASS ({len(recs)} records)")
+if no_shift_judged:
+    print(f"check_output: SKIP: every other record holds, but no shift record could be judged: the concurrent"
+          f" reference had no valid trial at any size ({sizes})")
+    sys.exit(77)
+print(f"check_output: PASS ({len(recs)} records, {judged} of {len(sh)} shift records judged)")

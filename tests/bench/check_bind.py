@@ -9,20 +9,10 @@ AUTO was run with --bind auto, OFF with the default --bind off, same ranks.
   - AUTO otherwise (not oversubscribed, or the launcher bound): isochron bound
     nothing and the binding is the launcher's (the same as OFF's).
 Prints "check_bind: PASS" or the first problem."""
-import json, math, sys
+import math, os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from records import context, fail  # noqa: E402
 
-
-def fail(msg):
-    print("check_bind: FAIL:", msg)
-    sys.exit(1)
-
-
-def context(path):
-    for line in open(path):
-        r = json.loads(line)
-        if r["type"] == "context":
-            return r
-    fail(f"{path}: no context record")
 
 
 auto, off = context(sys.argv[1]), context(sys.argv[2])

@@ -11,17 +11,16 @@ not be wildly optimistic (true error <= bound + BOUND_S / 2 on at least 90 %
 of the points). UNTRACKED is the same run with --track off: its points carry
 no clock fields (null), its context says tracking is off. Prints
 "check_clock: PASS" or the first problem."""
-import json, sys
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import records  # noqa: E402
+from records import fail  # noqa: E402
 
-def fail(msg):
-    print("check_clock: FAIL:", msg)
-    sys.exit(1)
 
 def load(path):
-    recs = [json.loads(line) for line in open(path)]
-    if not recs or recs[0].get("type") != "context":
-        fail(f"{path}: no context record first")
-    return recs[0], [r for r in recs if r.get("type") == "point"]
+    recs = records.load(path)
+    return recs[0], records.of_type(recs, "point")
+
 
 tracked, untracked, bound = sys.argv[1], sys.argv[2], float(sys.argv[3])
 ctx, pts = load(tracked)

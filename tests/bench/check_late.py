@@ -25,14 +25,13 @@ point's retries follow the run's retry budget (a retry only while the run's
 retried tries are fewer than 12 + 0.25 x the points before), recomputed here
 point by point, and every discarded share is 0.
 Prints "check_late: PASS" or the first problem."""
-import json, sys
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from records import fail, of_type, read  # noqa: E402
 
-def fail(msg):
-    print("check_late: FAIL:", msg)
-    sys.exit(1)
 
 path, k = sys.argv[1], int(sys.argv[2])
-pts = [json.loads(line) for line in open(path) if '"type":"point"' in line]
+pts = of_type(read(path), "point")
 if sys.argv[3] == "--budget":
     n, made, got, want = int(sys.argv[4]), 0, [], []
     for i, p in enumerate(pts):

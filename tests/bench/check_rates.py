@@ -10,11 +10,10 @@ the median's interval in time inverted (lo = bytes / median_ci_hi_s),
 msg_rate = msgs_per_run / median_s; the CSV row says the same in MB/s (1e6).
 Latency-type points (pingping, multi_lat, pingpong) say unit "s" and carry no
 rate. The context records the window. Exits nonzero with the reason."""
-import csv, json, math, sys
+import csv, math, os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from records import fail, load  # noqa: E402
 
-def fail(msg):
-    print("check_rates: FAIL:", msg)
-    sys.exit(1)
 
 def close(a, b, rel=1e-6):
     return a is not None and b is not None and abs(a - b) <= rel * max(abs(a), abs(b))
@@ -25,7 +24,7 @@ msgs_of = {"bw": w, "bibw": 2 * w, "mbw_mr": (p // 2) * w, "bw_fan_in": (p - 1) 
 for sync in ("fence", "pscw", "lockall"):
     for acc in ("put", "get"):
         msgs_of[f"{acc}_bw_{sync}"], msgs_of[f"{acc}_bibw_{sync}"] = w, 2 * w
-recs = [json.loads(l) for l in open(jsonl)]
+recs = load(jsonl)
 if recs[0].get("options", {}).get("msg_window") != w: fail(f"context options lack msg_window {w}")
 pts = [r for r in recs if r.get("type") == "point"]
 rows = list(csv.DictReader(l for l in open(csvf) if not l.startswith("#")))

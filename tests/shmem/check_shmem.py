@@ -28,15 +28,14 @@ usage: check_shmem.py OUT.jsonl STDERR.txt OPS.txt NP NSIZES STATUS [EXPECT]
   STATUS  the exit status of the run
   EXPECT  LIBRARY=CALL,CALL,...[;LIBRARY=...]: the calls known to deliver wrong
           data with the library whose context "shmem_library" contains LIBRARY"""
-import json, math, re, sys
+import math, os, re, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from records import fail, read  # noqa: E402
 
-def fail(msg):
-    print("check_shmem: FAIL:", msg)
-    sys.exit(1)
 
 if len(sys.argv) not in (7, 8): fail(__doc__.split("usage: ")[1])
 jsonl, errf, opsf, np_, nsizes, status = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-recs = [json.loads(l) for l in open(jsonl)]
+recs = read(jsonl)
 err = open(errf).read()
 ops = {}
 for line in open(opsf):
