@@ -187,6 +187,18 @@ int isochron_ops_win_allocate(const char *name, isochron_op_ctx_t *c, size_t wby
     return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Win_allocate of %zu bytes failed (%s)", name, wbytes, es);
 }
 
+/* Open MPI 4.1's default osc (rdma) crashes with SIGSEGV inside MPI_Compare_and_swap on 8-byte integers
+ * (in btl vader's fragment handler, reached from ompi_osc_rdma_compare_and_swap; seen here with 4.1.4 under
+ * every synchronization, and in OSU's osu_cas_latency); 4-byte integers, and osc ucx or pt2pt with 8-byte
+ * ones, work. Refused unless the user chose the component (OMPI_MCA_osc). */
+static int ompi_cas8_crashes(size_t dtype_size)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (dtype_size != 8 || getenv("OMPI_MCA_osc") || MPI_Get_library_version(v, &len) != MPI_SUCCESS) return 0;
+    return strstr(v, "Open MPI v4.1.") != NULL;
+}
+
 static int mpich_reduce_inplace_broken(void)
 {
     int major, minor, patch;
@@ -238,6 +250,11 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
         return isochron_set_error(ISOCHRON_EUNSUPPORTED,
                                   "reduce: this MPICH crashes in MPI_Reduce with MPI_IN_PLACE at a non-zero root "
                                   "(pmodels/mpich#6540, fixed in 4.1.3); use root 0, in_place off, or ireduce");
+    if (!(op->flags & ISOCHRON_OP_USER) && op->name && !strncmp(op->name, "compare_and_swap", 16) && ompi_cas8_crashes((size_t)ctx->dtype_size))
+        return isochron_set_error(ISOCHRON_EUNSUPPORTED,
+                                  "%s: library defect: Open MPI 4.1's default one-sided component (osc rdma) crashes (SIGSEGV) in "
+                                  "MPI_Compare_and_swap on 8-byte integers; use a 4-byte type (--dtype int) or select another "
+                                  "component (mpirun --mca osc ucx, or OMPI_MCA_osc=ucx)", name);
     if ((op->flags & ISOCHRON_OP_MIN2) && ctx->size < 2)
         return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes; the communicator has %d",
                                   name, ctx->size);
