@@ -1,10 +1,13 @@
 /*
  * The datatypes and reduction ops the built-in operations know, by name
- * (--dtype, --op): one table each, looked up case-insensitively like every
- * registry of isochron, an unknown name answered with the valid ones. Below
+ * (--dtype, --op), and the names of MPI's thread levels: one table each,
+ * looked up case-insensitively like every registry of isochron, an unknown
+ * name answered with the valid ones. Below
  * the operation files, which name their datatype in records: in registry.c,
  * which lists those files' descriptors, it made registry.c and the operation
- * files depend on each other (tests/layering/check_cycles.py).
+ * files depend on each other (tests/layering/check_cycles.py); the thread
+ * level names came from thread.c, which setup.c names and which uses kind.c,
+ * which uses setup.c.
  */
 #include "isochron.h"
 #include "core/util.h"
@@ -78,4 +81,13 @@ const char *isochron_op_reduce_name(MPI_Op op)
     for (int i = 0; i < 4; i++)
         if (op == reduce_at(i)) return reduce_names_v[i];
     return "?";
+}
+
+const char *isochron_ops_thread_level_name(int level)
+{
+    if (level == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
+    if (level == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
+    if (level == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
+    if (level == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
+    return "an unknown thread level";
 }

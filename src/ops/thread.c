@@ -68,15 +68,6 @@ struct lmt {
 
 #define LST(c) ((lmt_t *)(c)->state)
 
-const char *isochron_ops_thread_level_name(int level)
-{
-    if (level == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
-    if (level == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
-    if (level == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
-    if (level == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
-    return "an unknown thread level";
-}
-
 static int nthreads_of(const isochron_op_ctx_t *c) { return c->threads > 0 ? c->threads : ISOCHRON_OP_THREADS_DEFAULT; }
 
 /* Ranks 0 and 1: T messages to send and T slots to receive into. */
