@@ -612,6 +612,8 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         isochron_json_kstring(&j, "spec", c->spec_text);
         isochron_json_knumber(&j, "duration_s", c->rep.duration);
         isochron_json_kint(&j, "rounds", c->rep.rounds);
+        isochron_json_knumber(&j, "pair_budget_s", c->rep.pair_budget);
+        isochron_json_kint(&j, "cut_pairs", c->rep.cut_pairs);
         isochron_json_kint(&j, "nodes", c->rep.nodes);
         isochron_json_kint(&j, "node_size", c->spec.node_size);
         isochron_json_knumber(&j, "max_abs_measured_offset_s", meas);

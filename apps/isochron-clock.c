@@ -235,6 +235,8 @@ static void write_head(out_t *o, FILE *f)
     isochron_json_kstring(&j, "sync_spec", o->spec_text);
     isochron_json_knumber(&j, "duration_s", o->rep->duration);
     isochron_json_kint(&j, "rounds", o->rep->rounds);
+    isochron_json_knumber(&j, "pair_budget_s", o->rep->pair_budget);
+    isochron_json_kint(&j, "cut_pairs", o->rep->cut_pairs);
     isochron_json_kbool(&j, "tracking", o->tracking);
     isochron_json_record_end(&j);
     for (int i = 0; i < o->size; i++) {
