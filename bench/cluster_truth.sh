@@ -7,7 +7,9 @@
 #   sync time, the largest true error over the ranks at each check, both bounds, which bound was
 #   stated, and the share of (rank, check) samples each bound covers; then the bench points'
 #   clock_true_s against their stated clock_bound_s.
-# Conditions: healthy network (Open MPI --mca mpi_yield_when_idle 1, 1 rank per node) with drift
+# Conditions: healthy network (Open MPI --mca mpi_yield_when_idle 1 --bind-to none, 1 rank per node:
+# Open MPI binds each node's rank to "its" core 0, which in this cluster is one core for both nodes,
+# so every exchange waited for a context switch; real nodes have cores of their own) with drift
 # injected per node at 0.5, 2 and 5 ppm; starved (2 ranks per node polling on 2 cores, no yield);
 # a CPU hog on node 1; SimGrid asym-2 (1 us one way, 11 us back) and asym-star-4.
 # Usage (root): bench/cluster_truth.sh [BUILD_DIR]   env: WAITS (default 0,10,30,60), SEED (default
@@ -41,10 +43,10 @@ if [[ " $conds " == *" healthy "* || " $conds " == *" starved "* || " $conds " =
   s=$seed
   if [[ " $conds " == *" healthy "* ]]; then
     for d in 0.5 2 5; do
-      run_clock "healthy-drift$d" 2 "drift=$d,seed=$s,by=host" --mca mpi_yield_when_idle 1
+      run_clock "healthy-drift$d" 2 "drift=$d,seed=$s,by=host" --mca mpi_yield_when_idle 1 --bind-to none
       s=$((s + 1))
     done
-    run_bench healthy 2 "drift=2,seed=$s,by=host" --mca mpi_yield_when_idle 1; s=$((s + 1))
+    run_bench healthy 2 "drift=2,seed=$s,by=host" --mca mpi_yield_when_idle 1 --bind-to none; s=$((s + 1))
   fi
   if [[ " $conds " == *" starved "* ]]; then
     run_clock starved-drift2 4 "drift=2,seed=$s,by=host"; s=$((s + 1))
