@@ -108,7 +108,11 @@ size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, i
      * 64 B, memory measurements their own block of the size (shmem_malloc/shmem_align in the loop) */
     if (!strcmp(op->family, "memory")) return b + 4096;
     if (!strcmp(op->family, "atomic") || !strcmp(op->family, "lock")) b = 64;
-    else if (!strcmp(op->family, "coll") || !strcmp(op->family, "bcast_method")) {
+    else if (!strcmp(op->family, "strided")) { /* n elements at stride 4 (extra.c's ISTRIDE) */
+        if (b > SIZE_MAX / 16) return SIZE_MAX;
+        b *= 4;
+    }
+    else if (!strcmp(op->family, "coll") || !strcmp(op->family, "bcast_method") || !strcmp(op->family, "active")) {
         if (npes > 0 && b > SIZE_MAX / 4 / (size_t)npes) return SIZE_MAX;
         b *= (size_t)(npes > 0 ? npes : 1);
     }

@@ -11,7 +11,7 @@
 
 int isochron_shmem_op_count(void)
 {
-    return isochron_shmem_rma_nops + isochron_shmem_amo_nops + isochron_shmem_coll_nops + isochron_shmem_tput_nops;
+    return isochron_shmem_rma_nops + isochron_shmem_amo_nops + isochron_shmem_coll_nops + isochron_shmem_tput_nops + isochron_shmem_extra_nops;
 }
 
 const isochron_shmem_op_t *isochron_shmem_op_get(int i)
@@ -24,6 +24,8 @@ const isochron_shmem_op_t *isochron_shmem_op_get(int i)
     if (i < isochron_shmem_coll_nops) return &isochron_shmem_coll_ops[i];
     i -= isochron_shmem_coll_nops;
     if (i < isochron_shmem_tput_nops) return &isochron_shmem_tput_ops[i];
+    i -= isochron_shmem_tput_nops;
+    if (i < isochron_shmem_extra_nops) return &isochron_shmem_extra_ops[i];
     return NULL;
 }
 

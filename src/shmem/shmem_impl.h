@@ -43,6 +43,9 @@ struct isochron_shmem_ctx {
     /* throughput (ISOCHRON_SHMEM_TPUT): messages per window and sender, messages one window carries (all senders) */
     int window;
     double moved_msgs;
+    /* the collectives added for issue 28 (coll.c): one call of the measured collective, its kind and active set */
+    void (*xcoll)(isochron_shmem_ctx_t *c, int i);
+    int xkind, xvar, as_start, as_log, as_size; /* xvar: 0 back to back, 1 Alg. 1, 2 Alg. 2, 3 separated by busy waits */
 };
 
 /* the timing of a repetition: k calls under one timer (k > 1: "loop" of `of`), or each alone ("origin"/`of`) */
@@ -91,6 +94,8 @@ extern const isochron_shmem_op_t isochron_shmem_coll_ops[];
 extern const int isochron_shmem_coll_nops;
 extern const isochron_shmem_op_t isochron_shmem_tput_ops[];
 extern const int isochron_shmem_tput_nops;
+extern const isochron_shmem_op_t isochron_shmem_extra_ops[];
+extern const int isochron_shmem_extra_nops;
 
 /* Time `body` iters times into `out` (seconds per iteration): one timer
  * around the loop (outside, Alg. 6) or one around each iteration (inside, Alg. 7). */

@@ -41,7 +41,7 @@ ops = {}
 for line in open(opsf):
     f = line.split()
     if len(f) >= 2: ops[f[0]] = f[1]
-if len(ops) < 60: fail(f"--list-ops listed only {len(ops)} measurements")
+if len(ops) < 130: fail(f"--list-ops listed only {len(ops)} measurements")
 if not recs or recs[0].get("type") != "context": fail("first record is not the context")
 ctx = recs[0]
 if ctx.get("tool") != "isochron-shmem" or ctx.get("nprocs") != np_: fail(f"context: tool/nprocs wrong: {ctx.get('tool')}, {ctx.get('nprocs')}")
@@ -60,9 +60,16 @@ if recs[-1].get("points") != sum(len(v) for v in pts.values()): fail(f"end recor
 # may be <= 0: times from which a separately measured part is subtracted
 # (issue 26: such a time below its resolution, negative included, is flagged below_resolution, shown "<= R")
 subtracted = {"put", "p", "put_ring", "put_nbi_quiet", "get_nbi_quiet", "put_nbi_overlap", "get_nbi_overlap", "loop_subtract",
-              "amo_set", "amo_set_all", "amo_inc", "amo_inc_all", "amo_add", "amo_add_all", "bcast_barrier", "bcast_ack"}
-nodata = {"quiet_empty", "malloc", "align", "barrier_all", "sync_all"}
-unsized = {"quiet", "p", "g", "quiet_empty", "wait_until", "test", "barrier_all", "sync_all", "lock", "lock_contended", "lock_roundrobin", "test_lock"}
+              "amo_set", "amo_set_all", "amo_inc", "amo_inc_all", "amo_add", "amo_add_all", "bcast_barrier", "bcast_ack",
+              "iput", "iput_ring", "put_exchange", "p_ring", "ctx_put", "reduce_barrier", "collect_barrier", "fcollect_barrier",
+              "alltoall_barrier", "alltoalls_barrier", "bcast_busy"}
+# no data moved (realloc and calloc check their blocks inside the timed loop: kept data, zeroes)
+nodata = {"quiet_empty", "malloc", "align", "barrier_all", "sync_all", "realloc", "calloc", "free", "barrier_half", "sync_half",
+          "barrier_even", "sync_even", "barrier_all_sync", "sync_all_sync"} | {f"ctx_{a}_{b}" for a in ("create", "destroy") for b in ("serialized", "private", "nostore")}
+unsized = {"quiet", "p", "g", "quiet_empty", "wait_until", "test", "barrier_all", "sync_all", "lock", "lock_contended", "lock_roundrobin", "test_lock",
+           "p_ring", "g_ring", "set_lock", "clear_lock", "test_lock_busy", "test_lock_busy_all", "test_lock_busy_turns", "test_lock_busy_round",
+           "barrier_half", "sync_half", "barrier_even", "sync_even", "barrier_all_sync", "sync_all_sync"} | \
+          {f"ctx_{a}_{b}" for a in ("create", "destroy") for b in ("serialized", "private", "nostore")}
 seen = {}  # defective call -> measurements
 for name, fam in ops.items():
     want = 1 if fam == "atomic" or name in unsized else nsizes
