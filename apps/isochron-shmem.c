@@ -39,7 +39,7 @@ enum { O_OPS, O_SIZES, O_LOOP, O_ITERS, O_MSGWIN, O_MINR, O_MAXR, O_RELCI, O_BUD
        O_CHECK, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_SYNCLIM, O_QUIET, O_LOPS, O_LLOOP, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
-    [O_OPS] = {"ops", "LIST", "measurements (comma-separated names or families: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, tput, strided, ctx, active; 'default': all but the measurements added since the first release, marked + in --list-ops; 'all'); see --list-ops", "default"},
+    [O_OPS] = {"ops", "LIST", "measurements (comma-separated names or families: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, tput, strided, ctx, active; 'default': all but the measurements added since the first release, marked + in --list-ops; 'added': those; 'all'); see --list-ops", "default"},
     [O_SIZES] = {"sizes", "LIST", "message sizes: 8,1K,64K or ranges A..B (x2 steps) or A..B*F; K/M/G = 2^10/2^20/2^30 (measurements without a size run once)", "8,4K,1M"},
     [O_LOOP] = {"loop", "NAME", "loop timing: outside (one timer around the loop, parts by subtraction: Alg. 6/9) or inside (timers around each part: Alg. 7/8); see --list-loops", "outside"},
     [O_ITERS] = {"iters", "N", "operations per repetition (0: 100, fewer from 64 KiB on; throughput: windows, by the window's bytes)", "0"},
@@ -235,13 +235,13 @@ int main(int argc, char **argv)
         if (app_list_ok(v[O_OPS] ? v[O_OPS] : "default", err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
         char *copy = strdup(v[O_OPS] ? v[O_OPS] : "default"), *save = NULL;
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            int fam = -1, dflt = !strcmp(t, "default");
+            int fam = -1, dflt = !strcmp(t, "default"), added = !strcmp(t, "added");
             for (int f = 0; f < NFAM; f++) if (!strcmp(t, families[f])) fam = f;
-            if (fam >= 0 || dflt || !strcmp(t, "all")) {
+            if (fam >= 0 || dflt || added || !strcmp(t, "all")) {
                 for (int i = 0; i < isochron_shmem_op_count(); i++) {
                     const char *of = isochron_shmem_op_get(i)->family;
                     int in_default = !(isochron_shmem_op_get(i)->flags & ISOCHRON_SHMEM_EXTRA);
-                    if (dflt ? in_default : (fam < 0 || !strcmp(of, families[fam]))) {
+                    if (dflt ? in_default : added ? !in_default : (fam < 0 || !strcmp(of, families[fam]))) {
                         if (nops >= 256) { free(copy); FAIL("--ops: more than 256 measurements"); }
                         list[nops++] = isochron_shmem_op_get(i);
                     }
@@ -249,7 +249,7 @@ int main(int argc, char **argv)
                 continue;
             }
             const isochron_shmem_op_t *op;
-            if (isochron_shmem_op_find(t, &op)) { free(copy); FAIL("--ops: %s (or a family: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, tput, strided, ctx, active; default, all)", isochron_last_error()); }
+            if (isochron_shmem_op_find(t, &op)) { free(copy); FAIL("--ops: %s (or a family: rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, tput, strided, ctx, active; default, added, all)", isochron_last_error()); }
             if (nops >= 256) { free(copy); FAIL("--ops: more than 256 measurements"); }
             list[nops++] = op;
         }

@@ -25,6 +25,8 @@ defect that did not show (the validation would no longer catch it, or the
 library changed: then update the list).
 
 usage: check_shmem.py OUT.jsonl STDERR.txt OPS.txt NP NSIZES STATUS [EXPECT]
+  two runs: OUT1.jsonl,OUT2.jsonl ERR1,ERR2 ... N1,N2 S1,S2 (the second run: the
+          measurements marked + in OPS.txt, at N2 sizes)
   STATUS  the exit status of the run
   EXPECT  LIBRARY=CALL,CALL,...[;LIBRARY=...]: the calls known to deliver wrong
           data with the library whose context "shmem_library" contains LIBRARY"""
@@ -34,29 +36,37 @@ from records import fail, read  # noqa: E402
 
 
 if len(sys.argv) not in (7, 8): fail(__doc__.split("usage: ")[1])
-jsonl, errf, opsf, np_, nsizes, status = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-recs = read(jsonl)
-err = open(errf).read()
-ops = {}
+# one run, or two (comma-separated: the default set, then the measurements marked + in OPS.txt)
+jsonls, errfs, opsf, np_ = sys.argv[1].split(","), sys.argv[2].split(","), sys.argv[3], int(sys.argv[4])
+nsizes_l, statuses = [int(x) for x in sys.argv[5].split(",")], [int(x) for x in sys.argv[6].split(",")]
+if not (len(jsonls) == len(errfs) == len(nsizes_l) == len(statuses) and len(jsonls) in (1, 2)): fail("one or two runs: as many files, sizes and statuses")
+runs = [read(f) for f in jsonls]
+err = "".join(open(f).read() for f in errfs)
+ops, extra = {}, set()
 for line in open(opsf):
     f = line.split()
     if len(f) >= 2: ops[f[0]] = f[1]
+    if len(f) >= 3 and f[2] == "+": extra.add(f[0])
 if len(ops) < 130: fail(f"--list-ops listed only {len(ops)} measurements")
-if not recs or recs[0].get("type") != "context": fail("first record is not the context")
-ctx = recs[0]
-if ctx.get("tool") != "isochron-shmem" or ctx.get("nprocs") != np_: fail(f"context: tool/nprocs wrong: {ctx.get('tool')}, {ctx.get('nprocs')}")
-for k in ("shmem_library", "clock_sync", "options", "timer", "method"):
-    if k not in ctx: fail(f"context lacks {k}")
-if ctx["options"].get("loop") != "outside": fail("context.options.loop is not the default 'outside'")
+for recs in runs:
+    if not recs or recs[0].get("type") != "context": fail("first record is not the context")
+    ctx = recs[0]
+    if ctx.get("tool") != "isochron-shmem" or ctx.get("nprocs") != np_: fail(f"context: tool/nprocs wrong: {ctx.get('tool')}, {ctx.get('nprocs')}")
+    for k in ("shmem_library", "clock_sync", "options", "timer", "method"):
+        if k not in ctx: fail(f"context lacks {k}")
+    if ctx["options"].get("loop") != "outside": fail("context.options.loop is not the default 'outside'")
+    if recs[-1].get("type") != "end": fail("no end record")
+    n = sum(1 for r in recs if r.get("type") == "point")
+    if recs[-1].get("points") != n: fail(f"end record counts {recs[-1].get('points')} points, the file has {n}")
+ctx = runs[0][0]
 expected = set()
 for part in (sys.argv[7].split(";") if len(sys.argv) == 8 else []):
     lib, _, calls = part.partition("=")
     if lib and lib in ctx["shmem_library"]: expected |= {c for c in calls.split(",") if c}
-pts = {}
-for r in recs:
-    if r.get("type") == "point": pts.setdefault(r["op"], []).append(r)
-if recs[-1].get("type") != "end": fail("no end record")
-if recs[-1].get("points") != sum(len(v) for v in pts.values()): fail(f"end record counts {recs[-1].get('points')} points, the file has {sum(len(v) for v in pts.values())}")
+pts, run_of = {}, {}
+for i, recs in enumerate(runs):
+    for r in recs:
+        if r.get("type") == "point": pts.setdefault(r["op"], []).append(r); run_of[r["op"]] = i
 # may be <= 0: times from which a separately measured part is subtracted
 # (issue 26: such a time below its resolution, negative included, is flagged below_resolution, shown "<= R")
 subtracted = {"put", "p", "put_ring", "put_nbi_quiet", "get_nbi_quiet", "put_nbi_overlap", "get_nbi_overlap", "loop_subtract",
@@ -72,7 +82,7 @@ unsized = {"quiet", "p", "g", "quiet_empty", "wait_until", "test", "barrier_all"
           {f"ctx_{a}_{b}" for a in ("create", "destroy") for b in ("serialized", "private", "nostore")}
 seen = {}  # defective call -> measurements
 for name, fam in ops.items():
-    want = 1 if fam == "atomic" or name in unsized else nsizes
+    want = 1 if fam == "atomic" or name in unsized else nsizes_l[1 if name in extra and len(runs) == 2 else 0]
     got = pts.get(name, [])
     if len(got) != want: fail(f"{name}: {len(got)} points, expected {want}")
     for p in got:
@@ -110,8 +120,9 @@ if nfailed != ndef: fail(f"stderr reports {nfailed} validation failures, the fil
 for call in expected - set(seen): fail(f"expected defect of {call} did not show (validation no longer catches it, or {ctx['shmem_library']} does it right now: update the list)")
 for call in seen:
     if not re.search(r"library defect: " + re.escape(call) + r" on symmetric-heap memory ", err): fail(f"stderr has no summary line for {call}")
-want_status = 4 if ndef else 0
-if status != want_status: fail(f"exit status {status}, expected {want_status} ({ndef} defect points)")
+for i, st in enumerate(statuses):
+    nd = sum(1 for v in pts.values() for p in v if "library_defect" in p and run_of[p["op"]] == i)
+    if st != (4 if nd else 0): fail(f"run {i + 1}: exit status {st}, expected {4 if nd else 0} ({nd} defect points)")
 bm = {n: pts[n] for n in ("bcast_barrier", "bcast_sync", "bcast_rounds", "bcast_ack")}
 for n, ps in bm.items():
     for p in ps:   # Alg. 1 and 4-5 subtract a part measured apart: within its resolution they say so
