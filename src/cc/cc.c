@@ -10,7 +10,10 @@
  *           return of MPI_Init on, whose hooks check the settings);
  *   2pc     the two-phase-commit baseline as MANA does it: before every
  *           blocking collective and every non-blocking collective initiation,
- *           PMPI_Ibarrier on the same communicator and a PMPI_Test loop;
+ *           PMPI_Ibarrier on the same communicator and a PMPI_Test loop, with
+ *           its checkpoints (prepare, vote, commit or abort and retry, and
+ *           restart: cc_ckpt.c, "2pc mode"); point-to-point calls are counted
+ *           and polled as in cc mode;
  *   cc      Algorithm 1's bookkeeping on the fast path: each communicator maps
  *           to a ggid computed from its group's world ranks as the paper
  *           defines it (4.1): FNV-1a over the SET of world ranks (ascending),
@@ -297,12 +300,25 @@ static void forget(MPI_Comm comm)
     }
 }
 
-void icc_2pc_enter(MPI_Comm comm)
+/* 2pc mode (MANA's two-phase commit, paper 003 2.2): a stop point at the entry (a rank prepared for a
+ * checkpoint votes and holds here, before its barrier), then PMPI_Ibarrier on the collective's
+ * communicator and a test loop that is a stop point too while the barrier is incomplete (cc_ckpt.c,
+ * "2pc mode"). Only a completed barrier lets the rank into the collective. */
+void icc_2pc_enter(MPI_Comm comm, const char *name)
 {
+    if (icc->attn) icc_poll(ICC_STOP, name, -1);
     MPI_Request r;
     int flag = 0;
     PMPI_Ibarrier(comm, &r);
-    while (!flag) PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    for (;;) {
+        PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        if (flag) return;
+        if (icc->attn) {
+            icc->barrier = &r;
+            icc_poll(ICC_BARRIER, name, -1);
+            icc->barrier = NULL;
+        }
+    }
 }
 
 /* the generated wrappers' hooks for every category but collectives (those are inline: cc_hooks.h) */
@@ -313,7 +329,7 @@ static void enter_other(isochron_pmpi_call_t *c)
     case ISOCHRON_PMPI_ICOLL:
     case ISOCHRON_PMPI_COMMCREATE: {
         if (icc->mode == ICC_2PC) {
-            if (c->category != ISOCHRON_PMPI_COMMCREATE) icc_2pc_enter(c->comm);
+            if (c->category != ISOCHRON_PMPI_COMMCREATE) icc_2pc_enter(c->comm, c->name);
             return;
         }
         int g = icc_lookup(c->comm, 1);
@@ -326,17 +342,17 @@ static void enter_other(isochron_pmpi_call_t *c)
         return;
     }
     case ISOCHRON_PMPI_INIT:
-        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize && icc->mode == ICC_CC) icc_finalize_protocol();
+        if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize && icc->mode != ICC_NATIVE) icc_finalize_protocol();
         return;
     case ISOCHRON_PMPI_P2P:      /* MPI_Bsend: the others are written by hand */
-        if (icc->mode != ICC_CC) return;
+        if (icc->mode == ICC_NATIVE) return;
         if (icc->attn) icc_poll(ICC_PASS, c->name, -1);
         icc_count_sent(c->comm, c->peer);
         return;
     case ISOCHRON_PMPI_GROUP:
         return;
     default:
-        if (icc->mode == ICC_CC && icc->attn) icc_poll(ICC_PASS, c->name, -1);
+        if (icc->mode != ICC_NATIVE && icc->attn) icc_poll(ICC_PASS, c->name, -1);
         return;
     }
 }
@@ -348,12 +364,12 @@ static int leave_other(isochron_pmpi_call_t *c, int rc)
             if (icc->output_lost) exit(ISOCHRON_PMPI_EXIT_LOST);   /* said at MPI_Finalize (icc_finalize_protocol) */
         } else if (rc == MPI_SUCCESS) {
             icc_settings();                  /* every mode: a bad setting stops the job here, on every rank */
-            if (icc->mode == ICC_CC) icc_init_protocol();
+            if (icc->mode != ICC_NATIVE) icc_init_protocol();
             icc->bypass = icc->mode == ICC_NATIVE;
         }
         return rc;
     }
-    if (icc->mode != ICC_CC) return rc;
+    if (icc->mode == ICC_NATIVE) return rc;
     switch (c->category) {
     case ISOCHRON_PMPI_COMMFREE:
         forget(c->comm);

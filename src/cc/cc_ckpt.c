@@ -196,7 +196,8 @@
 
 extern char **environ;
 
-enum { TAG_REQ = 1, TAG_TGT = 2, TAG_NEED = 3 };
+enum { TAG_REQ = 1, TAG_TGT = 2, TAG_NEED = 3, TAG_PREP = 4, TAG_VOTE = 5, TAG_BUSY = 6, TAG_DECIDE = 7, TAG_FIN = 8,
+       TAG_DONE = 9 };
 enum { V_NOTREADY, V_MOVED, V_UNFROZEN, V_CTL, V_APP, V_PENDING, V_FINAL, V_LEARNED, V_OPEN, V_N };
 /* outstanding control sends and messages of a later epoch */
 typedef struct { MPI_Request r; long long *buf; } ctl_send_t;
@@ -246,11 +247,23 @@ typedef struct {
     pthread_t ticker;
     volatile int ticker_stop, ticker_on;
     double interval_s, poll_ms;
+    /* 2pc mode: this rank */
+    int p_attempt;                       /* the attempt it is prepared for (0: none) */
+    int p_voted, p_ok;                   /* it voted in p_attempt; its vote was "checkpoint me here" (it holds) */
+    int p_busy;                          /* it told rank 0 that its barrier completed while it held */
+    int p_decision;                      /* of p_attempt: -1 none yet, 0 abort, 1 commit */
+    int p_logged;                        /* the epoch whose request it has logged */
+    const char *p_where;                 /* the stop point it voted at */
+    int fin_sent;                        /* it told rank 0 it is in MPI_Finalize */
+    /* 2pc mode: rank 0, the coordinator */
+    int c_origin, c_attempt, c_votes, c_ok, c_decided, c_attempts, c_aborts, c_fins;
+    long long c_sent, c_recvd;
+    double c_t0, c_retry_at;
 } icc_ckpt_t;
 
 static icc_ckpt_t ckpt_state = {
     .icomm = MPI_COMM_NULL, .epoch = 1, .timeout_s = 60.0, .cur_call = "", .rreq = MPI_REQUEST_NULL, .rfirst = 1,
-    .stash_tail = &ckpt_state.stash_head, .poll_ms = 10.0,
+    .stash_tail = &ckpt_state.stash_head, .poll_ms = 10.0, .p_decision = -1, .p_where = "",
 };
 static icc_ckpt_t *const ck = &ckpt_state;
 
@@ -392,9 +405,15 @@ void icc_seq_bumped(int g)
     if (ck->all_learned) send_target(g);
 }
 
+static void handle_2pc(int src, int tag, const long long *m, int n);
+
 static void handle_ctl(int src, int tag, const long long *m, int n)
 {
     if (m[0] < ck->epoch) return;                         /* an earlier checkpoint's: stale */
+    if (icc->mode == ICC_2PC) {
+        handle_2pc(src, tag, m, n);
+        return;
+    }
     if (tag == TAG_REQ) {
         learn((int)m[1]);
         return;
@@ -590,8 +609,282 @@ static void watchdog(void)
     PMPI_Abort(MPI_COMM_WORLD, 3);
 }
 
+/* ---------------------------------------------------------------- 2pc mode
+ * MANA's two-phase commit (paper 003 2.2, [GPC19]) with rank 0 as the coordinator, on icomm.
+ * Request: any rank (API, SIGUSR1, ISOCHRON_CC_INTERVAL on rank 0) sends REQ(epoch, origin) to rank 0.
+ * Prepare: rank 0 sends PREP(epoch, attempt, origin) to every rank. A prepared rank votes at its next
+ * stop point and, if the vote is yes, holds there (polling only icomm) until the decision:
+ *   - the entry of a collective, before its Ibarrier (ICC_STOP): yes;
+ *   - the Ibarrier's test loop with the barrier incomplete (ICC_BARRIER): yes; a rank whose barrier
+ *     has completed is not stopped: it goes into the collective and votes at a later stop point;
+ *   - a blocking point-to-point call or completion (ICC_BLOCKED, ICC_RECV): yes unless a receive is
+ *     posted and incomplete or the call sends (a message in flight cannot be in a checkpoint);
+ *   - MPI_Finalize: yes;
+ *   and "no" anywhere while one of its non-blocking collectives is incomplete. Calls that do not block
+ *   (ICC_PASS) are no stop points: the rank runs on. A vote carries the rank's application messages
+ *   sent and received.
+ * Decide: rank 0 commits when every rank voted yes and the sums of sent and received messages are
+ * equal (nothing in flight between ranks that all hold); it aborts on a "no", on BUSY (a holding
+ * rank's barrier completed: every member of that collective entered its barrier, and one of them may be
+ * inside the collective waiting for this rank, which holds: the abort lets it go in -- MANA's "if all
+ * processes have entered the barrier, wait until they have completed the collective") and after 0.5 s
+ * without all votes; DECIDE(epoch, attempt, commit) goes to every rank. An aborted attempt is retried
+ * (PREP with attempt + 1) after ISOCHRON_CC_POLL_MS. Why a commit is consistent: every rank voted yes
+ * and holds from its vote until it receives the decision, so at the moment rank 0 decides all ranks
+ * hold at once, none inside a collective (a rank votes only at a wrapper, outside the real call), and
+ * with no message in flight. A rank that held in a barrier loop is saved there: after a restart the
+ * program redoes the collective from its registered state, and its wrapper posts the barrier again
+ * (MANA: "if one had entered the barrier loop prior to checkpoint, then one again calls
+ * MPI_Ibarrier"). Commit: the same files, command, marker and callbacks as cc mode (take_checkpoint),
+ * with no groups; restart (ISOCHRON_CC_RESTART) is the same too. Finalize: each rank sends FIN to rank
+ * 0 and serves checkpoints (voting yes) until rank 0, with every FIN and no checkpoint pending,
+ * sends DONE. A request that reaches rank 0 after DONE is dropped (logged). */
+static double now_s(void);
+
+static void log_request_2pc(int origin, int joined)
+{
+    if (!ck->icc_log) return;
+    fprintf(ck->icc_log, "{\"ev\":\"request\",\"rank\":%d,\"from\":%d,\"ckpt\":%d,%s\"t\":%.6f}\n", icc->rank, origin,
+            ck->epoch, joined ? "\"joined\":true," : "", PMPI_Wtime());
+    fflush(ck->icc_log);
+}
+
+static void log_abort_2pc(int attempt, const char *why)
+{
+    if (!ck->icc_log) return;
+    fprintf(ck->icc_log, "{\"ev\":\"abort\",\"rank\":%d,\"ckpt\":%d,\"attempt\":%d,\"why\":\"%s\",\"t\":%.6f}\n", icc->rank,
+            ck->epoch, attempt, why, PMPI_Wtime());
+    fflush(ck->icc_log);
+}
+
+/* this rank learns of attempt a of the current epoch */
+static void prepare_2pc(int a, int origin)
+{
+    if (!icc->pending) {
+        icc->pending = 1;
+        ck->t_learn = PMPI_Wtime();
+        if (ck->p_logged != ck->epoch) log_request_2pc(origin, 0);
+        ck->p_logged = ck->epoch;
+    }
+    icc->attn = 1;
+    ck->p_attempt = a;
+    ck->p_voted = ck->p_ok = ck->p_busy = 0;
+    ck->p_decision = -1;
+}
+
+/* rank 0: the decision of the current attempt, to every rank */
+static void decide_2pc(int commit, const char *why)
+{
+    ck->c_decided = 1;
+    long long m[3] = { ck->epoch, ck->c_attempt, commit };
+    for (int r = 1; r < icc->size; r++) ctl_send(m, 3, r, TAG_DECIDE);
+    if (!commit) {
+        ck->c_aborts++;
+        log_abort_2pc(ck->c_attempt, why);
+        ck->c_attempt = 0;
+        ck->c_retry_at = now_s() + 1e-3 * ck->poll_ms;
+    }
+    if (ck->p_attempt) ck->p_decision = commit;
+}
+
+static void vote_recorded(int ok, long long sent, long long recvd)
+{
+    ck->c_votes++;
+    ck->c_ok += ok;
+    ck->c_sent += sent;
+    ck->c_recvd += recvd;
+    if (!ok && !ck->c_decided) decide_2pc(0, "no");
+}
+
+/* rank 0: start the epoch (a request), run attempts, decide, finish MPI_Finalize */
+static void coordinate_2pc(void)
+{
+    if (icc->pending && !ck->c_attempt && now_s() >= ck->c_retry_at) {
+        ck->c_attempt = ++ck->c_attempts;
+        ck->c_votes = ck->c_ok = ck->c_decided = 0;
+        ck->c_sent = ck->c_recvd = 0;
+        ck->c_t0 = now_s();
+        long long m[3] = { ck->epoch, ck->c_attempt, ck->c_origin };
+        for (int r = 1; r < icc->size; r++) ctl_send(m, 3, r, TAG_PREP);
+        prepare_2pc(ck->c_attempt, ck->c_origin);
+    }
+    if (icc->pending && ck->c_attempt && !ck->c_decided) {
+        if (ck->c_votes == icc->size)
+            decide_2pc(ck->c_ok == icc->size && ck->c_sent == ck->c_recvd, ck->c_sent == ck->c_recvd ? "no" : "in flight");
+        else if (now_s() - ck->c_t0 > 0.5)
+            decide_2pc(0, "timeout");
+    }
+    if (ck->finalizing && !icc->pending && ck->c_fins == icc->size && !ck->final_done) {
+        long long m[2] = { ck->epoch, 0 };   /* two numbers: drain_ctl ignores shorter messages */
+        for (int r = 1; r < icc->size; r++) ctl_send(m, 2, r, TAG_DONE);
+        ck->final_done = 1;
+    }
+}
+
+/* rank 0 starts a checkpoint for a request (its own or a REQ) */
+static void request_at_root_2pc(int origin)
+{
+    if (icc->pending || ck->final_done) {
+        if (ck->final_done) fprintf(stderr, "isochron-cc: rank 0: a checkpoint request from rank %d came after every "
+                                    "rank entered MPI_Finalize; dropped\n", origin);
+        else if (ck->icc_log && origin == 0) log_request_2pc(origin, 1);
+        return;
+    }
+    ck->c_origin = origin;
+    ck->c_attempt = 0;
+    ck->c_attempts = ck->c_aborts = 0;
+    ck->c_retry_at = 0;
+    log_request_2pc(origin, 0);   /* rank 0 learns of the checkpoint here (the others at PREP) */
+    ck->p_logged = ck->epoch;
+    icc->pending = 1;
+    ck->t_learn = PMPI_Wtime();
+    icc->attn = 1;
+}
+
+static void local_request_2pc(void)
+{
+    if (icc->rank == 0) {
+        request_at_root_2pc(0);
+        return;
+    }
+    log_request_2pc(icc->rank, icc->pending);
+    if (icc->pending) return;                    /* joins the checkpoint in progress */
+    ck->p_logged = ck->epoch;
+    long long m[2] = { ck->epoch, icc->rank };
+    ctl_send(m, 2, 0, TAG_REQ);
+}
+
+static void handle_2pc(int src, int tag, const long long *m, int n)
+{
+    switch (tag) {
+    case TAG_REQ:
+        if (icc->rank == 0 && n >= 2) request_at_root_2pc((int)m[1]);
+        break;
+    case TAG_PREP:
+        if (n >= 3) prepare_2pc((int)m[1], (int)m[2]);
+        break;
+    case TAG_VOTE:
+        if (icc->rank == 0 && n >= 5 && m[1] == ck->c_attempt && !ck->c_decided) vote_recorded((int)m[2], m[3], m[4]);
+        break;
+    case TAG_BUSY:
+        if (icc->rank == 0 && m[1] == ck->c_attempt && !ck->c_decided) decide_2pc(0, "busy");
+        break;
+    case TAG_DECIDE:
+        if (n >= 3 && m[1] == ck->p_attempt) {
+            ck->p_decision = (int)m[2];
+            if (!m[2]) log_abort_2pc((int)m[1], "decided");
+        }
+        break;
+    case TAG_FIN:
+        if (icc->rank == 0) ck->c_fins++;
+        break;
+    case TAG_DONE:
+        ck->final_done = 1;
+        break;
+    default:
+        (void)src;
+        die("%s%s", "unknown control message on the internal communicator", "");
+    }
+}
+
+/* the vote of a prepared rank at this point: -1 not a stop point (run on), 0 no, 1 yes (hold) */
+static int vote_here_2pc(int kind)
+{
+    int open = icc_req_count_arrived() + icc->open_recvs + icc_req_pending_icoll();
+    switch (kind) {
+    case ICC_STOP:
+        return !open;
+    case ICC_BARRIER: {
+        int done = 0;
+        PMPI_Test(icc->barrier, &done, MPI_STATUS_IGNORE);   /* a completed request stays readable as complete */
+        return done ? -1 : !open;
+    }
+    case ICC_BLOCKED:
+    case ICC_RECV:
+        return !open && !icc->nofreeze;
+    case ICC_COLL:   /* MPI_Finalize */
+        return ck->finalizing ? !open : -1;
+    default:
+        return -1;
+    }
+}
+
+static void take_checkpoint(const char *call);
+
+static void poll_2pc(int kind, const char *call)
+{
+    if (!icc->inited || ck->in_poll) return;
+    ck->in_poll = 1;
+    ck->cur_call = call;
+    if (!icc->pending && !ck->finalizing) icc->attn = 0;   /* cleared before looking: a new request sets it again */
+    if (ck->finalizing && !ck->fin_sent) {
+        ck->fin_sent = 1;
+        if (icc->rank == 0) ck->c_fins++;
+        else {
+            long long m[2] = { ck->epoch, icc->rank };
+            ctl_send(m, 2, 0, TAG_FIN);
+        }
+    }
+    for (;;) {
+        drain_ctl();
+        if (ck->req_flag) {
+            ck->req_flag = 0;
+            local_request_2pc();
+        }
+        reap_sends(0);
+        if (icc->rank == 0) coordinate_2pc();
+        if (icc->pending) watchdog();
+        if (ck->p_attempt && ck->p_decision < 0) {
+            if (!ck->p_voted) {
+                int v = vote_here_2pc(kind);
+                if (v >= 0) {
+                    ck->p_voted = 1;
+                    ck->p_ok = v;
+                    ck->p_where = call;
+                    long long sent = icc->app_sent, recvd = icc->app_recvd;
+                    if (icc->rank == 0) vote_recorded(v, sent, recvd);
+                    else {
+                        long long m[5] = { ck->epoch, ck->p_attempt, v, sent, recvd };
+                        ctl_send(m, 5, 0, TAG_VOTE);
+                    }
+                }
+            }
+            if (ck->p_voted && ck->p_ok) {
+                /* hold; a barrier that completes meanwhile may have let a member into the collective */
+                if (kind == ICC_BARRIER && !ck->p_busy) {
+                    int done = 0;
+                    PMPI_Test(icc->barrier, &done, MPI_STATUS_IGNORE);
+                    if (done) {
+                        ck->p_busy = 1;
+                        if (icc->rank == 0) { if (!ck->c_decided) decide_2pc(0, "busy"); }
+                        else {
+                            long long m[2] = { ck->epoch, ck->p_attempt };
+                            ctl_send(m, 2, 0, TAG_BUSY);
+                        }
+                    }
+                }
+                continue;
+            }
+        }
+        if (ck->p_attempt && ck->p_decision == 1) {
+            if (icc->rank != 0) ck->c_attempts = ck->p_attempt;   /* logged with the safe state */
+            ck->p_attempt = 0;
+            take_checkpoint(ck->p_where);
+            continue;
+        }
+        if (ck->p_attempt && ck->p_decision == 0) ck->p_attempt = 0;   /* aborted: run on; rank 0 retries */
+        if (ck->finalizing && !ck->final_done) continue;
+        break;
+    }
+    ck->in_poll = 0;
+}
+
 void icc_poll(int kind, const char *call, int g)
 {
+    if (icc->mode == ICC_2PC) {
+        poll_2pc(kind, call);
+        return;
+    }
     int g_solo = g >= 0 && icc->groups[g].size == 1;   /* a collective nobody else takes part in never blocks */
     if (!icc->inited || ck->in_poll) return;
     ck->in_poll = 1;
@@ -704,9 +997,9 @@ static void rank_file_body(ck_file_t *c, void *arg)
 {
     (void)arg;
     int n = 0;
-    for (int g = 0; g < icc->ngroups; g++) n += icc->groups[g].me;
+    for (int g = 0; g < icc->ngroups && icc->mode == ICC_CC; g++) n += icc->groups[g].me;
     ck_printf(c, "%s %d\nckpt %d\nrank %d\nnranks %d\ngroups %d\n", CKPT_MAGIC, CKPT_VERSION, ck->epoch, icc->rank, icc->size, n);
-    for (int g = 0; g < icc->ngroups; g++) {
+    for (int g = 0; g < icc->ngroups && icc->mode == ICC_CC; g++) {
         icc_group_t *G = &icc->groups[g];
         if (!G->me) continue;
         ck_printf(c, "group %016llx %lld %d", (unsigned long long)G->hash, G->seq, G->size);
@@ -774,13 +1067,14 @@ static void run_command(const char *cmd, const char *dir)
 
 static void take_checkpoint(const char *call)
 {
+    int twopc = icc->mode == ICC_2PC;
     int pend = icc_req_pending_icoll();
     icc_req_complete_icolls();
     double t_safe = PMPI_Wtime();
     if (ck->icc_log) {
         fprintf(ck->icc_log, "{\"ev\":\"safe\",\"rank\":%d,\"ckpt\":%d,\"groups\":[", icc->rank, ck->epoch);
         int first = 1;
-        for (int g = 0; g < icc->ngroups; g++) {
+        for (int g = 0; g < icc->ngroups && !twopc; g++) {
             icc_group_t *G = &icc->groups[g];
             if (!G->me) continue;
             fprintf(ck->icc_log, "%s{\"ggid\":\"%016llx\",\"seq\":%lld,\"target\":%lld,\"members\":", first ? "" : ",",
@@ -793,7 +1087,9 @@ static void take_checkpoint(const char *call)
         log_counts("sent", icc->sent_to);
         log_counts("recvd", icc->recvd_from);
         fprintf(ck->icc_log, ",\"sent_total\":%lld,\"recvd_total\":%lld,\"in_collective\":false,\"call\":\"%s\",\"rounds\":%d,"
-                "\"stalls\":%d,\"t\":%.6f}\n", icc->app_sent, icc->app_recvd, call, ck->rounds_this_epoch, ck->stalls, t_safe);
+                "\"stalls\":%d,", icc->app_sent, icc->app_recvd, call, ck->rounds_this_epoch, ck->stalls);
+        if (twopc) fprintf(ck->icc_log, "\"mode\":\"2pc\",\"attempt\":%d,", ck->c_attempts);
+        fprintf(ck->icc_log, "\"t\":%.6f}\n", t_safe);
         fflush(ck->icc_log);
     }
     for (int i = 0; i < ck->ncallbacks; i++) ck->callbacks[i].fn(ISOCHRON_CC_BEFORE_SAVE, ck->callbacks[i].arg);
@@ -821,6 +1117,8 @@ static void take_checkpoint(const char *call)
     }
     /* resume: the next checkpoint starts from scratch */
     icc->pending = 0;
+    ck->p_attempt = ck->c_attempt = 0;
+    ck->p_decision = -1;
     ck->all_learned = ck->freeze_ok = 0;
     ck->need_until = 0;
     ck->rfirst = 1;
@@ -1197,7 +1495,7 @@ static void check_settings(char *err, size_t len)
         return;
     icc->collide = collide;
     if ((v = isochron_setting_get("ISOCHRON_CC_COMMAND", NULL)) && check_command(v, err, len)) return;
-    if (icc->mode != ICC_CC) return;
+    if (icc->mode == ICC_NATIVE) return;
     if ((v = isochron_setting_get("ISOCHRON_CC_DIR", NULL)) &&
         isochron_setting_dir("ISOCHRON_CC_DIR", v, ICC_PATH_MAX, ISOCHRON_DIR_CREATE | ISOCHRON_DIR_WRITE, err, len))
         return;
@@ -1227,7 +1525,7 @@ void icc_settings(void)
 
 void icc_init_protocol(void)
 {
-    if (icc->mode != ICC_CC || icc->inited) return;
+    if (icc->mode == ICC_NATIVE || icc->inited) return;
     PMPI_Comm_dup(MPI_COMM_WORLD, &ck->icomm);
     icc->sent_to = calloc((size_t)icc->size, sizeof *icc->sent_to);
     icc->recvd_from = calloc((size_t)icc->size, sizeof *icc->recvd_from);

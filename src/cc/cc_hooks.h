@@ -29,7 +29,7 @@
 #pragma GCC visibility push(hidden)
 intptr_t icc_enter_other(int id, int category, const char *name, MPI_Comm comm, int peer);   /* returns the layer word */
 int icc_leave_other(int id, int category, MPI_Comm comm, int peer, MPI_Request *request, intptr_t layer, int rc);
-void icc_2pc_enter(MPI_Comm comm);        /* 2pc mode: Ibarrier on comm and a test loop */
+void icc_2pc_enter(MPI_Comm comm, const char *name);   /* 2pc mode: a stop point, then Ibarrier on comm and a test loop */
 #pragma GCC visibility pop
 
 /* the generated wrappers test the flag P_bypass of their layer (tools/gen-pmpi.py): here, a field of the state */
@@ -47,7 +47,7 @@ static inline __attribute__((always_inline)) void icc_enter(isochron_pmpi_call_t
         return;
     }
     if (icc->mode != ICC_CC) {
-        if (icc->mode == ICC_2PC) icc_2pc_enter(c->comm);
+        if (icc->mode == ICC_2PC) icc_2pc_enter(c->comm, c->name);
         return;
     }
     int g = icc_lookup_cached(c->comm);
@@ -63,7 +63,7 @@ static inline __attribute__((always_inline)) int icc_leave(isochron_pmpi_call_t 
 {
     if (c->category == ISOCHRON_PMPI_COLL) return rc;
     if (c->category == ISOCHRON_PMPI_ICOLL) {
-        if (icc->mode == ICC_CC && rc == MPI_SUCCESS && c->request)
+        if (icc->mode != ICC_NATIVE && rc == MPI_SUCCESS && c->request)
             icc_req_track(*c->request, ICC_REQ_ICOLL, (int)(intptr_t)c->layer - 1, MPI_ANY_SOURCE);
         return rc;
     }

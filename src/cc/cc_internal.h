@@ -46,7 +46,9 @@ uint64_t icc_members_hash(const int *w, int n);   /* a group's ggid: the hash of
 /* ICC_RECV: blocked in a call only an application message can complete (a
  * blocking receive or probe): counts as stopped like ICC_BLOCKED, but returns
  * after every step so the caller keeps testing its operation (cc_ckpt.c) */
-enum { ICC_PASS, ICC_COLL, ICC_BLOCKED, ICC_RECV };
+/* ICC_STOP, ICC_BARRIER (2pc mode, cc.c icc_2pc_enter): the entry of a collective before its
+ * Ibarrier, and the Ibarrier's test loop (icc->barrier the request) */
+enum { ICC_PASS, ICC_COLL, ICC_BLOCKED, ICC_RECV, ICC_STOP, ICC_BARRIER };
 /* Protocol progress at a wrapper of `call`. PASS: progress and return;
  * COLL: the entry of a collective (Algorithm 3: stay while every target is
  * reached); BLOCKED: inside a blocking call whose operation is incomplete
@@ -111,6 +113,7 @@ typedef struct icc_state {
     int open_recvs;                 /* receives inside blocking wrappers, in progress */
     int nofreeze;                   /* inside a blocking call that sends: never a stop point */
     icc_waitfor_t waitfor;          /* what the blocking call in progress waits for (above) */
+    MPI_Request *barrier;           /* 2pc: the Ibarrier whose test loop polls (ICC_BARRIER), else NULL */
 } icc_state_t;
 extern icc_state_t icc_state;
 static icc_state_t *const icc = &icc_state;

@@ -6,7 +6,9 @@
 #   3. under cc with --kill: a seed-chosen rank ends the job after a checkpoint
 #      completed; then restarted from the checkpoint directory: checksums == R,
 #      logs of both parts checked;
-#   4. under 2pc (unless --no-2pc): checksums == R.
+#   4. under 2pc (unless --no-2pc), with requests: checksums == R and the state
+#      logs pass check_cc_log.py; killed after a 2pc checkpoint and restarted
+#      under 2pc: checksums == R (the summary counts rank 0's aborted attempts).
 # Every launch is bounded by `timeout`; ISOCHRON_CC_TIMEOUT arms the library's
 # watchdog, whose message (stuck rank and call) is shown on a timeout.
 # Prints one summary line:
@@ -125,6 +127,28 @@ if [ $do2pc -eq 1 ]; then
   mkdir -p "$work/2pc/log" "$work/2pc/ckpt"
   launch 2pc 2pc ISOCHRON_CC_DIR="$work/2pc/ckpt" ISOCHRON_CC_LOG="$work/2pc/log" --
   if grep -q ': done$' "$work/2pc.out" && same 2pc; then p2=ok; else p2=FAIL; fails+=("2pc:" "$(why "$work/2pc.out")"); fi
+  if [ $p2 = ok ]; then   # its checkpoints (commit after aborts): the same invariants, all requests served
+    nreq=$(field requests "$work/2pc.out")
+    checklog 2pc "$work/2pc/log" --requests "${nreq:-0}" --min-checkpoints "$([ "${nreq:-0}" -gt 0 ] && echo 1 || echo 0)" || p2=FAIL
+  fi
+  # killed after a 2pc checkpoint, restarted from it under 2pc
+  mkdir -p "$work/2pck/ckpt" "$work/2pck/log" "$work/2pck/ckpt2" "$work/2pck/log2"
+  launch 2pckill 2pc ISOCHRON_CC_DIR="$work/2pck/ckpt" ISOCHRON_CC_LOG="$work/2pck/log" -- --kill --kill-mode "$kmode"
+  if ! grep -q 'killed at op' "$work/2pckill.out"; then
+    p2=FAIL; fails+=("2pc kill: no rank was killed after a checkpoint:" "$(why "$work/2pckill.out")")
+  else
+    checklog 2pckill "$work/2pck/log" --partial || p2=FAIL
+    launch 2pcrestart 2pc ISOCHRON_CC_RESTART="$work/2pck/ckpt" ISOCHRON_CC_DIR="$work/2pck/ckpt2" ISOCHRON_CC_LOG="$work/2pck/log2" -- --kill-mode "$kmode"
+    from=$(field restarted "$work/2pcrestart.out")
+    if ! grep -q ': done$' "$work/2pcrestart.out" || [ "${from:-0}" -lt 1 ]; then
+      p2=FAIL; fails+=("2pc restart: did not finish restarted:" "$(why "$work/2pcrestart.out")")
+    else
+      same 2pcrestart || p2=FAIL
+      checklog 2pcrestart "$work/2pck/log2" --restarted "$from" || p2=FAIL
+    fi
+  fi
+  aborts=$(cat "$work"/2pc/log/cc-log.0.jsonl "$work"/2pck/log/cc-log.0.jsonl 2>/dev/null | grep -c '"ev":"abort"')
+  p2="$p2 2pc-aborts $aborts"
 fi
 
 t=$(awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')

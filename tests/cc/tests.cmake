@@ -164,3 +164,19 @@ foreach(cfg "dup;2" "rev;3")
                        TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS ${np}
                        PASS_REGULAR_EXPRESSION "test_cc_ggid ${kind} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
+
+# The 2pc baseline's checkpoints (MANA's two-phase commit, src/cc/cc_ckpt.c "2pc mode"): requests by API
+# served with the uninterrupted result and the state-log invariants; killed after a 2pc checkpoint and
+# restarted from it; one stress seed whose 2pc step checks the logs and kills and restarts under 2pc.
+foreach(tag api restart)
+  add_test(NAME cc_2pc_ckpt_${tag}_np3 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt.sh ${tag} 3 $<TARGET_FILE:test_ckpt>)
+  set_tests_properties(cc_2pc_ckpt_${tag}_np3 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};ISOCHRON_CC_MODE=2pc"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 3
+                       PASS_REGULAR_EXPRESSION "test_ckpt ${tag} np 3: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+add_test(NAME cc_stress_2pc_np3_s1403
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cc/cc_stress_run.sh --exe $<TARGET_FILE:cc_stress> --np 3
+                 --seed 1403 --ops 150 --timeout 40 --mpirun ${ISOCHRON_MPIRUN_LOCAL})
+set_tests_properties(cc_stress_2pc_np3_s1403 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                     TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 3
+                     PASS_REGULAR_EXPRESSION "seed 1403 np 3 .* kill-restart ok invariants ok 2pc ok .*: PASS")
