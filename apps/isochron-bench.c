@@ -21,7 +21,7 @@
 #include "isochron/report.h"
 #include "common.h"
 
-enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_TIMING, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS,
+enum { O_OPS, O_SIZES, O_SCHEME, O_METHOD, O_TIMING, O_BARRIER, O_BARRIER2, O_MINR, O_MAXR, O_MAXA, O_RELCI, O_CIOF, O_LEVEL, O_BUDGET, O_WARMUP, O_WINDOW, O_MSGWIN, O_THREADS, O_PARTS,
        O_SLACK, O_LATECAP, O_RETRIES, O_RETRYBELOW, O_DTYPE, O_REDOP, O_ROOT, O_P2PMODE, O_INPLACE, O_CACHE, O_NPROCS, O_QUANT, O_RAW, O_VALIDATE, O_SYNC, O_NODESZ, O_TIMER, O_SKEW,
        O_TRACK, O_RESYNC, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_QUIET, O_LOPS, O_LSCH, O_LMET, O_LTIM, O_LBAR, O_SYNCLIM, O_BIND, O_STARTUP, O_INIT, O_SLOWDOWN, O_PASSES, O_HELP, O_VERSION, NOPT };
 
@@ -44,6 +44,7 @@ static const app_option_t opts[NOPT] = {
     [O_WINDOW] = {"window", "SECONDS", "window scheme: window length (0: derived from a measured estimate)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_WINDOW)},
     [O_MSGWIN] = {"msg-window", "W", "throughput operations (bw, bibw, mbw_mr, bw_fan_in/out): messages per window and sender (osu_bw's 64)", ISOCHRON_XSTR(ISOCHRON_OP_WINDOW_DEFAULT)},
     [O_THREADS] = {"threads", "T", "threaded operations (latency_mt): threads per rank, recorded in each point (osu_latency_mt -t); MPI is then initialised with MPI_THREAD_MULTIPLE", ISOCHRON_XSTR(ISOCHRON_OP_THREADS_DEFAULT)},
+    [O_PARTS] = {"partitions", "P", "partitioned operations (part_pingpong, part_pready): partitions per message, 1-65536; each partition is size / P bytes, so every size must be a multiple of P x the datatype size; recorded in each point", ISOCHRON_XSTR(ISOCHRON_OP_PARTITIONS_DEFAULT)},
     [O_SLACK] = {"slack-bcasts", "B", "roundtime: start time = now + B x the Bcast latency, a multiplier (doubles while starts arrive late; was --slack, which isochron-barrier uses for seconds)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_SLACK_BCASTS)},
     [O_LATECAP] = {"late-cap", "F", "roundtime: a rank may start up to one Bcast latency late, widened from measured lateness up to F x the median run time (default: 1.0 when ranks outnumber cores, else 0.5)", NULL},
     [O_DTYPE] = {"dtype", "NAME", "datatype: byte, char, int, long, float, double (default: byte, int for reductions)", NULL},
@@ -217,10 +218,18 @@ static int lists(const char **v, isochron_ops_t *ops, int rank)
         if (rank == 0)
             for (int i = 0; i < isochron_ops_count(ops); i++) {
                 const isochron_op_t *op = isochron_ops_get(ops, i);
+                if (op->flags & ISOCHRON_OP_MISSING) continue;
                 printf("%-*s %-*s %s\n", wn, op->name, wf, op->family ? op->family : "", op->description ? op->description : "");
             }
         if (rank == 0) printf("%-*s %-*s %s\n", wn, "allpairs", wf, "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
         if (rank == 0) printf("%-*s %-*s %s\n", wn, "p2t", wf, "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
+        /* operations this build's MPI library lacks: listed apart, each line opening with '#' (not a name) */
+        for (int i = 0, head = 0; rank == 0 && i < isochron_ops_count(ops); i++) {
+            const isochron_op_t *op = isochron_ops_get(ops, i);
+            if (!(op->flags & ISOCHRON_OP_MISSING)) continue;
+            if (!head++) printf("# not available with this MPI library (set-up refuses them, saying what it lacks):\n");
+            printf("# %-*s %-*s %s\n", wn, op->name, wf, op->family ? op->family : "", op->description ? op->description : "");
+        }
         return 1;
     }
     if (v[O_LSCH] || v[O_LMET] || v[O_LTIM]) {
@@ -244,7 +253,7 @@ static int lists(const char **v, isochron_ops_t *ops, int rank)
  * possible (datatype, sizes, memory, process count). 0, or 2 after the reason on rank 0. */
 typedef struct {
     isochron_bench_opts_t bo;
-    int init, msg_window, threads, provided, dsz, rotate, root, nprocs, p2p_mode, want_allpairs, want_p2t, nsizes, nops;
+    int init, msg_window, threads, partitions, provided, dsz, rotate, root, nprocs, p2p_mode, want_allpairs, want_p2t, nsizes, nops;
     long passes;
     double watchdog, resync;
     const char *fmt;
@@ -303,6 +312,12 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
         if (isochron_parse_long(v[O_THREADS], &lv) || lv < 1 || lv > ISOCHRON_OP_THREADS_MAX)
             FAIL("--threads '%s': expected an integer in [1, %d] (threads per rank of the threaded operations)", v[O_THREADS], ISOCHRON_OP_THREADS_MAX);
         threads = (int)lv;
+    }
+    int partitions = ISOCHRON_OP_PARTITIONS_DEFAULT;
+    if (v[O_PARTS]) {
+        if (isochron_parse_long(v[O_PARTS], &lv) || lv < 1 || lv > ISOCHRON_OP_PARTITIONS_MAX)
+            FAIL("--partitions '%s': expected an integer in [1, %d] (partitions per message of the partitioned operations)", v[O_PARTS], ISOCHRON_OP_PARTITIONS_MAX);
+        partitions = (int)lv;
     }
     long passes = 1;
     if (isochron_parse_long(app_value(opts, v, O_PASSES), &passes) || passes < 1 || passes > 1000) FAIL("--passes '%s': expected an integer in [1, 1000]", v[O_PASSES]);
@@ -388,6 +403,18 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
                      provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : provided == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
                      : provided == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" : "an unknown level");
         }
+        if ((list[i]->flags & ISOCHRON_OP_MISSING) && list[i]->setup) { /* its set-up only names what this library lacks */
+            isochron_op_ctx_t none;
+            memset(&none, 0, sizeof none);
+            list[i]->setup(&none);
+            FAIL("%s", isochron_last_error());
+        }
+        if (list[i]->flags & ISOCHRON_OP_PARTITIONED) {
+            int esz = dt != MPI_DATATYPE_NULL ? dsz : 1;
+            for (int s = 0; s < nsizes; s++)
+                if (sizes[s] % ((size_t)partitions * (size_t)esz))
+                    FAIL("%s: size %zu B does not split into %d partitions of whole elements: use sizes that are multiples of %zu B, or --partitions that divides them", list[i]->name, sizes[s], partitions, (size_t)partitions * (size_t)esz);
+        }
         if ((list[i]->flags & ISOCHRON_OP_MIN2) && nprocs < 2) FAIL("%s needs at least 2 processes (running on %d)", list[i]->name, nprocs);
         if (!strcasecmp(bo.timing, "origin") && !(list[i]->flags & ISOCHRON_OP_RMA))
             FAIL("--timing origin applies to one-sided operations (whose effect is complete at the origin), not '%s'; use auto, global or loop", list[i]->name);
@@ -398,16 +425,16 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
                 FAIL("%s: size %zu B is not a multiple of the datatype size %d (use --dtype byte or sizes in multiples of %d)", list[i]->name, sizes[s], esz, esz);
             isochron_op_ctx_t c;
             memset(&c, 0, sizeof c);
-            c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads;
+            c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads; c.partitions = partitions;
             size_t need = isochron_op_memory_needed(list[i], &c);
             if (bo.rotate_root && (list[i]->flags & ISOCHRON_OP_ROOTED)) /* every root set up at once */
                 for (c.root = 1; c.root < nprocs; c.root++) need += isochron_op_memory_needed(list[i], &c);
-            if (need > avail) FAIL("%s at %zu B needs %zu bytes per process, more than the %zu available (node memory / ranks per node)", list[i]->name, sizes[s], need, avail);
+            if (need > avail) FAIL("%s at %zu B needs %zu bytes per process, more than the %zu available (node memory free now / ranks per node)", list[i]->name, sizes[s], need, avail);
         }
     }
     r->bo = bo;
     r->init = w->init;
-    r->msg_window = msg_window; r->threads = threads; r->provided = provided; r->dsz = dsz; r->rotate = rotate; r->root = root; r->nprocs = nprocs;
+    r->msg_window = msg_window; r->threads = threads; r->partitions = partitions; r->provided = provided; r->dsz = dsz; r->rotate = rotate; r->root = root; r->nprocs = nprocs;
     r->p2p_mode = p2p_mode; r->want_allpairs = want_allpairs; r->want_p2t = want_p2t; r->nsizes = nsizes; r->nops = nops; r->passes = passes;
     r->watchdog = watchdog; r->resync = resync; r->fmt = fmt; r->dt = dt; r->rop = rop;
     memcpy(r->sizes, sizes, sizeof r->sizes);
@@ -444,6 +471,7 @@ static void write_context(isochron_reporter_t **reps, const run_t *r, const char
         isochron_json_knumber(&j, "window_s", r->bo.window);
         isochron_json_kint(&j, "msg_window", r->msg_window);
         isochron_json_kint(&j, "threads", r->threads);
+        isochron_json_kint(&j, "partitions", r->partitions);
         isochron_json_kbool(&j, "thread_multiple", r->provided == MPI_THREAD_MULTIPLE);
         isochron_json_kint(&j, "validate", r->bo.validate);
         isochron_json_kint(&j, "cache_clear_bytes", (long long)r->bo.cache_bytes);
@@ -498,7 +526,7 @@ int main(int argc, char **argv)
     run_t run;
     if ((code = parse_run(v, rank, size, &w, init_arg, init_err, ops, &run))) goto done;
     isochron_bench_opts_t bo = run.bo;
-    int msg_window = run.msg_window, threads = run.threads, rotate = run.rotate, root = run.root, nprocs = run.nprocs;
+    int msg_window = run.msg_window, threads = run.threads, partitions = run.partitions, rotate = run.rotate, root = run.root, nprocs = run.nprocs;
     int p2p_mode = run.p2p_mode, want_allpairs = run.want_allpairs, want_p2t = run.want_p2t, nsizes = run.nsizes, nops = run.nops;
     long passes = run.passes;
     double watchdog = run.watchdog, resync = run.resync;
@@ -633,7 +661,7 @@ int main(int argc, char **argv)
             if (comm != MPI_COMM_NULL) {
                 isochron_op_ctx_t c;
                 memset(&c, 0, sizeof c);
-                c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads;
+                c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads; c.partitions = partitions;
                 {
                     char what[96];
                     snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);

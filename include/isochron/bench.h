@@ -176,6 +176,7 @@ typedef struct {
     double moved_msgs;    /**< messages one run carries, acknowledgements not counted (0 for "s") */
     int msg_window;       /**< messages per window and sender (0 for "s") */
     int threads;          /**< ISOCHRON_OP_THREADED operations: threads per rank (0 for the others) */
+    int partitions;       /**< ISOCHRON_OP_PARTITIONED operations: partitions per message (0 for the others) */
     int retries;          /**< tries discarded because their valid share was below opts.retry_below */
     double retry_share[ISOCHRON_MAX_RETRIES]; /**< the valid share of each discarded try, in order */
     /* how a repetition was timed, and what the timing can resolve */

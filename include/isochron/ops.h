@@ -66,10 +66,25 @@ enum {
     ISOCHRON_OP_PAIR = 1u << 9,        /**< only ranks 0 and 1 take part; the others return from run at once */
     ISOCHRON_OP_WINDOWED = 1u << 10,   /**< one run is a window of ctx->window messages per sender (bandwidth, message rate) */
     ISOCHRON_OP_INTEGER = 1u << 11,    /**< defined on integer and byte types only (MPI_Compare_and_swap) */
-    ISOCHRON_OP_THREADED = 1u << 12    /**< runs ctx->threads threads per rank calling MPI at once: set-up refuses
+    ISOCHRON_OP_THREADED = 1u << 12,   /**< runs ctx->threads threads per rank calling MPI at once: set-up refuses
                                             (EUNSUPPORTED, naming the level provided) unless MPI_Query_thread gives
                                             MPI_THREAD_MULTIPLE */
+    ISOCHRON_OP_PREPARE_EVERY = 1u << 13, /**< prepare is part of the protocol (it starts requests the run completes):
+                                            the engine calls it before every repetition (ctx->no_fill set when the
+                                            next one is not validated) and refuses loop timing (k runs back to back) */
+    ISOCHRON_OP_BIGCOUNT = 1u << 14,   /**< calls the MPI-4 large-count functions (MPI_X_c, MPI_Count counts): the
+                                            INT_MAX limit of counts does not apply, memory still does */
+    ISOCHRON_OP_MISSING = 1u << 15,    /**< this build's MPI library lacks what the operation calls: its set-up only
+                                            returns EUNSUPPORTED with a sentence naming the library, its version and
+                                            the missing functions, touching nothing (it may be given a zeroed ctx) */
+    ISOCHRON_OP_PARTITIONED = 1u << 16 /**< partitioned point-to-point (MPI_Psend_init): ctx->partitions partitions of
+                                            count / partitions elements each */
 };
+
+/** Partitions per message of the partitioned operations when ctx->partitions is 0. */
+#define ISOCHRON_OP_PARTITIONS_DEFAULT 8
+/** Most partitions accepted. */
+#define ISOCHRON_OP_PARTITIONS_MAX 65536
 
 /** Messages per window of the windowed (throughput) operations when ctx->window is 0 (osu_bw's default). */
 #define ISOCHRON_OP_WINDOW_DEFAULT 64
@@ -106,6 +121,9 @@ typedef struct isochron_op_ctx {
                                  operations): 1 when the next run is not validated, so prepare may leave the buffers'
                                  contents as they are (warm, as for the other operations) and do only its protocol;
                                  0 (a direct caller's default): write them */
+    int partitions;         /**< caller-set, ISOCHRON_OP_PARTITIONED operations: partitions per message (0:
+                                 ISOCHRON_OP_PARTITIONS_DEFAULT; < 0 or > ISOCHRON_OP_PARTITIONS_MAX: EINVAL); the
+                                 element count must be a multiple of it (EINVAL naming the valid counts) */
 } isochron_op_ctx_t;
 
 /** An operation. set-up/teardown allocate, run executes once, validate checks the last run. */
@@ -202,7 +220,8 @@ size_t isochron_op_memory_needed(const isochron_op_t *op, const isochron_op_ctx_
 
 /**
  * \brief Memory one process may use: physical memory of its node (or a smaller
- * cgroup memory limit) divided by the number of ranks of comm on that node
+ * cgroup memory limit, or the smaller MemAvailable of /proc/meminfo: what is
+ * free now) divided by the number of ranks of comm on that node
  * (MPI_Comm_split_type SHARED), minimum over all nodes. Collective over comm.
  */
 int isochron_op_memory_available(MPI_Comm comm, size_t *bytes);

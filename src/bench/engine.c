@@ -412,6 +412,8 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
     if (isochron_timing_parse(o->timing, &tk, &tkk)) return isochron_set_error(ISOCHRON_EINVAL, "%s", isochron_last_error());
     if (tk == ISOCHRON_TIMING_ORIGIN && !(op->flags & ISOCHRON_OP_RMA))
         return isochron_set_error(ISOCHRON_EINVAL, "--timing origin applies to one-sided operations (whose effect is complete at the origin), not '%s'", op->name);
+    if (tk == ISOCHRON_TIMING_LOOP && (op->flags & ISOCHRON_OP_PREPARE_EVERY))
+        return isochron_set_error(ISOCHRON_EINVAL, "--timing loop runs '%s' back to back, but its prepare starts what each run completes; use auto or global", op->name);
     const method_t *me = timing_method(o, op, tk);
     double wall0 = MPI_Wtime();
     memset(res, 0, sizeof *res);
@@ -442,6 +444,7 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
     res->moved_bytes = op->moved ? op->moved(ctx, &res->moved_msgs) : 0;
     res->msg_window = op->moved && (op->flags & ISOCHRON_OP_WINDOWED) ? ctx->window : 0;
     res->threads = (op->flags & ISOCHRON_OP_THREADED) ? ctx->threads : 0;
+    res->partitions = (op->flags & ISOCHRON_OP_PARTITIONED) ? ctx->partitions : 0;
 
     point_state_t ps;
     memset(&ps, 0, sizeof ps);
@@ -504,7 +507,7 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
      * are as warm. One-sided, in-place and user operations prepare every
      * time: their prepare is part of the protocol (locks, barriers) or the
      * buffer would accumulate results. */
-    int prepare_always = op->prepare && (in_place_point(op, ctx) || (op->flags & (ISOCHRON_OP_RMA | ISOCHRON_OP_USER)));
+    int prepare_always = op->prepare && (in_place_point(op, ctx) || (op->flags & (ISOCHRON_OP_RMA | ISOCHRON_OP_USER | ISOCHRON_OP_PREPARE_EVERY)));
     ctx->rep = 0;
     rotate_to(&rot, ctx, 0);
     {

@@ -220,12 +220,13 @@ int isochron_ops_state_new(isochron_op_ctx_t *c, size_t bytes, const char *name)
     return ISOCHRON_OK;
 }
 
-int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name)
+/* LIMIT: the most elements an MPI count of the operation holds (INT_MAX, or SIZE_MAX for the MPI_Count of the _c calls) */
+static int kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name, size_t limit)
 {
     int p = c->size, r = c->rank, ts = c->dtype_size;
     /* every MPI count, displacement and window size of the kind must fit an int */
     size_t maxel = isochron_ops_kind_max_elems(c, k);
-    if (maxel > (size_t)INT_MAX)
+    if (maxel > limit)
         return isochron_set_error(ISOCHRON_EINVAL,
                                   "%s: %zu bytes of %s make a buffer of %zu elements on %d processes, "
                                   "more than an MPI count can hold (%d)",
@@ -314,6 +315,16 @@ int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const c
         }
     }
     return rc;
+}
+
+int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name)
+{
+    return kind_setup(c, k, name, (size_t)INT_MAX);
+}
+
+int isochron_ops_kind_setup_c(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name)
+{
+    return kind_setup(c, k, name, SIZE_MAX);
 }
 
 int isochron_ops_wait_request(isochron_op_ctx_t *c)

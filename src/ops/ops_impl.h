@@ -81,6 +81,8 @@ int isochron_ops_state_new(isochron_op_ctx_t *c, size_t bytes, const char *name)
 
 /* Shared implementation of a kind (kind.c). */
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
+/* The same for the large-count (_c) operations: no INT_MAX limit on counts (no v-forms: their int arrays stay unset) */
+int isochron_ops_kind_setup_c(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
 size_t isochron_ops_kind_memory(const isochron_op_ctx_t *c, isochron_ops_kind_t k);
 size_t isochron_ops_kind_max_elems(const isochron_op_ctx_t *c, isochron_ops_kind_t k);
 int isochron_ops_kind_prepare(isochron_op_ctx_t *c);
@@ -123,6 +125,12 @@ const isochron_op_t *isochron_ops_builtin_neighbor(int *n);
 const isochron_op_t *isochron_ops_builtin_persist(int *n);
 const isochron_op_t *isochron_ops_builtin_thread(int *n);
 const isochron_op_t *isochron_ops_builtin_rmabw(int *n);
+const isochron_op_t *isochron_ops_builtin_part(int *n);
+const isochron_op_t *isochron_ops_builtin_bigcount(int *n);
+
+/* The MPI library and its version in a few words ("MPICH 4.0.2", "Open MPI v4.1.4"), for sentences refusing what
+ * it lacks; callable before MPI_Init (part.c). */
+void isochron_ops_library_name(char *out, size_t n);
 
 /* The shared functions of a kind, wrapped once per operation (the run
  * functions stay individual). */

@@ -45,7 +45,8 @@ int isochron_ops_create(isochron_ops_t **out)
                                                 isochron_ops_builtin_rma, isochron_ops_builtin_alt,
                                                 isochron_ops_builtin_tput, isochron_ops_builtin_neighbor,
                                                 isochron_ops_builtin_persist, isochron_ops_builtin_thread,
-                                                isochron_ops_builtin_rmabw };
+                                                isochron_ops_builtin_rmabw, isochron_ops_builtin_part,
+                                                isochron_ops_builtin_bigcount };
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         int n = 0;
         const isochron_op_t *v = tables[t](&n);

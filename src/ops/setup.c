@@ -120,6 +120,19 @@ static unsigned long long cgroup_limit(void)
     return 0;
 }
 
+/* MemAvailable of /proc/meminfo (what the kernel can give without swapping), 0 if unknown. */
+static unsigned long long mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[128];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024ull;
+}
+
 int isochron_op_memory_available(MPI_Comm comm, size_t *bytes)
 {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
@@ -127,6 +140,10 @@ int isochron_op_memory_available(MPI_Comm comm, size_t *bytes)
                                                        : (unsigned long long)SIZE_MAX;
     unsigned long long lim = cgroup_limit();
     if (lim && lim < phys) phys = lim;
+    /* what is free now, not only what is installed: a 4 GiB large-count message on a node whose memory other
+     * jobs hold would otherwise be allocated and swap or meet the OOM killer */
+    unsigned long long now = mem_available();
+    if (now && now < phys) phys = now;
     MPI_Comm node;
     int rank, nnode = 1;
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
@@ -246,10 +263,10 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
                                   name, ctx->root, ctx->size - 1);
     if (!(op->flags & ISOCHRON_OP_ROOTED) && (ctx->root < 0 || ctx->root >= ctx->size)) ctx->root = 0;
     if (ctx->in_place && ctx->root != 0 && !(op->flags & ISOCHRON_OP_USER) && op->name &&
-        strcmp(op->name, "reduce") == 0 && mpich_reduce_inplace_broken())
+        (strcmp(op->name, "reduce") == 0 || strcmp(op->name, "reduce_c") == 0) && mpich_reduce_inplace_broken())
         return isochron_set_error(ISOCHRON_EUNSUPPORTED,
-                                  "reduce: this MPICH crashes in MPI_Reduce with MPI_IN_PLACE at a non-zero root "
-                                  "(pmodels/mpich#6540, fixed in 4.1.3); use root 0, in_place off, or ireduce");
+                                  "%s: this MPICH crashes in MPI_Reduce with MPI_IN_PLACE at a non-zero root "
+                                  "(pmodels/mpich#6540, fixed in 4.1.3); use root 0, in_place off, or ireduce", name);
     if (!(op->flags & ISOCHRON_OP_USER) && op->name && !strncmp(op->name, "compare_and_swap", 16) && ompi_cas8_crashes((size_t)ctx->dtype_size))
         return isochron_set_error(ISOCHRON_EUNSUPPORTED,
                                   "%s: library defect: Open MPI 4.1's default one-sided component (osc rdma) crashes (SIGSEGV) in "
@@ -258,12 +275,27 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
     if ((op->flags & ISOCHRON_OP_MIN2) && ctx->size < 2)
         return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes; the communicator has %d",
                                   name, ctx->size);
+    /* this build's library lacks the calls: the operation's set-up says which, on every rank alike */
+    if (op->flags & ISOCHRON_OP_MISSING)
+        return op->setup ? op->setup(ctx) : isochron_set_error(ISOCHRON_EUNSUPPORTED, "%s: not available with this MPI library", name);
     ctx->count = ctx->bytes / (size_t)ctx->dtype_size;
     if (op->flags & ISOCHRON_OP_WINDOWED) {
         if (ctx->window < 0 || ctx->window > ISOCHRON_OP_WINDOW_MAX)
             return isochron_set_error(ISOCHRON_EINVAL, "%s: window of %d messages: expected 1..%d (0: the default %d)",
                                       name, ctx->window, ISOCHRON_OP_WINDOW_MAX, ISOCHRON_OP_WINDOW_DEFAULT);
         if (ctx->window == 0) ctx->window = ISOCHRON_OP_WINDOW_DEFAULT;
+    }
+    if (op->flags & ISOCHRON_OP_PARTITIONED) {
+        if (ctx->partitions < 0 || ctx->partitions > ISOCHRON_OP_PARTITIONS_MAX)
+            return isochron_set_error(ISOCHRON_EINVAL, "%s: %d partitions: expected 1..%d (0: the default %d)", name,
+                                      ctx->partitions, ISOCHRON_OP_PARTITIONS_MAX, ISOCHRON_OP_PARTITIONS_DEFAULT);
+        if (ctx->partitions == 0) ctx->partitions = ISOCHRON_OP_PARTITIONS_DEFAULT;
+        if (ctx->count % (size_t)ctx->partitions)
+            return isochron_set_error(ISOCHRON_EINVAL,
+                                      "%s: %zu elements of %s do not split into %d equal partitions: use a size that is a "
+                                      "multiple of %zu bytes (partitions x element size), or another partition count",
+                                      name, ctx->count, isochron_op_dtype_name(ctx->dtype), ctx->partitions,
+                                      (size_t)ctx->partitions * (size_t)ctx->dtype_size);
     }
     if (op->flags & ISOCHRON_OP_THREADED) {
         if (ctx->threads < 0 || ctx->threads > ISOCHRON_OP_THREADS_MAX)
@@ -288,7 +320,7 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
     if (need > ISOCHRON_OPS_MEMORY_FLOOR && (rc = isochron_op_memory_available(ctx->comm, &avail))) return rc;
     if (need > avail) {
         char why[160];
-        snprintf(why, sizeof why, "%zu-byte messages on %d process%s; available = node memory / ranks on the node",
+        snprintf(why, sizeof why, "%zu-byte messages on %d process%s; available = node memory free now / ranks on the node",
                  ctx->bytes, ctx->size, ctx->size == 1 ? "" : "es");
         if (need == SIZE_MAX)
             return isochron_set_error(ISOCHRON_EINVAL,
@@ -297,8 +329,9 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
         return isochron_set_error(ISOCHRON_EINVAL, "%s needs %zu bytes per process, more than the %zu available (%s)",
                                   name, need, avail, why);
     }
-    if (ctx->count > (size_t)INT_MAX)
-        return isochron_set_error(ISOCHRON_EINVAL, "%s: %zu elements of %s are more than an MPI count can hold (%d)",
+    if (ctx->count > (size_t)INT_MAX && !(op->flags & ISOCHRON_OP_BIGCOUNT))
+        return isochron_set_error(ISOCHRON_EINVAL, "%s: %zu elements of %s are more than an MPI count can hold (%d); "
+                                  "the MPI-4 large-count operations (*_c in --list-ops) take more",
                                   name, ctx->count, isochron_op_dtype_name(ctx->dtype), INT_MAX);
 
     rc = op->setup ? op->setup(ctx) : ISOCHRON_OK;

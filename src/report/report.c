@@ -208,6 +208,7 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
         isochron_json_knumber(&j, "scheme_param_s", p->window);
         isochron_json_kint(&j, "validated", p->validated);
         if (p->threads > 0) isochron_json_kint(&j, "threads", p->threads);
+        if (p->partitions > 0) isochron_json_kint(&j, "partitions", p->partitions);
         isochron_json_kstring(&j, "unit", p->unit[0] ? p->unit : "s");
         rate_t rt;
         if (rate_of(p, &rt)) {
@@ -333,6 +334,7 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
             }
             if (isfinite(p->clock_bound) && p->clock_bound_is_hard) fprintf(f, "  clock± hard");
             if (p->threads > 0) fprintf(f, "  threads %d", p->threads);
+            if (p->partitions > 0) fprintf(f, "  partitions %d", p->partitions);
             if (p->retries > 0) {
                 fputs("  retried: discarded", f);
                 for (int i = 0; i < p->retries && i < ISOCHRON_MAX_RETRIES; i++) fprintf(f, "%s %.0f%%", i ? "," : "", 100 * p->retry_share[i]);

@@ -79,6 +79,22 @@ static int run_point(const isochron_op_t *op, size_t bytes, const char *tname, c
     snprintf(what, sizeof what, "%s %zu B %s%s%s root %d%s", op->name, c.bytes, tname, rname ? " " : "",
              rname ? rname : "", root, in_place ? " in_place" : "");
 
+    if (op->flags & ISOCHRON_OP_PARTITIONED) /* partitions of whole elements: 4, or 1 where 4 do not divide the count */
+        c.partitions = (c.bytes / (size_t)ts) % 4 == 0 ? 4 : 1;
+    if (op->flags & ISOCHRON_OP_MISSING) {
+        /* this MPI library lacks the calls (partitioned or large-count without MPI-4's mpi.h): refused, naming it */
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(lib, &len);
+        lib[strcspn(lib, " ")] = '\0'; /* "Open", "MPICH" */
+        int rc = isochron_op_setup(op, &c);
+        CHECK(rc == ISOCHRON_EUNSUPPORTED && strstr(isochron_last_error(), "this MPI library (") &&
+                  strstr(isochron_last_error(), lib) && strstr(isochron_last_error(), op->name),
+              "rank %d: %s refused where the library lacks it, naming the library (%s)", rank, what, isochron_last_error());
+        if (rc == ISOCHRON_OK) isochron_op_teardown(op, &c);
+        if (rank == 0 && !skipped++) printf("skip %s\n", isochron_last_error());
+        return check_failures - before;
+    }
     if (op->flags & ISOCHRON_OP_THREADED) {
         /* this program calls MPI_Init: MPI_THREAD_SINGLE (test_ops_threads runs them under MPI_THREAD_MULTIPLE) */
         int rc = isochron_op_setup(op, &c);
@@ -100,7 +116,8 @@ static int run_point(const isochron_op_t *op, size_t bytes, const char *tname, c
     }
     CHECK_RC(isochron_op_accepts(op, c.dtype, c.op, in_place), ISOCHRON_OK, "rank %d: %s accepted", rank, what);
     int rc = isochron_op_setup(op, &c);
-    if (rc == ISOCHRON_EUNSUPPORTED && strcmp(op->name, "reduce") == 0 && in_place && root != 0) {
+    if (rc == ISOCHRON_EUNSUPPORTED && (strcmp(op->name, "reduce") == 0 || strcmp(op->name, "reduce_c") == 0) && in_place &&
+        root != 0) {
         /* the one combination refused because the MPI library crashes on it */
         if (rank == 0 && !skipped++) printf("skip %s\n", isochron_last_error());
         return check_failures - before;
