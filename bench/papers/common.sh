@@ -4,8 +4,13 @@
 # (real ranks, tools/cluster's namespace nodes, SimGrid), prints each result beside the paper's
 # published number, and saves a results file and figures under bench/results/papers/.
 #
-#   papers_init NAME "usage text"   cd to the repository, parse MODE (quick|full), set ROOT BUILD PY
-#                                   RES_DIR RES (results file) FIG_PREFIX; stdout is copied to RES
+#   papers_init NAME [--deferred]   cd to the repository, check MODE (quick|full) and BUILD, set ROOT
+#                                   BUILD PY RES_DIR RES (results file) FIG_PREFIX, then papers_start
+#                                   at once (stdout copied to RES); with --deferred nothing is written
+#                                   until the script calls papers_start after its own checks
+#   papers_start                    WORK directory; stdout copied to RES (deferred: to RES.partial)
+#   papers_finish                   (deferred) RES.partial becomes RES: a failed or interrupted run
+#                                   leaves the previous results file untouched
 #   papers_context                  the run's context: date, commit, cores, MPI, load average, and
 #                                   "UNDER LOAD" when the 1-minute load exceeds the cores
 #   papers_load                     "load a b c on N cores[ (under load)]" (call before each experiment)
@@ -27,8 +32,9 @@
 
 papers_die() { echo "$(basename "$0"): $*" >&2; exit 2; }
 
-papers_init() { # NAME USAGE
-  PAPER=$1 PAPER_USAGE=$2
+papers_init() { # NAME [--deferred]
+  PAPER=$1 PAPERS_DEFERRED=0
+  [ "${2:-}" = --deferred ] && PAPERS_DEFERRED=1
   ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   cd "$ROOT"
   BUILD=$(readlink -f "${BUILD:-build}")
@@ -49,10 +55,20 @@ papers_init() { # NAME USAGE
   TAG=${TAG:-$(nproc)cores-ompi${mpi:-x}-$MODE}
   RES=${RES:-$RES_DIR/$PAPER-$TAG.txt}
   FIG_PREFIX=${FIG_PREFIX:-$RES_DIR/$PAPER-$TAG}
+  [ "$PAPERS_DEFERRED" = 1 ] || papers_start
+}
+
+papers_start() {
   WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/isochron-$PAPER.XXXXXX")
   [ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
-  : > "$RES"
-  exec > >(tee -a "$RES")
+  if [ "$PAPERS_DEFERRED" = 1 ]; then exec > >(tee "$RES.partial"); else : > "$RES"; exec > >(tee -a "$RES"); fi
+}
+
+papers_finish() {
+  echo "results: $RES"
+  [ "$PAPERS_DEFERRED" = 1 ] || return 0
+  sleep 0.2  # let tee write the last lines
+  mv -f "$RES.partial" "$RES"
 }
 
 papers_load() {

@@ -20,10 +20,10 @@
 #        CLUSTER_NODES (4)
 # Writes bench/results/papers/paper001-<cores>cores-ompi<ver>-<mode>.txt and -fig1.png beside it.
 set -euo pipefail
-if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0; fi
 [ $# -eq 0 ] || { echo "paper001.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
-papers_init paper001 ""
+papers_init paper001 --deferred
 PARTS=${PARTS:-"fig1 table1 opt"}
 for p in $PARTS; do case $p in fig1|table1|opt) ;; *) papers_die "PARTS: '$p' is not a part; choose from fig1 table1 opt";; esac; done
 NP=${NP:-4}
@@ -35,6 +35,7 @@ CLUSTER=${CLUSTER:-1}
 CLUSTER_NODES=${CLUSTER_NODES:-4}
 [ -x "$BUILD/opt_scatter" ] || papers_die "BUILD='$BUILD': no opt_scatter example there (it is built with the project)"
 papers_peers
+papers_start
 papers_context
 echo "# parts: $PARTS; $NP ranks on one host ($( [ "$NP" -gt "$(nproc)" ] && echo oversubscribed || echo 'one core each')), $LAUNCHES launches"
 echo
@@ -99,15 +100,15 @@ print("\nThe paper's observations (Fig. 1, 16-node heterogeneous cluster, Gigabi
 print("| observation in the paper | here |")
 print("|---|---|")
 r = ratio(("imb1", "scatter", "min"), ("imb1", "scatter", "avg"))
-print(f"| scatter, 1 repetition: t_min is small (the root's non-blocking send) | t_min / t_avg = {'-' if not r else f'{r[0]:.2f} (sizes: {r[1]:.2f}..{r[2]:.2f})'} |")
+print(f"| scatter, 1 repetition: t_min is small (the root's non-blocking send) | t_min / t_avg = {'-' if not r else f'{r[0]:.3g} (sizes: {r[1]:.3g}..{r[2]:.3g})'} |")
 r = ratio(("imb1", "gather", "max"), ("imb1", "gather", "avg"))
-print(f"| gather, 1 repetition: t_max (the root) well above the others | t_max / t_avg = {'-' if not r else f'{r[0]:.2f} (sizes: {r[1]:.2f}..{r[2]:.2f})'} |")
+print(f"| gather, 1 repetition: t_max (the root) well above the others | t_max / t_avg = {'-' if not r else f'{r[0]:.3g} (sizes: {r[1]:.3g}..{r[2]:.3g})'} |")
 for op in ("scatter", "gather"):
     a, b = spread("imb1", op), spread("imbN", op)
     print(f"| {op}: (t_max - t_min) / t_avg shrinks as repetitions increase | 1 rep {f(a) if a is None else f'{a:.2f}'}, many {f(b) if b is None else f'{b:.2f}'} |")
 for op in ("scatter", "gather"):
     r = ratio(("isopipe", op, "median"), ("isoiso", op, "median"))
-    print(f"| {op}: a pipelined series misstates the isolated time | isochron pipelined / isolated = {'-' if not r else f'{r[0]:.2f} (sizes: {r[1]:.2f}..{r[2]:.2f})'} |")
+    print(f"| {op}: a pipelined series misstates the isolated time | isochron pipelined / isolated = {'-' if not r else f'{r[0]:.3g} (sizes: {r[1]:.3g}..{r[2]:.3g})'} |")
 try:
     import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
     f_, axs = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -241,4 +242,4 @@ print("Paper (Sec. 4): Opt_Scatter 'compares the estimated execution times of al
 PY
   echo
 fi
-echo "results: $RES"
+papers_finish
