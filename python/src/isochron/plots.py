@@ -20,6 +20,7 @@ import numpy as np
 
 from .dataset import IsochronError, record_error
 from .figures import _fig, _run_title
+from .stats import median_ci
 from .table import below_resolution
 from .units import fmt_bytes, is_missing, is_rate, parse_bytes, rate, short_spec
 
@@ -112,15 +113,6 @@ def _need(ds, rtype, kind, what):
 
 
 # ---- latency vs message size ------------------------------------------------------------
-def _median_ci(values, level):
-    """Distribution-free CI of the median: order statistics j and n+1-j, B(n, 1/2) quantiles."""
-    from scipy.stats import binom
-    x = np.sort(np.asarray(values, float))
-    n = len(x)
-    j = max(1, int(binom.ppf((1 - level) / 2, n, 0.5)))
-    return float(np.median(x)), float(x[j - 1]), float(x[n - j])
-
-
 def _center_and_ci(p, stat, level):
     if stat == "median":
         times = p["raw_time_s"]
@@ -128,7 +120,7 @@ def _center_and_ci(p, stat, level):
         ok = [t for t, v in zip(times, flags) if v and _finite(t)]
         if not ok:
             return math.nan, math.nan, math.nan
-        return _median_ci(ok, level)
+        return median_ci(ok, level)          # the C library's rule (stats.py): bars = table
     mean, lo, hi = p["mean_s"], p.get("ci_lo_s"), p.get("ci_hi_s")
     return mean, (mean if is_missing(lo) else lo), (mean if is_missing(hi) else hi)
 
