@@ -11,45 +11,42 @@
 #   Fig. 8  the four broadcast measurement algorithms (Alg. 1 barrier, 2 clock-synchronized,
 #           3 in rounds, 4-5 ack with fetch-inc + wait_until) at 2 and 4 PEs; the paper's 1344 and
 #           2016 processes are out of reach (SimGrid has no OpenSHMEM), so the nearest at scale is
-#           the same four methods on MPI_Bcast in SimGrid (isochron-bench, 64 ranks; FULL adds 256);
+#           the same four methods on MPI_Bcast in SimGrid (isochron-bench, 64 ranks; full mode adds 256);
 #   Fig. 9  locks: set + clear uncontended, contended, round-robin turns; test_lock; vs PEs;
 #   and atomics and quiet (measured by the paper, no figure): every atomic at 2 PEs, contended at 4.
 # Where: "intra" = 2 PEs on this 2-core machine (Open MPI 4.1.4's oshmem over shared memory);
 #   "inter" = tools/cluster, 2 namespace nodes, 1 PE each, oshmem over UCX's TCP transport (the
 #   clock's timestamps over MPI: `--transport mpi`, since the shmem transport did not progress
-#   across the nodes: the sync timed out after 60 s); 4 PEs are oversubscribed. CLUSTER=0 skips it.
+#   across the nodes: the sync timed out after 60 s; 20 operations a repetition, as one takes
+#   about a millisecond there); 4 PEs are oversubscribed. CLUSTER=0 skips it.
 # The machine is shared with other jobs: the load average is recorded with the results.
-# A benchmark, not a test. usage: bench/papers/paper002.sh
-#   env MODE=QUICK|FULL (QUICK ~5 min, FULL ~20), BUILD (build), OUT (bench/results/papers),
-#   NAME (paper002-<mode>), CLUSTER (1), SIM (1: the MPI_Bcast analog in SimGrid), PY
+# A benchmark, not a test. usage: bench/papers/paper002.sh [--help]
+#   env: MODE quick|full (quick ~5 min; full ~20: more sizes, 8 PEs, 256 simulated ranks), BUILD
+#        (build), CLUSTER (1: the two-node runs; needs root), SIM (1: the MPI_Bcast analog), PY
+# Writes bench/results/papers/paper002-<cores>cores-ompi<ver>-<mode>.txt (the tables), .png (the
+# figure) and .jsonl (every point) through bench/papers/common.sh.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-MODE=${MODE:-QUICK}
-BUILD=${BUILD:-build}
-OUT=${OUT:-bench/results/papers}
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+[ $# -eq 0 ] || { echo "paper002.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
+. "$(dirname "$0")/common.sh"
+papers_init paper002 ""
 CLUSTER=${CLUSTER:-1}
 SIM=${SIM:-1}
-case $MODE in
-  QUICK) SIZES=8,512,4K,32K,256K BSIZES=8,4K,64K MAXREPS=30 BUDGET=0.5 NPS="2 4" SIMNP="64" ;;
-  FULL) SIZES=8,64,512,4K,32K,256K,1M BSIZES=8,512,4K,64K MAXREPS=100 BUDGET=1 NPS="2 4 8" SIMNP="64 256" ;;
-  *) echo "paper002.sh: MODE=$MODE; valid: QUICK, FULL" >&2; exit 2 ;;
-esac
-NAME=${NAME:-paper002-$(echo "$MODE" | tr A-Z a-z)}
-if [ -z "${PY:-}" ]; then
-  for p in .venv/bin/python /work/main/.venv/bin/python python3; do command -v "$p" >/dev/null && { PY=$p; break; }; done
+if [ "$MODE" = full ]; then
+  SIZES=8,64,512,4K,32K,256K,1M BSIZES=8,512,4K,64K MAXREPS=100 BUDGET=1 NPS="2 4 8" SIMNP="64 256"
+else
+  SIZES=8,512,4K,32K,256K BSIZES=8,4K,64K MAXREPS=30 BUDGET=0.5 NPS="2 4" SIMNP="64"
 fi
-"$PY" -c 'import matplotlib' 2>/dev/null || { echo "paper002.sh: $PY has no matplotlib (set PY to a python with it, e.g. the project's .venv)" >&2; exit 2; }
-[ -x "$BUILD/isochron-shmem" ] || { echo "paper002.sh: $BUILD/isochron-shmem not built (no OpenSHMEM found by CMake?)" >&2; exit 2; }
-mkdir -p "$OUT"
-# outside /tmp: every tools/cluster node has a /tmp of its own, and the PEs there write their files here
-mkdir -p "$BUILD/papers"
-tmp=$(mktemp -d "$ROOT/$BUILD/papers/paper002.XXXXXX")
+"$PY" -c 'import matplotlib' 2>/dev/null || papers_die "PY='$PY' has no matplotlib (set PY to a python with it, e.g. the project's .venv)"
+[ -x "$BUILD/isochron-shmem" ] || papers_die "BUILD='$BUILD': no isochron-shmem there (no OpenSHMEM found by CMake?)"
+# $WORK is under /var/tmp: every tools/cluster node has a /tmp of its own, and the PEs there write their files in it
+tmp=$WORK
 cluster_up=0
-cleanup() { [ $cluster_up = 1 ] && ISOCHRON_CLUSTER=p002 tools/cluster down >/dev/null 2>&1; rm -rf "$tmp"; }
+cleanup() { [ $cluster_up = 1 ] && ISOCHRON_CLUSTER=p002 tools/cluster down >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
 trap cleanup EXIT
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-echo "load $(load) at start $(date -u +%FT%TZ)" > "$tmp/load"
+papers_context
+echo "# $("$BUILD/isochron-shmem" --version 2>/dev/null | head -1); each '# load' line below is the load average when that part began"
+: > "$tmp/defects"
 S=$tmp/results.jsonl
 : > "$S"
 t0=$(date +%s)
@@ -64,7 +61,7 @@ shm() { # where np fig [isochron-shmem options...]
     tools/mpirun-local -np "$np" "$BUILD/isochron-shmem" --quiet --format none --max-reps "$MAXREPS" --budget "$BUDGET" --jsonl "$f" "$@" 2> "$f.err" || rc=$?
   else
     ISOCHRON_CLUSTER=p002 tools/cluster mpirun-ompi -np "$np" --map-by node --mca mpi_yield_when_idle 1 -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=eth0 \
-      "$ROOT/$BUILD/isochron-shmem" --transport mpi --quiet --format none --max-reps "$MAXREPS" --budget "$BUDGET" --jsonl "$f" "$@" 2> "$f.err" || rc=$?
+      "$BUILD/isochron-shmem" --transport mpi --iters 20 --quiet --format none --max-reps "$MAXREPS" --budget "$BUDGET" --jsonl "$f" "$@" 2> "$f.err" || rc=$?
   fi
   # 4: the library delivered wrong data in some point (recorded without a time); anything else is a failure
   if [ $rc != 0 ] && [ $rc != 4 ]; then echo "paper002.sh: isochron-shmem ($w, $np PEs, $fig) exit $rc:" >&2; grep -v setpgid "$f.err" | tail -5 >&2; fi
@@ -79,7 +76,7 @@ run_p2p() { # where
   shm "$1" 2 5in --ops put_nbi_overlap,get_nbi_overlap --sizes "$SIZES" --loop inside
   shm "$1" 2 6 --ops "$P2P" --sizes "$SIZES"
 }
-echo "paper002: MODE=$MODE" >&2
+echo "# single node: $(papers_load)"
 run_p2p intra
 for np in $NPS; do
   echo "[intra] Fig. 8 broadcast methods, Fig. 9 locks, atomics at $np PEs" >&2
@@ -87,23 +84,23 @@ for np in $NPS; do
   shm intra "$np" 9 --ops lock,lock_contended,lock_roundrobin,test_lock
   if [ "$np" = 2 ]; then shm intra 2 amo --ops atomic --sizes 8; else shm intra "$np" amo --ops amo_fetch_add_all,amo_fetch_inc_all,amo_swap_all,amo_cswap_hit_all,amo_add_all,amo_inc_all --sizes 8; fi
 done
-echo "load $(load) after the single-node runs ($(($(date +%s) - t0)) s)" >> "$tmp/load"
 
 if [ "$CLUSTER" = 1 ]; then
   if ISOCHRON_CLUSTER=p002 tools/cluster check >/dev/null 2>&1; then
+    echo "# two nodes, after $(($(date +%s) - t0)) s: $(papers_load)"
     ISOCHRON_CLUSTER=p002 tools/cluster up 2 >/dev/null
     cluster_up=1
     run_p2p inter
     shm inter 2 9 --ops lock,lock_contended,test_lock
     ISOCHRON_CLUSTER=p002 tools/cluster down >/dev/null; cluster_up=0
-    echo "load $(load) after the two-node runs ($(($(date +%s) - t0)) s)" >> "$tmp/load"
   else
-    echo "two-node runs skipped: $(ISOCHRON_CLUSTER=p002 tools/cluster check 2>&1 | tail -1)" | tee -a "$tmp/load" >&2
+    echo "# two-node runs skipped: $(ISOCHRON_CLUSTER=p002 tools/cluster check 2>&1 | tail -1)"
   fi
 fi
 
 if [ "$SIM" = 1 ]; then
   if command -v smpirun >/dev/null; then
+    echo "# SimGrid, after $(($(date +%s) - t0)) s: $(papers_load)"
     for np in $SIMNP; do
       echo "[sim] Fig. 8 at scale: the four methods on MPI_Bcast, $np simulated ranks (fattree)" >&2
       for cfg in "alg1:--scheme barrier --method max" "alg2:--scheme roundtime --method global" \
@@ -115,18 +112,12 @@ if [ "$SIM" = 1 ]; then
         [ -f "$f" ] && keep sim "8-${cfg%%:*}" "$f"
       done
     done
-    echo "load $(load) after the simulations ($(($(date +%s) - t0)) s)" >> "$tmp/load"
   else
-    echo "SimGrid runs skipped: smpirun not found (libsimgrid-dev)" | tee -a "$tmp/load" >&2
+    echo "# SimGrid runs skipped: smpirun not found (libsimgrid-dev)"
   fi
 fi
-cp "$S" "$OUT/$NAME.jsonl"
-{
-  echo "# bench/papers/paper002.sh MODE=$MODE, $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-  echo "# $(nproc) cores shared with other jobs; $(mpirun --version 2>/dev/null | head -1); $("$BUILD/isochron-shmem" --version 2>/dev/null | head -1)"
-  sed 's/^/# /' "$tmp/load"
-  [ -s "$tmp/defects" ] && sort -u "$tmp/defects" | sed 's/^/# /'
-  true
-} > "$tmp/header"
-"$PY" bench/papers/paper002_report.py "$OUT/$NAME.jsonl" "$tmp/header" "$OUT/$NAME.png" | tee "$OUT/$NAME.txt"
-echo "wrote $OUT/$NAME.txt, $OUT/$NAME.png, $OUT/$NAME.jsonl" >&2
+echo "# done after $(($(date +%s) - t0)) s: $(papers_load)"
+[ -s "$tmp/defects" ] && sort -u "$tmp/defects" | sed 's/^/# /'
+cp "$S" "$FIG_PREFIX.jsonl"
+"$PY" bench/papers/paper002_report.py "$FIG_PREFIX.jsonl" "$FIG_PREFIX.png" "paper002.sh mode $MODE, $(date -u +%FT%TZ), $(papers_load)"
+echo "wrote $RES, $FIG_PREFIX.png, $FIG_PREFIX.jsonl" >&2

@@ -1,7 +1,7 @@
 """Report of bench/papers/paper002.sh: isochron-shmem's measurements of paper 002 (Coti & Malony,
 SKaMPI-OpenSHMEM) beside what the paper reports, as text on stdout and one figure.
 
-usage: paper002_report.py RESULTS.jsonl HEADER.txt FIGURE.png
+usage: paper002_report.py RESULTS.jsonl FIGURE.png TITLE   (the run's context is printed by the script)
 
 The paper's Figs. 4-9 are plots whose data are not in its text (measured on Summit: IBM Spectrum
 MPI/OpenSHMEM 10.3, InfiniBand EDR); what the text says about each figure is quoted as the
@@ -13,8 +13,8 @@ import math
 import sys
 
 recs = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
-header = open(sys.argv[2]).read().rstrip("\n")
-figpath = sys.argv[3]
+figpath = sys.argv[2]
+title = sys.argv[3]
 WHERE = {"intra": "single node (2 PEs, shared memory)", "inter": "two nodes (tools/cluster, 1 PE each, UCX over TCP)"}
 
 
@@ -64,7 +64,6 @@ def sizes_of(where, fig):
 
 
 wheres = [w for w in ("intra", "inter") if any(r["where"] == w for r in recs)]
-print(header)
 print("\nTimes are per operation, means of the repetitions' per-operation times (loops timed outside unless said),\n"
       "'<= R': below the point's timing resolution R (a subtraction within its parts' resolution).")
 
@@ -318,6 +317,6 @@ ax.set_xlabel("PEs")
 ax.set_ylabel("us per operation")
 ax.set_title("Fig. 9: global locks", fontsize=9)
 ax.legend(fontsize=6)
-fig.suptitle("paper 002 reproduced (bench/papers/paper002.sh); " + header.splitlines()[0].lstrip("# "), fontsize=9)
+fig.suptitle("paper 002 reproduced: " + title, fontsize=9)
 fig.tight_layout()
 fig.savefig(figpath, dpi=110)

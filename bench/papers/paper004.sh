@@ -11,8 +11,8 @@
 #   Figs. 4-5..4-7  success rates (concurrent shifts) at 4, 32 and 128 nodes.
 # Where (the paper's 4-128 iPSC/860 nodes are not here):
 #   sim    SimGrid SMPI, a crossbar of 2-128 hosts calibrated to the paper's Table I (b_s = 75 us,
-#          s = 44 us, a = 0.36 us/B; full-duplex host links, no OS noise): every number scales as
-#          the paper's, deterministic, seconds of host time;
+#          a = 0.36 us/B; a send returns at once, s ~ 0; full-duplex host links, no OS noise): the
+#          paper's scale and constants, deterministic, a minute of host time;
 #   real   Open MPI ranks on this 2-core machine (4 ranks are oversubscribed; shared with other
 #          jobs: the load average is recorded), truth = CLOCK_REALTIME shared by all ranks;
 #   cluster  tools/cluster: 2 namespace nodes x 2 ranks over TCP, ranks alternating nodes so
@@ -21,41 +21,34 @@
 # long = null PROBE, null REQUEST, then the data; forced = the receive is posted before the
 # synchronization and the data is sent at once. The barriers are isochron's (include/isochron/
 # barrier.h): butterfly = gsync, sync0, rds.
-# A benchmark, not a test. usage: bench/papers/paper004.sh
-#   env MODE=QUICK|FULL (QUICK: ~3-5 min, 10 simulated / 100 real trials; FULL: 50 / 300, all
-#   sizes), BUILD (build), OUT (bench/results/papers), NAME (paper004-<mode>), CLUSTER (1), PY
+# A benchmark, not a test. usage: bench/papers/paper004.sh [--help]
+#   env: MODE quick|full (quick: ~5 min, 10 simulated / 100 real trials; full: 50 / 300 trials and
+#        every size 4-64 KiB), BUILD (build), CLUSTER (1: the namespace cluster; needs root), PY
+# Writes bench/results/papers/paper004-<cores>cores-ompi<ver>-<mode>.txt (the tables), .png (the
+# figure) and .jsonl (every trial) through bench/papers/common.sh.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-MODE=${MODE:-QUICK}
-BUILD=${BUILD:-build}
-OUT=${OUT:-bench/results/papers}
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+[ $# -eq 0 ] || { echo "paper004.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
+. "$(dirname "$0")/common.sh"
+papers_init paper004 ""
 CLUSTER=${CLUSTER:-1}
-case $MODE in
-  QUICK) ST=10 RT=100 SIZES=4K,16K,64K RREPS=300 ;;
-  FULL) ST=50 RT=300 SIZES=4K,8K,16K,32K,64K RREPS=1000 ;;
-  *) echo "paper004.sh: MODE=$MODE; valid: QUICK, FULL" >&2; exit 2 ;;
-esac
-NAME=${NAME:-paper004-$(echo "$MODE" | tr A-Z a-z)}
-if [ -z "${PY:-}" ]; then
-  for p in .venv/bin/python /work/main/.venv/bin/python python3; do command -v "$p" >/dev/null && { PY=$p; break; }; done
-fi
-"$PY" -c 'import matplotlib' 2>/dev/null || { echo "paper004.sh: $PY has no matplotlib (set PY to a python with it, e.g. the project's .venv)" >&2; exit 2; }
-[ -f "$BUILD/libisochron.so" ] || { echo "paper004.sh: $BUILD/libisochron.so not built (cmake --build $BUILD)" >&2; exit 2; }
-command -v smpicc >/dev/null || { echo "paper004.sh: smpicc not found; install libsimgrid-dev (EXTRA_PKGS=libsimgrid-dev tools/install-deps.sh)" >&2; exit 2; }
-mkdir -p "$OUT" "$BUILD/papers"
-tmp=$(mktemp -d)
+if [ "$MODE" = full ]; then ST=50 RT=300 SIZES=4K,8K,16K,32K,64K RREPS=1000; else ST=10 RT=100 SIZES=4K,16K,64K RREPS=300; fi
+"$PY" -c 'import matplotlib' 2>/dev/null || papers_die "PY='$PY' has no matplotlib (set PY to a python with it, e.g. the project's .venv)"
+[ -f "$BUILD/libisochron.so" ] || papers_die "BUILD='$BUILD': no libisochron.so there (cmake --build $BUILD)"
+command -v smpicc >/dev/null || papers_die "smpicc not found; install libsimgrid-dev (EXTRA_PKGS=libsimgrid-dev tools/install-deps.sh)"
+mkdir -p "$BUILD/papers"
+tmp=$WORK
 cluster_up=0
-cleanup() { [ $cluster_up = 1 ] && ISOCHRON_CLUSTER=p004 tools/cluster down >/dev/null 2>&1; rm -rf "$tmp"; }
+cleanup() { [ $cluster_up = 1 ] && ISOCHRON_CLUSTER=p004 tools/cluster down >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
 trap cleanup EXIT
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-echo "load $(load) at start $(date -u +%FT%TZ)" > "$tmp/load"
+papers_context
+echo "# SimGrid $(smpirun -version 2>/dev/null | head -1 | awk '{print $NF}'); each '# load' line below is the load average when that part began"
 
 # ---- build the probe: real (mpicc + libisochron) and simulated (smpicc + sim/build's objects) ----
-mpicc -std=c11 -O2 -Iinclude bench/papers/paper004_probe.c -o "$BUILD/papers/paper004_probe" -L"$BUILD" -lisochron -Wl,-rpath,"$ROOT/$BUILD" -lm
+mpicc -std=c11 -O2 -Iinclude bench/papers/paper004_probe.c -o "$BUILD/papers/paper004_probe" -L"$BUILD" -lisochron -Wl,-rpath,"$BUILD" -lm
 bash sim/build.sh >/dev/null
 smpicc -std=c11 -O2 -DSMPI_ISOCHRON -Iinclude -Isrc bench/papers/paper004_probe.c sim/build/obj/*.o -o "$tmp/probe-sim" -lm 2>/dev/null
-REAL=$ROOT/$BUILD/papers/paper004_probe
+REAL=$BUILD/papers/paper004_probe
 
 # ---- SimGrid: an iPSC/860-like crossbar of full-duplex links, calibrated here with the probe at
 # 2 and 8 hosts: a null message takes 2 x lat + 5.8 us, so lat = 34.62 us gives b_s = 75.0 us; 2.7778 MB/s
@@ -95,7 +88,7 @@ BARS=clock,none,butterfly,sync0,rds
 S=$tmp/results.jsonl
 : > "$S"
 t0=$(date +%s)
-echo "paper004: MODE=$MODE, SimGrid $(smpirun -version 2>/dev/null | head -1 | awk '{print $NF}' || echo '?')" >&2
+echo "# sim: $(papers_load)"
 echo "[sim] cost model, Table II" >&2
 sim 2 costs 0,1K,2K,4K,8K,16K,32K,64K 5 >> "$S"
 BS=75e-6
@@ -113,17 +106,17 @@ echo "[sim] Figs. 4-1..4-3, 4-5..4-7 (p = 4, 32, 128; $ST trials, arrivals sprea
 for p in 4 32 128; do sim "$p" shift "$BARS" long,forced "$SIZES" "$ST" 3e-3 7 | sed 's/^{/{"fig":"4-1",/' >> "$S"; done
 echo "[sim] Fig. 4-4 (32 KiB, d = 1..7)" >&2
 for p in 2 4 8 16 32 64 128; do sim "$p" shift "$BARS" long,forced 32K 5 3e-3 11 | sed 's/^{/{"fig":"4-4",/' >> "$S"; done
-echo "load $(load) after the simulations ($(($(date +%s) - t0)) s)" >> "$tmp/load"
+echo "# real, after $(($(date +%s) - t0)) s: $(papers_load)"
 
 echo "[real] cost model (2 ranks), shifts and delayed node (4 ranks, oversubscribed)" >&2
 real 2 costs 0,1K,2K,4K,8K,16K,32K,64K "$RREPS" >> "$S"
 real 2 shift clock,none,butterfly long,forced 4K,64K "$RT" 20e-6 3 | sed 's/^{/{"fig":"4-1",/' >> "$S"
 real 4 shift "$BARS" long,forced 4K,64K "$RT" 50e-6 5 | sed 's/^{/{"fig":"4-1",/' >> "$S"
 real 4 delayed butterfly,sync0,rds 0,1,2,6 "$RT" >> "$S"
-echo "load $(load) after the real runs ($(($(date +%s) - t0)) s)" >> "$tmp/load"
 
 if [ "$CLUSTER" = 1 ]; then
   if ISOCHRON_CLUSTER=p004 tools/cluster check >/dev/null 2>&1; then
+    echo "# cluster, after $(($(date +%s) - t0)) s: $(papers_load)"
     echo "[cluster] 2 nodes x 2 ranks over TCP" >&2
     ISOCHRON_CLUSTER=p004 tools/cluster up 2 >/dev/null
     cluster_up=1
@@ -133,17 +126,11 @@ if [ "$CLUSTER" = 1 ]; then
     cl shift "$BARS" long,forced 4K,64K "$((RT / 2))" 200e-6 13 | sed 's/^{/{"fig":"4-1",/' >> "$S"
     cl delayed butterfly,sync0,rds 0,1,2,6 "$((RT / 2))" >> "$S"
     ISOCHRON_CLUSTER=p004 tools/cluster down >/dev/null; cluster_up=0
-    echo "load $(load) after the cluster runs ($(($(date +%s) - t0)) s)" >> "$tmp/load"
   else
-    echo "paper004.sh: tools/cluster check failed ($(ISOCHRON_CLUSTER=p004 tools/cluster check 2>&1 | tail -1)); cluster runs skipped" >&2
-    echo "cluster runs skipped: $(ISOCHRON_CLUSTER=p004 tools/cluster check 2>&1 | tail -1)" >> "$tmp/load"
+    echo "# cluster runs skipped: $(ISOCHRON_CLUSTER=p004 tools/cluster check 2>&1 | tail -1)"
   fi
 fi
-cp "$S" "$OUT/$NAME.jsonl"
-{
-  echo "# bench/papers/paper004.sh MODE=$MODE, $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-  echo "# $(nproc) cores shared with other jobs; $(mpirun --version 2>/dev/null | head -1); SimGrid $(smpirun -version 2>/dev/null | head -1 | awk '{print $NF}')"
-  sed 's/^/# /' "$tmp/load"
-} > "$tmp/header"
-"$PY" bench/papers/paper004_report.py "$OUT/$NAME.jsonl" "$tmp/header" "$OUT/$NAME.png" | tee "$OUT/$NAME.txt"
-echo "wrote $OUT/$NAME.txt, $OUT/$NAME.png, $OUT/$NAME.jsonl" >&2
+echo "# done after $(($(date +%s) - t0)) s: $(papers_load)"
+cp "$S" "$FIG_PREFIX.jsonl"
+"$PY" bench/papers/paper004_report.py "$FIG_PREFIX.jsonl" "$FIG_PREFIX.png" "paper004.sh mode $MODE, $(date -u +%FT%TZ), $(papers_load)"
+echo "wrote $RES, $FIG_PREFIX.png, $FIG_PREFIX.jsonl" >&2

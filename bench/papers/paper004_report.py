@@ -1,7 +1,7 @@
 """Report of bench/papers/paper004.sh: the measurements of paper 004 (Seidel & Davis, iPSC/860
 global synchronization) beside the paper's numbers, as text on stdout and one figure.
 
-usage: paper004_report.py RESULTS.jsonl HEADER.txt FIGURE.png
+usage: paper004_report.py RESULTS.jsonl FIGURE.png TITLE   (the run's context is printed by the script)
 
 The paper's numbers come from its text: Table I (a = 0.36 us/B, b_l = 136 us, b_s = 75 us,
 s = 44 us), Table II's formulas evaluated with them, Table III, the cost/precision formulas of
@@ -19,8 +19,8 @@ WHERE = {"sim": "SimGrid, iPSC/860-calibrated crossbar", "real": "this machine, 
          "cluster": "tools/cluster, 2 namespace nodes over TCP"}
 
 recs = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
-header = open(sys.argv[2]).read().rstrip("\n")
-figpath = sys.argv[3]
+figpath = sys.argv[2]
+title = sys.argv[3]
 wheres = [w for w in ("sim", "real", "cluster") if any(r["where"] == w for r in recs)]
 
 
@@ -45,7 +45,6 @@ def fit(xs, ys):
 
 # ---- Table I: the constants, fitted per platform ----
 const = {}
-print(header)
 print("\n== Table I: communication constants (fitted to one-way sends between ranks 0 and 1; medians) ==")
 print(f"{'':<48} {'a (per byte)':>14} {'b_l':>10} {'b_s':>10} {'s':>10}")
 print(f"{'paper, iPSC/860 (Table I)':<48} {'360 ns/B':>14} {'136 us':>10} {'75 us':>10} {'44 us':>10}")
@@ -272,7 +271,7 @@ fig, axs = plt.subplots(2, 3, figsize=(16, 9.5))
 style = {"clock": ("k", "o"), "none": ("0.6", "x"), "butterfly": ("tab:red", "s"), "sync0": ("tab:orange", "^"), "rds": ("tab:blue", "D")}
 panels = [("sim", 4, axs[0][0], "Fig. 4-1 analog: sim, 4-node ring"), ("sim", 32, axs[0][1], "Fig. 4-2 analog: sim, 32-node ring"),
           ("sim", 128, axs[0][2], "Fig. 4-3 analog: sim, 128-node ring")]
-for w, p, ax, title in panels:
+for w, p, ax, ptitle in panels:
     rs = [r for r in fig_recs if r["where"] == w and r["p"] == p]
     if not rs:
         ax.set_visible(False)
@@ -286,7 +285,7 @@ for w, p, ax, title in panels:
                 ys.append(st.mean(r[0]["cost"]) * 1e3 if r and r[0]["cost"] else float("nan"))
             ax.plot([m / 1024 for m in sizes], ys, ls, color=style[b][0], marker=style[b][1], ms=4, label=f"{LABEL[b]}, {proto}")
     ax.plot([m / 1024 for m in sizes], [(PAPER["a"] * m + PAPER["b_s"]) * 1e3 for m in sizes], ":", color="green", lw=2, label="paper: am + b_s")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(ptitle, fontsize=10)
     ax.set_xlabel("message (KiB)")
     ax.set_ylabel("shift cost (ms)")
 axs[0][0].legend(fontsize=6, ncol=2)
@@ -334,6 +333,6 @@ ax.set_ylabel("barrier cost (units of b_s, log)")
 ax.set_yscale("log")
 ax.set_title("Sec. 3.1-3.3: one delayed node (sim p=32; real, cluster p=4)", fontsize=9)
 ax.legend(fontsize=6)
-fig.suptitle("paper 004 reproduced (bench/papers/paper004.sh); " + header.splitlines()[0].lstrip("# "), fontsize=9)
+fig.suptitle("paper 004 reproduced: " + title, fontsize=9)
 fig.tight_layout()
 fig.savefig(figpath, dpi=110)
