@@ -297,13 +297,14 @@ if [[ " $PARTS " == *" sweep "* ]]; then
   for f in $FITS; do args+=("hca3/$f/SKaMPI-Offset/20=sw-fit$f-*.jsonl"); done
   for q in $PPS; do args+=("hca3/40/SKaMPI-Offset/$q=sw-pp$q-*.jsonl"); done
   clock_table "$NP ranks, --skew $SKEW, $SWEEP_LAUNCHES launch(es) per setting" "${args[@]}" | tee "$W/sweep.md"
-  "$PY" - "$W/sweep.md" "$FIG_PREFIX-sweep.png" <<'PY'
+  "$PY" - "$W/sweep.md" "$FIG_PREFIX-sweep.png" "$(echo $FITS | wc -w)" <<'PY'
 import re, sys
 rows = [l.strip("|\n").split("|") for l in open(sys.argv[1]) if l.startswith("| hca3")]
+nfit = int(sys.argv[3])  # the fit-point rows come first, then the ping-pong rows
 def num(s):
     m = re.match(r"\s*([0-9][0-9.eE+-]*)", s); return float(m.group(1)) if m else float("nan")
-fit = [(int(r[0].split("/")[1]), num(r[2]), num(r[3]), num(r[-1])) for r in rows if r[0].strip().endswith("/20") and "/40/" not in r[0]]
-pp = [(int(r[0].strip().split("/")[3]), num(r[2]), num(r[3]), num(r[-1])) for r in rows if "/40/" in r[0]]
+fit = [(int(r[0].split("/")[1]), num(r[2]), num(r[3]), num(r[-1])) for r in rows[:nfit]]
+pp = [(int(r[0].strip().split("/")[3].split(",")[0]), num(r[2]), num(r[3]), num(r[-1])) for r in rows[nfit:]]
 try:
     import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
     f_, axs = plt.subplots(1, 2, figsize=(9, 3.6))
