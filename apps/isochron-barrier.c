@@ -403,7 +403,7 @@ int main(int argc, char **argv)
     if ((code = app_engine_options(PROG, v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo))) goto done;
     if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
     const char *fmt = VAL(O_FORMAT);
-    if (strcmp(fmt, "table") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, none", fmt);
+    if (isochron_report_format_check(fmt, ISOCHRON_FORMAT_TABLE | ISOCHRON_FORMAT_NONE)) FAIL("%s", isochron_last_error());
     if ((code = app_clock_options(PROG, v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
     if ((code = app_parse_sync_limit(PROG, v[O_SYNCLIM], rank))) goto done;
     int self_bound = 0;

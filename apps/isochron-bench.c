@@ -343,7 +343,8 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
     if (isochron_parse_duration(app_value(opts, v, O_WATCHDOG), &watchdog) || watchdog < 0 || watchdog > 86400) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
     if (isochron_parse_duration(app_value(opts, v, O_RESYNC), &resync) || resync < 0) FAIL("--resync '%s': non-negative seconds", v[O_RESYNC]);
     const char *fmt = app_value(opts, v, O_FORMAT);
-    if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "csv") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, jsonl, csv, none", fmt);
+    if (isochron_report_format_check(fmt, ISOCHRON_FORMAT_TABLE | ISOCHRON_FORMAT_JSONL | ISOCHRON_FORMAT_CSV | ISOCHRON_FORMAT_NONE))
+        FAIL("%s", isochron_last_error());
     MPI_Datatype dt = MPI_DATATYPE_NULL;
     MPI_Op rop = MPI_SUM;
     int dsz;

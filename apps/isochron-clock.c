@@ -382,8 +382,8 @@ int main(int argc, char **argv)
         goto done;
     }
     const char *fmt = app_value(opts, v, O_FORMAT);
-    if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "none")) {
-        if (rank == 0) fprintf(stderr, "isochron-clock: unknown --format '%s'; valid: table, jsonl, none\n", fmt);
+    if (isochron_report_format_check(fmt, ISOCHRON_FORMAT_TABLE | ISOCHRON_FORMAT_JSONL | ISOCHRON_FORMAT_NONE)) {
+        if (rank == 0) fprintf(stderr, "isochron-clock: %s\n", isochron_last_error());
         code = 2; goto done;
     }
     FILE *tab = rank == 0 && !strcmp(fmt, "table") ? stdout : NULL;

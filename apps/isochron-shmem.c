@@ -208,7 +208,8 @@ int main(int argc, char **argv)
     double watchdog = 120;
     if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) FAIL("--watchdog '%s': expected seconds in [0, 86400] (0: off)", v[O_WATCHDOG]);
     const char *fmt = v[O_FORMAT] ? v[O_FORMAT] : "table";
-    if (strcmp(fmt, "table") && strcmp(fmt, "jsonl") && strcmp(fmt, "csv") && strcmp(fmt, "none")) FAIL("unknown --format '%s'; valid: table, jsonl, csv, none", fmt);
+    if (isochron_report_format_check(fmt, ISOCHRON_FORMAT_TABLE | ISOCHRON_FORMAT_JSONL | ISOCHRON_FORMAT_CSV | ISOCHRON_FORMAT_NONE))
+        FAIL("%s", isochron_last_error());
     int use_shmem_xport = 1;
     if (v[O_XPORT]) {
         if (!strcmp(v[O_XPORT], "mpi")) use_shmem_xport = 0;

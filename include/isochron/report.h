@@ -23,6 +23,19 @@ typedef struct {
     const char *json;
 } isochron_kv_t;
 
+/** The output formats of the drivers' --format, one table (src/report/report.c): bit i of a mask is the
+ *  format isochron_report_format_name(i); "none" is the last (nothing on stdout). */
+enum {
+    ISOCHRON_FORMAT_TABLE = 1u << 0,
+    ISOCHRON_FORMAT_JSONL = 1u << 1,
+    ISOCHRON_FORMAT_CSV = 1u << 2,
+    ISOCHRON_FORMAT_NONE = 1u << 3,
+};
+/** \brief Name of format bit \p i (0: "table", 1: "jsonl", 2: "csv", 3: "none"), NULL beyond. */
+const char *isochron_report_format_name(int i);
+/** \brief ISOCHRON_OK when \p name is one of the formats in \p mask; else ISOCHRON_ENAME and the last error
+ *  "unknown --format 'NAME'; valid: table, jsonl, none" (the formats of \p mask, in table order). */
+int isochron_report_format_check(const char *name, unsigned mask);
 /** \brief "table", "jsonl" or "csv" writing to \p f (not closed by the reporter). */
 int isochron_reporter_create(const char *format, FILE *f, isochron_reporter_t **out);
 const char *isochron_reporter_names(void);

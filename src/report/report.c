@@ -28,12 +28,37 @@ void isochron_reporter_name_width(isochron_reporter_t *r, int width)
     if (r) r->namew = width < 22 ? 22 : width > 64 ? 64 : width;
 }
 
+/* The one table of output formats: the reporters' (indexes FMT_*) and "none"; the drivers' --format
+ * checks and messages come from here (isochron_report_format_check), not from names of their own. */
+static const char *const format_names[] = {"table", "jsonl", "csv", "none"};
+enum { NFORMATS = (int)(sizeof format_names / sizeof *format_names) };
+_Static_assert(FMT_TABLE == 0 && FMT_JSONL == 1 && FMT_CSV == 2, "format_names is indexed by FMT_*");
+
+const char *isochron_report_format_name(int i) { return i >= 0 && i < NFORMATS ? format_names[i] : NULL; }
+
+static int format_index(const char *name, unsigned mask)
+{
+    for (int i = 0; name && i < NFORMATS; i++)
+        if ((mask & (1u << i)) && !strcmp(name, format_names[i])) return i;
+    return -1;
+}
+
+int isochron_report_format_check(const char *name, unsigned mask)
+{
+    if (format_index(name, mask) >= 0) return ISOCHRON_OK;
+    char valid[64] = "";
+    size_t o = 0;
+    for (int i = 0; i < NFORMATS; i++)
+        if (mask & (1u << i)) o += (size_t)snprintf(valid + o, sizeof valid - o, "%s%s", o ? ", " : "", format_names[i]);
+    return isochron_set_error(ISOCHRON_ENAME, "unknown --format '%.64s'; valid: %s", name ? name : "(null)", valid);
+}
+
 const char *isochron_reporter_names(void) { return "table, jsonl, csv"; }
 
 int isochron_reporter_create(const char *format, FILE *f, isochron_reporter_t **out)
 {
     *out = NULL;
-    int fmt = !strcmp(format, "table") ? FMT_TABLE : !strcmp(format, "jsonl") ? FMT_JSONL : !strcmp(format, "csv") ? FMT_CSV : -1;
+    int fmt = format_index(format, ISOCHRON_FORMAT_TABLE | ISOCHRON_FORMAT_JSONL | ISOCHRON_FORMAT_CSV);
     if (fmt < 0) return isochron_set_error(ISOCHRON_ENAME, "unknown output format '%s'; valid: %s", format, isochron_reporter_names());
     isochron_reporter_t *r = calloc(1, sizeof *r);
     if (!r) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
