@@ -20,8 +20,9 @@
 #include "shmem/shmem_impl.h"
 
 #define ME (c->me)
-enum { K_FETCH, K_SET, K_SWAP, K_CSWAP_HIT, K_CSWAP_MISS, K_FINC, K_FADD, K_FAND, K_FOR, K_FXOR, K_INC, K_ADD };
-static const char *const knames[] = {"fetch", "set", "swap", "cswap_hit", "cswap_miss", "fetch_inc", "fetch_add", "fetch_and", "fetch_or", "fetch_xor", "inc", "add"};
+enum { K_FETCH, K_SET, K_SWAP, K_CSWAP_HIT, K_CSWAP_MISS, K_FINC, K_FADD, K_FAND, K_FOR, K_FXOR, K_INC, K_ADD, K_AND, K_OR, K_XOR };
+static const char *const knames[] = {"fetch", "set", "swap", "cswap_hit", "cswap_miss", "fetch_inc", "fetch_add", "fetch_and", "fetch_or", "fetch_xor", "inc", "add",
+                                     "and", "or", "xor"};
 #define NK ((int)(sizeof knames / sizeof knames[0]))
 #define CTR 3 /* index of the counter in sig[] (symmetric heap) */
 /* Found by the validation below, Open MPI 4.1.4's oshmem here: fetch_and/or/xor
@@ -31,8 +32,10 @@ static const char *const knames[] = {"fetch", "set", "swap", "cswap_hit", "cswap
  * therefore fail validation on that library, saying so; the driver reports
  * the failure and goes on. */
 
+/* "amo_<kind>[_all]" or "ctx_amo_<kind>" (the same call on a private context, issue 28: SKaMPI's Shmem_Ctx_Atomic_*) */
 static int kind_of(const char *name, int *contended)
 {
+    if (!strncmp(name, "ctx_", 4)) name += 4;
     size_t n = strlen(name);
     *contended = n > 4 && !strcmp(name + n - 4, "_all");
     for (int k = 0; k < NK; k++) {
@@ -45,7 +48,8 @@ static int kind_of(const char *name, int *contended)
     return -1;
 }
 
-static long initial(int k) { return k == K_FAND ? -1L : (k == K_FOR || k == K_FXOR) ? 0L : 1000L; }
+static long initial(int k) { return (k == K_FAND || k == K_AND) ? -1L : (k == K_FOR || k == K_FXOR || k == K_OR || k == K_XOR) ? 0L : 1000L; }
+static int is_ctx(const isochron_shmem_op_t *op) { return !strncmp(op->name, "ctx_", 4); }
 static long bit(int pe) { return 1L << (8 + pe % 54); }
 
 static int setup_amo(isochron_shmem_ctx_t *c)
@@ -55,6 +59,51 @@ static int setup_amo(isochron_shmem_ctx_t *c)
     return rc;
 }
 static void teardown_amo(isochron_shmem_ctx_t *c) { shm_free(c); }
+
+/* the same calls on a private context, completed by shmem_ctx_quiet; an empty ctx_quiet subtracted from the non-fetching ones */
+static int run_ctx_amo(isochron_shmem_ctx_t *c, double *t, int k, int owner)
+{
+    const isochron_shmem_op_t *op = c->op;
+    shmem_ctx_t x;
+    memset(&x, 0, sizeof x);
+    int ret = shmem_ctx_create(SHMEM_CTX_PRIVATE, &x);
+    if (ret != 0)
+        return isochron_set_error(ISOCHRON_EUNSUPPORTED, "%s: shmem_ctx_create(SHMEM_CTX_PRIVATE) on PE %d returned %d: the library could not make a context", op->name, ME, ret);
+    long *ctr = &c->sig[CTR], *f = c->fetched, guess = initial(k);
+    shmem_ctx_quiet(x);
+    double q0 = shm_now(c);
+    for (int i = 0; i < SHM_QEMPTY_N; i++) shmem_ctx_quiet(x);
+    double qe = (shm_now(c) - q0) / SHM_QEMPTY_N;
+    switch (k) {
+    case K_FETCH: SHM_TIME_LOOP(c, *t, f[i] = shmem_ctx_long_atomic_fetch(x, ctr, owner)); break;
+    case K_SET: SHM_TIME_LOOP(c, *t, shmem_ctx_long_atomic_set(x, ctr, (long)ME * 1000000L + i, owner); shmem_ctx_quiet(x)); break;
+    case K_SWAP: SHM_TIME_LOOP(c, *t, f[i] = shmem_ctx_long_atomic_swap(x, ctr, (long)ME * 1000000L + i, owner)); break;
+    case K_CSWAP_HIT:
+        SHM_TIME_LOOP(c, *t, { long v = shmem_ctx_long_atomic_compare_swap(x, ctr, guess, guess + 1, owner); guess = v == guess ? guess + 1 : v; });
+        break;
+    case K_CSWAP_MISS: SHM_TIME_LOOP(c, *t, f[i] = shmem_ctx_long_atomic_compare_swap(x, ctr, -7L, 1L, owner)); break;
+    case K_FINC: SHM_TIME_LOOP(c, *t, f[i] = shmem_ctx_long_atomic_fetch_inc(x, ctr, owner)); break;
+    case K_FADD: SHM_TIME_LOOP(c, *t, f[i] = shmem_ctx_long_atomic_fetch_add(x, ctr, 3L, owner)); break;
+    case K_FAND: SHM_TIME_LOOP(c, *t, f[i] = shmem_ctx_long_atomic_fetch_and(x, ctr, ~bit(ME), owner)); break;
+    case K_FOR: SHM_TIME_LOOP(c, *t, f[i] = shmem_ctx_long_atomic_fetch_or(x, ctr, bit(ME), owner)); break;
+    case K_FXOR:
+        SHM_TIME_LOOP(c, *t, f[i] = shmem_ctx_long_atomic_fetch_xor(x, ctr, bit(ME), owner));
+        if (c->iters % 2 == 0) (void)shmem_ctx_long_atomic_fetch_xor(x, ctr, bit(ME), owner);
+        break;
+    case K_INC: SHM_TIME_LOOP(c, *t, shmem_ctx_long_atomic_inc(x, ctr, owner); shmem_ctx_quiet(x)); break;
+    case K_ADD: SHM_TIME_LOOP(c, *t, shmem_ctx_long_atomic_add(x, ctr, 3L, owner); shmem_ctx_quiet(x)); break;
+    case K_AND: SHM_TIME_LOOP(c, *t, shmem_ctx_long_atomic_and(x, ctr, ~bit(ME), owner); shmem_ctx_quiet(x)); break;
+    case K_OR: SHM_TIME_LOOP(c, *t, shmem_ctx_long_atomic_or(x, ctr, bit(ME), owner); shmem_ctx_quiet(x)); break;
+    default:
+        SHM_TIME_LOOP(c, *t, shmem_ctx_long_atomic_xor(x, ctr, bit(ME), owner); shmem_ctx_quiet(x));
+        if (c->iters % 2 == 0) shmem_ctx_long_atomic_xor(x, ctr, bit(ME), owner);
+        break;
+    }
+    shmem_ctx_quiet(x);
+    shmem_ctx_destroy(x);
+    if (k == K_SET || k == K_INC || k == K_ADD || k == K_AND || k == K_OR || k == K_XOR) { *t -= qe; c->correction = qe; c->res += SHM_QEMPTY_RES(c); }
+    return ISOCHRON_OK;
+}
 
 static int run_amo(isochron_shmem_ctx_t *c, double *t, int *act)
 {
@@ -66,6 +115,7 @@ static int run_amo(isochron_shmem_ctx_t *c, double *t, int *act)
     if (rc || (!cont && ME != 0)) return rc;
     *act = 1;
     long *ctr = &c->sig[CTR], *f = c->fetched, me = ME, guess = initial(k);
+    if (is_ctx(op)) return run_ctx_amo(c, t, k, owner);
     switch (k) {
     case K_FETCH: SHM_TIME_LOOP(c, *t, f[i] = shmem_long_atomic_fetch(ctr, owner)); break;
     case K_SET: SHM_TIME_LOOP(c, *t, shmem_long_atomic_set(ctr, me * 1000000L + i, owner); shmem_quiet()); break;
@@ -84,16 +134,22 @@ static int run_amo(isochron_shmem_ctx_t *c, double *t, int *act)
         break;
     case K_INC: SHM_TIME_LOOP(c, *t, shmem_long_atomic_inc(ctr, owner); shmem_quiet()); break;
     case K_ADD: SHM_TIME_LOOP(c, *t, shmem_long_atomic_add(ctr, 3L, owner); shmem_quiet()); break;
+    case K_AND: SHM_TIME_LOOP(c, *t, shmem_long_atomic_and(ctr, ~bit(ME), owner); shmem_quiet()); break;
+    case K_OR: SHM_TIME_LOOP(c, *t, shmem_long_atomic_or(ctr, bit(ME), owner); shmem_quiet()); break;
+    case K_XOR:
+        SHM_TIME_LOOP(c, *t, shmem_long_atomic_xor(ctr, bit(ME), owner); shmem_quiet());
+        if (c->iters % 2 == 0) { shmem_long_atomic_xor(ctr, bit(ME), owner); shmem_quiet(); } /* untimed: an odd count */
+        break;
     default: return isochron_set_error(ISOCHRON_EINVAL, "shmem: no atomic named '%s'", op->name);
     }
-    if (k == K_SET || k == K_INC || k == K_ADD) { *t -= c->qempty; c->correction = c->qempty; c->res += SHM_QEMPTY_RES(c); }
+    if (k == K_SET || k == K_INC || k == K_ADD || k == K_AND || k == K_OR || k == K_XOR) { *t -= c->qempty; c->correction = c->qempty; c->res += SHM_QEMPTY_RES(c); }
     return ISOCHRON_OK;
 }
 
 /* the library call of kind k, e.g. "shmem_long_atomic_fetch_and" */
-static void call_of(int k, char *buf, size_t len)
+static void call_of(int k, int ctx, char *buf, size_t len)
 {
-    snprintf(buf, len, "shmem_long_atomic_%s", (k == K_CSWAP_HIT || k == K_CSWAP_MISS) ? "compare_swap" : knames[k]);
+    snprintf(buf, len, "shmem_%slong_atomic_%s", ctx ? "ctx_" : "", (k == K_CSWAP_HIT || k == K_CSWAP_MISS) ? "compare_swap" : knames[k]);
 }
 
 static int validate_amo(isochron_shmem_ctx_t *c)
@@ -103,7 +159,7 @@ static int validate_amo(isochron_shmem_ctx_t *c)
     int owner = cont ? 0 : c->target, nact = cont ? c->npes : 1, it = c->iters;
     long v0 = initial(k), bits = 0;
     char call[64];
-    call_of(k, call, sizeof call);
+    call_of(k, is_ctx(op), call, sizeof call);
     for (int p = 0; p < nact; p++) bits |= bit(cont ? p : 0);
     /* fetched values on the measuring PEs */
     if ((cont || ME == 0) && (k == K_FETCH || k == K_CSWAP_MISS))
@@ -124,9 +180,9 @@ static int validate_amo(isochron_shmem_ctx_t *c)
     case K_CSWAP_HIT: want = v0 + it; ok = cont ? (v >= v0 + it && v <= v0 + (long)it * nact) : v == want; break;
     case K_FINC: case K_INC: want = v0 + (long)it * nact; ok = v == want; break;
     case K_FADD: case K_ADD: want = v0 + 3L * it * nact; ok = v == want; break;
-    case K_FAND: want = v0 & ~bits; ok = v == want; break;
-    case K_FOR: want = v0 | bits; ok = v == want; break;
-    case K_FXOR: want = v0 ^ bits; ok = v == want; break;
+    case K_FAND: case K_AND: want = v0 & ~bits; ok = v == want; break;
+    case K_FOR: case K_OR: want = v0 | bits; ok = v == want; break;
+    case K_FXOR: case K_XOR: want = v0 ^ bits; ok = v == want; break;
     }
     if (ok) return ISOCHRON_OK;
     if (k == K_FETCH || k == K_CSWAP_MISS) /* calls that must not change the target */
@@ -221,6 +277,28 @@ const isochron_shmem_op_t isochron_shmem_amo_ops[] = {
     AMO("fetch_xor", "shmem_long_atomic_fetch_xor", 0),
     AMO("inc", "shmem_long_atomic_inc + quiet, minus an empty quiet", 0),
     AMO("add", "shmem_long_atomic_add + quiet, minus an empty quiet", 0),
+    /* issue 28 item 3 (+ in --list-ops): SKaMPI's non-fetching and/or/xor and its Shmem_Ctx_Atomic_* */
+#define AMOX(n, d) {"amo_" n, "atomic", d " (PE 0 on PE 1)", ISOCHRON_SHMEM_MIN2 | L | ISOCHRON_SHMEM_EXTRA, setup_amo, run_amo, validate_amo, teardown_amo}, \
+                   {"amo_" n "_all", "atomic", d " (every PE on PE 0 at once)", L | ISOCHRON_SHMEM_EXTRA, setup_amo, run_amo, validate_amo, teardown_amo}
+    AMOX("and", "shmem_long_atomic_and + quiet, minus an empty quiet"),
+    AMOX("or", "shmem_long_atomic_or + quiet, minus an empty quiet"),
+    AMOX("xor", "shmem_long_atomic_xor + quiet, minus an empty quiet"),
+#define CTXA(n, d) {"ctx_amo_" n, "ctx", d " on a private context (PE 0 on PE 1)", ISOCHRON_SHMEM_MIN2 | L | ISOCHRON_SHMEM_EXTRA, setup_amo, run_amo, validate_amo, teardown_amo}
+    CTXA("fetch", "shmem_ctx_long_atomic_fetch"),
+    CTXA("set", "shmem_ctx_long_atomic_set + ctx_quiet, minus an empty ctx_quiet"),
+    CTXA("swap", "shmem_ctx_long_atomic_swap"),
+    CTXA("cswap_hit", "shmem_ctx_long_atomic_compare_swap whose condition holds"),
+    CTXA("cswap_miss", "shmem_ctx_long_atomic_compare_swap whose condition fails"),
+    CTXA("fetch_inc", "shmem_ctx_long_atomic_fetch_inc"),
+    CTXA("fetch_add", "shmem_ctx_long_atomic_fetch_add"),
+    CTXA("fetch_and", "shmem_ctx_long_atomic_fetch_and"),
+    CTXA("fetch_or", "shmem_ctx_long_atomic_fetch_or"),
+    CTXA("fetch_xor", "shmem_ctx_long_atomic_fetch_xor"),
+    CTXA("inc", "shmem_ctx_long_atomic_inc + ctx_quiet, minus an empty ctx_quiet"),
+    CTXA("add", "shmem_ctx_long_atomic_add + ctx_quiet, minus an empty ctx_quiet"),
+    CTXA("and", "shmem_ctx_long_atomic_and + ctx_quiet, minus an empty ctx_quiet"),
+    CTXA("or", "shmem_ctx_long_atomic_or + ctx_quiet, minus an empty ctx_quiet"),
+    CTXA("xor", "shmem_ctx_long_atomic_xor + ctx_quiet, minus an empty ctx_quiet"),
     {"lock", "lock", "shmem_set_lock + shmem_clear_lock, uncontended (PE 0)", L, setup_amo, run_lock, validate_lock, teardown_amo},
     {"lock_contended", "lock", "set_lock + a guarded get/put increment + clear_lock, every PE at once; largest over PEs", L, setup_amo, run_lock, validate_lock, teardown_amo},
     {"lock_roundrobin", "lock", "PEs take the lock in turn (0, 1, ..., n-1; turn counter on PE 0 polled with atomic fetch); time per turn", 0, setup_amo, run_lock, validate_lock, teardown_amo},

@@ -72,7 +72,8 @@ for i, recs in enumerate(runs):
 subtracted = {"put", "p", "put_ring", "put_nbi_quiet", "get_nbi_quiet", "put_nbi_overlap", "get_nbi_overlap", "loop_subtract",
               "amo_set", "amo_set_all", "amo_inc", "amo_inc_all", "amo_add", "amo_add_all", "bcast_barrier", "bcast_ack",
               "iput", "iput_ring", "put_exchange", "p_ring", "ctx_put", "reduce_barrier", "collect_barrier", "fcollect_barrier",
-              "alltoall_barrier", "alltoalls_barrier", "bcast_busy"}
+              "alltoall_barrier", "alltoalls_barrier", "bcast_busy", "amo_and", "amo_and_all", "amo_or", "amo_or_all", "amo_xor", "amo_xor_all",
+              "ctx_amo_set", "ctx_amo_inc", "ctx_amo_add", "ctx_amo_and", "ctx_amo_or", "ctx_amo_xor"}
 # no data moved (realloc and calloc check their blocks inside the timed loop: kept data, zeroes)
 nodata = {"quiet_empty", "malloc", "align", "barrier_all", "sync_all", "realloc", "calloc", "free", "barrier_half", "sync_half",
           "barrier_even", "sync_even", "barrier_all_sync", "sync_all_sync"} | {f"ctx_{a}_{b}" for a in ("create", "destroy") for b in ("serialized", "private", "nostore")}
@@ -82,7 +83,7 @@ unsized = {"quiet", "p", "g", "quiet_empty", "wait_until", "test", "barrier_all"
           {f"ctx_{a}_{b}" for a in ("create", "destroy") for b in ("serialized", "private", "nostore")}
 seen = {}  # defective call -> measurements
 for name, fam in ops.items():
-    want = 1 if fam == "atomic" or name in unsized else nsizes_l[1 if name in extra and len(runs) == 2 else 0]
+    want = 1 if fam == "atomic" or name.startswith("ctx_amo_") or name in unsized else nsizes_l[1 if name in extra and len(runs) == 2 else 0]
     got = pts.get(name, [])
     if len(got) != want: fail(f"{name}: {len(got)} points, expected {want}")
     for p in got:
