@@ -145,6 +145,10 @@
 #              repetitions (each of several windows under one timer), the slowest pair's window.
 #   bandwidth     isochron: --msg-window 64 messages + one quiet (get: no quiet; get_nbi: one quiet), MB/s of the
 #              median window.
+#   Measured (bench/results/peers-shmem-2pes-2cores-ompi414.txt, OSU 7.4, 3 launches, load 10-16 on 2 cores: ratios,
+#              not verdicts): isochron's message rate is 1.2-1.3x OSU's at 8 B and 2-4x (one row 37x, where OSU's launch
+#              range spans 20x) from 1 KiB; with --iters 1 (one window a repetition, as OSU times one loop) isochron's
+#              1 KiB rate falls 1.7x, the rest of the gap is not explained yet.
 #
 # A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env SET (default | rma | shmem | all), NP (2), NP_NEIGHBOR (4:
 # OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY,
