@@ -29,7 +29,12 @@ extern "C" {
 #define ISOCHRON_VERSION_MAJOR 0
 #define ISOCHRON_VERSION_MINOR 1
 #define ISOCHRON_VERSION_PATCH 0
-#define ISOCHRON_VERSION_STRING "0.1.0"
+#define ISOCHRON_VERSION_STR_(x) #x
+#define ISOCHRON_VERSION_STR(x) ISOCHRON_VERSION_STR_(x)
+/* "0.1.0": made of the three numbers above, the version's one source (CMakeLists.txt reads them) */
+#define ISOCHRON_VERSION_STRING                                                                            \
+    ISOCHRON_VERSION_STR(ISOCHRON_VERSION_MAJOR) "." ISOCHRON_VERSION_STR(ISOCHRON_VERSION_MINOR) "." \
+        ISOCHRON_VERSION_STR(ISOCHRON_VERSION_PATCH)
 
 /** Schema version of every JSON Lines record isochron writes. */
 #define ISOCHRON_SCHEMA_VERSION 1

@@ -6,7 +6,7 @@ CMakeLists.txt (Spack itself is not installed here: this checks the recipe's
 text with Python's ast, not by running Spack).
   check_spack_recipe.py RECIPE CMAKELISTS
 Prints "check_spack_recipe: PASS" or the first problem."""
-import ast, re, sys
+import ast, os, re, sys
 
 def fail(msg):
     print("check_spack_recipe: FAIL:", msg)
@@ -27,8 +27,11 @@ for d in ("mpi", "cmake@3.18:"):
     if d not in deps: fail(f"no depends_on('{d}') (has {deps})")
 versions = [a[0] for a in args("version") if a]
 cm = open(cmakelists).read()
-m = re.search(r"project\(isochron VERSION ([0-9.]+)", cm)
-if not m or m.group(1) not in versions: fail(f"CMakeLists.txt version {m and m.group(1)} not among the recipe's {versions}")
+# the version's one source is include/isochron.h (CMakeLists.txt reads it for project())
+hdr = open(os.path.join(os.path.dirname(os.path.abspath(cmakelists)), "include", "isochron.h")).read()
+nums = [re.search(rf"^#define ISOCHRON_VERSION_{k} ([0-9]+)$", hdr, re.M) for k in ("MAJOR", "MINOR", "PATCH")]
+ver = ".".join(m.group(1) for m in nums) if all(nums) else None
+if ver not in versions: fail(f"the version {ver} (include/isochron.h) is not among the recipe's {versions}")
 variants = [a[0] for a in args("variant") if a]
 for opt in [a[0] for a in args("define_from_variant") if a]:
     # option(NAME ...) for ON/OFF, isochron_optional(NAME ...) for the AUTO/ON/OFF parts (ON = required)
