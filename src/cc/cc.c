@@ -78,6 +78,18 @@ __attribute__((constructor)) static void icc_load(void)
     icc->bypass = 0;
 }
 
+/* At unload: MPI was initialized but never through this layer's MPI_Init (Open MPI's Fortran
+ * bindings call PMPI_* directly, docs/applications.md), so the program ran without the layer:
+ * said on stderr (the exit status is the program's: nothing the layer was to write was lost). */
+__attribute__((destructor)) static void icc_unload(void)
+{
+    int ini = 0;
+    if (icc->saw_init || PMPI_Initialized(&ini) != MPI_SUCCESS || !ini) return;
+    fprintf(stderr, "isochron-cc: MPI was initialized without passing through this layer's MPI_Init: the program "
+                    "ran without collective clocks or checkpoints (a Fortran program under Open MPI, whose bindings "
+                    "call PMPI_* directly, needs LD_AUDIT=libisochron-fortran.so beside LD_PRELOAD)\n");
+}
+
 static uint64_t handle_key(MPI_Comm comm)
 {
     uint64_t k = 0;
@@ -363,6 +375,7 @@ static int leave_other(isochron_pmpi_call_t *c, int rc)
         if (c->id == ISOCHRON_PMPI_ID_MPI_Finalize) {
             if (icc->output_lost) exit(ISOCHRON_PMPI_EXIT_LOST);   /* said at MPI_Finalize (icc_finalize_protocol) */
         } else if (rc == MPI_SUCCESS) {
+            icc->saw_init = 1;
             icc_settings();                  /* every mode: a bad setting stops the job here, on every rank */
             if (icc->mode != ICC_NATIVE) icc_init_protocol();
             icc->bypass = icc->mode == ICC_NATIVE;

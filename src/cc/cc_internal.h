@@ -93,6 +93,7 @@ typedef struct icc_state {
     int mode;                       /* ICC_NATIVE, ICC_CC, ICC_2PC (ISOCHRON_CC_MODE, read at load) */
     volatile int bypass;            /* native mode after MPI_Init: every wrapper is a tail call */
     int collide;                    /* ISOCHRON_CC_TEST_COLLIDE=1 */
+    int saw_init;                   /* this layer's MPI_Init returned (icc_unload) */
     /* the ggid table (cc.c) */
     icc_group_t *groups;
     int ngroups, capgroups;

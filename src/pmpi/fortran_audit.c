@@ -4,19 +4,21 @@
  * into them) convert the Fortran arguments and then call the C *profiling* entry points
  * (PMPI_Allreduce, PMPI_Init, ...), never MPI_*: a C PMPI layer preloaded beside a Fortran
  * program such as Quantum ESPRESSO's pw.x sees none of its calls, not even MPI_Init (the job
- * runs, the layer stays inert and writes nothing). This is an rtld-audit module (glibc
+ * runs, the layer stays inert and writes nothing; the mpi_f08 module, libmpi_usempif08, calls
+ * libmpi_mpifh's functions, and PMPI_Buffer_detach directly). This is an rtld-audit module (glibc
  * rtld-audit(7), `LD_AUDIT=libisochron-fortran.so`, used with `LD_PRELOAD=` of a layer): when
  * the dynamic linker binds a reference made BY a Fortran bindings library (a file named
- * libmpi_mpifh* or libmpifort*) to a symbol named PMPI_X, it binds it instead to MPI_X as the
- * program's global scope resolves it: the preloaded layer's wrapper when the layer defines
+ * libmpi_mpifh*, libmpi_usempif08* or MPICH's libmpifort*) to a symbol named PMPI_X, it binds
+ * it instead to MPI_X as the program's global scope resolves it: the preloaded layer's wrapper when the layer defines
  * one, else the MPI library's MPI_X, which is PMPI_X under another name. The wrapper then calls
  * PMPI_X as it does for C callers, so each Fortran call passes the layer once. References from
  * every other object (the layer's own PMPI_X calls, the application's C code, ScaLAPACK) are
  * left as they are. Nothing else is changed: no wrapper per function, no Fortran handle
  * conversion here (Open MPI's bindings did it). Needs glibc >= 2.35 for libraries linked
  * with BIND_NOW (la_symbind at load time, glibc bug 23734); lazily bound ones work with any
- * glibc that has LD_AUDIT. Reference: rtld-audit(7); the MPI standard's profiling interface
- * (MPI-3.1 section 14.2) leaves open whether Fortran calls reach a C PMPI layer.
+ * glibc that has LD_AUDIT. Reference: rtld-audit(7). Tools such as Score-P solve this with a
+ * Fortran wrapper per function instead; the MPI standard's profiling interface (MPI-3.1
+ * section 14.2) does not make a Fortran binding call the C MPI_ entry points.
  * It includes no isochron header and keeps no state: the program's global scope is found by
  * walking the referring object's link map back to its namespace's head (the program).
  */
@@ -33,7 +35,8 @@ static int isochron_fa_is_fortran(const struct link_map *m) {
   if (!m || !m->l_name) return 0;
   const char *b = strrchr(m->l_name, '/');
   b = b ? b + 1 : m->l_name;
-  return strncmp(b, "libmpi_mpifh", 12) == 0 || strncmp(b, "libmpifort", 10) == 0;
+  return strncmp(b, "libmpi_mpifh", 12) == 0 || strncmp(b, "libmpi_usempif08", 16) == 0 ||
+         strncmp(b, "libmpifort", 10) == 0;
 }
 
 unsigned int la_version(unsigned int version) {

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "isochron/clock.h"
 #include "isochron/sync.h"
 #include "isochron.h"
@@ -68,6 +69,7 @@ static struct {
     int rank, size, json, otf2;
     char dir[ITR_DIR_MAX + 1], name[ITR_NAME_MAX + 1], spec[256], timer_name[64], skew[256];
     int lost;                            /* the trace could not be written: exit status ISOCHRON_PMPI_EXIT_LOST */
+    int saw_init;                        /* this layer's MPI_Init ran (itr_unload) */
     double sync_duration, check_meas, check_true, init_bound;
     int has_truth, tracking;
     long nclamp;
@@ -471,12 +473,29 @@ static void setup(void)
 /* after PMPI_Init / PMPI_Init_thread succeeded (itr_leave) */
 static void init_common(void)
 {
+    S.saw_init = 1;
     itr_on = 0;
     itr_bypass = 1;
     setup();
     PMPI_Barrier(MPI_COMM_WORLD);
     itr_bypass = 0;
     itr_on = 1;
+}
+
+/* At unload: MPI was initialized in this process but never through this layer's MPI_Init, so
+ * nothing was traced. Open MPI's Fortran bindings call PMPI_* directly (docs/applications.md):
+ * said, and like a trace lost at MPI_Finalize the process ends with ISOCHRON_PMPI_EXIT_LOST
+ * (after the program's atexit handlers; stdio is flushed here). MPI_Initialized may be called
+ * at any time, after MPI_Finalize too. */
+__attribute__((destructor)) static void itr_unload(void)
+{
+    int ini = 0;
+    if (S.saw_init || PMPI_Initialized(&ini) != MPI_SUCCESS || !ini) return;
+    fprintf(stderr, "isochron-trace: MPI was initialized without passing through this layer's MPI_Init: "
+                    "nothing was traced (a Fortran program under Open MPI, whose bindings call PMPI_* directly, "
+                    "needs LD_AUDIT=libisochron-fortran.so beside LD_PRELOAD)\n");
+    fflush(NULL);
+    _exit(ISOCHRON_PMPI_EXIT_LOST);
 }
 
 static double to_global(double l, int *seg)

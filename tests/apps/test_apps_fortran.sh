@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test apps_fortran (issue 28): a Fortran MPI program (tests/apps/fortran_calls.f90, built here with
 # mpifort) under the layers with LD_AUDIT=libisochron-fortran.so. Open MPI's Fortran bindings call
-# PMPI_X, so without the audit module a layer sees none of a Fortran program's calls (printed, not
-# asserted: it is Open MPI's behaviour); with it:
+# PMPI_X, so without the audit module a layer sees none of a Fortran program's calls: each layer
+# must then say so at exit (the tracer with exit status 4, as for a trace lost; cc with the program's
+# status). With the module:
 #   - the tracer records every call exactly once: per rank N MPI_Allreduce, N MPI_Bcast, N/10
 #     MPI_Barrier on world, and tests/trace/check_trace.py passes (OTF2 read by otf2-print);
 #   - cc with a checkpoint every 0.01 s takes at least one, its state log passes
@@ -40,8 +41,11 @@ print(sum(1 for e in ev if e.get('ph') == 'X' and e['tid'] == 0 and e['args']['c
 }
 run native.$N
 if [ -e "$tr_lib" ]; then
-  run plain ISOCHRON_TRACE_DIR=tr_plain LD_PRELOAD="$tr_lib"
-  echo "apps_fortran: without LD_AUDIT the tracer saw $(count tr_plain MPI_Allreduce) MPI_Allreduce of $N on rank 0"
+  env ISOCHRON_TRACE_DIR=tr_plain LD_PRELOAD="$tr_lib" "$src/tools/mpirun-local" -np 2 ./fortran_calls $N > plain.out 2>&1
+  rc=$?
+  grep -q "isochron-trace: MPI was initialized without passing through this layer's MPI_Init: nothing was traced" plain.out &&
+    [ "$rc" -ne 0 ] || { cat plain.out; fail "trace without LD_AUDIT: exit status $rc and no message that nothing was traced"; }
+  echo "apps_fortran: without LD_AUDIT the tracer saw $(count tr_plain MPI_Allreduce) MPI_Allreduce of $N, said so, exit status $rc"
   run trace ISOCHRON_TRACE_DIR=tr LD_AUDIT="$audit" LD_PRELOAD="$tr_lib"
   for c in MPI_Allreduce:$N MPI_Bcast:$N MPI_Barrier:$((N / 10)); do
     got=$(count tr "${c%%:*}")
@@ -50,6 +54,12 @@ if [ -e "$tr_lib" ]; then
   python3 "$src/tests/trace/check_trace.py" tr isochron-trace 2 > tr.check 2>&1 || { cat tr.check; fail "trace: check_trace.py"; }
   echo "apps_fortran: trace: $N MPI_Allreduce, $N MPI_Bcast, $((N / 10)) MPI_Barrier on rank 0; $(tail -1 tr.check)"
 fi
+env ISOCHRON_CC_MODE=cc LD_PRELOAD="$cc_lib" "$src/tools/mpirun-local" -np 2 ./fortran_calls $N > ccplain.out 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || { cat ccplain.out; fail "cc without LD_AUDIT: exit status $rc"; }
+grep -q "isochron-cc: MPI was initialized without passing through this layer's MPI_Init" ccplain.out ||
+  { cat ccplain.out; fail "cc without LD_AUDIT: no message that the layer was not used"; }
+echo "apps_fortran: without LD_AUDIT cc said that the program ran without the layer"
 N=20000
 run native.$N
 run cc ISOCHRON_CC_MODE=cc ISOCHRON_CC_DIR=ck ISOCHRON_CC_LOG=cclog ISOCHRON_CC_INTERVAL=0.01 LD_AUDIT="$audit" LD_PRELOAD="$cc_lib"
