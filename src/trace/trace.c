@@ -508,10 +508,15 @@ static void finish(void)
 {
     itr_on = 0;
     itr_bypass = 1;
-    double end_bound = NAN, end_true = NAN;
+    double end_bound = NAN, end_true = NAN, end_stat = NAN, end_hard = NAN;
+    const char *end_kind = "none";
     if (S.track) {
         if (isochron_track_refresh(S.track) == ISOCHRON_OK) S.refreshes++, snapshot_model();
-        isochron_track_error(S.track, &end_bound, &end_true);
+        isochron_track_errors_t te; /* both bounds, and which one to state (issue 25: the hard one when the statistics fail) */
+        if (isochron_track_errors(S.track, &te) == ISOCHRON_OK) {
+            end_bound = te.bound, end_true = te.true_err, end_stat = te.bound_stat, end_hard = te.bound_hard;
+            end_kind = te.hard ? "hard" : "stat";
+        }
     } else {
         isochron_sync_true_error(MPI_COMM_WORLD, S.global, &end_true); /* NaN unless all ranks share a host */
     }
@@ -603,6 +608,9 @@ static void finish(void)
         META("check_max_abs_measured_offset_s", "%.9g", S.check_meas);
         META("check_max_abs_true_offset_s", "%.9g", S.has_truth ? S.check_true : NAN);
         META("error_bound_at_finalize_s", "%.9g", end_bound);
+        META("error_bound_kind", "%s", end_kind);
+        META("error_bound_stat_at_finalize_s", "%.9g", end_stat);
+        META("error_bound_hard_at_finalize_s", "%.9g", end_hard);
         META("true_error_at_finalize_s", "%.9g", end_true);
         META("timer", "%s", S.timer_name);
         META("skew", "%s", S.skew);

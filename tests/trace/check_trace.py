@@ -91,6 +91,15 @@ def main():
             return float(v)
         except (TypeError, ValueError):
             return float("nan")
+    # both bounds at finalize, and which one is stated (the hard one where the statistics failed)
+    kind = meta.get("error_bound_kind")
+    if kind not in ("stat", "hard", "none"):
+        fails.append(f"metadata error_bound_kind {kind!r}: expected stat, hard or none")
+    if kind != "none":
+        stated, which = num("error_bound_at_finalize_s"), num(f"error_bound_{kind}_at_finalize_s")
+        if not (stated == which and num("error_bound_hard_at_finalize_s") >= 0 and num("error_bound_stat_at_finalize_s") >= 0):
+            fails.append(f"metadata: stated bound {stated} is not the {kind} bound {which} (stat {num('error_bound_stat_at_finalize_s')}, "
+                 f"hard {num('error_bound_hard_at_finalize_s')})")
     err = max(x for x in (num("check_max_abs_measured_offset_s"), num("error_bound_at_finalize_s"), 0.0) if not math.isnan(x))
     tol = 2 * err
     inst = {}
