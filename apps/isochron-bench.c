@@ -76,7 +76,7 @@ static const app_option_t opts[NOPT] = {
     [O_SYNCLIM] = APP_OPT_SYNC_LIMIT,
     [O_BIND] = APP_OPT_BIND,
     [O_STARTUP] = {"startup", NULL, "measure start-up only (osu_init/osu_hello): each rank's MPI_Init and first MPI_Barrier and MPI_Allreduce, min/mean/max over ranks, then exit", NULL},
-    [O_INIT] = {"init", "world|sessions", "how MPI is started: world (MPI_Init, MPI_COMM_WORLD) or sessions (MPI 4: MPI_Session_init and a communicator from the process set mpi://WORLD; with --startup, the start-up cost that way)", "world"},
+    [O_INIT] = {"init", "world|sessions", "how MPI is started: world (MPI_Init, MPI_COMM_WORLD) or sessions (MPI 4: MPI_Session_init and a communicator from the process set mpi://WORLD; the base timer is then monotonic; with --startup, the start-up cost that way)", "world"},
     [O_PASSES] = {"passes", "P", "measure every point in P passes over the whole list, each with 1/P of the repetitions and budget and a CI target of sqrt(P) x --rel-ci, and report their union once (a point's repetitions spread over the run: less launch-to-launch spread where the machine's state changes within seconds; needs launches of seconds)", "1"},
     [O_RETRIES] = {"retries", "N", "a point whose valid share ends below --retry-below is measured again from a fresh start, at most N times (0-4), while the run's retried tries are fewer than 12 + 0.25 x the points measured before (a machine busy throughout costs about 1.25x the time); the last try is the result, the record keeps the discarded tries' shares", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_RETRIES)},
     [O_RETRYBELOW] = {"retry-below", "F", "the valid share (0-1) under which a point is retried (0: never)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_RETRY_BELOW)},
@@ -273,6 +273,9 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
     char err[512] = "";
     if (init_err[0] && init_arg && !strcmp(init_arg, "sessions")) FAIL("--init sessions: %s; use --init world", init_err);
     if (init_err[0]) FAIL("--init: %s", init_err);
+    if (w->init == ISOCHRON_INIT_SESSIONS && v[O_TIMER] && !strcmp(v[O_TIMER], "mpi_wtime"))
+        FAIL("--timer mpi_wtime: MPI_Wtime belongs to the world model (defined after MPI_Init); with --init sessions use monotonic (the default there), "
+             "monotonic_raw, realtime or tsc");
     long lv;
     double dv;
     if (v[O_SCHEME]) snprintf(bo.scheme, sizeof bo.scheme, "%s", v[O_SCHEME]);
@@ -585,7 +588,9 @@ int main(int argc, char **argv)
     /* the engine measures each pass's share; bo keeps what the user asked for (the context reports it) */
     isochron_bench_opts_t bp;
     isochron_bench_pass_opts(&bo, (int)passes, &bp);
-    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], v[O_TIMER], v[O_SKEW], track && nprocs == size, world, quiet, &ck)))
+    /* MPI_Wtime belongs to the world model (defined after MPI_Init): under sessions the base timer is CLOCK_MONOTONIC */
+    const char *timer = v[O_TIMER] ? v[O_TIMER] : w.init == ISOCHRON_INIT_SESSIONS ? "monotonic" : NULL;
+    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], timer, v[O_SKEW], track && nprocs == size, world, quiet, &ck)))
         goto done;
     isochron_clock_t *global = ck.global;
     isochron_sync_report_t srep = ck.rep;
@@ -663,6 +668,7 @@ int main(int argc, char **argv)
                 isochron_op_ctx_t c;
                 memset(&c, 0, sizeof c);
                 c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads; c.partitions = partitions;
+                c.thread_level = w.init == ISOCHRON_INIT_SESSIONS ? run.provided : 0; /* MPI_Query_thread is the world model's */
                 {
                     char what[96];
                     snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);

@@ -117,6 +117,9 @@ typedef struct isochron_op_ctx {
                                  (0: ISOCHRON_OP_WINDOW_DEFAULT; < 0 or > ISOCHRON_OP_WINDOW_MAX: EINVAL) */
     int threads;            /**< caller-set, ISOCHRON_OP_THREADED operations: threads per rank
                                  (0: ISOCHRON_OP_THREADS_DEFAULT; < 0 or > ISOCHRON_OP_THREADS_MAX: EINVAL) */
+    int thread_level;       /**< caller-set, ISOCHRON_OP_THREADED operations: the thread level MPI provides where
+                                 MPI_Query_thread cannot say (MPI started by sessions: the session's "thread_level",
+                                 isochron_world_t.provided); 0: MPI_Query_thread's answer */
     int no_fill;            /**< set by the bench engine around a prepare that is called every repetition (one-sided
                                  operations): 1 when the next run is not validated, so prepare may leave the buffers'
                                  contents as they are (warm, as for the other operations) and do only its protocol;

@@ -302,8 +302,8 @@ int isochron_op_setup(const isochron_op_t *op, isochron_op_ctx_t *ctx)
             return isochron_set_error(ISOCHRON_EINVAL, "%s: %d threads per rank: expected 1..%d (0: the default %d)",
                                       name, ctx->threads, ISOCHRON_OP_THREADS_MAX, ISOCHRON_OP_THREADS_DEFAULT);
         if (ctx->threads == 0) ctx->threads = ISOCHRON_OP_THREADS_DEFAULT;
-        int provided = MPI_THREAD_SINGLE;
-        if (MPI_Query_thread(&provided) != MPI_SUCCESS)
+        int provided = ctx->thread_level;
+        if (provided <= 0 && MPI_Query_thread(&provided) != MPI_SUCCESS)
             return isochron_set_error(ISOCHRON_EMPI, "%s: MPI_Query_thread failed", name);
         if (provided != MPI_THREAD_MULTIPLE)
             return isochron_set_error(ISOCHRON_EUNSUPPORTED,
