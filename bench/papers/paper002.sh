@@ -8,11 +8,13 @@
 #   Fig. 5  the overlap measurement timed outside vs inside (iteration-level timers);
 #   Fig. 6  breakdown: blocking get/put vs non-blocking post, quiet, full; intra- and inter-node;
 #   Fig. 7  overlap: full non-blocking operation vs post + computation + quiet (overlap fraction);
-#   Fig. 8  the four broadcast measurement algorithms (Alg. 1 barrier, 2 clock-synchronized,
-#           3 in rounds, 4-5 ack with fetch-inc + wait_until) at 2 and 4 PEs; the paper's 1344 and
+#   Fig. 8  the broadcast measurement algorithms (Alg. 1 barrier, 2 clock-synchronized, 3 in
+#           rounds, 4-5 ack with fetch-inc + wait_until, and the SK variant separated by busy
+#           computation, when isochron-shmem has it: bcast_busy) at 2 and 4 PEs; the paper's 1344 and
 #           2016 processes are out of reach (SimGrid has no OpenSHMEM), so the nearest at scale is
 #           the same four methods on MPI_Bcast in SimGrid (isochron-bench, 64 ranks; full mode adds 256);
-#   Fig. 9  locks: set + clear uncontended, contended, round-robin turns; test_lock; vs PEs;
+#   Fig. 9  locks (the lock family): set + clear uncontended, contended, round-robin turns;
+#           test_lock on a free lock and on a held one (test_lock_busy*), vs PEs;
 #   and atomics and quiet (measured by the paper, no figure): every atomic at 2 PEs, contended at 4.
 # Where: "intra" = 2 PEs on this 2-core machine (Open MPI 4.1.4's oshmem over shared memory);
 #   "inter" = tools/cluster, 2 namespace nodes, 1 PE each, oshmem over UCX's TCP transport (the
@@ -26,7 +28,7 @@
 # Writes bench/results/papers/paper002-<cores>cores-ompi<ver>-<mode>.txt (the tables), .png (the
 # figure) and .jsonl (every point) through bench/papers/common.sh.
 set -euo pipefail
-if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 [ $# -eq 0 ] || { echo "paper002.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
 papers_init paper002 ""
@@ -81,7 +83,7 @@ run_p2p intra
 for np in $NPS; do
   echo "[intra] Fig. 8 broadcast methods, Fig. 9 locks, atomics at $np PEs" >&2
   shm intra "$np" 8 --ops bcast_method --sizes "$BSIZES"
-  shm intra "$np" 9 --ops lock,lock_contended,lock_roundrobin,test_lock
+  shm intra "$np" 9 --ops lock
   if [ "$np" = 2 ]; then shm intra 2 amo --ops atomic --sizes 8; else shm intra "$np" amo --ops amo_fetch_add_all,amo_fetch_inc_all,amo_swap_all,amo_cswap_hit_all,amo_add_all,amo_inc_all --sizes 8; fi
 done
 
@@ -91,7 +93,7 @@ if [ "$CLUSTER" = 1 ]; then
     ISOCHRON_CLUSTER=p002 tools/cluster up 2 >/dev/null
     cluster_up=1
     run_p2p inter
-    shm inter 2 9 --ops lock,lock_contended,test_lock
+    shm inter 2 9 --ops lock,lock_contended,test_lock,test_lock_busy
     ISOCHRON_CLUSTER=p002 tools/cluster down >/dev/null; cluster_up=0
   else
     echo "# two-node runs skipped: $(ISOCHRON_CLUSTER=p002 tools/cluster check 2>&1 | tail -1)"

@@ -171,7 +171,8 @@ print('paper (sec. 4.4), at 1344 and 2016 processes: "we expect the in round app
       '"the broadcast separated by barriers can give smaller measurement values"; "the other algorithms give very similar results"')
 nps = sorted({r["nprocs"] for r in recs if r["fig"] == "8"})
 bss = sorted({r["bytes"] for r in recs if r["fig"] == "8"})
-M8 = (("bcast_barrier", "Alg. 1 barrier"), ("bcast_sync", "Alg. 2 clock sync"), ("bcast_rounds", "Alg. 3 in rounds"), ("bcast_ack", "Alg. 4-5 ack"))
+M8 = (("bcast_barrier", "Alg. 1 barrier"), ("bcast_sync", "Alg. 2 clock sync"), ("bcast_rounds", "Alg. 3 in rounds"), ("bcast_ack", "Alg. 4-5 ack"),
+      ("bcast_busy", "SK, busy-separated"))
 if nps:
     print(f"{'method':<20}" + "".join(f"{str(n) + ' PEs ' + sz(s):>17}" for n in nps for s in bss))
     for op, lab in M8:
@@ -179,7 +180,7 @@ if nps:
     rounds_min, barrier_lt, n_cmp = 0, 0, 0
     for n in nps:
         for s in bss:
-            v = {op: val(pick("intra", "8", op, s, n), "median_s") for op, _ in M8}
+            v = {op: val(pick("intra", "8", op, s, n), "median_s") for op, _ in M8[:4]}
             if all(x is not None for x in v.values()):
                 n_cmp += 1
                 rounds_min += v["bcast_rounds"] <= min(v.values())
@@ -211,11 +212,13 @@ if sim:
 print("\n== Fig. 9: global locks (mean per operation) vs PEs ==")
 print('paper (sec. 4.5): (a) acquisition and release, (b) test, and their scalability (no number in the text)')
 L9 = (("lock", "set + clear, uncontended"), ("lock_contended", "set + increment + clear, all PEs"), ("lock_roundrobin", "turns in rank order, per turn"),
-      ("test_lock", "test_lock (free) + clear"))
+      ("test_lock", "test_lock (free) + clear"), ("test_lock_busy", "test_lock on a held lock, PE 0"),
+      ("test_lock_busy_all", "held lock, all others test at once"), ("test_lock_busy_turns", "held lock, others test in turn"),
+      ("test_lock_busy_round", "each PE holds in turn, others test"))
 cols = [(w, n) for w in wheres for n in sorted({r["nprocs"] for r in recs if r["where"] == w and r["fig"] == "9"})]
-print(f"{'operation':<18} {'':<34}" + "".join(f"{w + ' ' + str(n) + ' PEs':>16}" for w, n in cols))
+print(f"{'operation':<21} {'':<36}" + "".join(f"{w + ' ' + str(n) + ' PEs':>16}" for w, n in cols))
 for op, lab in L9:
-    print(f"{op:<18} {lab:<34}" + "".join(f"{cell(pick(w, '9', op, None, n)):>16}" for w, n in cols))
+    print(f"{op:<21} {lab:<36}" + "".join(f"{cell(pick(w, '9', op, None, n)):>16}" for w, n in cols))
 
 # ---- atomics ----
 amo = [r for r in recs if r["fig"] == "amo"]
@@ -292,7 +295,7 @@ ax.set_ylabel("overlap (%)")
 ax.set_title("Fig. 7: overlap of non-blocking put/get with computation", fontsize=9)
 ax.legend(fontsize=7)
 ax = axs[1][1]
-for (op, lab), c in zip(M8, ("tab:red", "tab:green", "tab:blue", "k")):
+for (op, lab), c in zip(M8, ("tab:red", "tab:green", "tab:blue", "k", "tab:purple")):
     for s, ls in zip(bss, ("-", "--", ":", "-.")):
         xs = [n for n in nps if val(pick("intra", "8", op, s, n), "median_s")]
         ys = [val(pick("intra", "8", op, s, n), "median_s") * 1e6 for n in xs]
@@ -305,7 +308,7 @@ ax.set_ylabel("us (median)")
 ax.set_title("Fig. 8: broadcast measurement algorithms", fontsize=9)
 ax.legend(fontsize=5, ncol=2)
 ax = axs[1][2]
-for (op, lab), c in zip(L9, ("tab:red", "tab:orange", "tab:blue", "k")):
+for (op, lab), c in zip(L9, ("tab:red", "tab:orange", "tab:blue", "k", "tab:green", "tab:olive", "tab:cyan", "tab:purple")):
     xs = [n for w, n in cols if w == "intra" and val(pick("intra", "9", op, None, n))]
     if xs:
         ax.plot(xs, [val(pick("intra", "9", op, None, n)) * 1e6 for n in xs], "-o", color=c, ms=4, label=f"{op} (single node)")
