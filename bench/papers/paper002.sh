@@ -93,7 +93,9 @@ if [ "$CLUSTER" = 1 ]; then
     ISOCHRON_CLUSTER=p002 tools/cluster up 2 >/dev/null
     cluster_up=1
     run_p2p inter
-    shm inter 2 9 --ops lock,lock_contended,test_lock,test_lock_busy
+    # not "lock": it names the whole family, whose lock_roundrobin hung between these nodes (oshmem's
+    # shmem_long_atomic_fetch reported "Internal error", the 120 s watchdog ended it) in the saved run
+    shm inter 2 9 --ops lock_contended,test_lock,test_lock_busy
     ISOCHRON_CLUSTER=p002 tools/cluster down >/dev/null; cluster_up=0
   else
     echo "# two-node runs skipped: $(ISOCHRON_CLUSTER=p002 tools/cluster check 2>&1 | tail -1)"

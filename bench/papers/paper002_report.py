@@ -64,7 +64,9 @@ def sizes_of(where, fig):
 
 
 wheres = [w for w in ("intra", "inter") if any(r["where"] == w for r in recs)]
-print("\nTimes are per operation, means of the repetitions' per-operation times (loops timed outside unless said),\n"
+print("\nThe paper's Figs. 4-9 are plots with no values in its text (and the plots themselves are not in the text this\n"
+      "project has), so no value is read off them: the paper's column is what its text states about each figure.")
+print("Times are per operation, means of the repetitions' per-operation times (loops timed outside unless said),\n"
       "'<= R': below the point's timing resolution R (a subtraction within its parts' resolution).")
 
 # ---- Fig. 4 ----
@@ -230,9 +232,9 @@ if amo:
 
 # ---- summary ----
 print("\n== The paper's claims, checked here ==")
-print(f"{'figure':<8} {'where':<10} {'claim':<58} {'here':<14} evidence")
+print(f"{'figure':<8} {'where':<10} {'claim':<66} {'here':<14} evidence")
 for fig, w, claim, ok, ev in claims:
-    print(f"{fig:<8} {w:<10} {claim:<58} {verdict(ok):<14} {ev}")
+    print(f"{fig:<8} {w:<10} {claim:<66} {verdict(ok):<14} {ev}")
 
 # ---- figure ----
 import matplotlib  # noqa: E402

@@ -232,7 +232,8 @@ if f44:
             print(line)
 
 print("\n== Figs. 4-5..4-7: success rate (concurrent shifts: cost <= minimum + threshold) ==")
-print("paper (sec. 4.2 and 5, from the text; the figures' points are not transcribed): RDS + forced > 99 % for every cube size\n"
+print("paper (sec. 4.2 and 5, from the text; the plots are not in the text this project has, so no point is read off them):\n"
+      "RDS + forced > 99 % for every cube size\n"
       "and message >= 4 KiB; gsync + forced ~90 % at d = 2 falling to < 5 % at d = 7; sync0 between gsync and RDS; with the long\n"
       "protocol RDS's rate is erratic and lower, but above gsync's and sync0's. Threshold: 1 ms in the paper (kept for the\n"
       "iPSC-calibrated simulation); elsewhere the same 64.5 % of the 4 KiB forced concurrent shift.")
