@@ -227,7 +227,7 @@ static int lists(const char **v, isochron_ops_t *ops, int rank)
         for (int i = 0, head = 0; rank == 0 && i < isochron_ops_count(ops); i++) {
             const isochron_op_t *op = isochron_ops_get(ops, i);
             if (!(op->flags & ISOCHRON_OP_MISSING)) continue;
-            if (!head++) printf("# not available with this MPI library (set-up refuses them, saying what it lacks):\n");
+            if (!head++) printf("# (not available with this MPI library: set-up refuses them, saying what it lacks)\n");
             printf("# %-*s %-*s %s\n", wn, op->name, wf, op->family ? op->family : "", op->description ? op->description : "");
         }
         return 1;

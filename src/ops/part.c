@@ -73,8 +73,45 @@ typedef struct {
 #define PT(c) ((part_t *)(c)->state)
 
 #if HAVE_PART
+/* Open MPI 5's partitioned component (part persist) completes nothing until every process of
+ * MPI_COMM_WORLD has made a partitioned request (seen with PyPI's Open MPI 5.0: at 3 ranks, ranks 0
+ * and 1 hung in their first MPI_Wait while rank 2 made none; with one made there, they completed; run
+ * on 2 of 3 ranks, they hung too). The ranks outside the pair therefore exchange one empty
+ * partitioned message with themselves in set-up (untimed), and part_setup refuses a communicator
+ * smaller than MPI_COMM_WORLD there; other libraries need neither. */
+static int join_part_setup(isochron_op_ctx_t *c, const char *name)
+{
+#if defined(OMPI_MAJOR_VERSION)
+    static char byte;
+    MPI_Request q[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    MPI_Status sts[2];
+    int ok = MPI_Precv_init(&byte, 1, 0, MPI_BYTE, c->rank, ISOCHRON_TAG_PING, c->comm, MPI_INFO_NULL, &q[0]) == MPI_SUCCESS &&
+             MPI_Psend_init(&byte, 1, 0, MPI_BYTE, c->rank, ISOCHRON_TAG_PING, c->comm, MPI_INFO_NULL, &q[1]) == MPI_SUCCESS &&
+             MPI_Startall(2, q) == MPI_SUCCESS && MPI_Pready(0, q[1]) == MPI_SUCCESS && MPI_Waitall(2, q, sts) == MPI_SUCCESS;
+    for (int i = 0; i < 2; i++)
+        if (q[i] != MPI_REQUEST_NULL) MPI_Request_free(&q[i]);
+    if (!ok) return isochron_set_error(ISOCHRON_EMPI, "%s: rank %d's partitioned message to itself failed in set-up", name, c->rank);
+#else
+    (void)c;
+    (void)name;
+#endif
+    return ISOCHRON_OK;
+}
+
 static int part_setup(isochron_op_ctx_t *c, const char *name)
 {
+#if defined(OMPI_MAJOR_VERSION)
+    int inited = 0, wsize = 0;
+    MPI_Initialized(&inited); /* false under the sessions model, where MPI_COMM_WORLD is not there */
+    if (inited && MPI_Comm_size(MPI_COMM_WORLD, &wsize) == MPI_SUCCESS && wsize > c->size) {
+        char lib[256];
+        isochron_ops_library_name(lib, sizeof lib);
+        return isochron_set_error(ISOCHRON_EUNSUPPORTED,
+                                  "%s: this MPI library (%s) completes partitioned messages only once every process of "
+                                  "MPI_COMM_WORLD has made a partitioned request, and this communicator has %d of its %d "
+                                  "processes: run it on all of them (no --nprocs)", name, lib, c->size, wsize);
+    }
+#endif
     /* the kind's state is the first member of the larger one: set it up, then widen it */
     int rc = isochron_ops_kind_setup(c, (isochron_ops_kind_t){ SEM_PINGPONG, ALG_MPI }, name);
     if (rc) return rc;
@@ -84,7 +121,7 @@ static int part_setup(isochron_op_ctx_t *c, const char *name)
     free(c->state);
     c->state = pt;
     pt->q[0] = pt->q[1] = MPI_REQUEST_NULL;
-    if (c->rank > 1) return ISOCHRON_OK;
+    if (c->rank > 1) return join_part_setup(c, name);
     int peer = 1 - c->rank;
     int tin = c->rank == 0 ? ISOCHRON_TAG_PONG : ISOCHRON_TAG_PING, tout = c->rank == 0 ? ISOCHRON_TAG_PING : ISOCHRON_TAG_PONG;
     if (MPI_Precv_init(c->rbuf, c->partitions, N_PART, c->dtype, peer, tin, c->comm, MPI_INFO_NULL, &pt->q[0]) != MPI_SUCCESS ||
