@@ -31,7 +31,7 @@ set -euo pipefail
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 [ $# -eq 0 ] || { echo "paper002.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
-papers_init paper002 ""
+papers_init paper002 --deferred  # a failed run leaves the previous results file as it was
 CLUSTER=${CLUSTER:-1}
 SIM=${SIM:-1}
 if [ "$MODE" = full ]; then
@@ -42,6 +42,7 @@ fi
 "$PY" -c 'import matplotlib' 2>/dev/null || papers_die "PY='$PY' has no matplotlib (set PY to a python with it, e.g. the project's .venv)"
 [ -x "$BUILD/isochron-shmem" ] || papers_die "BUILD='$BUILD': no isochron-shmem there (no OpenSHMEM found by CMake?)"
 # $WORK is under /var/tmp: every tools/cluster node has a /tmp of its own, and the PEs there write their files in it
+papers_start
 tmp=$WORK
 cluster_up=0
 cleanup() { [ $cluster_up = 1 ] && ISOCHRON_CLUSTER=p002 tools/cluster down >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
@@ -122,6 +123,9 @@ if [ "$SIM" = 1 ]; then
 fi
 echo "# done after $(($(date +%s) - t0)) s: $(papers_load)"
 [ -s "$tmp/defects" ] && sort -u "$tmp/defects" | sed 's/^/# /'
+"$PY" bench/papers/paper002_report.py "$S" "$tmp/figure.png" "paper002.sh mode $MODE, $(date -u +%FT%TZ), $(papers_load)"
+# only now, the run complete: the data, the figure and (papers_finish) the tables replace the saved ones
 cp "$S" "$FIG_PREFIX.jsonl"
-"$PY" bench/papers/paper002_report.py "$FIG_PREFIX.jsonl" "$FIG_PREFIX.png" "paper002.sh mode $MODE, $(date -u +%FT%TZ), $(papers_load)"
-echo "wrote $RES, $FIG_PREFIX.png, $FIG_PREFIX.jsonl" >&2
+cp "$tmp/figure.png" "$FIG_PREFIX.png"
+echo "wrote $FIG_PREFIX.png, $FIG_PREFIX.jsonl" >&2
+papers_finish

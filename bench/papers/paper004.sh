@@ -30,13 +30,14 @@ set -euo pipefail
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 [ $# -eq 0 ] || { echo "paper004.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
-papers_init paper004 ""
+papers_init paper004 --deferred  # a failed run leaves the previous results file as it was
 CLUSTER=${CLUSTER:-1}
 if [ "$MODE" = full ]; then ST=50 RT=300 SIZES=4K,8K,16K,32K,64K RREPS=1000; else ST=10 RT=100 SIZES=4K,16K,64K RREPS=300; fi
 "$PY" -c 'import matplotlib' 2>/dev/null || papers_die "PY='$PY' has no matplotlib (set PY to a python with it, e.g. the project's .venv)"
 [ -f "$BUILD/libisochron.so" ] || papers_die "BUILD='$BUILD': no libisochron.so there (cmake --build $BUILD)"
 command -v smpicc >/dev/null || papers_die "smpicc not found; install libsimgrid-dev (EXTRA_PKGS=libsimgrid-dev tools/install-deps.sh)"
 mkdir -p "$BUILD/papers"
+papers_start
 tmp=$WORK
 cluster_up=0
 cleanup() { [ $cluster_up = 1 ] && ISOCHRON_CLUSTER=p004 tools/cluster down >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
@@ -131,6 +132,9 @@ if [ "$CLUSTER" = 1 ]; then
   fi
 fi
 echo "# done after $(($(date +%s) - t0)) s: $(papers_load)"
+"$PY" bench/papers/paper004_report.py "$S" "$tmp/figure.png" "paper004.sh mode $MODE, $(date -u +%FT%TZ), $(papers_load)"
+# only now, the run complete: the data, the figure and (papers_finish) the tables replace the saved ones
 cp "$S" "$FIG_PREFIX.jsonl"
-"$PY" bench/papers/paper004_report.py "$FIG_PREFIX.jsonl" "$FIG_PREFIX.png" "paper004.sh mode $MODE, $(date -u +%FT%TZ), $(papers_load)"
-echo "wrote $RES, $FIG_PREFIX.png, $FIG_PREFIX.jsonl" >&2
+cp "$tmp/figure.png" "$FIG_PREFIX.png"
+echo "wrote $FIG_PREFIX.png, $FIG_PREFIX.jsonl" >&2
+papers_finish
