@@ -5,6 +5,7 @@ records) and ``load`` (which reads them) both stand on it without needing each o
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, Mapping
 
 #: the record type ``load()`` returns by default, per tool
@@ -20,6 +21,23 @@ def record_error(row: Mapping[str, Any], rtype: str, field: str, problem: str) -
     cannot be a measurement: names the file, the line and the field, as a schema violation does."""
     return IsochronError(f"{row.get('file', '?')}:{row.get('line', '?')}: {rtype!r} record,"
                          f" field {field!r}: {problem}")
+
+
+def read_json(path: str, what: str) -> Any:
+    """The JSON document of the file ``path``, which should be ``what`` ("a launch-set manifest"):
+    each way of failing is one IsochronError naming the file (unreadable, not text, not JSON, nested
+    too deep). The caller checks the document's shape."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except OSError as exc:
+        raise IsochronError(f"{path}: cannot read {what} ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise IsochronError(f"{path}: not a text file (expected {what})") from None
+    except json.JSONDecodeError as exc:
+        raise IsochronError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}; expected {what})") from None
+    except RecursionError:
+        raise IsochronError(f"{path}: not {what} (JSON nested too deep)") from None
 
 
 class IsochronWarning(UserWarning):

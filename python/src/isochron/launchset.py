@@ -26,7 +26,7 @@ import sys
 import time
 from typing import Any, Sequence, TextIO
 
-from .base import PRIMARY, IsochronError, Record
+from .base import PRIMARY, IsochronError, Record, read_json
 
 MANIFEST = "manifest.json"
 
@@ -245,15 +245,7 @@ def read_manifest(directory: str) -> Record:
     """The manifest of a launch set, checked: every field that loading uses (an error names
     the manifest, the launch and the field)."""
     path = os.path.join(directory, MANIFEST)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            man = json.load(fh)
-    except OSError as exc:
-        raise IsochronError(f"{path}: cannot read the launch-set manifest ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise IsochronError(f"{path}: not a text file (not a launch-set manifest)") from None
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise IsochronError(f"{path}: not a launch-set manifest (not JSON: {exc})") from None
+    man = read_json(path, "a launch-set manifest")
     if not isinstance(man, dict) or "launches" not in man:
         raise IsochronError(f"{path}: not an isochron launch-set manifest")
     if not isinstance(man["launches"], list):

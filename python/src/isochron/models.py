@@ -24,7 +24,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
-from .base import Record
+from .base import Record, read_json
 from .dataset import IsochronError, read, record_error
 
 if TYPE_CHECKING:                            # for the annotations only
@@ -201,18 +201,7 @@ def to_json(models: Mapping[str, Any], path: str) -> str:
 
 def from_json(path: str) -> dict[str, Any]:
     """Read models written by :func:`to_json`, checked: clear errors for anything else."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            m = json.load(f)
-    except OSError as exc:
-        raise IsochronError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise IsochronError(f"{path}: not a text file (expected a models JSON written by"
-                            " isochron models --json)") from None
-    except json.JSONDecodeError as exc:
-        raise IsochronError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise IsochronError(f"{path}: not an isochron models file (JSON nested too deep)") from None
+    m = read_json(path, "a models JSON written by isochron models --json")
     if not isinstance(m, dict) or m.get("kind") != "isochron-models":
         raise IsochronError(f"{path}: not an isochron models file (written by isochron models"
                             " --json)")
