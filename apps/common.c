@@ -446,20 +446,8 @@ int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text
     MPI_Bcast(both, 2, MPI_DOUBLE, 0, comm);
     rtt = both[0], rmin = both[1];
 #ifndef SMPI_ISOCHRON
-    /* more ranks on one kernel than CPUs online there (collective); by kernel, not by MPI's node: the
-     * "nodes" of containers or of tools/cluster share one kernel's CPUs and its network path */
-    char kid[40];
-    unsigned color = 0; /* the same grouping as the library's (src/core/util.c) */
-    if (isochron_truth_kernel_id(kid, sizeof kid) == 0)
-        for (const char *c = kid; *c; c++) color = color * 31u + (unsigned char)*c;
-    MPI_Comm kern;
-    int nlocal = 1, over = 0;
-    MPI_Comm_split(comm, (int)(color & 0x7fffffffu), rank, &kern);
-    MPI_Comm_size(kern, &nlocal);
-    MPI_Comm_free(&kern);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int mine = ncpu > 0 && nlocal > ncpu;
-    MPI_Allreduce(&mine, &over, 1, MPI_INT, MPI_MAX, comm);
+    /* more ranks on one kernel than the CPUs they may use (collective; the library's rule) */
+    int over = isochron_sync_oversubscribed(comm);
     if (rtt > APP_SLOW_RTT && rank == 0)
         fprintf(stderr, "%s: warning: the network is slow: a round trip between rank 0 and rank %d takes %.2f ms (median of 20; best %.3f ms), where "
                         "TCP takes 20-100 us: %s\n", prog, peer, rtt * 1e3, rmin * 1e3,

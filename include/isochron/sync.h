@@ -258,6 +258,14 @@ typedef struct {
 } isochron_sync_report_t;
 
 /**
+ * \brief 1 on every rank of \p comm if the ranks that share a kernel (isochron_truth_kernel_id, never
+ * the hostname: containers and the namespace cluster's nodes share one kernel's CPUs) anywhere
+ * outnumber the CPUs they may use; the synchronization then lets its pairs take turns
+ * (isochron_sync_report_t.oversubscribed) and the tracker states the hard bound. Collective.
+ */
+int isochron_sync_oversubscribed(MPI_Comm comm);
+
+/**
  * \brief Synchronize the clocks of all ranks of \p comm with \p spec over \p base.
  * Collective. On return *global is a new clock on every rank, whose time
  * approximates the clock of rank 0 of \p comm. Internal traffic uses a

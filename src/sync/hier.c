@@ -121,6 +121,8 @@ static int run_level(isochron_sync_ctx_t *ctx, const isochron_sync_level_t *lv, 
     return rc;
 }
 
+int isochron_sync_oversubscribed(MPI_Comm comm) { return isochron_comm_oversubscribed(comm); }
+
 int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_clock_t *base,
                       isochron_clock_t **global, isochron_sync_report_t *rep)
 {
