@@ -21,6 +21,7 @@
 #   ckpt     cc with a checkpoint every INTERVAL s and the state log: number taken, request -> safe state and
 #            request -> resume times (tests/cc/check_cc_log.py --latency, on the requesting rank's clock),
 #            the log's invariants checked;
+#   ckpt2pc  the same in 2pc mode (MANA's two-phase commit: aborts and retries until every rank votes yes)
 #   traced   the tracer writing OTF2 + Perfetto JSON: tests/trace/check_trace.py (otf2-print reads the archive)
 #            and the calls per rank per second by kind (paper 003's Table 1 columns);
 # every run's results are compared with the first native run (tests/apps/app_output.py: thermo table,
@@ -83,10 +84,12 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 run ckpt ISOCHRON_CC_MODE=cc ISOCHRON_CC_DIR=ck ISOCHRON_CC_LOG=log ISOCHRON_CC_INTERVAL="${INTERVAL:-0.5}" "${fortran[@]}" LD_PRELOAD="$cc_lib"
+run ckpt2pc ISOCHRON_CC_MODE=2pc ISOCHRON_CC_DIR=ck ISOCHRON_CC_LOG=log ISOCHRON_CC_INTERVAL="${INTERVAL:-0.5}" "${fortran[@]}" LD_PRELOAD="$cc_lib"
 run traced ISOCHRON_TRACE_DIR=tr ISOCHRON_TRACE_MAX_EVENTS=20000000 "${fortran[@]}" LD_PRELOAD="$tr_lib"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 "$here/tests/cc/check_cc_log.py" ckpt/log --np "$NP" --interval --latency > ckpt/check 2>&1
-echo $? >> ckpt/check.rc
+for d in ckpt ckpt2pc; do
+  python3 "$here/tests/cc/check_cc_log.py" $d/log --np "$NP" --interval --latency > $d/check 2>&1
+done
 (cd traced && python3 "$here/tests/trace/check_trace.py" tr isochron-trace "$NP" > check 2>&1; echo $? > check.rc)
 python3 - "$tmp" "$app" "$NP" "$ROUNDS" "$here" "$desc" "$load0" "$load1" "$(nproc)" "${INTERVAL:-0.5}" <<'PY'
 import json, os, re, statistics, subprocess, sys
@@ -143,21 +146,22 @@ for m in order:
           + (f"{statistics.median(rw):>8.3f}{min(rw):>8.3f}{max(rw):>8.3f}" if rw else f"{'-':>24}") + f"  {res}")
 
 # checkpoints
-rc, wall = status("ckpt")
-chk = open(f"{tmp}/ckpt/check").read()
-lat = [tuple(map(float, l.split()[6::2])) for l in chk.splitlines() if l.startswith("latency")]
-nck = len([d for d in os.listdir(f"{tmp}/ckpt/ck") if os.path.exists(f"{tmp}/ckpt/ck/{d}/complete")]) if os.path.isdir(f"{tmp}/ckpt/ck") else 0
-ok, msg = same("ckpt") if rc == 0 else (False, f"exit status {rc}")
-if rc != 0: bad.append(f"ckpt: exit status {rc}")
-if "PASS" not in chk.splitlines()[-1]: bad.append(f"ckpt: state log: {chk.splitlines()[-1]}")
-print(f"\n## cc with a checkpoint every {interval} s (ISOCHRON_CC_INTERVAL), state log checked")
-print(f"checkpoints complete: {nck}; app time {app_time('ckpt') or float('nan'):.3f} s (native median "
-      f"{statistics.median([x for x in t['native'].values() if x]):.3f} s); results vs native.1: {msg}")
-print(f"state log: {chk.splitlines()[-1]}")
-if lat:
-    s = sorted(x[0] for x in lat); u = sorted(x[1] for x in lat)
-    print(f"request -> safe state   ms: median {1e3 * statistics.median(s):.2f}  min {1e3 * s[0]:.2f}  max {1e3 * s[-1]:.2f}  (n={len(s)})")
-    print(f"request -> resume       ms: median {1e3 * statistics.median(u):.2f}  min {1e3 * u[0]:.2f}  max {1e3 * u[-1]:.2f}")
+for d, mode in (("ckpt", "cc"), ("ckpt2pc", "2pc")):
+    rc, wall = status(d)
+    chk = open(f"{tmp}/{d}/check").read().strip().splitlines() or ["no output"]
+    lat = [tuple(map(float, l.split()[6::2])) for l in chk if l.startswith("latency")]
+    nck = len([c for c in os.listdir(f"{tmp}/{d}/ck") if os.path.exists(f"{tmp}/{d}/ck/{c}/complete")]) if os.path.isdir(f"{tmp}/{d}/ck") else 0
+    ok, msg = same(d) if rc == 0 else (False, f"exit status {rc}")
+    if rc != 0: bad.append(f"{d}: exit status {rc}")
+    if "PASS" not in chk[-1]: bad.append(f"{d}: state log: {chk[-1]}")
+    print(f"\n## {mode} with a checkpoint every {interval} s (ISOCHRON_CC_INTERVAL), state log checked")
+    print(f"checkpoints complete: {nck}; app time {app_time(d) or float('nan'):.3f} s (native median "
+          f"{statistics.median([x for x in t['native'].values() if x]):.3f} s); results vs native.1: {msg}")
+    print(f"state log: {chk[-1]}")
+    if lat:
+        s = sorted(x[0] for x in lat); u = sorted(x[1] for x in lat)
+        print(f"request -> safe state   ms: median {1e3 * statistics.median(s):.2f}  min {1e3 * s[0]:.2f}  max {1e3 * s[-1]:.2f}  (n={len(s)})")
+        print(f"request -> resume       ms: median {1e3 * statistics.median(u):.2f}  min {1e3 * u[0]:.2f}  max {1e3 * u[-1]:.2f}")
 
 # trace
 rc, wall = status("traced")
