@@ -205,7 +205,6 @@ typedef struct stash { int src, tag, n; long long *buf; struct stash *next; } st
 #define ICC_MAX_REGIONS 64
 #define ICC_MAX_CALLBACKS 16
 typedef struct { char name[64]; size_t bytes; unsigned char *data; } saved_region_t;
-typedef struct { int n; int *members; long long seq; } saved_group_t;
 
 /* This file's state: one structure, one instance (ckpt_state), reached through `ck`. */
 typedef struct {
@@ -237,10 +236,8 @@ typedef struct {
     int ncallbacks;
     saved_region_t *rs_regions;
     int rs_nregions;
-    saved_group_t *rs_groups;
     char *rs_buf;                        /* the restart file, whole: rs_regions' data point into it */
     char rs_path[4200];                  /* its path */
-    int rs_ngroups;
     FILE *icc_log;
     char log_path[4200];
     /* the ticker thread */
@@ -1206,7 +1203,7 @@ static int rd_field(rd_t *r, const char *key, long long lo, long long hi, long l
 }
 
 /* one "group HASH SEQ SIZE MEMBER..." line into *g (members allocated once SIZE is checked) */
-static int rd_group(rd_t *r, int i, unsigned char *mark, saved_group_t *g)
+static int rd_group(rd_t *r, int i, unsigned char *mark, icc_saved_group_t *g)
 {
     char field[32], *l, *e;
     snprintf(field, sizeof field, "group %d", i + 1);
@@ -1317,11 +1314,11 @@ static int read_rank_file(const char *dir, const char *path, int best, char *err
     if (ng > (r.end - r.p) / 14)
         return rd_fail(&r, "groups", "%lld groups cannot fit in the %lld bytes that follow", ng, (long long)(r.end - r.p));
     unsigned char *mark = malloc((size_t)icc->size);
-    ck->rs_groups = calloc((size_t)(ng ? ng : 1), sizeof *ck->rs_groups);
-    if (!mark || !ck->rs_groups) return rd_fail(&r, "groups", "out of memory for %lld groups", ng);
+    icc->rs_groups = calloc((size_t)(ng ? ng : 1), sizeof *icc->rs_groups);
+    if (!mark || !icc->rs_groups) return rd_fail(&r, "groups", "out of memory for %lld groups", ng);
     for (long long i = 0; i < ng; i++) {
-        if (rd_group(&r, (int)i, mark, &ck->rs_groups[i])) return -1;
-        ck->rs_ngroups++;
+        if (rd_group(&r, (int)i, mark, &icc->rs_groups[i])) return -1;
+        icc->rs_ngroups++;
     }
     free(mark);
     if (rd_field(&r, "regions", 0, ICC_MAX_REGIONS, &nr)) return -1;
@@ -1393,16 +1390,6 @@ static void load_restart(const char *dir, char *err, size_t len)
     ck->restarted_from = ck->nckpt = best;
     ck->epoch = best + 1;
     for (int g = 0; g < icc->ngroups; g++) icc_group_created(g);
-}
-
-void icc_group_created(int g)
-{
-    icc_group_t *G = &icc->groups[g];
-    for (int i = 0; i < ck->rs_ngroups; i++)
-        if (ck->rs_groups[i].n == G->size && memcmp(ck->rs_groups[i].members, G->members, (size_t)G->size * sizeof(int)) == 0) {
-            G->seq = ck->rs_groups[i].seq;   /* seen again after a restart */
-            return;
-        }
 }
 
 /* ---------------------------------------------------------------- init, finalize, ticker */

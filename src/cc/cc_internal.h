@@ -1,10 +1,13 @@
 /* Internal interface between the parts of libisochron-cc.so:
- *   cc.c        modes, ggid table (Algorithm 1), generated-wrapper hooks
+ *   cc_groups.c the shared state, the ggid table and views (Algorithm 1's SEQ[ggid])
+ *   cc_track.c  message counting, request tracking, what a blocked call waits for
+ *   cc.c        modes, generated-wrapper hooks, the 2pc barrier
  *   cc_ckpt.c   the checkpoint protocol (Algorithms 2-3, agreement, safe
  *               state, action, restart, state log, watchdog)
  *   cc_p2p.c    hand-written point-to-point, probe and completion wrappers
- *               (message counting, request tracking, protocol progress while
- *               blocked)
+ *               (protocol progress while blocked)
+ * Layers, each calling only those below it: cc_groups.c < cc_track.c <
+ * cc_ckpt.c < cc.c, cc_p2p.c (tests/layering/check_cycles.py).
  * Not installed; nothing outside src/cc includes it. */
 #ifndef ISOCHRON_CC_INTERNAL_H
 #define ISOCHRON_CC_INTERNAL_H
@@ -38,6 +41,8 @@ typedef struct { int size; int *world; int group; } icc_view_t;
 int icc_lookup(MPI_Comm comm, int create);   /* a communicator's group; fills the one-entry cache (state) */
 int icc_lookup_view(MPI_Comm comm);          /* its view (-1: MPI_COMM_NULL) */
 int icc_group_of_members(const int *w, int n);
+int icc_group_of_mpi_group(MPI_Group grp);   /* the group of an MPI_Group's world ranks */
+void icc_forget(MPI_Comm comm);              /* at MPI_Comm_free/disconnect: the handle may be reused */
 uint64_t icc_members_hash(const int *w, int n);   /* a group's ggid: the hash of its members in ascending order, whatever
                                                      order w has (42 for all with ISOCHRON_CC_TEST_COLLIDE=1) */
 
@@ -71,6 +76,10 @@ void icc_count_recvd_status(int v, const MPI_Status *st);   /* v: the receive's 
 enum { ICC_REQ_ICOLL = 1, ICC_REQ_RECV = 2 };
 /* g: ICC_REQ_ICOLL: the group of the request's communicator; ICC_REQ_RECV: its view, peer a rank of it (or MPI_ANY_SOURCE) */
 void icc_req_track(MPI_Request r, int kind, int g, int peer);
+void icc_req_done(MPI_Request h, const MPI_Status *st);   /* h (its value before the completion call) completed */
+void icc_req_forget(MPI_Request h);                       /* h freed or cancelled without a status */
+void icc_msg_remember(MPI_Message m, int v, int src);     /* a matched probe's view and source, for its Mrecv */
+int icc_msg_take(MPI_Message m, int *src);                /* ... and forgotten: the view (or -1) */
 int icc_req_pending_icoll(void);
 void icc_req_complete_icolls(void);       /* at the safe state: complete without freeing */
 int icc_req_count_arrived(void);          /* count tracked receives that completed; returns those still open */
@@ -88,6 +97,7 @@ void icc_need_check(void);                /* a completion test found its operati
 /* ---- the layer's shared state: one instance (icc_state, cc.c), reached through the pointer `icc`.
  * Every mutable variable more than one file of src/cc reads or writes lives here (each file's own
  * state is a structure of that file: cc_ckpt.c's protocol, cc_p2p.c's tables, cc.c's handle cache). */
+typedef struct { int n; int *members; long long seq; } icc_saved_group_t;   /* a restart file's group */
 typedef struct icc_state {
     /* modes (cc.c) */
     int mode;                       /* ICC_NATIVE, ICC_CC, ICC_2PC (ISOCHRON_CC_MODE, read at load) */
@@ -114,7 +124,11 @@ typedef struct icc_state {
     int open_recvs;                 /* receives inside blocking wrappers, in progress */
     int nofreeze;                   /* inside a blocking call that sends: never a stop point */
     icc_waitfor_t waitfor;          /* what the blocking call in progress waits for (above) */
+    int reqlive;                    /* requests tracked (cc_track.c): none lets completion calls go straight to PMPI */
     MPI_Request *barrier;           /* 2pc: the Ibarrier whose test loop polls (ICC_BARRIER), else NULL */
+    /* restart: the groups of this rank's checkpoint file (cc_ckpt.c reads them, cc_groups.c restores SEQ) */
+    icc_saved_group_t *rs_groups;
+    int rs_ngroups;
 } icc_state_t;
 extern icc_state_t icc_state;
 static icc_state_t *const icc = &icc_state;

@@ -56,136 +56,6 @@
 
 #define FAST (icc->bypass || !icc->inited)
 
-int icc_peer_view(MPI_Comm comm)
-{
-    int inter = 0;
-    if (comm == MPI_COMM_NULL) return -1;
-    PMPI_Comm_test_inter(comm, &inter);
-    return inter ? -1 : icc_lookup_view(comm);
-}
-
-void icc_count_sent(MPI_Comm comm, int dest)
-{
-    if (!icc->inited || dest == MPI_PROC_NULL) return;
-    icc->app_sent++;
-    icc->version++;
-    int v = icc_peer_view(comm);
-    if (v >= 0 && dest >= 0 && dest < icc->views[v].size) icc->sent_to[icc->views[v].world[dest]]++;
-}
-
-void icc_count_recvd_status(int v, const MPI_Status *st)
-{
-    if (!icc->inited || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return;
-    int cancelled = 0;
-    PMPI_Test_cancelled(st, &cancelled);
-    if (cancelled) return;
-    icc->app_recvd++;
-    icc->version++;
-    if (v >= 0 && st->MPI_SOURCE < icc->views[v].size) icc->recvd_from[icc->views[v].world[st->MPI_SOURCE]]++;
-}
-
-/* ---- request table */
-typedef struct { MPI_Request h; int used; int kind; int g; int counted; int peer; } icc_req_t;
-static icc_req_t *reqs;
-static int reqcap, reqlive;   /* open addressing, linear probing, at most half full: an empty slot ends every probe */
-
-static unsigned req_home(MPI_Request r)
-{
-    uint64_t k = 0;
-    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
-    return (unsigned)(((k ^ (k >> 29)) * 0x9e3779b97f4a7c15ull) >> 32) & (unsigned)(reqcap - 1);
-}
-
-static icc_req_t *req_find(MPI_Request r)
-{
-    if (!reqlive) return NULL;
-    unsigned m = (unsigned)reqcap - 1;
-    for (unsigned i = req_home(r); reqs[i].used; i = (i + 1) & m)
-        if (reqs[i].h == r) return &reqs[i];
-    return NULL;
-}
-
-static void req_insert(MPI_Request r, int kind, int g, int peer)
-{
-    if (2 * (reqlive + 1) > reqcap) {
-        icc_req_t *old = reqs;
-        int oldcap = reqcap;
-        reqcap = reqcap ? 2 * reqcap : 64;
-        reqs = calloc((size_t)reqcap, sizeof *reqs);
-        if (!reqs) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
-        reqlive = 0;
-        for (int i = 0; i < oldcap; i++)
-            if (old[i].used) req_insert(old[i].h, old[i].kind, old[i].g, old[i].peer);
-        free(old);
-    }
-    unsigned m = (unsigned)reqcap - 1, i = req_home(r);
-    while (reqs[i].used) i = (i + 1) & m;
-    reqs[i] = (icc_req_t){ r, 1, kind, g, 0, peer };
-    reqlive++;
-}
-
-/* Removal without tombstones (backward shift): the entries after the hole
- * that may live there (their home slot is not cyclically between the hole
- * and themselves) move back one by one, so every probe still ends at the
- * first empty slot and a table emptied by Waits is empty again. */
-static void req_remove(icc_req_t *e)
-{
-    unsigned m = (unsigned)reqcap - 1, i = (unsigned)(e - reqs), j = i;
-    for (;;) {
-        j = (j + 1) & m;
-        if (!reqs[j].used) break;
-        unsigned k = req_home(reqs[j].h);
-        if (((j - k) & m) >= ((j - i) & m)) {
-            reqs[i] = reqs[j];
-            i = j;
-        }
-    }
-    reqs[i].used = 0;
-    reqlive--;
-}
-
-void icc_req_track(MPI_Request r, int kind, int g, int peer)
-{
-    if (!icc->inited || r == MPI_REQUEST_NULL) return;
-    req_insert(r, kind, g, peer);
-}
-
-/* ---- matched messages: the group and source a probe matched, for the
- * Mrecv/Imrecv that receives it (the message handle carries no communicator;
- * counting those receives in the totals only made the state log's per-pair
- * counts disagree: cc_latency --call mprobe). Few are ever outstanding. */
-typedef struct { MPI_Message m; int g, src; } icc_msg_t;
-static icc_msg_t *msgs;
-static int nmsgs, msgcap;
-
-static void msg_remember(MPI_Message m, int g, int src)
-{
-    if (!icc->inited || m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
-    if (nmsgs == msgcap) {
-        int cap = msgcap ? 2 * msgcap : 8;
-        icc_msg_t *n = realloc(msgs, (size_t)cap * sizeof *n);
-        if (!n) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
-        msgs = n, msgcap = cap;
-    }
-    msgs[nmsgs++] = (icc_msg_t){ m, g, src };
-}
-
-/* the group (or -1) of matched message m, forgotten: its handle may be reused once received */
-static int msg_take(MPI_Message m, int *src)
-{
-    *src = MPI_ANY_SOURCE;
-    for (int i = 0; i < nmsgs; i++)
-        if (msgs[i].m == m) {
-            int g = msgs[i].g;
-            *src = msgs[i].src;
-            msgs[i] = msgs[--nmsgs];
-            return g;
-        }
-    return -1;
-}
-
-/* ---- what a blocked call waits for (cc_internal.h) */
-
 static void waitfor_ranks(MPI_Comm comm, int r1, int r2)
 {
     icc->waitfor.comm = comm;
@@ -199,96 +69,6 @@ static void waitfor_reqs(const MPI_Request *h, int n)
     icc->waitfor.comm = MPI_COMM_NULL;
     icc->waitfor.reqs = h;
     icc->waitfor.nreqs = n;
-}
-
-static void mark_all(unsigned char *mark)
-{
-    memset(mark, 1, (size_t)icc->size);
-}
-
-/* rank r of view v (MPI_ANY_SOURCE: every member; v < 0: the communicator is not known, any rank) */
-static void mark_peer(unsigned char *mark, int v, int r)
-{
-    if (r == MPI_PROC_NULL) return;
-    if (v < 0) { mark_all(mark); return; }
-    const icc_view_t *V = &icc->views[v];
-    if (r >= 0 && r < V->size) { mark[V->world[r]] = 1; return; }
-    for (int i = 0; i < V->size; i++) mark[V->world[i]] = 1;
-}
-
-/* every member of group g (g < 0: any rank) */
-static void mark_group(unsigned char *mark, int g)
-{
-    if (g < 0) { mark_all(mark); return; }
-    for (int i = 0; i < icc->groups[g].size; i++) mark[icc->groups[g].members[i]] = 1;
-}
-
-void icc_waitfor_peers(unsigned char *mark)
-{
-    if (icc->waitfor.comm != MPI_COMM_NULL) {
-        int v = icc_peer_view(icc->waitfor.comm);
-        mark_peer(mark, v, icc->waitfor.r1);
-        mark_peer(mark, v, icc->waitfor.r2);
-        return;
-    }
-    if (icc->waitfor.nreqs == 0) { mark_all(mark); return; }
-    for (int i = 0; i < icc->waitfor.nreqs; i++) {
-        if (icc->waitfor.reqs[i] == MPI_REQUEST_NULL) continue;
-        const icc_req_t *e = req_find(icc->waitfor.reqs[i]);
-        if (!e) mark_all(mark);                      /* a send or an untracked request: its peer is not known */
-        else if (e->kind == ICC_REQ_ICOLL) mark_group(mark, e->g);
-        else mark_peer(mark, e->g, e->peer);
-    }
-}
-
-/* h (its value before the completion call) completed with status st */
-static void req_done(MPI_Request h, const MPI_Status *st)
-{
-    icc_req_t *e = req_find(h);
-    if (!e) return;
-    if (e->kind == ICC_REQ_RECV && !e->counted && st) icc_count_recvd_status(e->g, st);
-    req_remove(e);
-}
-
-static void req_forget(MPI_Request h) { req_done(h, NULL); }
-
-int icc_req_pending_icoll(void)
-{
-    int n = 0;
-    for (int i = 0; i < reqcap && reqlive; i++)
-        if (reqs[i].used == 1 && reqs[i].kind == ICC_REQ_ICOLL) {
-            int flag = 0;
-            PMPI_Request_get_status(reqs[i].h, &flag, MPI_STATUS_IGNORE);
-            n += !flag;
-        }
-    return n;
-}
-
-void icc_req_complete_icolls(void)
-{
-    for (int i = 0; i < reqcap && reqlive; i++)
-        if (reqs[i].used == 1 && reqs[i].kind == ICC_REQ_ICOLL) {
-            int flag = 0;
-            while (!flag) PMPI_Request_get_status(reqs[i].h, &flag, MPI_STATUS_IGNORE);
-        }
-}
-
-int icc_req_count_arrived(void)
-{
-    int open = 0;
-    for (int i = 0; i < reqcap && reqlive; i++)
-        if (reqs[i].used == 1 && reqs[i].kind == ICC_REQ_RECV && !reqs[i].counted) {
-            int flag = 0;
-            MPI_Status st;
-            PMPI_Request_get_status(reqs[i].h, &flag, &st);
-            if (flag) {
-                icc_count_recvd_status(reqs[i].g, &st);
-                reqs[i].counted = 1;
-            } else {
-                open++;
-            }
-        }
-    return open;
 }
 
 /* ---- blocking helpers */
@@ -497,7 +277,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
     /* The message is matched already, so it is in flight (counted sent, not
      * yet received): an open receive, and nobody else must act for it. */
     MPI_Request r;
-    int src, g = msg_take(*message, &src);
+    int src, g = icc_msg_take(*message, &src);
     int rc = PMPI_Imrecv(buf, count, datatype, message, &r);
     icc->open_recvs++;
     waitfor_ranks(MPI_COMM_WORLD, MPI_PROC_NULL, MPI_PROC_NULL);
@@ -511,7 +291,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 {
     if (FAST) return PMPI_Imrecv(buf, count, datatype, message, request);
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Imrecv", -1);
-    int src, g = msg_take(*message, &src);
+    int src, g = icc_msg_take(*message, &src);
     int rc = PMPI_Imrecv(buf, count, datatype, message, request);
     if (rc == MPI_SUCCESS) icc_req_track(*request, ICC_REQ_RECV, g, src);
     return rc;
@@ -541,7 +321,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
     waitfor_ranks(comm, source, MPI_PROC_NULL);
     for (;;) {
         int flag = 0, rc = PMPI_Improbe(source, tag, comm, &flag, message, sp);
-        if (rc == MPI_SUCCESS && flag) msg_remember(*message, icc_peer_view(comm), sp->MPI_SOURCE);
+        if (rc == MPI_SUCCESS && flag) icc_msg_remember(*message, icc_peer_view(comm), sp->MPI_SOURCE);
         if (rc != MPI_SUCCESS || flag) return rc;
         if (icc->pending || icc->attn) icc_poll(ICC_RECV, "MPI_Mprobe", -1);
     }
@@ -553,7 +333,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mess
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Improbe", -1);
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int rc = PMPI_Improbe(source, tag, comm, flag, message, sp);
-    if (rc == MPI_SUCCESS && *flag) msg_remember(*message, icc_peer_view(comm), sp->MPI_SOURCE);
+    if (rc == MPI_SUCCESS && *flag) icc_msg_remember(*message, icc_peer_view(comm), sp->MPI_SOURCE);
     return rc;
 }
 
@@ -568,7 +348,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     waitfor_reqs(&h, 1);
     int rc = icc->pending ? block_on(request, sp, "MPI_Wait") : wait_joining(request, sp, "MPI_Wait");
-    if (rc == MPI_SUCCESS) req_done(h, sp);
+    if (rc == MPI_SUCCESS) icc_req_done(h, sp);
     return rc;
 }
 
@@ -576,11 +356,11 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     if (FAST) return PMPI_Test(request, flag, status);
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Test", -1);
-    if (!reqlive && !icc->pending) return PMPI_Test(request, flag, status);
+    if (!icc->reqlive && !icc->pending) return PMPI_Test(request, flag, status);
     MPI_Request h = *request;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     int rc = PMPI_Test(request, flag, sp);
-    if (rc == MPI_SUCCESS && *flag) req_done(h, sp);
+    if (rc == MPI_SUCCESS && *flag) icc_req_done(h, sp);
     else if (rc == MPI_SUCCESS && icc->pending) {
         waitfor_reqs(&h, 1);
         icc_need_check();
@@ -615,7 +395,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     int rc = icc->pending ? block_on_all(count, array_of_requests, a.s, "MPI_Waitall")
                          : wait_all_joining(count, array_of_requests, a.s, "MPI_Waitall");
     if (rc == MPI_SUCCESS)
-        for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
+        for (int i = 0; i < count; i++) icc_req_done(a.h[i], &a.s[i]);
     arr_close(&a, array_of_statuses);
     return rc;
 }
@@ -624,12 +404,12 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 {
     if (FAST) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Testall", -1);
-    if (!reqlive && !icc->pending) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    if (!icc->reqlive && !icc->pending) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     icc_arr_t a;
     arr_open(&a, count, array_of_requests, array_of_statuses);
     int rc = PMPI_Testall(count, array_of_requests, flag, a.s);
     if (rc == MPI_SUCCESS && *flag)
-        for (int i = 0; i < count; i++) req_done(a.h[i], &a.s[i]);
+        for (int i = 0; i < count; i++) icc_req_done(a.h[i], &a.s[i]);
     else if (rc == MPI_SUCCESS && icc->pending) {
         waitfor_reqs(a.h, count);
         icc_need_check();
@@ -653,7 +433,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
         if (rc != MPI_SUCCESS || flag) break;
         if (icc->pending || icc->attn) icc_poll(ICC_BLOCKED, "MPI_Waitany", -1);
     }
-    if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
+    if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) icc_req_done(a.h[*index], sp);
     arr_close(&a, MPI_STATUSES_IGNORE);
     return rc;
 }
@@ -662,12 +442,12 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 {
     if (FAST) return PMPI_Testany(count, array_of_requests, index, flag, status);
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Testany", -1);
-    if (!reqlive && !icc->pending) return PMPI_Testany(count, array_of_requests, index, flag, status);
+    if (!icc->reqlive && !icc->pending) return PMPI_Testany(count, array_of_requests, index, flag, status);
     icc_arr_t a;
     MPI_Status s, *sp = status == MPI_STATUS_IGNORE ? &s : status;
     arr_open(&a, count, array_of_requests, MPI_STATUSES_IGNORE);
     int rc = PMPI_Testany(count, array_of_requests, index, flag, sp);
-    if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) req_done(a.h[*index], sp);
+    if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) icc_req_done(a.h[*index], sp);
     else if (rc == MPI_SUCCESS && !*flag && icc->pending) {
         waitfor_reqs(a.h, count);
         icc_need_check();
@@ -694,7 +474,7 @@ static int some_common(int wait, int incount, MPI_Request array_of_requests[], i
         rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, a.s);
     }
     if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
-        for (int i = 0; i < *outcount; i++) req_done(a.h[array_of_indices[i]], &a.s[i]);
+        for (int i = 0; i < *outcount; i++) icc_req_done(a.h[array_of_indices[i]], &a.s[i]);
     if (rc == MPI_SUCCESS && *outcount == 0 && icc->pending) icc_need_check();
     arr_close(&a, array_of_statuses);
     return rc;
@@ -713,7 +493,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 {
     if (FAST) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (icc->attn) icc_poll(ICC_PASS, "MPI_Testsome", -1);
-    if (!reqlive && !icc->pending) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (!icc->reqlive && !icc->pending) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return some_common(0, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
@@ -722,6 +502,6 @@ int MPI_Request_free(MPI_Request *request)
     if (FAST) return PMPI_Request_free(request);
     MPI_Request h = *request;
     int rc = PMPI_Request_free(request);
-    if (rc == MPI_SUCCESS) req_forget(h);
+    if (rc == MPI_SUCCESS) icc_req_forget(h);
     return rc;
 }

@@ -35,11 +35,6 @@ import sys
 # reported as a note to remove it (not a failure: its owner may land the fix
 # before anyone edits this list). A cycle that grows or changes its files fails.
 ALLOWED = {
-    # src/cc's three files share their mutable state through cc_internal.h; helper
-    # "cc" of issue 27 is moving those globals into one state structure, which
-    # breaks this cycle (item 4: "src/cc/cc_ckpt.c (its globals into one state
-    # structure)"). Remove this entry when that lands.
-    ("src/cc/cc.c", "src/cc/cc_ckpt.c", "src/cc/cc_p2p.c"),
 }
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
