@@ -29,6 +29,11 @@ for impl in $IMPLS; do
     tools/mpirun-local -np $np "$build/isochron-barrier" --calls 100 --trials 20 --payoff-trials 10 --payoff-sizes 0,4K --shift-sizes 4K --max-reps 50 --format none --quiet --jsonl "$out/barrier-$np.jsonl"
     echo "  np $np: clock, bench, barrier ran"
   done
+  # MPI 4 sessions (both PyPI MPIs are 5.x): the world communicator from mpi://WORLD, and its start-up timed
+  tools/mpirun-local -np 2 "$build/isochron-bench" --init sessions --startup --ops allreduce,pingpong --sizes 8 --max-reps 50 \
+    --format none --quiet --jsonl "$out/sessions-2.jsonl"
+  grep -q '"init":"sessions"' "$out/sessions-2.jsonl" || { echo "test-pypi-mpi: $impl: --init sessions wrote no sessions start-up record"; exit 1; }
+  echo "  np 2: --init sessions ran, start-up recorded"
   ops=$("$build/isochron-bench" --list-ops | awk '$1 ~ /^[a-z][a-z0-9_]*$/ {print $1}' | paste -sd, -)
   # every operation once, every repetition validated; --retries 0: a 5-repetition point at 3 ranks on
   # 2 cores is below 90 % valid with one late start, and retrying it here tests nothing (make test does)

@@ -1,6 +1,7 @@
 """`isochron report`: one self-contained HTML page with the tables and every plot that fits."""
 import base64
 import io
+import json
 import re
 from html.parser import HTMLParser
 
@@ -94,3 +95,22 @@ def test_report_bad_input(tmp_path, cli):
     assert rc == 2 and "cannot write the report" in err
     rc, _, err = cli("report", fx("clock-hca3.jsonl"))
     assert rc == 2 and "-o/--output" in err
+
+
+def test_report_notes_a_plot_it_cannot_draw(tmp_path):
+    """Skew records whose samples are all zero (a loaded 2-rank barrier run under PyPI's MPICH wrote
+    them) have nothing to draw on a log axis: the report says so and keeps every other part."""
+    lines = open(fx("barrier-4ranks.jsonl"), encoding="utf-8").read().splitlines()
+    out = []
+    for line in lines:
+        if '"type":"skew"' in line.replace(" ", ""):
+            r = json.loads(line)
+            r["samples_s"] = [0.0 for _ in r.get("samples_s", [0.0])] or [0.0]
+            line = json.dumps(r)
+        out.append(line)
+    src = tmp_path / "barrier-zero-skew.jsonl"
+    src.write_text("\n".join(out) + "\n", encoding="utf-8")
+    path, _ = write_report([str(src)], str(tmp_path / "r"))
+    page = open(path, encoding="utf-8").read()
+    assert "skew: not drawn: plot kind &#x27;skew&#x27;: the skew records carry no positive samples" in page
+    assert len(_parse(path).imgs) >= 1                  # the barrier's other plots are still there

@@ -127,7 +127,11 @@ def build_html(ds: Dataset, trace: tuple[Trace, str, int] | None = None) -> str:
         if kind == "gantt":
             figs = _gantt_figures(ds)
         else:
-            figs = [(plot(ds, kind), f"{kind}: {KINDS[kind][2]}")]
+            try:
+                figs = [(plot(ds, kind), f"{kind}: {KINDS[kind][2]}")]
+            except IsochronError as exc:  # records of the kind, none drawable: say so, keep the rest
+                parts.append(f"<p class=note>{_e(kind)}: not drawn: {_e(str(exc))}</p>")
+                continue
         parts += [figure_html(fig, cap) for fig, cap in figs]
     if trace:                    # (path, call, instance): a libisochron-trace.so trace's Gantt chart
         from .trace import Trace, gantt_figure, instance_table, load_trace
