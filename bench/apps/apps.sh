@@ -154,6 +154,7 @@ for d, mode in (("ckpt", "cc"), ("ckpt2pc", "2pc")):
     ok, msg = same(d) if rc == 0 else (False, f"exit status {rc}")
     if rc != 0: bad.append(f"{d}: exit status {rc}")
     if "PASS" not in chk[-1]: bad.append(f"{d}: state log: {chk[-1]}")
+    if nck == 0: bad.append(f"{d}: no checkpoint completed (a run shorter than INTERVAL={interval} s? set INTERVAL lower)")
     print(f"\n## {mode} with a checkpoint every {interval} s (ISOCHRON_CC_INTERVAL), state log checked")
     print(f"checkpoints complete: {nck}; app time {app_time(d) or float('nan'):.3f} s (native median "
           f"{statistics.median([x for x in t['native'].values() if x]):.3f} s); results vs native.1: {msg}")
