@@ -23,7 +23,7 @@ if [ "$(mpi_of fortran_calls)" != "$(mpi_of "$cc_lib")" ]; then
   echo "apps_fortran: SKIP: $fc links '$(mpi_of fortran_calls)', the layers '$(mpi_of "$cc_lib")'"
   exit 77
 fi
-N=300  # iterations traced; the cc run makes 20000 (about 0.1 s of calls: checkpoints every 0.01 s fall in it)
+N=300  # iterations traced; the cc run makes 100000 (0.1 s of calls on a quiet machine: checkpoints every 0.01 s fall in it)
 run() {  # run TAG [ENV...]: 2 ranks, N iterations, stdout TAG.out; the result line must be native.N's
   local tag=$1; shift
   env "$@" "$src/tools/mpirun-local" -np 2 ./fortran_calls $N > "$tag.out" 2> "$tag.err"
@@ -60,7 +60,7 @@ rc=$?
 grep -q "isochron-cc: MPI was initialized without passing through this layer's MPI_Init" ccplain.out ||
   { cat ccplain.out; fail "cc without LD_AUDIT: no message that the layer was not used"; }
 echo "apps_fortran: without LD_AUDIT cc said that the program ran without the layer"
-N=20000
+N=100000
 run native.$N
 run cc ISOCHRON_CC_MODE=cc ISOCHRON_CC_DIR=ck ISOCHRON_CC_LOG=cclog ISOCHRON_CC_INTERVAL=0.01 LD_AUDIT="$audit" LD_PRELOAD="$cc_lib"
 n=$(ls -d ck/ckpt.*/complete 2>/dev/null | wc -l)
