@@ -22,7 +22,7 @@ isochron_cli_test(pair_op_says_idle_ranks 3 TOOL isochron-bench EXPECT zero MATC
 isochron_cli_test(sync_estimate_refused 2 EXPECT nonzero MATCH "estimated to take [0-9.e+]+ s at 2 ranks" "--sync-limit 600 s"
                   ARGS --sync hca3/1000000/skampi/1000000 --wait 0)
 isochron_cli_test(bench_sync_estimate_refused 2 TOOL isochron-bench EXPECT nonzero MATCH "estimated to take" "--sync-limit"
-                  ARGS --sync jk/1000000/skampi/1000)
+                  ARGS --sync jk/1000000/skampi/1000000)
 isochron_cli_test(bad_sync_limit 1 EXPECT nonzero MATCH "--sync-limit 'abc'" ARGS --sync-limit abc)
 # the watchdog covers the sync phase (by default 3 x its estimate + 60 s; here 1 s against 20 M ping-pongs, 6 s or more
 # seconds) and the accuracy check (here 8 s against a 60 s wait, naming the file that keeps wait 0; 8 s, as a sync at 2
