@@ -105,9 +105,21 @@ static int rate_of(const isochron_point_t *p, rate_t *r)
     return 1;
 }
 
+/* The median below the resolution R; or (issue 26, "never a negative time") a time the record states as a latency
+ * that cannot be one: the minimum or the low end of either interval below zero, and, where a part measured
+ * apart is subtracted (correction > 0: empty quiet, post, computation, barrier, confirmation, acknowledgment),
+ * below R, since every repetition of such a point is a subtraction's result. */
+static int below_r(const isochron_point_t *p, double v)
+{
+    int subtracted = isfinite(p->correction) && p->correction > 0;
+    return isfinite(v) && (v < 0 || (subtracted && v < p->resolution));
+}
+
 int isochron_point_below_resolution(const isochron_point_t *p)
 {
-    return p->valid > 0 && p->resolution > 0 && p->s.median < p->resolution;
+    if (!(p->valid > 0 && p->resolution > 0)) return 0;
+    const isochron_summary_t *s = &p->s;
+    return s->median < p->resolution || below_r(p, s->min) || below_r(p, s->med_lo) || below_r(p, s->ci_lo);
 }
 
 /* unknown CI (too few repetitions for one) counts as uncertain: nothing says the median is within 10 % */
@@ -341,9 +353,10 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
             }
             /* an uncertainty (the median's CI + the clock bound the timing depends on) that is not small next to
              * the result makes the result doubtful: say so, with what the timing can resolve */
-            if (isochron_point_below_resolution(p))
-                fprintf(f, "  ! below resolution %s", isochron_fmt_time(p->resolution, ck, sizeof ck));
-            else if (isochron_point_uncertain(p)) {
+            int below = isochron_point_below_resolution(p), med_below = below && s->median < p->resolution;
+            if (below) /* the median, or only its minimum / a CI end (shown as "<= R" or not at all) */
+                fprintf(f, "  ! %sbelow resolution %s", med_below ? "" : "min/CI ", isochron_fmt_time(p->resolution, ck, sizeof ck));
+            if (!med_below && isochron_point_uncertain(p)) {
                 double half = 0.5 * (s->med_hi - s->med_lo), used = isfinite(p->clock_used) ? p->clock_used : 0;
                 if (isfinite(half) && s->median > 0)
                     fprintf(f, "  ! CI+clock %.0f%% of the median", 100 * (half + used) / s->median);

@@ -7,7 +7,8 @@ repetitions and a finite mean, except the points whose data the library got
 wrong, which must carry "library_defect" naming the call, no time, and be
 listed as expected for this library; the data of every measurement that moves
 data validated in every repetition; every point with its resolution, a median
-below it flagged below_resolution (never a bare negative time); times
+below it flagged below_resolution, and so a negative minimum or CI end, and
+any of them below it where a part is subtracted (check_times.py); times
 positive wherever nothing is subtracted; the four broadcast methods positive
 (or, subtracting a part, below their resolution) and, as paper 002 sec. 4.4
 explains, the barrier-synchronized one (Alg. 1) not above the
@@ -33,6 +34,7 @@ usage: check_shmem.py OUT.jsonl STDERR.txt OPS.txt NP NSIZES STATUS [EXPECT]
 import math, os, re, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from records import fail, read  # noqa: E402
+from check_times import unflagged  # noqa: E402  (never a negative time: the rule of check_times.py)
 
 
 if len(sys.argv) not in (7, 8): fail(__doc__.split("usage: ")[1])
@@ -100,6 +102,9 @@ for name, fam in ops.items():
         if not (p.get("resolution_s") or 0) > 0: fail(f"{name} {p['bytes']} B: no resolution_s: {p.get('resolution_s')}")
         if p["median_s"] < p["resolution_s"] and p.get("below_resolution") is not True:
             fail(f"{name} {p['bytes']} B: median {p['median_s']} below resolution {p['resolution_s']} without below_resolution")
+        # nor a negative minimum or CI end, nor a subtraction's result below resolution, unflagged
+        bad = unflagged(p)
+        if bad: fail(f"{name} {p['bytes']} B: " + ", ".join(f"{k} {v:.4g}" for k, v in bad) + f" below resolution {p['resolution_s']} without below_resolution")
         if p["mean_s"] is None or not math.isfinite(p["mean_s"]): fail(f"{name} {p['bytes']} B: mean is not finite")
         if name not in subtracted and not p["mean_s"] > 0: fail(f"{name} {p['bytes']} B: mean {p['mean_s']} is not positive")
         if name not in nodata and p.get("validated", 0) != p["reps"]: fail(f"{name} {p['bytes']} B: {p.get('validated')} of {p['reps']} repetitions validated")
