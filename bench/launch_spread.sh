@@ -14,32 +14,22 @@
 # A benchmark, not a test. usage: bench/launch_spread.sh ; env NP (2), LAUNCHES (6), REPS
 # (max-reps, 200), SEED (1), OPS, SIZES, BUILD, PY, KEEP (keep the set in this directory)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-NP=${NP:-2}
-LAUNCHES=${LAUNCHES:-6}
-SEED=${SEED:-1}
-REPS=${REPS:-200}
-OPS=${OPS:-allreduce,bcast,alltoall}
-SIZES=${SIZES:-8,1K,64K}
-BUILD=${BUILD:-build}
-PY=${PY:-python3}
-out=${KEEP:-$(mktemp -d)}
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
-mkdir -p "$out/cfg"
-export PYTHONPATH="$PWD/python/src${PYTHONPATH:+:$PYTHONPATH}"
+. "$(dirname "$0")/common.sh"
+bench_init NP=2 LAUNCHES=6 SEED=1 REPS=200 OPS=allreduce,bcast,alltoall SIZES=8,1K,64K
+mkdir -p "$OUT/cfg"
 common="--quiet --format none --max-reps $REPS"
 rev() { echo "$1" | tr ',' '\n' | tac | paste -sd, -; }
-echo "--ops $OPS --sizes $SIZES $common" > "$out/cfg/base.args"
-{ echo "--ops $OPS --sizes $SIZES $common"; echo "launcher-args: --bind-to none"; } > "$out/cfg/unbound.args"
-echo "--ops $OPS --sizes $SIZES $common --warmup 50" > "$out/cfg/warmup.args"
-echo "--ops $(rev "$OPS") --sizes $(rev "$SIZES") $common" > "$out/cfg/order.args"
-echo "--ops $OPS --sizes $SIZES $common --resync 0.2" > "$out/cfg/resync.args"
-echo "--ops $OPS --sizes $SIZES $common --track off" > "$out/cfg/untracked.args"
-echo "isochron launch spread: $NP ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+echo "--ops $OPS --sizes $SIZES $common" > "$OUT/cfg/base.args"
+{ echo "--ops $OPS --sizes $SIZES $common"; echo "launcher-args: --bind-to none"; } > "$OUT/cfg/unbound.args"
+echo "--ops $OPS --sizes $SIZES $common --warmup 50" > "$OUT/cfg/warmup.args"
+echo "--ops $(rev "$OPS") --sizes $(rev "$SIZES") $common" > "$OUT/cfg/order.args"
+echo "--ops $OPS --sizes $SIZES $common --resync 0.2" > "$OUT/cfg/resync.args"
+echo "--ops $OPS --sizes $SIZES $common --track off" > "$OUT/cfg/untracked.args"
+echo "isochron launch spread: $NP ranks, $(bench_cores)," \
      "LAUNCHES=$LAUNCHES per variant, REPS=$REPS"
-$PY -m isochron.cli run --launches "$LAUNCHES" --seed "$SEED" -o "$out/set" --configs "$out"/cfg/*.args \
+$PY -m isochron.cli run --launches "$LAUNCHES" --seed "$SEED" -o "$OUT/set" --configs "$OUT"/cfg/*.args \
     -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>&1 | tail -1
-$PY - "$out/set" <<'PY'
+$PY - "$OUT/set" <<'PY'
 import statistics, sys
 import isochron
 from isochron import launches
@@ -71,4 +61,4 @@ ctr = {(s.point["config"], s.point["op"], s.point["bytes"]): s.center for s in s
 print("                " + "".join(f"{statistics.median([ctr[(c, o, b)] / ctr[('base', o, b)] for o, b in points if (c, o, b) in ctr]):10.3f}" for c in configs))
 print("binding (context): " + "; ".join(f"{c}: {' '.join(sorted(v))}" for c, v in binding.items()))
 PY
-echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load at the end: $(bench_load)"

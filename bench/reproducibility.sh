@@ -20,38 +20,26 @@
 #        the launch sets in), REUSE=1 (with KEEP: analyse the sets already there, run nothing),
 #        PY (python with isochron's dependencies)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-NP=${NP:-2}
-LAUNCHES=${LAUNCHES:-5}
-PAIRS=${PAIRS:-20}
-OPS=${OPS:-allreduce,bcast,alltoall}
-SIZES=${SIZES:-8,1K,64K}
-SLOW=${SLOW:-0.1}
-REPS=${REPS:-1000}
-BUILD=${BUILD:-build}
-PY=${PY:-python3}
-out=${KEEP:-$(mktemp -d)}
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
-mkdir -p "$out"
-export PYTHONPATH="$PWD/python/src${PYTHONPATH:+:$PYTHONPATH}"
+. "$(dirname "$0")/common.sh"
+bench_init NP=2 LAUNCHES=5 PAIRS=20 OPS=allreduce,bcast,alltoall SIZES=8,1K,64K SLOW=0.1 REPS=1000
 common="--quiet --format none --max-reps $REPS"
-echo "--ops $OPS --sizes $SIZES $common" > "$out/a.args"
-cp "$out/a.args" "$out/a2.args"
-cp "$out/a.args" "$out/base.args"
-echo "--ops $OPS --sizes $SIZES $common --inject-slowdown $SLOW" > "$out/slow.args"
-echo "isochron reproducibility: $NP ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+echo "--ops $OPS --sizes $SIZES $common" > "$OUT/a.args"
+cp "$OUT/a.args" "$OUT/a2.args"
+cp "$OUT/a.args" "$OUT/base.args"
+echo "--ops $OPS --sizes $SIZES $common --inject-slowdown $SLOW" > "$OUT/slow.args"
+echo "isochron reproducibility: $NP ranks, $(bench_cores)," \
      "$(mpirun --version 2>/dev/null | head -1); LAUNCHES=$LAUNCHES PAIRS=$PAIRS REPS=$REPS"
 for i in $(seq 1 "$PAIRS"); do
   [ "${REUSE:-0}" = 1 ] && break
-  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$out/a.args" "$out/a2.args" --seed "$i" \
-      -o "$out/aa-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
-      || echo "  warning: a launch of aa-$i failed (see $out/aa-$i/manifest.json; KEEP=DIR keeps it)" >&2
-  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$out/base.args" "$out/slow.args" \
-      --seed "$i" -o "$out/ab-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
-      || echo "  warning: a launch of ab-$i failed (see $out/ab-$i/manifest.json; KEEP=DIR keeps it)" >&2
+  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$OUT/a.args" "$OUT/a2.args" --seed "$i" \
+      -o "$OUT/aa-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
+      || echo "  warning: a launch of aa-$i failed (see $OUT/aa-$i/manifest.json; KEEP=DIR keeps it)" >&2
+  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$OUT/base.args" "$OUT/slow.args" \
+      --seed "$i" -o "$OUT/ab-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
+      || echo "  warning: a launch of ab-$i failed (see $OUT/ab-$i/manifest.json; KEEP=DIR keeps it)" >&2
   echo "  pair $i of $PAIRS done ($(date +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
-$PY - "$out" "$PAIRS" "$SLOW" <<'PY'
+$PY - "$OUT" "$PAIRS" "$SLOW" <<'PY'
 import math, statistics, sys
 import isochron
 from isochron import launches
@@ -159,4 +147,4 @@ if pred:
     print(f"   5 launches per side see a {100 * slow:g} % change with 80 % power only below a spread of"
           f" {100 * next(x / 1000 for x in range(1, 1000) if launches.launches_needed(x / 1000, math.log(1 + slow)) > 5):.1f} % (unpaired)")
 PY
-echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load at the end: $(bench_load)"

@@ -4,25 +4,21 @@
 # OSU's osu_init when OSU_DIR (OSU 7.x's libexec/osu-micro-benchmarks/mpi, built outside the
 # repository) is given. Per rank count: the median over launches of isochron's mean over ranks and
 # of OSU's avg (both: each rank's own clock around MPI_Init), and the launch range.
-# A benchmark, not a test. usage: [OSU_DIR=...] bench/startup.sh ; env NPMAX (4), LAUNCHES (5), BUILD, PY
+# A benchmark, not a test. usage: [OSU_DIR=...] bench/startup.sh ; env NPMAX (4), LAUNCHES (5), BUILD, PY,
+# KEEP (a directory to keep the launches' files in)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-NPMAX=${NPMAX:-4}
-LAUNCHES=${LAUNCHES:-5}
-BUILD=${BUILD:-build}
-PY=${PY:-python3}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-echo "start-up: 1..$NPMAX ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $LAUNCHES launches; OSU: ${OSU_DIR:-not given}"
+. "$(dirname "$0")/common.sh"
+bench_init NPMAX=4 LAUNCHES=5
+echo "start-up: 1..$NPMAX ranks, $(bench_cores), $LAUNCHES launches; OSU: ${OSU_DIR:-not given}"
 for i in $(seq 1 "$LAUNCHES"); do
   for np in $(seq 1 "$NPMAX"); do
-    tools/mpirun-local -np "$np" "$BUILD/isochron-bench" --startup --format none --jsonl "$out/iso-$np-$i.jsonl"
+    tools/mpirun-local -np "$np" "$BUILD/isochron-bench" --startup --format none --jsonl "$OUT/iso-$np-$i.jsonl"
     if [ -n "${OSU_DIR:-}" ] && [ -x "$OSU_DIR/startup/osu_init" ]; then
-      tools/mpirun-local -np "$np" "$OSU_DIR/startup/osu_init" > "$out/osu-$np-$i.txt" 2>/dev/null || true
+      tools/mpirun-local -np "$np" "$OSU_DIR/startup/osu_init" > "$OUT/osu-$np-$i.txt" 2>/dev/null || true
     fi
   done
 done
-$PY - "$out" "$NPMAX" "$LAUNCHES" <<'PY'
+$PY - "$OUT" "$NPMAX" "$LAUNCHES" <<'PY'
 import json, os, re, statistics, sys
 d, npmax, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def cell(v):

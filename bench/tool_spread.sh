@@ -9,32 +9,26 @@
 # binaries' directory in OSU_DIR (osu_allreduce, osu_bcast, osu_alltoall; OSU 7 keeps them in
 # collective/) and IMB-MPI1's path in IMB. Without them only isochron is run.
 # A benchmark, not a test. usage: OSU_DIR=/path IMB=/path/IMB-MPI1 bench/tool_spread.sh ; env NP
-# (2), LAUNCHES (8), REPS (isochron max-reps, 200), BUILD, PY
+# (2), LAUNCHES (8), REPS (isochron max-reps, 200), BUILD, PY, KEEP (a directory to keep the launches' files in)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-NP=${NP:-2}
-LAUNCHES=${LAUNCHES:-8}
-REPS=${REPS:-200}
-BUILD=${BUILD:-build}
-PY=${PY:-python3}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-echo "between-launch spread per tool: $NP ranks, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+. "$(dirname "$0")/common.sh"
+bench_init NP=2 LAUNCHES=8 REPS=200
+echo "between-launch spread per tool: $NP ranks, $(bench_cores)," \
      "$LAUNCHES launches per tool; OSU: ${OSU_DIR:-not given}; IMB: ${IMB:-not given}"
 osu() { if [ -x "$OSU_DIR/osu_$1" ]; then echo "$OSU_DIR/osu_$1"; else echo "$OSU_DIR/collective/osu_$1"; fi; }
 for i in $(seq 1 "$LAUNCHES"); do
   tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --ops allreduce,bcast,alltoall --sizes 8,1K,64K \
-      --max-reps "$REPS" --quiet --format none --jsonl "$out/iso-$i.jsonl"
+      --max-reps "$REPS" --quiet --format none --jsonl "$OUT/iso-$i.jsonl"
   if [ -n "${OSU_DIR:-}" ]; then
     for op in allreduce bcast alltoall; do
-      tools/mpirun-local -np "$NP" "$(osu "$op")" -m 8:65536 > "$out/osu-$op-$i.txt"
+      tools/mpirun-local -np "$NP" "$(osu "$op")" -m 8:65536 > "$OUT/osu-$op-$i.txt"
     done
   fi
   if [ -n "${IMB:-}" ]; then
-    tools/mpirun-local -np "$NP" "$IMB" Allreduce Bcast Alltoall -msglog 3:16 -npmin "$NP" > "$out/imb-$i.txt"
+    tools/mpirun-local -np "$NP" "$IMB" Allreduce Bcast Alltoall -msglog 3:16 -npmin "$NP" > "$OUT/imb-$i.txt"
   fi
 done
-$PY - "$out" "$LAUNCHES" <<'PY'
+$PY - "$OUT" "$LAUNCHES" <<'PY'
 import json, math, os, statistics, sys
 d, n = sys.argv[1], int(sys.argv[2])
 sizes, ops = [8, 1024, 65536], ["allreduce", "bcast", "alltoall"]
@@ -75,4 +69,4 @@ for op in ops:
         print(f"{op:<10} {s:>6}  " + "".join(cells))
 print(f"{'median':<17}  " + "".join(f"{100 * statistics.median(per[t]):>12.1f} %" for t in tools))
 PY
-echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load at the end: $(bench_load)"

@@ -4,11 +4,17 @@
 # (real ranks, tools/cluster's namespace nodes, SimGrid), prints each result beside the paper's
 # published number, and saves a results file and figures under bench/results/papers/.
 #
+#   papers_cli "$@"                 --help/-h prints the script's leading comment block and exits 0;
+#                                   any argument is refused (settings are environment variables)
+#   papers_parts ALL                PARTS (default ALL, the parts a script has): each must be one of ALL
+#   papers_np [DEFAULT]             NP (default DEFAULT, 4): a rank count >= 2
 #   papers_init NAME [--deferred]   cd to the repository, check MODE (quick|full) and BUILD, set ROOT
 #                                   BUILD PY RES_DIR RES (results file) FIG_PREFIX, then papers_start
 #                                   at once (stdout copied to RES); with --deferred nothing is written
 #                                   until the script calls papers_start after its own checks
 #   papers_start                    WORK directory; stdout copied to RES (deferred: to RES.partial)
+#   papers_cluster_up NAME ARGS...  tools/cluster up ARGS as cluster NAME; a cluster still up at exit
+#   papers_cluster_down             goes down then (papers_cluster_down takes it down before)
 #   papers_finish                   (deferred) RES.partial becomes RES: a failed or interrupted run
 #                                   leaves the previous results file untouched
 #   papers_context                  the run's context: date, commit, cores, MPI, load average, and
@@ -31,6 +37,27 @@
 # A peer given neither way is skipped, and its columns say "-".
 
 papers_die() { echo "$(basename "$0"): $*" >&2; exit 2; }
+
+papers_cli() { # "$@" of the paper script
+  if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0
+  fi
+  [ $# -eq 0 ] || { echo "$(basename "$0"): unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
+}
+
+papers_parts() { # ALL: the script's parts, space-separated
+  local p
+  PARTS=${PARTS:-$1}
+  for p in $PARTS; do
+    case " $1 " in *" $p "*) ;; *) papers_die "PARTS: '$p' is not a part; choose from $1";; esac
+  done
+}
+
+papers_np() { # [DEFAULT]
+  NP=${NP:-${1:-4}}
+  case "$NP" in ''|*[!0-9]*) papers_die "NP='$NP': give a rank count >= 2";; esac
+  [ "$NP" -ge 2 ] || papers_die "NP='$NP': give a rank count >= 2"
+}
 
 papers_init() { # NAME [--deferred]
   PAPER=$1 PAPERS_DEFERRED=0
@@ -60,8 +87,23 @@ papers_init() { # NAME [--deferred]
 
 papers_start() {
   WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/isochron-$PAPER.XXXXXX")
-  [ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
+  trap papers_cleanup EXIT
   if [ "$PAPERS_DEFERRED" = 1 ]; then exec > >(tee "$RES.partial"); else : > "$RES"; exec > >(tee -a "$RES"); fi
+}
+
+papers_cleanup() { # at exit: a cluster left up goes down; WORK is removed unless KEEP is given
+  [ -z "${PAPERS_CLUSTER:-}" ] || ISOCHRON_CLUSTER=$PAPERS_CLUSTER "$ROOT/tools/cluster" down >/dev/null 2>&1 || true
+  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
+}
+
+papers_cluster_up() { # NAME ARGS...
+  PAPERS_CLUSTER=$1
+  ISOCHRON_CLUSTER=$1 "$ROOT/tools/cluster" up "${@:2}" >/dev/null
+}
+
+papers_cluster_down() {
+  ISOCHRON_CLUSTER=$PAPERS_CLUSTER "$ROOT/tools/cluster" down >/dev/null
+  PAPERS_CLUSTER=
 }
 
 papers_finish() {

@@ -28,15 +28,11 @@
 # Writes bench/results/papers/paper000-<cores>cores-ompi<ver>-<mode>.txt and -fig7.png, -fig9.png,
 # -sweep.png, -hier.png beside it.
 set -euo pipefail
-if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0; fi
-[ $# -eq 0 ] || { echo "paper000.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
+papers_cli "$@"
 papers_init paper000 --deferred
-PARTS=${PARTS:-"fig7 fig9 jk sweep hier"}
-for p in $PARTS; do case $p in fig7|fig9|jk|sweep|hier) ;; *) papers_die "PARTS: '$p' is not a part; choose from fig7 fig9 jk sweep hier";; esac; done
-NP=${NP:-4}
-case "$NP" in ''|*[!0-9]*) papers_die "NP='$NP': give a rank count >= 2";; esac
-[ "$NP" -ge 2 ] || papers_die "NP='$NP': give a rank count >= 2"
+papers_parts "fig7 fig9 jk sweep hier"
+papers_np 4
 if [ "$MODE" = full ]; then
   LAUNCHES=${LAUNCHES:-10}; REPS=${REPS:-1000}; WAIT=${WAIT:-0,10}; FIG9_SIZES=${FIG9_SIZES:-4,16,64,256,1024,4096,16384}
   SIM_P=${SIM_P:-"64 256 1024 4096 16384"}; SIM_FLAT_MAX=${SIM_FLAT_MAX:-1024}; SWEEP_LAUNCHES=${SWEEP_LAUNCHES:-3}

@@ -20,15 +20,11 @@
 #        CLUSTER_NODES (4)
 # Writes bench/results/papers/paper001-<cores>cores-ompi<ver>-<mode>.txt and -fig1.png beside it.
 set -euo pipefail
-if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0; fi
-[ $# -eq 0 ] || { echo "paper001.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
+papers_cli "$@"
 papers_init paper001 --deferred
-PARTS=${PARTS:-"fig1 table1 opt"}
-for p in $PARTS; do case $p in fig1|table1|opt) ;; *) papers_die "PARTS: '$p' is not a part; choose from fig1 table1 opt";; esac; done
-NP=${NP:-4}
-case "$NP" in ''|*[!0-9]*) papers_die "NP='$NP': give a rank count >= 2";; esac
-[ "$NP" -ge 2 ] || papers_die "NP='$NP': give a rank count >= 2"
+papers_parts "fig1 table1 opt"
+papers_np 4
 if [ "$MODE" = full ]; then LAUNCHES=${LAUNCHES:-10}; STRIDE=${STRIDE:-1024}; MANY=${MANY:-1000}
 else LAUNCHES=${LAUNCHES:-3}; STRIDE=${STRIDE:-10240}; MANY=${MANY:-100}; fi
 CLUSTER=${CLUSTER:-1}

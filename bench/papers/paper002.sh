@@ -28,9 +28,8 @@
 # Writes bench/results/papers/paper002-<cores>cores-ompi<ver>-<mode>.txt (the tables), .png (the
 # figure) and .jsonl (every point) through bench/papers/common.sh.
 set -euo pipefail
-if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
-[ $# -eq 0 ] || { echo "paper002.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
+papers_cli "$@"
 papers_init paper002 --deferred  # a failed run leaves the previous results file as it was
 CLUSTER=${CLUSTER:-1}
 SIM=${SIM:-1}
@@ -44,9 +43,6 @@ fi
 # $WORK is under /var/tmp: every tools/cluster node has a /tmp of its own, and the PEs there write their files in it
 papers_start
 tmp=$WORK
-cluster_up=0
-cleanup() { [ $cluster_up = 1 ] && ISOCHRON_CLUSTER=p002 tools/cluster down >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
-trap cleanup EXIT
 papers_context
 echo "# $("$BUILD/isochron-shmem" --version 2>/dev/null | head -1); each '# load' line below is the load average when that part began"
 : > "$tmp/defects"
@@ -91,13 +87,12 @@ done
 if [ "$CLUSTER" = 1 ]; then
   if ISOCHRON_CLUSTER=p002 tools/cluster check >/dev/null 2>&1; then
     echo "# two nodes, after $(($(date +%s) - t0)) s: $(papers_load)"
-    ISOCHRON_CLUSTER=p002 tools/cluster up 2 >/dev/null
-    cluster_up=1
+    papers_cluster_up p002 2
     run_p2p inter
     # not "lock": it names the whole family, whose lock_roundrobin hung between these nodes (oshmem's
     # shmem_long_atomic_fetch reported "Internal error", the 120 s watchdog ended it) in the saved run
     shm inter 2 9 --ops lock_contended,test_lock,test_lock_busy
-    ISOCHRON_CLUSTER=p002 tools/cluster down >/dev/null; cluster_up=0
+    papers_cluster_down
   else
     echo "# two-node runs skipped: $(ISOCHRON_CLUSTER=p002 tools/cluster check 2>&1 | tail -1)"
   fi

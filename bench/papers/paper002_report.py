@@ -8,21 +8,14 @@ MPI/OpenSHMEM 10.3, InfiniBand EDR); what the text says about each figure is quo
 paper's result, and each is checked against the measurement here ("holds" / "does not hold" /
 "n/a" when the run lacks the data). No number is read off the plots.
 """
-import json
-import math
-import sys
+import report_common
 
-recs = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
-figpath = sys.argv[2]
-title = sys.argv[3]
+recs, figpath, title = report_common.args()
 WHERE = {"intra": "single node (2 PEs, shared memory)", "inter": "two nodes (tools/cluster, 1 PE each, UCX over TCP)"}
 
 
 def t(x):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    a = abs(x)
-    return f"{x * 1e9:.1f} ns" if a < 1e-6 else f"{x * 1e6:.2f} us" if a < 1e-3 else f"{x * 1e3:.3f} ms"
+    return report_common.fmt_time(x, ns=1, us=2)
 
 
 def sz(b):
@@ -63,6 +56,17 @@ def sizes_of(where, fig):
     return sorted({r["bytes"] for r in recs if r["where"] == where and r["fig"] == fig and r["bytes"]})
 
 
+def places(fig, header):
+    """each place with sizes measured for fig, as (where, sizes), once its heading and the table's header
+    (header, then a column per size) are printed"""
+    for w in wheres:
+        ss = sizes_of(w, fig)
+        if ss:
+            print(f"\n{WHERE[w]}")
+            print(header + "".join(f"{sz(s):>14}" for s in ss))
+            yield w, ss
+
+
 wheres = [w for w in ("intra", "inter") if any(r["where"] == w for r in recs)]
 print("\nThe paper's Figs. 4-9 are plots with no values in its text (and the plots themselves are not in the text this\n"
       "project has), so no value is read off them: the paper's column is what its text states about each figure.")
@@ -74,12 +78,7 @@ print("\n== Fig. 4: loop-timing granularity on put_nbi + quiet (Alg. 6 outside, 
 print('paper (sec. 4.1): "iteration-level measurement introduce a very significant latency, which is not visible for longer\n'
       'measurements that are not latency-bound (higher buffer sizes)"; Fig. 4(a) single node, 4(b) two nodes.')
 claims = []
-for w in wheres:
-    ss = sizes_of(w, "4")
-    if not ss:
-        continue
-    print(f"\n{WHERE[w]}")
-    print(f"{'variant':<15} {'paper':<7} {'measures':<9}" + "".join(f"{sz(s):>14}" for s in ss))
+for w, ss in places("4", f"{'variant':<15} {'paper':<7} {'measures':<9}"):
     for op, alg, what in (("loop_outside", "Alg. 6", "full"), ("loop_inside", "Alg. 7", "full"), ("loop_quiet", "Alg. 8", "quiet"),
                           ("loop_subtract", "Alg. 9", "quiet")):
         print(f"{op:<15} {alg:<7} {what:<9}" + "".join(f"{cell(pick(w, '4', op, s)):>14}" for s in ss))
@@ -98,12 +97,7 @@ for w in wheres:
 print("\n== Fig. 5: the overlap measurement (post + computation + quiet; time in the two calls), loop timed outside vs inside ==")
 print('paper (sec. 4.1): "the latency introduced by the iteration-level measurement strategy is such that the numbers\n'
       'returned by this method are too far from reality for small messages"')
-for w in wheres:
-    ss = sizes_of(w, "5in")
-    if not ss:
-        continue
-    print(f"\n{WHERE[w]}")
-    print(f"{'operation':<17} {'loop':<8}" + "".join(f"{sz(s):>14}" for s in ss))
+for w, ss in places("5in", f"{'operation':<17} {'loop':<8}"):
     for op in ("put_nbi_overlap", "get_nbi_overlap"):
         for lab, fig in (("outside", "6"), ("inside", "5in")):
             print(f"{op:<17} {lab:<8}" + "".join(f"{cell(pick(w, fig, op, s)):>14}" for s in ss))
@@ -118,12 +112,7 @@ P6 = ["get", "put", "put_nbi_post", "put_nbi_quiet", "put_nbi_full", "get_nbi_po
 print("\n== Fig. 6: point-to-point breakdown: blocking vs non-blocking post / quiet / full (PE 0 -> PE 1) ==")
 print('paper (sec. 4.2): "blocking communications have a smaller latency than a non-blocking communication followed by a\n'
       'shmem_quiet"; the figure breaks the non-blocking time into posting and waiting (intra: time spent in quiet, sec. 4.3)')
-for w in wheres:
-    ss = sizes_of(w, "6")
-    if not ss:
-        continue
-    print(f"\n{WHERE[w]}")
-    print(f"{'operation':<15}" + "".join(f"{sz(s):>14}" for s in ss))
+for w, ss in places("6", f"{'operation':<15}"):
     for op in P6 + ["quiet", "quiet_empty"]:
         if any(pick(w, "6", op, s) for s in ss) or op.startswith("quiet"):
             line = f"{op:<15}"
@@ -237,11 +226,7 @@ for fig, w, claim, ok, ev in claims:
     print(f"{fig:<8} {w:<10} {claim:<66} {verdict(ok):<14} {ev}")
 
 # ---- figure ----
-import matplotlib  # noqa: E402
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-fig, axs = plt.subplots(2, 3, figsize=(16, 9.5))
+fig, axs = report_common.panels()
 
 
 def series(ax, w, figtag, op, label, style, key="mean_s", color=None):
@@ -262,22 +247,13 @@ for k, w in enumerate(wheres[:2]):
         series(ax, w, "4", op, op, st_)
     series(ax, w, "6", "put_nbi_overlap", "put_nbi_overlap (outside)", "m-x")
     series(ax, w, "5in", "put_nbi_overlap", "put_nbi_overlap (inside)", "m:+")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("bytes")
-    ax.set_ylabel("us per operation")
-    ax.set_title(f"Figs. 4-5: loop granularity, {w}", fontsize=9)
-    ax.legend(fontsize=6)
+    report_common.axes(ax, "bytes", "us per operation", f"Figs. 4-5: loop granularity, {w}", xlog=2, ylog=True, legend=dict(fontsize=6))
 ax = axs[0][2]
 for w, ls in (("intra", "-"), ("inter", "--")):
     for op, c in (("put", "k"), ("put_nbi_post", "tab:blue"), ("put_nbi_quiet", "tab:orange"), ("put_nbi_full", "tab:red"), ("get", "0.5"), ("get_nbi_full", "tab:purple")):
         series(ax, w, "6", op, f"{op} {w}", ls, "mean_s", c)
-ax.set_xscale("log", base=2)
-ax.set_yscale("log")
-ax.set_xlabel("bytes")
-ax.set_ylabel("us per operation")
-ax.set_title("Fig. 6: breakdown (solid intra, dashed inter)", fontsize=9)
-ax.legend(fontsize=5, ncol=2)
+report_common.axes(ax, "bytes", "us per operation", "Fig. 6: breakdown (solid intra, dashed inter)", xlog=2, ylog=True,
+                   legend=dict(fontsize=5, ncol=2))
 ax = axs[1][0]
 for w, ls in (("intra", "-"), ("inter", "--")):
     for kind, c in (("put", "tab:red"), ("get", "tab:blue")):
@@ -290,12 +266,8 @@ for w, ls in (("intra", "-"), ("inter", "--")):
                 ys.append(100 * r["overlap"])
         if xs:
             ax.plot(xs, ys, ls, color=c, marker="o", ms=4, label=f"{kind} {w}")
-ax.set_xscale("log", base=2)
 ax.set_ylim(-5, 105)
-ax.set_xlabel("bytes")
-ax.set_ylabel("overlap (%)")
-ax.set_title("Fig. 7: overlap of non-blocking put/get with computation", fontsize=9)
-ax.legend(fontsize=7)
+report_common.axes(ax, "bytes", "overlap (%)", "Fig. 7: overlap of non-blocking put/get with computation", xlog=2, legend=dict(fontsize=7))
 ax = axs[1][1]
 for (op, lab), c in zip(M8, ("tab:red", "tab:green", "tab:blue", "k", "tab:purple")):
     for s, ls in zip(bss, ("-", "--", ":", "-.")):
@@ -304,11 +276,7 @@ for (op, lab), c in zip(M8, ("tab:red", "tab:green", "tab:blue", "k", "tab:purpl
         ys = [max(y, 1e-3) for y in ys]
         if xs:
             ax.plot(xs, ys, ls, color=c, marker="o", ms=4, label=f"{lab} {sz(s)}")
-ax.set_yscale("log")
-ax.set_xlabel("PEs (single node)")
-ax.set_ylabel("us (median)")
-ax.set_title("Fig. 8: broadcast measurement algorithms", fontsize=9)
-ax.legend(fontsize=5, ncol=2)
+report_common.axes(ax, "PEs (single node)", "us (median)", "Fig. 8: broadcast measurement algorithms", ylog=True, legend=dict(fontsize=5, ncol=2))
 ax = axs[1][2]
 for (op, lab), c in zip(L9, ("tab:red", "tab:orange", "tab:blue", "k", "tab:green", "tab:olive", "tab:cyan", "tab:purple")):
     xs = [n for w, n in cols if w == "intra" and val(pick("intra", "9", op, None, n))]
@@ -317,11 +285,5 @@ for (op, lab), c in zip(L9, ("tab:red", "tab:orange", "tab:blue", "k", "tab:gree
     xi = [n for w, n in cols if w == "inter" and val(pick("inter", "9", op, None, n))]
     if xi:
         ax.plot(xi, [val(pick("inter", "9", op, None, n)) * 1e6 for n in xi], "s", color=c, ms=6, mfc="none", label=f"{op} (two nodes)")
-ax.set_yscale("log")
-ax.set_xlabel("PEs")
-ax.set_ylabel("us per operation")
-ax.set_title("Fig. 9: global locks", fontsize=9)
-ax.legend(fontsize=6)
-fig.suptitle("paper 002 reproduced: " + title, fontsize=9)
-fig.tight_layout()
-fig.savefig(figpath, dpi=110)
+report_common.axes(ax, "PEs", "us per operation", "Fig. 9: global locks", ylog=True, legend=dict(fontsize=6))
+report_common.save(fig, figpath, "paper 002 reproduced: " + title)

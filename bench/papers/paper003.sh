@@ -18,12 +18,10 @@
 #        and 4), F6_NPS ("2 4 8": Fig. 6), ROUNDS, BUILD
 # Writes bench/results/papers/paper003-<cores>cores-ompi<ver>-<mode>.txt and -.png beside it.
 set -euo pipefail
-if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
-[ $# -eq 0 ] || { echo "paper003.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
-papers_init paper003 ""
-PARTS=${PARTS:-"fig3 fig4 fig6 apps"}
-for p in $PARTS; do case $p in fig3|fig4|fig6|apps) ;; *) papers_die "PARTS: '$p' is not a part; choose from fig3 fig4 fig6 apps";; esac; done
+papers_cli "$@"
+papers_init paper003 --deferred  # a failed run leaves the previous results file as it was
+papers_parts "fig3 fig4 fig6 apps"
 if [ "$MODE" = full ]; then NPS=${NPS:-"2 4 8"}; ROUNDS=${ROUNDS:-5}; ITERS=${ITERS:-3000}; OREPS=${OREPS:-200}
 else NPS=${NPS:-"2 4"}; ROUNDS=${ROUNDS:-3}; ITERS=${ITERS:-1000}; OREPS=${OREPS:-50}; fi
 F6_NPS=${F6_NPS:-"2 4 8"}
@@ -31,6 +29,7 @@ for n in $NPS $F6_NPS; do case "$n" in ''|*[!0-9]*|0|1) papers_die "NPS: '$n' is
 case "$ROUNDS" in ''|*[!0-9]*|0) papers_die "ROUNDS='$ROUNDS': give a number >= 1";; esac
 LIB=$BUILD/libisochron-cc.so
 [ -e "$LIB" ] || papers_die "BUILD='$BUILD': no libisochron-cc.so there (cmake --build build --target isochron_cc)"
+papers_start
 KERNEL=$WORK/paper003_kernel
 mpicc -std=c11 -O2 bench/papers/paper003_kernel.c -o "$KERNEL" || papers_die "cannot build bench/papers/paper003_kernel.c with mpicc"
 papers_context
@@ -41,48 +40,44 @@ run_mode() { # MODE NP ARGS...: one launch under the layer in that mode
   local m=$1 np=$2; shift 2
   ISOCHRON_CC_MODE=$m LD_PRELOAD=$LIB papers_mpirun -np "$np" "$@"
 }
-
-if [[ " $PARTS " == *" fig3 "* ]]; then
-  echo "## Fig. 3: runtime overhead on collectives ($(papers_load))"
+interleave() { # NPS ITEMS FUNC: per round, rank count and item, FUNC MODE NP ROUND ITEM once in each
+  local nps=$1 items=$2 fn=$3 r np it k  # mode, the modes' order rotated from round to round
   for r in $(seq 1 "$ROUNDS"); do
-    for np in $NPS; do
-      for k in 0 1 2; do
-        m=${modes[$(( (k + r) % 3 ))]}
-        run_mode "$m" "$np" "$BUILD/isochron-bench" --ops allreduce,bcast,alltoall,allgather,iallreduce,ibcast,ialltoall,iallgather \
-          --sizes 4,1K,1M --format csv --quiet --budget 0.3 --max-reps 300 --rel-ci 0.02 > "$WORK/f3.$np.$m.$r.csv" \
-          || papers_die "isochron-bench failed under mode $m at $np ranks"
+    for np in $nps; do
+      for it in $items; do
+        for k in 0 1 2; do "$fn" "${modes[$(( (k + r) % 3 ))]}" "$np" "$r" "$it"; done
       done
     done
   done
+}
+
+fig3_launch() { # MODE NP ROUND -
+  run_mode "$1" "$2" "$BUILD/isochron-bench" --ops allreduce,bcast,alltoall,allgather,iallreduce,ibcast,ialltoall,iallgather \
+    --sizes 4,1K,1M --format csv --quiet --budget 0.3 --max-reps 300 --rel-ci 0.02 > "$WORK/f3.$2.$1.$3.csv" \
+    || papers_die "isochron-bench failed under mode $1 at $2 ranks"
+}
+fig4_launch() { # MODE NP ROUND OP:SIZE
+  local op=${4%:*} sz=${4#*:} reps=$OREPS
+  [ "$sz" -ge 1048576 ] && reps=$(( OREPS / 5 > 4 ? OREPS / 5 : 4 ))
+  echo "np $2 mode $1 round $3 $(run_mode "$1" "$2" "$KERNEL" overlap "$op" "$sz" "$reps" 2>/dev/null | grep '^overlap')" >> "$WORK/f4.txt"
+}
+fig6_launch() { # MODE NP ROUND -
+  echo "np $2 mode $1 round $3 $(run_mode "$1" "$2" "$KERNEL" app "$ITERS" 2>/dev/null | grep '^app')" >> "$WORK/f6.txt"
+}
+
+if [[ " $PARTS " == *" fig3 "* ]]; then
+  echo "## Fig. 3: runtime overhead on collectives ($(papers_load))"
+  interleave "$NPS" - fig3_launch
 fi
 
 if [[ " $PARTS " == *" fig4 "* ]]; then
   echo "## Fig. 4: overlap of non-blocking collectives ($(papers_load))"
-  for r in $(seq 1 "$ROUNDS"); do
-    for np in $NPS; do
-      for op in iallreduce ibcast ialltoall iallgather; do
-        for sz in 4 1024 1048576; do
-          for k in 0 1 2; do
-            m=${modes[$(( (k + r) % 3 ))]}
-            reps=$OREPS; [ "$sz" -ge 1048576 ] && reps=$(( OREPS / 5 > 4 ? OREPS / 5 : 4 ))
-            echo "np $np mode $m round $r $(run_mode "$m" "$np" "$KERNEL" overlap "$op" "$sz" "$reps" 2>/dev/null | grep '^overlap')" >> "$WORK/f4.txt"
-          done
-        done
-      done
-    done
-  done
+  interleave "$NPS" "$(for op in iallreduce ibcast ialltoall iallgather; do for sz in 4 1024 1048576; do echo "$op:$sz"; done; done)" fig4_launch
 fi
 
 if [[ " $PARTS " == *" fig6 "* ]]; then
   echo "## Fig. 6: scaling of the overhead on an application-like kernel ($(papers_load))"
-  for r in $(seq 1 "$ROUNDS"); do
-    for np in $F6_NPS; do
-      for k in 0 1 2; do
-        m=${modes[$(( (k + r) % 3 ))]}
-        echo "np $np mode $m round $r $(run_mode "$m" "$np" "$KERNEL" app "$ITERS" 2>/dev/null | grep '^app')" >> "$WORK/f6.txt"
-      done
-    done
-  done
+  interleave "$F6_NPS" - fig6_launch
 fi
 
 "$PY" - "$WORK" "$FIG_PREFIX" "$PARTS" <<'PY'
@@ -92,6 +87,14 @@ med = statistics.median
 rows_out = []
 def row(exp, paper, here, note):
     print(f"| {exp} | {paper} | {here} | {note} |")
+def table(*cols):  # a markdown table's header
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+def overheads(byr, mode, t=lambda x: x):
+    """per round (byr: round -> mode -> result), 100 (mode / native - 1) where both ran; t: a result's time"""
+    return [100 * (t(v[mode]) / t(v["native"]) - 1) for v in byr.values() if mode in v and "native" in v and t(v["native"]) > 0]
+def spread(rat):
+    return f"{med(rat):+.1f} [{min(rat):+.0f}, {max(rat):+.0f}]" if rat else "-"
 f3 = {}
 if "fig3" in parts:
     for fn in os.listdir(work):
@@ -104,23 +107,21 @@ if "fig3" in parts:
                 if r.get("median_s"):
                     f3.setdefault((np_, r["op"], int(r["bytes"])), {}).setdefault(rnd, {})[mode] = float(r["median_s"])
     print("\n### Fig. 3 table: overhead % = median over rounds of (mode / native - 1) in the same round [min, max]")
-    print("| ranks | op | bytes | native us | cc % | 2pc % |")
-    print("|---|---|---|---|---|---|")
+    table("ranks", "op", "bytes", "native us", "cc %", "2pc %")
     summ = {}
     for key in sorted(f3):
         byr = f3[key]
         nat = [v["native"] for v in byr.values() if "native" in v]
         cells = []
         for mode in ("cc", "2pc"):
-            rat = [100 * (v[mode] / v["native"] - 1) for v in byr.values() if mode in v and "native" in v and v["native"] > 0]
-            cells.append(f"{med(rat):+.1f} [{min(rat):+.0f}, {max(rat):+.0f}]" if rat else "-")
+            rat = overheads(byr, mode)
+            cells.append(spread(rat))
             if rat:
                 cls = ("nb" if key[1].startswith("i") else "b") + ("-1M" if key[2] >= 1 << 20 else "-small")
                 summ.setdefault((mode, cls), []).append(med(rat))
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {med(nat) * 1e6:.2f} | {cells[0]} | {cells[1]} |")
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {f'{med(nat) * 1e6:.2f}' if nat else '-'} | {cells[0]} | {cells[1]} |")
     print("\n### Fig. 3 beside the paper (median of the per-point medians above)")
-    print("| experiment | paper 003 | here | note |")
-    print("|---|---|---|---|")
+    table("experiment", "paper 003", "here", "note")
     def s(mode, cls):
         v = summ.get((mode, cls))
         return f"{med(v):+.1f} % (points {min(v):+.0f}..{max(v):+.0f})" if v else "-"
@@ -137,8 +138,7 @@ if "fig4" in parts and os.path.exists(os.path.join(work, "f4.txt")):
         if m:
             f4.setdefault((int(m[1]), m[3], int(m[4])), {}).setdefault(m[2], []).append((float(m[6]), float(m[5])))
     print("\n### Fig. 4: overlap % (OSU 7's definition), median over rounds; pure = the collective alone, us")
-    print("| ranks | op | bytes | native overlap % | cc overlap % | 2pc overlap % | native pure us | cc pure us |")
-    print("|---|---|---|---|---|---|---|---|")
+    table("ranks", "op", "bytes", "native overlap %", "cc overlap %", "2pc overlap %", "native pure us", "cc pure us")
     diffs = []
     for key in sorted(f4):
         d = f4[key]
@@ -147,8 +147,8 @@ if "fig4" in parts and os.path.exists(os.path.join(work, "f4.txt")):
         if "native" in d and "cc" in d:
             diffs.append(med([x[0] for x in d["cc"]]) - med([x[0] for x in d["native"]]))
         print(f"| {key[0]} | {key[1]} | {key[2]} | {ov('native')} | {ov('cc')} | {ov('2pc')} | {pu('native')} | {pu('cc')} |")
-    print("\n| experiment | paper 003 | here | note |")
-    print("|---|---|---|---|")
+    print()
+    table("experiment", "paper 003", "here", "note")
     row("overlap, cc against native", "comparable to native (Fig. 4, no numbers in the text)",
         f"cc - native: median {med(diffs):+.1f} points, range {min(diffs):+.1f}..{max(diffs):+.1f}" if diffs else "-",
         "Open MPI 4.1 progresses non-blocking collectives only inside MPI calls: little overlap in either mode")
@@ -159,8 +159,7 @@ if "fig6" in parts and os.path.exists(os.path.join(work, "f6.txt")):
         if m:
             f6.setdefault(int(m[1]), {}).setdefault(int(m[3]), {})[m[2]] = (float(m[4]), float(m[5]), float(m[6]))
     print("\n### Fig. 6: overhead % on the application-like kernel = median over rounds of (mode / native - 1)")
-    print("| ranks | native us/iter | coll/s | p2p/s | cc % [min, max] | 2pc % [min, max] |")
-    print("|---|---|---|---|---|---|")
+    table("ranks", "native us/iter", "coll/s", "p2p/s", "cc % [min, max]", "2pc % [min, max]")
     sc = {}
     for np_ in sorted(f6):
         byr = f6[np_]
@@ -168,16 +167,16 @@ if "fig6" in parts and os.path.exists(os.path.join(work, "f6.txt")):
         cps = [v["native"][1] for v in byr.values() if "native" in v]
         pps = [v["native"][2] for v in byr.values() if "native" in v]
         cells = []
-        for mode, base in (("cc", "native"), ("2pc", "native")):
-            rat = [100 * (v[mode][0] / v[base][0] - 1) for v in byr.values() if mode in v and base in v]
+        for mode in ("cc", "2pc"):
+            rat = overheads(byr, mode, lambda x: x[0])
             if rat:
                 sc.setdefault(mode, []).append((np_, med(rat)))
-            cells.append(f"{med(rat):+.1f} [{min(rat):+.0f}, {max(rat):+.0f}]" if rat else "-")
+            cells.append(spread(rat))
         if not nat:
             continue
         print(f"| {np_} | {med(nat):.1f} | {med(cps):.0f} | {med(pps):.0f} | {cells[0]} | {cells[1]} |")
-    print("\n| experiment | paper 003 | here | note |")
-    print("|---|---|---|---|")
+    print()
+    table("experiment", "paper 003", "here", "note")
     fmt = lambda v: ", ".join(f"{n} ranks {x:+.1f} %" for n, x in v) if v else "-"
     row("scaling, cc", "VASP 128-512 ranks: 5.2 % at 512, typically <= 5 %", fmt(sc.get("cc")), "kernel, not VASP; 2-8 ranks")
     row("scaling, 2pc", "VASP: up to 10.6 % at 512, grows with ranks", fmt(sc.get("2pc")), "")
@@ -192,7 +191,7 @@ try:
         for i, mode in enumerate(("cc", "2pc")):
             vals = []
             for k in keys:
-                rat = [100 * (v[mode] / v["native"] - 1) for v in f3[k].values() if mode in v and "native" in v]
+                rat = overheads(f3[k], mode)
                 vals.append(med(rat) if rat else 0)
             ax[0].bar([j + 0.4 * i for j in range(len(keys))], vals, 0.4, label=mode)
         ax[0].set_xticks([j + 0.2 for j in range(len(keys))])
@@ -215,8 +214,7 @@ try:
         for mode in ("cc", "2pc"):
             pts = []
             for np_ in sorted(f6):
-                base = "native"
-                rat = [100 * (v[mode][0] / v[base][0] - 1) for v in f6[np_].values() if mode in v and base in v]
+                rat = overheads(f6[np_], mode, lambda x: x[0])
                 if rat:
                     pts.append((np_, med(rat)))
             if pts:
@@ -245,4 +243,4 @@ if [[ " $PARTS " == *" apps "* ]]; then
   fi
 fi
 echo
-echo "results: $RES"
+papers_finish

@@ -27,9 +27,8 @@
 # Writes bench/results/papers/paper004-<cores>cores-ompi<ver>-<mode>.txt (the tables), .png (the
 # figure) and .jsonl (every trial) through bench/papers/common.sh.
 set -euo pipefail
-if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
-[ $# -eq 0 ] || { echo "paper004.sh: unexpected argument '$1' (settings are environment variables; see --help)" >&2; exit 2; }
 . "$(dirname "$0")/common.sh"
+papers_cli "$@"
 papers_init paper004 --deferred  # a failed run leaves the previous results file as it was
 CLUSTER=${CLUSTER:-1}
 if [ "$MODE" = full ]; then ST=50 RT=300 SIZES=4K,8K,16K,32K,64K RREPS=1000; else ST=10 RT=100 SIZES=4K,16K,64K RREPS=300; fi
@@ -39,9 +38,6 @@ command -v smpicc >/dev/null || papers_die "smpicc not found; install libsimgrid
 mkdir -p "$BUILD/papers"
 papers_start
 tmp=$WORK
-cluster_up=0
-cleanup() { [ $cluster_up = 1 ] && ISOCHRON_CLUSTER=p004 tools/cluster down >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
-trap cleanup EXIT
 papers_context
 echo "# SimGrid $(smpirun -version 2>/dev/null | head -1 | awk '{print $NF}'); each '# load' line below is the load average when that part began"
 
@@ -119,14 +115,13 @@ if [ "$CLUSTER" = 1 ]; then
   if ISOCHRON_CLUSTER=p004 tools/cluster check >/dev/null 2>&1; then
     echo "# cluster, after $(($(date +%s) - t0)) s: $(papers_load)"
     echo "[cluster] 2 nodes x 2 ranks over TCP" >&2
-    ISOCHRON_CLUSTER=p004 tools/cluster up 2 >/dev/null
-    cluster_up=1
+    papers_cluster_up p004 2
     cl() { ISOCHRON_CLUSTER=p004 tools/cluster mpirun-ompi -np 4 --map-by node --mca mpi_yield_when_idle 1 "$REAL" "$@" 2> >(grep -v setpgid >&2) |
              sed "s/^{/{\"where\":\"cluster\",/"; }
     cl costs 0,4K,16K,64K "$((RREPS / 3))" >> "$S"
     cl shift "$BARS" long,forced 4K,64K "$((RT / 2))" 200e-6 13 | sed 's/^{/{"fig":"4-1",/' >> "$S"
     cl delayed butterfly,sync0,rds 0,1,2,6 "$((RT / 2))" >> "$S"
-    ISOCHRON_CLUSTER=p004 tools/cluster down >/dev/null; cluster_up=0
+    papers_cluster_down
   else
     echo "# cluster runs skipped: $(ISOCHRON_CLUSTER=p004 tools/cluster check 2>&1 | tail -1)"
   fi

@@ -203,6 +203,33 @@ static double common_start(double slack)
     return t0;
 }
 
+/* A trial's start on this rank: the common start plus delay; *entry is the time it began (after
+ * waiting for that instant); returns 1 when the rank was already late (the trial is then invalid). */
+static int start_trial(double delay, double *entry)
+{
+    double target = common_start(2e-3) + delay;
+    int late = now() > target;
+    wait_until(target);
+    *entry = now();
+    return late;
+}
+
+/* A trial's timestamps gathered on rank 0: mine holds this rank's n stamps, then its late flag;
+ * all holds (n + 1) * size doubles. Returns 1 on rank 0 when no rank was late, with the earliest
+ * (first) and latest (last) of each stamp over the ranks; 0 otherwise (other ranks: always). */
+static int gather_trial(double *mine, int n, double *all, double *first, double *last)
+{
+    MPI_Gather(mine, n + 1, MPI_DOUBLE, all, n + 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank) return 0;
+    for (int s = 0; s < n; s++) first[s] = INFINITY, last[s] = -INFINITY;
+    for (int j = 0; j < size; j++) {
+        const double *a = all + (size_t)(n + 1) * j;
+        if (a[n] > 0) return 0;
+        for (int s = 0; s < n; s++) first[s] = fmin(first[s], a[s]), last[s] = fmax(last[s], a[s]);
+    }
+    return 1;
+}
+
 static isochron_barrier_t *make_barrier(const char *name)
 {
     if (!strcmp(name, "none") || !strcmp(name, "clock")) return NULL;
@@ -249,26 +276,15 @@ static void mode_shift(char *bars_s, char *protos_s, char *sizes_s, int trials, 
                 double delay = clock_start ? 0 : spread >= 0 ? spread * rnd01() : rank == size - 1 ? -spread : 0;
                 MPI_Request dr;
                 MPI_Irecv(rbuf, (int)m, MPI_BYTE, left, T_DATA, MPI_COMM_WORLD, &dr); /* the forced protocol's buffer, before the sync */
-                double t0 = common_start(2e-3);
-                double mine[4];
-                mine[3] = now() > t0 + delay ? 1 : 0; /* late: invalid trial */
-                wait_until(t0 + delay);
-                mine[0] = now();
+                double mine[4], first[3], last[3]; /* entry, barrier exit, shift end; late */
+                mine[3] = start_trial(delay, &mine[0]);
                 if (bars[b]) isochron_barrier_run(bars[b]);
                 mine[1] = now();
                 shift(sbuf, m, lng, &dr);
                 mine[2] = now();
-                MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-                if (rank || i < 0) continue;
-                double fe = INFINITY, fx = INFINITY, le = -INFINITY;
-                int late = 0;
-                for (int j = 0; j < size; j++) {
-                    fe = fmin(fe, all[4 * j]); fx = fmin(fx, all[4 * j + 1]); le = fmax(le, all[4 * j + 2]);
-                    late |= all[4 * j + 3] > 0;
-                }
-                if (late) continue;
-                cost[(size_t)c * trials + valid[c]] = le - fx;
-                total[(size_t)c * trials + valid[c]] = le - fe;
+                if (!gather_trial(mine, 3, all, first, last) || i < 0) continue;
+                cost[(size_t)c * trials + valid[c]] = last[2] - first[1];
+                total[(size_t)c * trials + valid[c]] = last[2] - first[0];
                 valid[c]++;
             }
         for (int c = 0; rank == 0 && c < nc; c++) {
@@ -321,24 +337,13 @@ static void mode_delayed(char *bars_s, char *deltas_s, int reps)
         for (int b = 0; b < nb; b++) {
             int valid = 0;
             for (int i = -2; i < reps; i++) {
-                double t0 = common_start(2e-3), mine[3];
-                double target = t0 + (rank == size - 1 ? dl : 0);
-                mine[2] = now() > target ? 1 : 0;
-                wait_until(target);
-                mine[0] = now();
+                double mine[3], first[2], last[2]; /* entry, barrier exit; late */
+                mine[2] = start_trial(rank == size - 1 ? dl : 0, &mine[0]);
                 isochron_barrier_run(bars[b]);
                 mine[1] = now();
-                MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-                if (rank || i < 0) continue;
-                double fe = INFINITY, fx = INFINITY, lx = -INFINITY;
-                int late = 0;
-                for (int j = 0; j < size; j++) {
-                    fe = fmin(fe, all[3 * j]); fx = fmin(fx, all[3 * j + 1]); lx = fmax(lx, all[3 * j + 1]);
-                    late |= all[3 * j + 2] > 0;
-                }
-                if (late) continue;
-                cost[valid] = lx - fe;
-                prec[valid] = lx - fx;
+                if (!gather_trial(mine, 2, all, first, last) || i < 0) continue;
+                cost[valid] = last[1] - first[0];
+                prec[valid] = last[1] - first[1];
                 valid++;
             }
             if (rank == 0)

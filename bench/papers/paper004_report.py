@@ -8,27 +8,22 @@ s = 44 us), Table II's formulas evaluated with them, Table III, the cost/precisi
 sec. 3.1-3.3 and the success rates stated in sec. 4.2 and 5 (the figures' data points are not
 in the text; where a value is read from the text's prose it says so).
 """
-import json
 import math
 import statistics as st
-import sys
+
+import report_common
 
 PAPER = {"a": 0.36e-6, "b_l": 136e-6, "b_s": 75e-6, "s": 44e-6}
 TABLE3 = {2: 645, 3: 1062, 4: 1478, 5: 1895, 6: 2312, 7: 2728}
 WHERE = {"sim": "SimGrid, iPSC/860-calibrated crossbar", "real": "this machine, Open MPI shared memory",
          "cluster": "tools/cluster, 2 namespace nodes over TCP"}
 
-recs = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
-figpath = sys.argv[2]
-title = sys.argv[3]
+recs, figpath, title = report_common.args()
 wheres = [w for w in ("sim", "real", "cluster") if any(r["where"] == w for r in recs)]
 
 
 def t(x):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    a = abs(x)
-    return f"{x * 1e9:.0f} ns" if a < 1e-6 else f"{x * 1e6:.1f} us" if a < 1e-3 else f"{x * 1e3:.3f} ms"
+    return report_common.fmt_time(x, ns=0, us=1)
 
 
 def perbyte(x):
@@ -194,6 +189,28 @@ def threshold(w, p):
     return (1e-3 / 1.55e-3) * ref_min(w, p, "forced", 4096)
 
 
+def mean_cost(rs, b, proto, key, c):
+    """the mean shift cost of the trials in rs with barrier b, protocol proto and key (bytes, p) c, or None"""
+    r = [x for x in rs if x["barrier"] == b and x["protocol"] == proto and x[key] == c]
+    return st.mean(r[0]["cost"]) if r and r[0]["cost"] else None
+
+
+def cost_rows(rs, key, cols, width):
+    """a row per barrier and protocol: the mean shift cost of rs's trials with that key (bytes, p) in each column"""
+    for b in BARS:
+        for proto in ("forced", "long"):
+            print(f"{LABEL[b]:<20} {proto:<8}" + "".join(f"{t(mean_cost(rs, b, proto, key, c)):>{width}}" for c in cols))
+
+
+def cost_lines(ax, rs, key, cols, xs, labels=True):
+    """a line per barrier and protocol (solid forced, dashed long): the mean shift cost (ms) of rs's trials
+    with that key (bytes, p) at each column, drawn at xs"""
+    for b in BARS:
+        for proto, ls in (("forced", "-"), ("long", "--")):
+            ys = [float("nan") if v is None else v * 1e3 for v in (mean_cost(rs, b, proto, key, c) for c in cols)]
+            ax.plot(xs, ys, ls, color=style[b][0], marker=style[b][1], ms=4, label=f"{LABEL[b]}, {proto}" if labels else None)
+
+
 print("\n== Figs. 4-1..4-3: ring shift cost after each synchronization (mean of each trial's last end - first exit) ==")
 print("paper: predicted minimum am + b_s (Table I) = " + ", ".join(f"{m // 1024}K {t(PAPER['a'] * m + PAPER['b_s'])}" for m in (4096, 8192, 16384, 32768, 65536)) +
       ";\nobserved (from the text, approximate): RDS + forced agrees well with am + b_s; gsync/sync0 cost several ms more for large\n"
@@ -207,13 +224,7 @@ for w in wheres:
         print(f"{'sync':<20} {'protocol':<8}" + "".join(f"{str(m // 1024) + 'K':>12}" for m in sizes))
         for proto in ("forced", "long"):
             print(f"{'minimum (' + ('formula' if w == 'sim' else 'clock median') + ')':<20} {proto:<8}" + "".join(f"{t(ref_min(w, p, proto, m)):>12}" for m in sizes))
-        for b in BARS:
-            for proto in ("forced", "long"):
-                line = f"{LABEL[b]:<20} {proto:<8}"
-                for m in sizes:
-                    r = [x for x in rs if x["barrier"] == b and x["protocol"] == proto and x["bytes"] == m]
-                    line += f"{t(st.mean(r[0]['cost'])) if r and r[0]['cost'] else '-':>12}"
-                print(line)
+        cost_rows(rs, "bytes", sizes, 12)
 
 f44 = [r for r in recs if r["type"] == "shift" and r.get("fig") == "4-4"]
 if f44:
@@ -223,13 +234,7 @@ if f44:
           "observed (from the text): consistent performance only with RDS + forced protocol")
     ps = sorted({r["p"] for r in f44})
     print(f"{'sync':<20} {'protocol':<8}" + "".join(f"{'d=' + str(int(math.log2(p))):>11}" for p in ps))
-    for b in BARS:
-        for proto in ("forced", "long"):
-            line = f"{LABEL[b]:<20} {proto:<8}"
-            for p in ps:
-                r = [x for x in f44 if x["barrier"] == b and x["protocol"] == proto and x["p"] == p]
-                line += f"{t(st.mean(r[0]['cost'])) if r and r[0]['cost'] else '-':>11}"
-            print(line)
+    cost_rows(f44, "p", ps, 11)
 
 print("\n== Figs. 4-5..4-7: success rate (concurrent shifts: cost <= minimum + threshold) ==")
 print("paper (sec. 4.2 and 5, from the text; the plots are not in the text this project has, so no point is read off them):\n"
@@ -264,11 +269,7 @@ for b in BARS:
 print("(n) = valid trials: a trial is invalid when a rank was already late for its start (descheduled).")
 
 # ---- the figure ----
-import matplotlib  # noqa: E402
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-fig, axs = plt.subplots(2, 3, figsize=(16, 9.5))
+fig, axs = report_common.panels()
 style = {"clock": ("k", "o"), "none": ("0.6", "x"), "butterfly": ("tab:red", "s"), "sync0": ("tab:orange", "^"), "rds": ("tab:blue", "D")}
 panels = [("sim", 4, axs[0][0], "Fig. 4-1 analog: sim, 4-node ring"), ("sim", 32, axs[0][1], "Fig. 4-2 analog: sim, 32-node ring"),
           ("sim", 128, axs[0][2], "Fig. 4-3 analog: sim, 128-node ring")]
@@ -278,33 +279,17 @@ for w, p, ax, ptitle in panels:
         ax.set_visible(False)
         continue
     sizes = sorted({r["bytes"] for r in rs})
-    for b in BARS:
-        for proto, ls in (("forced", "-"), ("long", "--")):
-            ys = []
-            for m in sizes:
-                r = [x for x in rs if x["barrier"] == b and x["protocol"] == proto and x["bytes"] == m]
-                ys.append(st.mean(r[0]["cost"]) * 1e3 if r and r[0]["cost"] else float("nan"))
-            ax.plot([m / 1024 for m in sizes], ys, ls, color=style[b][0], marker=style[b][1], ms=4, label=f"{LABEL[b]}, {proto}")
+    cost_lines(ax, rs, "bytes", sizes, [m / 1024 for m in sizes])
     ax.plot([m / 1024 for m in sizes], [(PAPER["a"] * m + PAPER["b_s"]) * 1e3 for m in sizes], ":", color="green", lw=2, label="paper: am + b_s")
-    ax.set_title(ptitle, fontsize=10)
-    ax.set_xlabel("message (KiB)")
-    ax.set_ylabel("shift cost (ms)")
+    report_common.axes(ax, "message (KiB)", "shift cost (ms)", ptitle, size=10)
 axs[0][0].legend(fontsize=6, ncol=2)
 ax = axs[1][0]
 if f44:
     ps = sorted({r["p"] for r in f44})
-    for b in BARS:
-        for proto, ls in (("forced", "-"), ("long", "--")):
-            ys = []
-            for p in ps:
-                r = [x for x in f44 if x["barrier"] == b and x["protocol"] == proto and x["p"] == p]
-                ys.append(st.mean(r[0]["cost"]) * 1e3 if r and r[0]["cost"] else float("nan"))
-            ax.plot([int(math.log2(p)) for p in ps], ys, ls, color=style[b][0], marker=style[b][1], ms=4)
+    cost_lines(ax, f44, "p", ps, [int(math.log2(p)) for p in ps], labels=False)
     ax.axhline((PAPER["a"] * 32768 + PAPER["b_s"]) * 1e3, color="green", ls=":", lw=2)
     ax.axhline((2 * PAPER["a"] * 32768 + 1.5 * PAPER["b_l"]) * 1e3, color="purple", ls=":", lw=1)
-    ax.set_title("Fig. 4-4 analog: 32 KiB shifts vs d (sim); green am+b_s, purple 2am+1.5b_l", fontsize=9)
-    ax.set_xlabel("cube dimension d")
-    ax.set_ylabel("shift cost (ms)")
+    report_common.axes(ax, "cube dimension d", "shift cost (ms)", "Fig. 4-4 analog: 32 KiB shifts vs d (sim); green am+b_s, purple 2am+1.5b_l")
 ax = axs[1][1]
 xs, labels = 0, []
 for w, p in cols:
@@ -319,8 +304,7 @@ for w, p in cols:
     xs += 1
 ax.set_xticks([k + 0.35 for k in range(len(labels))])
 ax.set_xticklabels(labels, fontsize=7)
-ax.set_ylabel("success rate at 4 KiB (%)")
-ax.set_title("Figs. 4-5..4-7 analog: success (red gsync, orange sync0, blue RDS; pale = long)", fontsize=9)
+report_common.axes(ax, None, "success rate at 4 KiB (%)", "Figs. 4-5..4-7 analog: success (red gsync, orange sync0, blue RDS; pale = long)")
 ax = axs[1][2]
 dr = [r for r in recs if r["type"] == "delayed"]
 for w, mk in (("sim", "-"), ("real", "--"), ("cluster", ":")):
@@ -329,11 +313,6 @@ for w, mk in (("sim", "-"), ("real", "--"), ("cluster", ":")):
         if rows:
             ax.plot([float(r["delta_bs"]) for r in rows], [r["cost_median"] / r["b_s"] for r in rows], mk, color=style[b][0], marker=style[b][1], ms=4,
                     label=f"{w} p={rows[0]['p']} {b}")
-ax.set_xlabel("delay of one node (units of b_s)")
-ax.set_ylabel("barrier cost (units of b_s, log)")
-ax.set_yscale("log")
-ax.set_title("Sec. 3.1-3.3: one delayed node (sim p=32; real, cluster p=4)", fontsize=9)
-ax.legend(fontsize=6)
-fig.suptitle("paper 004 reproduced: " + title, fontsize=9)
-fig.tight_layout()
-fig.savefig(figpath, dpi=110)
+report_common.axes(ax, "delay of one node (units of b_s)", "barrier cost (units of b_s, log)", "Sec. 3.1-3.3: one delayed node (sim p=32; real, cluster p=4)",
+                   ylog=True, legend=dict(fontsize=6))
+report_common.save(fig, figpath, "paper 004 reproduced: " + title)
