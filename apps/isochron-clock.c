@@ -567,7 +567,7 @@ int main(int argc, char **argv)
         }
         fputc('\n', tab);
         if (trk)
-            fprintf(tab, "bounds: stat = 3 sigma of the tracking filter, assumes both directions of a path take equal time;\n"
+            fprintf(tab, "bounds: stat = 4 sigma of the tracking filter, assumes both directions of a path take equal time;\n"
                          "        hard = from ping-pong intervals alone, holds on asymmetric paths. The first is stated unless\n"
                          "        its premises failed (or the hard one is smaller): quote the one named first.\n"
                          "measured (±w): Alg. 6's ping-pong offset and the half-width its exchanges guarantee.\n");

@@ -312,7 +312,7 @@ typedef struct {
     double ddrift;        /**< estimated change of the drift (1/s) */
     double offset_se;     /**< standard deviation of the offset right after the last update (s) */
     double noise;         /**< estimated measurement noise of one refresh (s) */
-    double bound;         /**< this rank's error bound now (s): 3 sigma, its reference's included */
+    double bound;         /**< this rank's error bound now (s): 4 sigma, its reference's included */
     int updates;          /**< measurements the filter took */
     int set_aside;        /**< measurements set aside as disturbed (interval over twice the usual width) */
     double bound_hard;    /**< this rank's hard error bound now (s): from ping-pong intervals alone, valid on asymmetric paths */
@@ -354,7 +354,7 @@ int isochron_track_untrusted(const isochron_track_t *t);
 /** The clock error now, the same on all ranks (see isochron_track_errors). */
 typedef struct {
     double bound;      /**< the bound to state: bound_hard when \p hard, else bound_stat */
-    double bound_stat; /**< largest statistical bound over the ranks (3 sigma of the filter; assumes symmetric paths) */
+    double bound_stat; /**< largest statistical bound over the ranks (4 sigma of the filter; assumes symmetric paths) */
     double bound_hard; /**< largest hard bound over the ranks (from ping-pong intervals; holds on asymmetric paths) */
     int hard;          /**< 1 if \p bound is the hard one: the statistical premises failed on some rank (learned noise
                             as wide as the intervals, a hard interval excluding the statistical bound, most recent

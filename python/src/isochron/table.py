@@ -280,7 +280,7 @@ def clock_table(ds: Dataset) -> list[Table]:
     notes = ["measured: ping-pong (Algorithm 6); true: against the kernel's clock shared by every rank on one kernel"
              " (namespaces and containers included) or the injected skew (– when the ranks run on several kernels)"]
     if with_kind:
-        notes.append("bound: the one stated: statistical (3 sigma of the tracking filter; assumes both directions of a path"
+        notes.append("bound: the one stated: statistical (4 sigma of the tracking filter; assumes both directions of a path"
                      " take equal time) unless its premises failed or the hard one (from ping-pong intervals alone) is smaller")
     for run, s in syncs.items():
         t = tracks.get(run)
@@ -290,7 +290,7 @@ def clock_table(ds: Dataset) -> list[Table]:
             each = t["cost_s"] / t["refreshes"] if t.get("refreshes") else None
             notes.append(f"run {run + 1}: clock tracked between the checks: {t.get('refreshes')} refreshes,"
                          f" {fmt_time(t.get('cost_s'), 's', 3)} s in all ({fmt_time(each, 's', 4)} s each)"
-                         + ("" if with_kind else "; bound: the tracker's estimate (3 sigma)"))
+                         + ("" if with_kind else "; bound: the tracker's estimate (4 sigma)"))
     return [Table("clock synchronization: largest offset of any rank to rank 0, after each wait",
                   cols, rows, right=right, notes=notes)]
 
