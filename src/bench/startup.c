@@ -74,6 +74,16 @@ static int mpi_error(int rc, const char *what)
     MPI_Error_string(rc, s, &n);
     return isochron_set_error(ISOCHRON_EMPI, "%s failed: %s", what, s);
 }
+
+/* a step after MPI_Session_init failed: the error set, the session finalized and freed */
+static int session_failed(isochron_world_t *w, MPI_Session *s, int rc, const char *what)
+{
+    mpi_error(rc, what);
+    MPI_Session_finalize(s);
+    free(s);
+    w->session = NULL;
+    return ISOCHRON_EMPI;
+}
 #endif
 
 static void phase(isochron_startup_t *st, const char *what, const char *key)
@@ -111,24 +121,13 @@ int isochron_world_init(int init, int *argc, char ***argv, int thread_level, iso
         t[k++] = isochron_truth_now();
         phase(st, "MPI_Session_init", "session_init_s");
         MPI_Group g;
-        if ((rc = MPI_Group_from_session_pset(*s, "mpi://WORLD", &g)) != MPI_SUCCESS) {
-            mpi_error(rc, "MPI_Group_from_session_pset(\"mpi://WORLD\")");
-            MPI_Session_finalize(s);
-            free(s);
-            w->session = NULL;
-            return ISOCHRON_EMPI;
-        }
+        if ((rc = MPI_Group_from_session_pset(*s, "mpi://WORLD", &g)) != MPI_SUCCESS)
+            return session_failed(w, s, rc, "MPI_Group_from_session_pset(\"mpi://WORLD\")");
         t[k++] = isochron_truth_now();
         phase(st, "MPI_Group_from_session_pset", "group_from_pset_s");
         rc = MPI_Comm_create_from_group(g, "org.isochron.world", MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &w->comm);
         MPI_Group_free(&g);
-        if (rc != MPI_SUCCESS) {
-            mpi_error(rc, "MPI_Comm_create_from_group");
-            MPI_Session_finalize(s);
-            free(s);
-            w->session = NULL;
-            return ISOCHRON_EMPI;
-        }
+        if (rc != MPI_SUCCESS) return session_failed(w, s, rc, "MPI_Comm_create_from_group");
         t[k++] = isochron_truth_now();
         phase(st, "MPI_Comm_create_from_group", "comm_create_s");
         /* the level provided: the session's "thread_level" info */

@@ -34,6 +34,17 @@ static void *xalloc(size_t n)
     return p;
 }
 
+/* a growable array a of n elements with room for one more: its capacity *cap doubles (from 16) when
+ * full; out of memory aborts, as xalloc does */
+static void *grow(void *a, int n, int *cap, size_t elem)
+{
+    if (n < *cap) return a;
+    *cap = *cap ? 2 * *cap : 16;
+    void *p = realloc(a, (size_t)*cap * elem);
+    if (!p) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
+    return p;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -72,11 +83,7 @@ int icc_group_of_members(const int *wl, int n)
             free(w);
             return g;
         }
-    if (icc->ngroups == icc->capgroups) {
-        icc->capgroups = icc->capgroups ? 2 * icc->capgroups : 16;
-        icc->groups = realloc(icc->groups, (size_t)icc->capgroups * sizeof *icc->groups);
-        if (!icc->groups) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
-    }
+    icc->groups = grow(icc->groups, icc->ngroups, &icc->capgroups, sizeof *icc->groups);
     icc_group_t *g = &icc->groups[icc->ngroups];
     g->hash = h;
     g->size = n;
@@ -98,11 +105,7 @@ static int view_of(const int *w, int n, int g)
     for (int v = 0; v < icc->nviews; v++)
         if (icc->views[v].group == g && icc->views[v].size == n && memcmp(icc->views[v].world, w, (size_t)n * sizeof *w) == 0)
             return v;
-    if (icc->nviews == icc->capviews) {
-        icc->capviews = icc->capviews ? 2 * icc->capviews : 16;
-        icc->views = realloc(icc->views, (size_t)icc->capviews * sizeof *icc->views);
-        if (!icc->views) { fprintf(stderr, "isochron-cc: out of memory\n"); PMPI_Abort(MPI_COMM_WORLD, 1); }
-    }
+    icc->views = grow(icc->views, icc->nviews, &icc->capviews, sizeof *icc->views);
     icc_view_t *V = &icc->views[icc->nviews];
     V->size = n;
     V->group = g;

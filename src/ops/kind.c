@@ -57,6 +57,17 @@ static int subtree(int vr, int p)
     return lb < p - vr ? lb : p - vr;
 }
 
+/* The temporary of a binomial gather or scatter, in elements (c a block, pc all p blocks): the root
+ * reorders the whole buffer unless it is rank 0; another rank holds its subtree's blocks when the
+ * subtree has more than itself. 0 on overflow. */
+static int subtree_tmp(int is_root, int root, int vr, int p, size_t c, size_t pc, size_t *tmp)
+{
+    int st = subtree(vr, p);
+    if (is_root) *tmp = root != 0 ? pc : 0;
+    else if (st > 1 && !mul_ok((size_t)st, c, tmp)) return 0;
+    return 1;
+}
+
 /* Elements one rank allocates; 0 on overflow. */
 static int elems_of(isochron_ops_kind_t k, int p, int rank, int root, size_t c, int in_place,
                     isochron_ops_elems_t *e)
@@ -80,11 +91,7 @@ static int elems_of(isochron_ops_kind_t k, int p, int rank, int root, size_t c, 
     case SEM_GATHER: case SEM_GATHERV:
         e->s = (is_root && in_place) ? 0 : c;
         e->r = is_root ? pc : 0;
-        if (k.alg == ALG_BINOMIAL) {
-            int st = subtree(vr, p);
-            if (is_root) e->tmp = root != 0 ? pc : 0;
-            else if (st > 1 && !mul_ok((size_t)st, c, &e->tmp)) return 0;
-        }
+        if (k.alg == ALG_BINOMIAL && !subtree_tmp(is_root, root, vr, p, c, pc, &e->tmp)) return 0;
         break;
     case SEM_REDUCE:
         e->s = (is_root && in_place) ? 0 : c;
@@ -100,11 +107,7 @@ static int elems_of(isochron_ops_kind_t k, int p, int rank, int root, size_t c, 
     case SEM_SCATTER: case SEM_SCATTERV:
         e->s = is_root ? pc : 0;
         e->r = (is_root && in_place) ? 0 : c;
-        if (k.alg == ALG_BINOMIAL) {
-            int st = subtree(vr, p);
-            if (is_root) e->tmp = root != 0 ? pc : 0;
-            else if (st > 1 && !mul_ok((size_t)st, c, &e->tmp)) return 0;
-        }
+        if (k.alg == ALG_BINOMIAL && !subtree_tmp(is_root, root, vr, p, c, pc, &e->tmp)) return 0;
         break;
     case SEM_PINGPONG:
         if (rank < 2) { e->s = c; e->r = c; }
