@@ -26,7 +26,8 @@
  * Thin by design: the barriers, the trial and the experiments (with the
  * payoff fit) live in libisochron (src/barrier, include/isochron/barrier.h);
  * this file parses options, runs the experiments in turn and writes their
- * results (table, and JSON Lines through the report module's JSON writer).
+ * results (the table here; the JSON Lines records are the report module's,
+ * src/report/barrier_records.c).
  */
 #include <math.h>
 #include <stdint.h>
@@ -94,11 +95,12 @@ typedef struct {
     int rank, size;
     FILE *jf, *out;     /* JSON Lines file, table stream (rank 0; may be NULL) */
     isochron_barrier_exp_t *exp;
-    double spread, skew_spread, threshold;
     int quiet;
+    isochron_barrier_run_t rec; /* the run as its records state it (src/report/barrier_records.c) */
 } run_t;
 
-/* ---- writing results (the experiments themselves are in src/barrier/experiment.c) ---- */
+/* ---- the tables (the experiments are in src/barrier/experiment.c, the JSON Lines records in
+ * src/report/barrier_records.c) ---- */
 
 static isochron_summary_t summary(const double *v, int n)
 {
@@ -106,57 +108,6 @@ static isochron_summary_t summary(const double *v, int n)
     isochron_summary_t s;
     isochron_summarize(v, n, 0.95, q, 1, &s);
     return s;
-}
-
-/* {"median":..,"p95":..,"max":..,"mean":..} */
-static void jstats(isochron_json_t *j, const char *key, const double *v, int n)
-{
-    isochron_summary_t s = summary(v, n);
-    isochron_json_key(j, key);
-    isochron_json_object_begin(j);
-    isochron_json_knumber(j, "median", s.median);
-    isochron_json_knumber(j, "p95", s.qv[0]);
-    isochron_json_knumber(j, "max", s.max);
-    isochron_json_knumber(j, "mean", s.mean);
-    isochron_json_object_end(j);
-}
-
-/* One record per configuration, for the skew ("skew") and shift ("shift")
- * experiments alike: counts, the experiment's own fields, statistics of the
- * values, and every sample. */
-static void samples_record(run_t *r, const char *type, const isochron_barrier_samples_t *sm)
-{
-    if (!r->jf) return;
-    int shift = !strcmp(type, "shift");
-    isochron_json_t j;
-    isochron_json_init(&j, r->jf);
-    isochron_json_record_begin(&j, type);
-    isochron_json_kstring(&j, "barrier", sm->name);
-    if (shift) isochron_json_kint(&j, "bytes", sm->bytes);
-    isochron_json_kint(&j, shift ? "trials" : "calls", sm->trials);
-    isochron_json_kint(&j, "valid", sm->valid);
-    if (shift) {
-        isochron_json_knumber(&j, "reference_s", sm->reference);
-        isochron_json_knumber(&j, "threshold", r->threshold);
-        isochron_json_knumber(&j, "spread_s", r->spread);
-        isochron_json_kint(&j, "successes", sm->successes);
-        /* no valid concurrent reference (every "clock" trial had a late rank): success cannot be judged */
-        isochron_json_knumber(&j, "success_rate", sm->valid && isfinite(sm->reference) ? (double)sm->successes / sm->valid : NAN);
-        jstats(&j, "shift_cost_s", sm->value, sm->valid);
-    } else {
-        isochron_json_knumber(&j, "spread_s", r->skew_spread);
-        jstats(&j, "exit_skew_s", sm->value, sm->valid);
-        jstats(&j, "cost_s", sm->cost, sm->valid);
-    }
-    isochron_json_knumber(&j, "clock_bound_s", sm->clock_bound);
-    isochron_json_knumber(&j, "clock_true_s", sm->clock_true);
-    if (isfinite(sm->clock_bound)) {
-        isochron_json_kstring(&j, "clock_bound_kind", sm->clock_bound_is_hard ? "hard" : "statistical");
-        isochron_json_knumber(&j, "clock_bound_hard_s", sm->clock_bound_hard);
-    }
-    isochron_json_key(&j, "samples_s");
-    isochron_json_numbers(&j, sm->value, sm->valid);
-    isochron_json_record_end(&j);
 }
 
 static void skew_table(run_t *r, const isochron_barrier_samples_t *sm)
@@ -192,7 +143,10 @@ static int exp_skew(run_t *r, isochron_barrier_t **bars, int nb, int calls)
 {
     isochron_barrier_samples_t *sm = calloc((size_t)nb, sizeof *sm);
     int rc = sm ? isochron_barrier_exp_skew(r->exp, bars, nb, calls, sm) : ISOCHRON_ENOMEM;
-    for (int b = 0; !rc && r->rank == 0 && b < nb; b++) { samples_record(r, "skew", &sm[b]); skew_table(r, &sm[b]); }
+    for (int b = 0; !rc && r->rank == 0 && b < nb; b++) {
+        if (r->jf) isochron_report_barrier_samples(r->jf, "skew", &sm[b], &r->rec);
+        skew_table(r, &sm[b]);
+    }
     isochron_barrier_samples_free(sm, nb);
     free(sm);
     return rc;
@@ -208,17 +162,7 @@ static int exp_cost(run_t *r, isochron_barrier_t *bar, isochron_bench_t *bench)
     memset(&pt, 0, sizeof pt);
     int rc = isochron_bench_measure(bench, &op, &c, &pt);
     if (!rc && r->rank == 0) {
-        if (r->jf) {
-            isochron_json_t j;
-            char *name = NULL;
-            if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, isochron_barrier_name(bar)); name = isochron_json_close_string(&j); }
-            isochron_kv_t extra[1] = {{"barrier", name}};
-            isochron_reporter_t *rep;
-            isochron_reporter_create("jsonl", r->jf, &rep);
-            isochron_report_point_as(rep, &pt, "roundtime", "global", "cost", extra, 1);
-            isochron_reporter_destroy(rep);
-            free(name);
-        }
+        if (r->jf) isochron_report_barrier_cost(r->jf, &pt, isochron_barrier_name(bar));
         if (r->out && pt.valid == 0)
             fprintf(r->out, "%-14s no valid repetitions of %d: a rank started more than one Bcast latency late in each (descheduled?)\n",
                     isochron_barrier_name(bar), pt.reps);
@@ -239,8 +183,11 @@ static int exp_shift(run_t *r, isochron_barrier_t **bars, int nb, const size_t *
     isochron_barrier_samples_t *sm = calloc((size_t)nc, sizeof *sm);
     if (!sm) return ISOCHRON_ENOMEM;
     for (int s = 0; s < ns && !rc; s++) {
-        rc = isochron_barrier_exp_shift(r->exp, bars, nb, (long)sizes[s], n, r->threshold, sm);
-        for (int c = 0; !rc && r->rank == 0 && c < nc; c++) { samples_record(r, "shift", &sm[c]); shift_table(r, &sm[c]); }
+        rc = isochron_barrier_exp_shift(r->exp, bars, nb, (long)sizes[s], n, r->rec.threshold, sm);
+        for (int c = 0; !rc && r->rank == 0 && c < nc; c++) {
+            if (r->jf) isochron_report_barrier_samples(r->jf, "shift", &sm[c], &r->rec);
+            shift_table(r, &sm[c]);
+        }
         isochron_barrier_samples_free(sm, nc);
         if (!rc && !r->quiet && r->rank == 0) fprintf(stderr, PROG ": shift %zu B done\n", sizes[s]);
     }
@@ -253,34 +200,7 @@ static int exp_payoff(run_t *r, isochron_barrier_t *rds, const size_t *sizes, in
     isochron_barrier_payoff_t po;
     int rc = isochron_barrier_exp_payoff(r->exp, rds, sizes, ns, n, &po);
     if (rc || r->rank != 0) { isochron_barrier_payoff_free(&po); return rc; }
-    if (r->jf) {
-        isochron_json_t j;
-        isochron_json_init(&j, r->jf);
-        isochron_json_record_begin(&j, "payoff");
-        isochron_json_kstring(&j, "barrier", "rds");
-        isochron_json_kint(&j, "d", po.d);
-        isochron_json_knumber(&j, "a_s_per_byte", po.a);
-        isochron_json_knumber(&j, "b_l_s", po.b_l);
-        isochron_json_knumber(&j, "b_s_s", po.b_s);
-        isochron_json_knumber(&j, "model_min_bytes", po.model_min_bytes);
-        isochron_json_knumber(&j, "measured_min_bytes", po.measured_min_bytes);
-        isochron_json_knumber(&j, "spread_s", r->spread);
-        isochron_json_kint(&j, "trials", po.trials);
-        isochron_json_key(&j, "sizes");
-        isochron_json_array_begin(&j);
-        for (int s = 0; s < ns; s++) isochron_json_int(&j, (long long)po.sizes[s]);
-        isochron_json_array_end(&j);
-        isochron_json_key(&j, "reference_s"); isochron_json_numbers(&j, po.reference, ns);
-        isochron_json_key(&j, "synced_s"); isochron_json_numbers(&j, po.synced, ns);
-        isochron_json_key(&j, "unsynced_s"); isochron_json_numbers(&j, po.unsynced, ns);
-        isochron_json_knumber(&j, "clock_bound_s", po.clock_bound);
-        isochron_json_knumber(&j, "clock_true_s", po.clock_true);
-        if (isfinite(po.clock_bound)) {
-            isochron_json_kstring(&j, "clock_bound_kind", po.clock_bound_is_hard ? "hard" : "statistical");
-            isochron_json_knumber(&j, "clock_bound_hard_s", po.clock_bound_hard);
-        }
-        isochron_json_record_end(&j);
-    }
+    if (r->jf) isochron_report_barrier_payoff(r->jf, &po, &r->rec);
     if (r->out) {
         char sz[32], x[32], y[32], z[32];
         for (int s = 0; s < ns; s++)
@@ -408,7 +328,7 @@ int main(int argc, char **argv)
     if ((code = app_parse_sync_limit(PROG, v[O_SYNCLIM], rank))) goto done;
     int self_bound = 0;
     if ((code = app_bind(PROG, v[O_BIND], MPI_COMM_WORLD, rank, &self_bound))) goto done;
-    run_t r = {rank, size, NULL, NULL, NULL, spread, skspread, thr, v[O_QUIET] != NULL};
+    run_t r = {rank, size, NULL, NULL, NULL, v[O_QUIET] != NULL, {0}};
     isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed, NULL};
     if (rank == 0) code = app_open_output(PROG, "--jsonl", v[O_JSONL], &r.jf);
     app_interrupt_install(r.jf, rank, "steps");
@@ -442,45 +362,15 @@ int main(int argc, char **argv)
 
     /* ---- context */
     char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
-    if (rank == 0 && r.jf) {
-        isochron_json_t j;
-        isochron_json_init(&j, r.jf);
-        isochron_json_record_begin(&j, "context");
-        isochron_json_kstring(&j, "tool", PROG);
-        isochron_json_key(&j, "run");
-        isochron_json_raw(&j, ctxbuf);
-        isochron_json_kint(&j, "nprocs", size);
-        isochron_json_kint(&j, "nodes", ck.rep.nodes);
-        isochron_json_kbool(&j, "oversubscribed", over);
-        isochron_json_kbool(&j, "barriers_yield", yields);
-        isochron_json_kstring(&j, "timer", isochron_timer_name(ck.timer));
-        isochron_json_key(&j, "clock_sync");
-        isochron_json_raw(&j, ck.json);
-        isochron_json_key(&j, "barriers");
-        isochron_json_array_begin(&j);
-        for (int i = 0; i < nb; i++) isochron_json_string(&j, names[i]);
-        isochron_json_array_end(&j);
-        isochron_json_key(&j, "experiments");
-        isochron_json_array_begin(&j);
-        for (int i = 0; i < 4; i++) if (exps[i]) isochron_json_string(&j, exp_names[i]);
-        isochron_json_array_end(&j);
-        isochron_json_key(&j, "options");
-        isochron_json_object_begin(&j);
-        isochron_json_kint(&j, "calls", calls);
-        isochron_json_kint(&j, "trials", ntr);
-        isochron_json_kint(&j, "payoff_trials", ptr);
-        isochron_json_knumber(&j, "threshold", thr);
-        isochron_json_knumber(&j, "spread_s", spread);
-        isochron_json_knumber(&j, "skew_spread_s", skspread);
-        isochron_json_knumber(&j, "slack_s", slack);
-        isochron_json_knumber(&j, "late_tolerance_s", tol);
-        isochron_json_kstring(&j, "wait", app_value(opts, v, O_WAIT));
-        isochron_json_kint(&j, "seed", (long long)seed);
-        isochron_json_kstring(&j, "bind", app_value(opts, v, O_BIND));
-        isochron_json_kbool(&j, "bound_by_isochron", self_bound);
-        isochron_json_object_end(&j);
-        isochron_json_record_end(&j);
-    }
+    const char *bnames[16], *enames[4];
+    int ne = 0;
+    for (int i = 0; i < nb; i++) bnames[i] = names[i];
+    for (int i = 0; i < 4; i++) if (exps[i]) enames[ne++] = exp_names[i];
+    r.rec = (isochron_barrier_run_t){PROG,   ctxbuf, ck.json, isochron_timer_name(ck.timer), size, ck.rep.nodes, over, yields,
+                                     nb,     ne,     bnames,  enames, calls, ntr, ptr, thr, spread, skspread, slack, tol,
+                                     VAL(O_WAIT), (long long)seed, VAL(O_BIND), self_bound};
+    if (rank == 0 && r.jf) isochron_report_barrier_context(r.jf, &r.rec);
+    r.rec.run_json = NULL; /* freed next: the records after the context do not use it */
     free(ctxbuf);
     if (r.out) {
         fprintf(r.out, "# " PROG " %s: %d ranks, %d node(s)%s%s; clocks: %s, synchronized in %.2f s\n", ISOCHRON_VERSION_STRING, size, ck.rep.nodes,
@@ -489,22 +379,7 @@ int main(int argc, char **argv)
     if (rds) {
         isochron_rds_info_t ri;
         isochron_barrier_rds_info(rds, &ri);
-        if (rank == 0 && r.jf) {
-            isochron_json_t j;
-            isochron_json_init(&j, r.jf);
-            isochron_json_record_begin(&j, "rds_constants");
-            isochron_json_knumber(&j, "b_s_s", ri.b_s);
-            isochron_json_knumber(&j, "s_s", ri.s);
-            isochron_json_kint(&j, "samples", ri.samples);
-            isochron_json_key(&j, "pair");
-            isochron_json_array_begin(&j);
-            isochron_json_int(&j, 0);
-            isochron_json_int(&j, 1);
-            isochron_json_array_end(&j);
-            isochron_json_kint(&j, "d", ri.d);
-            isochron_json_knumber(&j, "max_wait_s", ri.max_wait);
-            isochron_json_record_end(&j);
-        }
+        if (rank == 0 && r.jf) isochron_report_barrier_rds(r.jf, &ri);
         if (r.out) {
             char a[32], b[32], c[32];
             fprintf(r.out, "# RDS constants: b_s = %s, s = %s (%s), d = %d, busy waits up to %s\n", isochron_fmt_time(ri.b_s, a, sizeof a),
@@ -541,15 +416,7 @@ int main(int argc, char **argv)
         STEP("payoff", exp_payoff(&r, rds, pay_sizes, nps, ptr));
     }
     if (rc) { if (rank == 0) fprintf(stderr, PROG ": %s failed: %s\n", what, isochron_last_error()); code = 1; }
-    if (rank == 0 && r.jf) {
-        isochron_json_t j;
-        isochron_json_init(&j, r.jf);
-        isochron_json_record_begin(&j, "end");
-        isochron_json_kint(&j, "steps", steps);
-        isochron_json_knumber(&j, "wall_s", isochron_truth_now() - wall0);
-        isochron_json_kbool(&j, "complete", !rc);
-        isochron_json_record_end(&j);
-    }
+    if (rank == 0 && r.jf) isochron_report_end_record(r.jf, "steps", steps, isochron_truth_now() - wall0, !rc);
     isochron_bench_destroy(bench);
     isochron_barrier_exp_destroy(r.exp);
     isochron_barrier_destroy(rds_extra);

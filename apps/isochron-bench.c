@@ -110,21 +110,8 @@ static int app_allpairs(MPI_Comm world, MPI_Comm comm, const size_t *sizes, int 
             break;
         }
         if (rank != 0) continue;
-        char mj[16], wj[40], sj[40], gj[40], ij[16], jj[16], label[40];
-        snprintf(mj, sizeof mj, "\"%s\"", mname);
-        isochron_json_format_number(wall, wj, sizeof wj);
-        for (int k = 0; k < np; k++) {
-            isochron_point_t pt;
-            isochron_point_p2p(&pt, "allpairs", sizes[s], pr[k].i, p, reps, &pr[k].s, 2);
-            snprintf(ij, sizeof ij, "%d", pr[k].i);
-            snprintf(jj, sizeof jj, "%d", pr[k].j);
-            snprintf(label, sizeof label, "allpairs:%d-%d", pr[k].i, pr[k].j);
-            isochron_json_format_number(pr[k].send_s, sj, sizeof sj);
-            isochron_json_format_number(pr[k].gap_s, gj, sizeof gj);
-            isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"mode", mj}, {"send_s", sj}, {"gap_s", gj}, {"wall_s", wj}};
-            for (int r = 0; r < 3; r++)
-                if (rp[r]) isochron_report_point_labeled(rp[r], &pt, "none", "roundtrip", "pair", ex, 6, label);
-        }
+        for (int r = 0; r < 3; r++)
+            if (rp[r]) isochron_report_pairs(rp[r], mname, sizes[s], p, reps, wall, pr);
         for (int r = 0; r < 3; r++) /* the matrix of median round trips */
             if (rp[r]) isochron_report_matrix(rp[r], mname, sizes[s], p, reps, wall, pr);
         if (!quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mname, sizes[s], np, reps, wall);
@@ -154,19 +141,8 @@ static int app_p2t(MPI_Comm world, MPI_Comm comm, const size_t *sizes, int nsize
             break;
         }
         if (rank != 0) continue;
-        char wj[40], ij[16], jj[16], kj[16], label[40];
-        isochron_json_format_number(wall, wj, sizeof wj);
-        for (int t = 0; t < n; t++) {
-            isochron_point_t pt;
-            isochron_point_p2p(&pt, "p2t", sizes[s], tr[t].i, p, reps, &tr[t].s, 3);
-            snprintf(ij, sizeof ij, "%d", tr[t].i);
-            snprintf(jj, sizeof jj, "%d", tr[t].j);
-            snprintf(kj, sizeof kj, "%d", tr[t].k);
-            snprintf(label, sizeof label, "p2t:%d-%d+%d", tr[t].i, tr[t].j, tr[t].k);
-            isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"k", kj}, {"wall_s", wj}};
-            for (int r = 0; r < 3; r++)
-                if (rp[r]) isochron_report_point_labeled(rp[r], &pt, "none", "roundtrip", "triplet", ex, 4, label);
-        }
+        for (int r = 0; r < 3; r++)
+            if (rp[r]) isochron_report_triplets(rp[r], sizes[s], p, reps, wall, tr, n);
         if (!quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", sizes[s], n, reps, wall);
     }
     free(tr);

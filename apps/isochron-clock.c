@@ -6,7 +6,8 @@
  * both by ping-pong (Alg. 6) and against the truth (host-wide
  * CLOCK_MONOTONIC, exact with skew injection). Output: a table on stdout
  * and/or JSON Lines. Also lists the registries and measures timer costs.
- * Thin by design: parsing here, everything else in libisochron.
+ * Thin by design: parsing and the table here, everything else in libisochron
+ * (the JSON Lines records: src/report/check_records.c).
  */
 #include <math.h>
 #include <time.h>
@@ -107,15 +108,7 @@ static void timer_cost(FILE *tab, FILE *js)
         isochron_timer_t *t;
         if (isochron_timer_create(info->name, &t)) {
             if (tab) fprintf(tab, "%-14s %12s %14s  %s\n", info->name, "-", "-", isochron_last_error());
-            if (js) {
-                isochron_json_t j;
-                isochron_json_init(&j, js);
-                isochron_json_record_begin(&j, "timer_cost");
-                isochron_json_kstring(&j, "timer", info->name);
-                isochron_json_kbool(&j, "available", 0);
-                isochron_json_kstring(&j, "reason", isochron_last_error());
-                isochron_json_record_end(&j);
-            }
+            if (js) isochron_report_timer_cost(js, info->name, isochron_last_error(), NAN, NAN, NAN);
             continue;
         }
         enum { N = 1000000 };
@@ -135,207 +128,36 @@ static void timer_cost(FILE *tab, FILE *js)
         char note[64] = "";
         if (isochron_timer_tsc_hz(t) > 0) snprintf(note, sizeof note, "calibrated at %.6f GHz", isochron_timer_tsc_hz(t) * 1e-9);
         if (tab) fprintf(tab, "%-14s %12.1f %14.1f  %s\n", info->name, best * 1e9, res * 1e9, note);
-        if (js) {
-            isochron_json_t j;
-            isochron_json_init(&j, js);
-            isochron_json_record_begin(&j, "timer_cost");
-            isochron_json_kstring(&j, "timer", info->name);
-            isochron_json_kbool(&j, "available", 1);
-            isochron_json_knumber(&j, "ns_per_call", best * 1e9);
-            isochron_json_knumber(&j, "resolution_ns", res * 1e9);
-            isochron_json_knumber(&j, "tsc_hz", isochron_timer_tsc_hz(t));
-            isochron_json_record_end(&j);
-        }
+        if (js) isochron_report_timer_cost(js, info->name, NULL, best * 1e9, res * 1e9, isochron_timer_tsc_hz(t));
         isochron_timer_destroy(t);
     }
-}
-
-/* Per-rank record gathered on rank 0. */
-typedef struct {
-    double slope, intercept, fslope, fse, r2, resid, span, partner, npoints, nused, kept, kind, attempts;
-    double inj_offset, inj_drift, inj_ddrift, inj_jitter;
-    double trk_drift, trk_drift_se, trk_ddrift, trk_noise, trk_refreshes, trk_cost, trk_updates, trk_aside;
-    double timens;
-} rank_rec_t;
-#define REC_N ((int)(sizeof(rank_rec_t) / sizeof(double)))
-static rank_rec_t make_rec(const isochron_sync_report_t *rep, const isochron_skew_t *sk, const isochron_track_info_t *ti)
-{
-    return (rank_rec_t){rep->model.slope, rep->model.intercept, rep->fit.slope, rep->fit.slope_se, rep->fit.r2, rep->fit.resid_rms,
-                        rep->fit.span, rep->fit.partner, rep->fit.npoints, rep->fit.nused, rep->fit.slope_kept, rep->model.kind, rep->fit.attempts,
-                        sk->offset, sk->drift_ppm, sk->ddrift_ppm_s, sk->jitter,
-                        ti->drift, ti->drift_se, ti->ddrift, ti->noise, ti->refreshes, ti->cost, ti->updates, ti->set_aside,
-                        isochron_truth_timens_offset()};
 }
 
 /* What rank 0 writes during the check (isochron_check_each_fn): the run's
  * context, sync and model records before the first wait, then each wait's
  * accuracy and summary records as soon as that wait is measured, flushed, so
- * an interrupted check keeps every wait it finished (issue 17). */
+ * an interrupted check keeps every wait it finished. The records are the
+ * report module's (isochron_report_check_*); this driver only gathers. */
 typedef struct {
     FILE *sinks[2];
-    const char **v;
-    const char *ctx;
-    isochron_timer_t *timer;
-    const char *spec_text;
-    const isochron_sync_spec_t *spec;
-    const isochron_sync_report_t *rep;
-    const isochron_skew_spec_t *skew;
-    const rank_rec_t *recs;
-    const isochron_accuracy_t *acc;
-    const double *waits;
-    int nwaits, size;
+    isochron_check_run_t run;
     const int *has_truth;
-    long cpp;
-    int tracking;
     double t0;
     int head, written; /* context written; waits written */
 } out_t;
 
-static void write_head(out_t *o, FILE *f)
-{
-    const rank_rec_t *recs = o->recs;
-    isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "context");
-    isochron_json_kstring(&j, "tool", "isochron-clock");
-    isochron_json_members(&j, o->ctx);
-    isochron_json_kstring(&j, "timer", isochron_timer_base_name(o->timer));
-    isochron_json_kstring(&j, "sync_spec", o->spec_text);
-    isochron_json_kint(&j, "nodes", o->rep->nodes);
-    isochron_json_kint(&j, "node_size", o->spec->node_size);
-    isochron_json_kbool(&j, "oversubscribed", o->rep->oversubscribed);
-    isochron_json_kbool(&j, "sockets_split", o->rep->sockets_split);
-#ifdef SMPI_ISOCHRON
-    if (*o->has_truth) isochron_json_kstring(&j, "truth", "simulated_time");
-#else
-    if (*o->has_truth) isochron_json_kstring(&j, "truth", "kernel_clock_monotonic");
-#endif
-    else { isochron_json_key(&j, "truth"); isochron_json_null(&j); }
-    isochron_json_key(&j, "skew");
-    if (isochron_skew_spec_active(o->skew)) {
-        isochron_json_object_begin(&j);
-        isochron_json_kstring(&j, "spec", o->v[O_SKEW]);
-        isochron_json_key(&j, "per_rank");
-        isochron_json_array_begin(&j);
-        for (int i = 0; i < o->size; i++) {
-            isochron_json_object_begin(&j);
-            isochron_json_kint(&j, "rank", i);
-            isochron_json_knumber(&j, "offset_s", recs[i].inj_offset);
-            isochron_json_knumber(&j, "drift_ppm", recs[i].inj_drift);
-            isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].inj_ddrift);
-            isochron_json_knumber(&j, "jitter_s", recs[i].inj_jitter);
-            isochron_json_object_end(&j);
-        }
-        isochron_json_array_end(&j);
-        isochron_json_object_end(&j);
-    } else isochron_json_null(&j);
-    isochron_json_kint(&j, "check_pingpongs", o->cpp);
-    isochron_json_record_end(&j);
-    isochron_json_record_begin(&j, "sync");
-    isochron_json_kstring(&j, "sync_spec", o->spec_text);
-    isochron_json_knumber(&j, "duration_s", o->rep->duration);
-    isochron_json_kint(&j, "rounds", o->rep->rounds);
-    isochron_json_knumber(&j, "pair_budget_s", o->rep->pair_budget);
-    isochron_json_kint(&j, "cut_pairs", o->rep->cut_pairs);
-    isochron_json_kbool(&j, "tracking", o->tracking);
-    isochron_json_record_end(&j);
-    for (int i = 0; i < o->size; i++) {
-        const rank_rec_t *q = &recs[i];
-        isochron_json_record_begin(&j, "model");
-        isochron_json_kint(&j, "rank", i);
-        isochron_json_knumber(&j, "slope", q->slope);
-        isochron_json_knumber(&j, "intercept_s", q->intercept);
-        isochron_json_kstring(&j, "kind", q->kind == ISOCHRON_LM_LINEAR ? "linear" : "offset");
-        isochron_json_knumber(&j, "timens_offset_s", q->timens); /* the kernel's monotonic offset of this rank's time namespace */
-        isochron_json_key(&j, "fit");
-        if (q->partner >= 0) {
-            isochron_json_object_begin(&j);
-            isochron_json_kint(&j, "partner", (int)q->partner);
-            isochron_json_kint(&j, "points", (int)q->npoints);
-            isochron_json_kint(&j, "used", (int)q->nused);
-            isochron_json_knumber(&j, "slope", q->fslope);
-            isochron_json_knumber(&j, "slope_se", q->fse);
-            isochron_json_kbool(&j, "slope_kept", q->kept != 0);
-            isochron_json_knumber(&j, "r2", q->r2);
-            isochron_json_knumber(&j, "resid_rms_s", q->resid);
-            isochron_json_knumber(&j, "span_s", q->span);
-            isochron_json_kint(&j, "attempts", (int)q->attempts);
-            isochron_json_object_end(&j);
-        } else isochron_json_null(&j);
-        isochron_json_record_end(&j);
-    }
-}
-
-/* The bounds of wait w over the ranks: the largest statistical and hard ones,
- * and which one to state (the hard one when any rank's statistical premises
- * failed, or when it is the smaller: isochron_track_errors' rule). */
-typedef struct { double stat, hard; int kind_hard; } wait_bounds_t;
-static wait_bounds_t wait_bounds(const isochron_accuracy_t *acc, int size, int nwaits, int w)
-{
-    wait_bounds_t b = {NAN, NAN, 0};
-    int untrusted = 0;
-    for (int i = 0; i < size; i++) {
-        const isochron_accuracy_t *a = &acc[i * nwaits + w];
-        if (isfinite(a->bound) && !(a->bound <= b.stat)) b.stat = a->bound;
-        if (!isnan(a->bound_hard) && !(a->bound_hard <= b.hard)) b.hard = a->bound_hard;
-        untrusted |= a->untrusted;
-        /* the check's own measurement, an interval that holds whatever the paths do, excludes what the
-         * statistical bound allows: a hard fact against it */
-        untrusted |= fabs(a->measured_offset) - a->measured_hw > a->bound;
-    }
-    b.kind_hard = !isnan(b.hard) && (untrusted || b.hard <= b.stat);
-    return b;
-}
-
-static void write_one_wait(out_t *o, FILE *f, int w)
-{
-    int nwaits = o->nwaits;
-    double mt = 0, mm = 0;
-    wait_bounds_t wb = wait_bounds(o->acc, o->size, nwaits, w);
-    const char *kind = !o->tracking ? NULL : wb.kind_hard ? "hard" : "statistical";
-    isochron_json_t j;
-    isochron_json_init(&j, f);
-    for (int i = 0; i < o->size; i++) {
-        const isochron_accuracy_t *a = &o->acc[i * nwaits + w];
-        isochron_json_record_begin(&j, "accuracy");
-        isochron_json_kint(&j, "rank", i);
-        isochron_json_knumber(&j, "wait_s", a->wait);
-        isochron_json_knumber(&j, "measured_offset_s", a->measured_offset);
-        isochron_json_knumber(&j, "measured_uncertainty_s", a->measured_hw);
-        isochron_json_knumber(&j, "true_offset_s", a->true_offset);
-        isochron_json_knumber(&j, "bound_s", wb.kind_hard ? a->bound_hard : a->bound);
-        if (kind) {
-            isochron_json_kstring(&j, "bound_kind", kind);
-            isochron_json_knumber(&j, "bound_stat_s", a->bound);
-            isochron_json_knumber(&j, "bound_hard_s", a->bound_hard);
-        }
-        isochron_json_record_end(&j);
-        if (fabs(a->true_offset) > mt) mt = fabs(a->true_offset);
-        if (fabs(a->measured_offset) > mm) mm = fabs(a->measured_offset);
-    }
-    isochron_json_record_begin(&j, "summary");
-    isochron_json_kstring(&j, "sync_spec", o->spec_text);
-    isochron_json_knumber(&j, "wait_s", o->waits[w]);
-    isochron_json_knumber(&j, "duration_s", o->rep->duration);
-    isochron_json_knumber(&j, "max_abs_measured_offset_s", mm);
-    isochron_json_knumber(&j, "max_abs_true_offset_s", *o->has_truth ? mt : NAN);
-    isochron_json_knumber(&j, "max_bound_s", wb.kind_hard ? wb.hard : wb.stat);
-    if (kind) {
-        isochron_json_kstring(&j, "bound_kind", kind);
-        isochron_json_knumber(&j, "max_bound_stat_s", wb.stat);
-        isochron_json_knumber(&j, "max_bound_hard_s", wb.hard);
-    }
-    isochron_json_record_end(&j);
-}
-
 static void write_wait(int w, void *arg)
 {
     out_t *o = arg;
+#ifdef SMPI_ISOCHRON
+    o->run.truth = *o->has_truth ? "simulated_time" : NULL;
+#else
+    o->run.truth = *o->has_truth ? "kernel_clock_monotonic" : NULL;
+#endif
     for (int s = 0; s < 2; s++) {
         if (!o->sinks[s]) continue;
-        if (w < 0) write_head(o, o->sinks[s]);
-        else write_one_wait(o, o->sinks[s], w);
-        fflush(o->sinks[s]);
+        if (w < 0) isochron_report_check_head(o->sinks[s], &o->run);
+        else isochron_report_check_wait(o->sinks[s], &o->run, w);
     }
     if (w < 0) { o->head = 1; app_interrupt_install(o->sinks[1] ? o->sinks[1] : o->sinks[0], 0, "checks"); }
     else app_interrupt_count(o->written = w + 1);
@@ -345,15 +167,8 @@ static void write_wait(int w, void *arg)
 static void write_end(out_t *o, int complete)
 {
     for (int s = 0; s < 2 && o->head; s++) {
-        if (!o->sinks[s]) continue;
-        isochron_json_t j;
-        isochron_json_init(&j, o->sinks[s]);
-        isochron_json_record_begin(&j, "end");
-        isochron_json_kint(&j, "checks", o->written);
-        isochron_json_knumber(&j, "wall_s", isochron_truth_now() - o->t0);
-        isochron_json_kbool(&j, "complete", complete);
-        isochron_json_record_end(&j);
-        fflush(o->sinks[s]);
+        if (o->sinks[s])
+            isochron_report_end_record(o->sinks[s], "checks", o->written, isochron_truth_now() - o->t0, complete);
     }
 }
 
@@ -465,12 +280,14 @@ int main(int argc, char **argv)
     /* gather per-rank models now, so each wait's records can be written as soon as it is measured */
     isochron_track_info_t ti;
     memset(&ti, 0, sizeof ti);
-    rank_rec_t me = make_rec(&rep, &my_skew, &ti);
-    rank_rec_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
-    MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    isochron_check_rank_t me = isochron_check_rank_make(&rep, &my_skew, &ti, isochron_truth_timens_offset());
+    isochron_check_rank_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
+    MPI_Gather(&me, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, recs, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
-    out_t o = {{js, out2 == js ? NULL : out2}, v, ctxbuf, timer, spec_text, &spec, &rep, &skew, recs, acc, waits, nwaits, size,
-               &has_truth, cpp, trk != NULL, wall0, 0, 0};
+    out_t o = {{js, out2 == js ? NULL : out2},
+               {"isochron-clock", ctxbuf, isochron_timer_base_name(timer), spec_text, &rep, spec.node_size, NULL,
+                isochron_skew_spec_active(&skew) ? v[O_SKEW] : NULL, cpp, trk != NULL, size, recs, nwaits, waits, acc},
+               &has_truth, wall0, 0, 0};
     /* SIGINT/SIGTERM during the check: rank 0 appends an end record after the waits already written
      * (it installs the file in write_wait once the context is written) */
     app_interrupt_install(NULL, rank, "checks");
@@ -486,32 +303,10 @@ int main(int argc, char **argv)
         goto free_all;
     }
     if (trk) isochron_track_info(trk, &ti);
-    me = make_rec(&rep, &my_skew, &ti);
-    MPI_Gather(&me, REC_N, MPI_DOUBLE, recs, REC_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    for (int s = 0; s < 2 && rank == 0; s++) {
-        FILE *f = o.sinks[s];
-        if (!f || !trk) continue;
-        isochron_json_t j;
-        isochron_json_init(&j, f);
-        isochron_json_record_begin(&j, "track");
-        isochron_json_kint(&j, "refreshes", (int)recs[0].trk_refreshes);
-        isochron_json_knumber(&j, "cost_s", recs[0].trk_cost);
-        isochron_json_key(&j, "per_rank");
-        isochron_json_array_begin(&j);
-        for (int i = 0; i < size; i++) {
-            isochron_json_object_begin(&j);
-            isochron_json_kint(&j, "rank", i);
-            isochron_json_knumber(&j, "drift_ppm", recs[i].trk_drift * 1e6);
-            isochron_json_knumber(&j, "drift_se_ppm", recs[i].trk_drift_se * 1e6);
-            isochron_json_knumber(&j, "ddrift_ppm_s", recs[i].trk_ddrift * 1e6);
-            isochron_json_knumber(&j, "noise_s", recs[i].trk_noise);
-            isochron_json_kint(&j, "updates", (int)recs[i].trk_updates);
-            isochron_json_kint(&j, "set_aside", (int)recs[i].trk_aside);
-            isochron_json_object_end(&j);
-        }
-        isochron_json_array_end(&j);
-        isochron_json_record_end(&j);
-    }
+    me = isochron_check_rank_make(&rep, &my_skew, &ti, isochron_truth_timens_offset());
+    MPI_Gather(&me, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, recs, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int s = 0; s < 2 && rank == 0 && trk; s++)
+        if (o.sinks[s]) isochron_report_check_track(o.sinks[s], &o.run);
     if (rank == 0) write_end(&o, 1);
 
     if (tab) {
@@ -541,7 +336,7 @@ int main(int argc, char **argv)
             }
         fprintf(tab, "   [offsets in µs]\n");
         for (int i = 0; i < size; i++) {
-            rank_rec_t *q = &recs[i];
+            isochron_check_rank_t *q = &recs[i];
             if (q->partner >= 0)
                 fprintf(tab, "%4d %4d %13.4f %9.4f %5s %9.1f %4d/%-4d", i, (int)q->partner, q->slope * 1e6, q->fse * 1e6, q->kept ? "yes" : "no",
                         q->resid * 1e9, (int)q->nused, (int)q->npoints);
@@ -559,7 +354,7 @@ int main(int argc, char **argv)
                 if (fabs(acc[i * nwaits + w].measured_offset) > mm) mm = fabs(acc[i * nwaits + w].measured_offset);
                 if (acc[i * nwaits + w].measured_hw > mh) mh = acc[i * nwaits + w].measured_hw;
             }
-            wait_bounds_t wb = wait_bounds(acc, size, nwaits, w);
+            isochron_check_bounds_t wb = isochron_check_bounds(acc, size, nwaits, w);
             if (has_truth) fprintf(tab, "   @%gs: true %.3f, measured %.3f (±%.3f)", waits[w], mt * 1e6, mm * 1e6, mh * 1e6);
             else fprintf(tab, "   @%gs: measured %.3f (±%.3f)", waits[w], mm * 1e6, mh * 1e6);
             if (trk) fprintf(tab, ", bound %.3f %s (%s %.3f)", (wb.kind_hard ? wb.hard : wb.stat) * 1e6, wb.kind_hard ? "hard" : "stat",
@@ -577,7 +372,7 @@ int main(int argc, char **argv)
                     sk ? ", and the injected truth" : "", "rank", "drift[ppm]", "±se", "ddrift[ppm/s]", "noise[ns]", "set aside",
                     sk ? "   injected drift - model slope [ppm]" : "");
             for (int i = 1; i < size; i++) {
-                rank_rec_t *q = &recs[i];
+                isochron_check_rank_t *q = &recs[i];
                 fprintf(tab, "%4d %14.4f %10.4f %14.5f %10.1f %4d/%-4d", i, q->trk_drift * 1e6, q->trk_drift_se * 1e6, q->trk_ddrift * 1e6, q->trk_noise * 1e9,
                         (int)q->trk_aside, (int)(q->trk_aside + q->trk_updates));
                 /* the inner clock reads b(1+d_i) and maps through slope s_i; the reference (rank 0) reads b(1+d_0) */

@@ -9,7 +9,9 @@
 #define ISOCHRON_REPORT_H
 
 #include <stdio.h>
+#include "isochron/barrier.h"
 #include "isochron/bench.h"
+#include "isochron/sync.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,6 +61,14 @@ int isochron_report_point_labeled(isochron_reporter_t *r, const isochron_point_t
  *  record (diagonal 0), table the matrix, CSV nothing (its pairs are rows already). */
 int isochron_report_matrix(isochron_reporter_t *r, const char *mode, size_t bytes, int nprocs, int reps, double wall_s,
                            const isochron_pair_t *pairs);
+/** \brief The pairs of isochron_ops_allpairs_run at one size: JSON Lines one "pair" record each (i, j, mode,
+ *  send_s, gap_s, wall_s after the point's fields), table and CSV a point named "allpairs:I-J". */
+int isochron_report_pairs(isochron_reporter_t *r, const char *mode, size_t bytes, int nprocs, int reps, double wall_s,
+                          const isochron_pair_t *pairs);
+/** \brief The \p n triplets of isochron_ops_p2t_run at one size: JSON Lines one "triplet" record each (i, j, k,
+ *  wall_s), table and CSV a point named "p2t:I-J+K". */
+int isochron_report_triplets(isochron_reporter_t *r, size_t bytes, int nprocs, int reps, double wall_s, const isochron_triplet_t *tr,
+                             int n);
 /** \brief The start-up phases' min, mean and max over ranks (isochron_startup_summarize) of \p tool:
  *  JSON Lines one "startup" record, table and CSV one row per phase. */
 int isochron_report_startup(isochron_reporter_t *r, const char *tool, const isochron_startup_t *s);
@@ -67,6 +77,108 @@ int isochron_report_track(isochron_reporter_t *r, int refreshes, double cost_s, 
 /** \brief Closing record with the run's wall time and number of points. */
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete);
 void isochron_reporter_destroy(isochron_reporter_t *r);
+
+/* ------------------------------------------------------------------------ */
+/* The records of the clock check and the barrier experiments (written by     */
+/* isochron-clock and isochron-barrier; src/report/check_records.c and        */
+/* barrier_records.c). Each writes JSON Lines records to \p f through the     */
+/* JSON writer below, flushed; the caller gathers the data and keeps its      */
+/* table. NULL \p f or run: ISOCHRON_EINVAL, nothing written.                 */
+
+/** \brief The closing record of a run: {"type":"end", \p count_key: \p count, "wall_s", "complete"}
+ *  (count_key: "points", "checks", "steps": what the run counts). */
+int isochron_report_end_record(FILE *f, const char *count_key, int count, double wall_s, int complete);
+
+/** \brief A "timer_cost" record: the per-call cost and resolution of \p timer, or, when \p unavailable
+ *  is not NULL, that the timer is not available and why. */
+int isochron_report_timer_cost(FILE *f, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,
+                               double tsc_hz);
+
+/** One rank's synchronization as the clock check reports it. Every member is a double, so that the
+ *  ranks gather it to rank 0 as ISOCHRON_CHECK_RANK_NDOUBLES MPI_DOUBLEs. */
+typedef struct {
+    double slope, intercept;                  /**< the model (global = local (1 + slope) + intercept) */
+    double fslope, fse, r2, resid, span;      /**< its fit: slope, slope SE, R^2, residual RMS (s), span (s) */
+    double partner, npoints, nused, kept;     /**< the fit's partner rank (-1: no fit), points, used, slope kept (1/0) */
+    double kind, attempts;                    /**< ISOCHRON_LM_*; measurements of the pair (refits + 1) */
+    double inj_offset, inj_drift, inj_ddrift, inj_jitter; /**< injected skew (isochron_skew_t) */
+    double trk_drift, trk_drift_se, trk_ddrift, trk_noise; /**< isochron_track_info_t: the filter */
+    double trk_refreshes, trk_cost, trk_updates, trk_aside; /**< isochron_track_info_t: its work */
+    double timens;                            /**< the kernel's monotonic offset of this rank's time namespace (s) */
+} isochron_check_rank_t;
+#define ISOCHRON_CHECK_RANK_NDOUBLES ((int)(sizeof(isochron_check_rank_t) / sizeof(double)))
+/** \brief This rank's entry from its sync report, injected skew and tracking (zeroed: not tracked);
+ *  timens: isochron_truth_timens_offset(). */
+isochron_check_rank_t isochron_check_rank_make(const isochron_sync_report_t *rep, const isochron_skew_t *skew,
+                                               const isochron_track_info_t *track, double timens);
+
+/** A clock check as rank 0 reports it (isochron_sync_check_each). */
+typedef struct {
+    const char *tool;           /**< "isochron-clock" */
+    const char *run_json;       /**< the run's context, a JSON object whose members open the context record */
+    const char *timer;          /**< base timer name */
+    const char *sync_spec;      /**< the sync spec as run (isochron_sync_spec_format) */
+    const isochron_sync_report_t *sync;
+    int node_size;              /**< --node-size (0: from the host names) */
+    const char *truth;          /**< what the true offsets are measured against ("kernel_clock_monotonic",
+                                     "simulated_time"); NULL: no truth */
+    const char *skew_spec;      /**< the injected skew's spec; NULL: none injected */
+    long check_pingpongs;
+    int tracking;               /**< the clock was tracked between the checks */
+    int nranks;
+    const isochron_check_rank_t *ranks; /**< nranks entries */
+    int nwaits;
+    const double *waits;        /**< nwaits wait times (s) */
+    const isochron_accuracy_t *acc; /**< acc[rank * nwaits + w] */
+} isochron_check_run_t;
+
+/** The error bounds of wait \p w over the ranks: the largest statistical and hard ones, and which one
+ *  to state (the hard one when any rank's statistical premises failed, its measured offset excludes the
+ *  statistical bound, or the hard one is the smaller: isochron_track_errors' rule). */
+typedef struct {
+    double stat, hard;
+    int kind_hard;
+} isochron_check_bounds_t;
+isochron_check_bounds_t isochron_check_bounds(const isochron_accuracy_t *acc, int nranks, int nwaits, int w);
+
+/** \brief Before the first wait: the "context", "sync" and one "model" record per rank. */
+int isochron_report_check_head(FILE *f, const isochron_check_run_t *run);
+/** \brief Wait \p w measured: one "accuracy" record per rank and the wait's "summary". */
+int isochron_report_check_wait(FILE *f, const isochron_check_run_t *run, int w);
+/** \brief After the check, when tracked: the "track" record (refreshes, cost, every rank's filter). */
+int isochron_report_check_track(FILE *f, const isochron_check_run_t *run);
+
+/** The barrier experiments' run as rank 0 reports it (isochron-barrier's options and context). */
+typedef struct {
+    const char *tool;           /**< "isochron-barrier" */
+    const char *run_json;       /**< the run's context (a JSON object), the context's "run" */
+    const char *clock_sync_json;/**< the synchronization (a JSON object), the context's "clock_sync" */
+    const char *timer;
+    int nprocs, nodes, oversubscribed, barriers_yield;
+    int nbarriers, nexperiments;
+    const char *const *barriers;    /**< the barriers measured */
+    const char *const *experiments; /**< the experiments run ("skew", "cost", "shift", "payoff") */
+    int calls, trials, payoff_trials;
+    double threshold, spread, skew_spread, slack, late_tolerance;
+    const char *wait;           /**< how barriers wait: "spin", "yield", "auto" */
+    long long seed;
+    const char *bind;
+    int bound_by_isochron;
+} isochron_barrier_run_t;
+
+/** \brief The "context" record of the barrier experiments. */
+int isochron_report_barrier_context(FILE *f, const isochron_barrier_run_t *run);
+/** \brief The "rds_constants" record: RDS's b_s, s and d as used. */
+int isochron_report_barrier_rds(FILE *f, const isochron_rds_info_t *ri);
+/** \brief One "skew" or "shift" record (\p type) of one configuration: counts, the experiment's fields
+ *  (shift: reference, threshold, spread, success rate), median/p95/max/mean of the values, the clock's
+ *  error, every sample. */
+int isochron_report_barrier_samples(FILE *f, const char *type, const isochron_barrier_samples_t *sm,
+                                    const isochron_barrier_run_t *run);
+/** \brief The "cost" record of one barrier: its engine point (Round-Time, global method). */
+int isochron_report_barrier_cost(FILE *f, const isochron_point_t *p, const char *barrier);
+/** \brief The "payoff" record: RDS + shift against the shift alone, measured and modelled. */
+int isochron_report_barrier_payoff(FILE *f, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *run);
 
 /* ------------------------------------------------------------------------ */
 /* JSON writer: every JSON Lines record of isochron (library and drivers)    */

@@ -386,17 +386,24 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
     return ISOCHRON_OK;
 }
 
+/* the end record of every driver (each names what it counts) */
+int isochron_report_end_record(FILE *f, const char *count_key, int count, double wall_s, int complete)
+{
+    if (!f || !count_key) return isochron_set_error(ISOCHRON_EINVAL, "end record: no stream or count key");
+    isochron_json_t j;
+    isochron_json_init(&j, f);
+    isochron_json_record_begin(&j, "end");
+    isochron_json_kint(&j, count_key, count);
+    isochron_json_knumber(&j, "wall_s", wall_s);
+    isochron_json_kbool(&j, "complete", complete);
+    isochron_json_record_end(&j);
+    return ISOCHRON_OK;
+}
+
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete)
 {
-    if (r->fmt == FMT_JSONL) {
-        isochron_json_t j;
-        isochron_json_init(&j, r->f);
-        isochron_json_record_begin(&j, "end");
-        isochron_json_kint(&j, "points", npoints);
-        isochron_json_knumber(&j, "wall_s", wall_s);
-        isochron_json_kbool(&j, "complete", complete);
-        isochron_json_record_end(&j);
-    } else if (r->fmt == FMT_TABLE)
+    if (r->fmt == FMT_JSONL) isochron_report_end_record(r->f, "points", npoints, wall_s, complete);
+    else if (r->fmt == FMT_TABLE)
         fprintf(r->f, "\n%d points in %.1f s%s\n", npoints, wall_s, complete ? "" : " (incomplete)");
     else
         fprintf(r->f, "# end: %d points, %.3f s, %s\n", npoints, wall_s, complete ? "complete" : "incomplete");
@@ -414,6 +421,49 @@ int isochron_report_point_labeled(isochron_reporter_t *r, const isochron_point_t
     isochron_point_t q = *p;
     snprintf(q.op, sizeof q.op, "%s", label);
     return isochron_report_point(r, &q, scheme, method);
+}
+
+/* the extra fields of a "pair" or "triplet" record after the point's: numbers made by the one writer */
+int isochron_report_pairs(isochron_reporter_t *r, const char *mode, size_t bytes, int p, int reps, double wall,
+                          const isochron_pair_t *pr)
+{
+    if (!r || !mode || (!pr && p > 1)) return isochron_set_error(ISOCHRON_EINVAL, "pair records: no reporter, mode or pairs");
+    char mj[32], wj[40], sj[40], gj[40], ij[16], jj[16], label[40];
+    snprintf(mj, sizeof mj, "\"%.24s\"", mode);
+    isochron_json_format_number(wall, wj, sizeof wj);
+    int rc = ISOCHRON_OK;
+    for (int k = 0; k < p * (p - 1) / 2 && !rc; k++) {
+        isochron_point_t pt;
+        isochron_point_p2p(&pt, "allpairs", bytes, pr[k].i, p, reps, &pr[k].s, 2);
+        snprintf(ij, sizeof ij, "%d", pr[k].i);
+        snprintf(jj, sizeof jj, "%d", pr[k].j);
+        snprintf(label, sizeof label, "allpairs:%d-%d", pr[k].i, pr[k].j);
+        isochron_json_format_number(pr[k].send_s, sj, sizeof sj);
+        isochron_json_format_number(pr[k].gap_s, gj, sizeof gj);
+        isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"mode", mj}, {"send_s", sj}, {"gap_s", gj}, {"wall_s", wj}};
+        rc = isochron_report_point_labeled(r, &pt, "none", "roundtrip", "pair", ex, 6, label);
+    }
+    return rc;
+}
+
+int isochron_report_triplets(isochron_reporter_t *r, size_t bytes, int p, int reps, double wall, const isochron_triplet_t *tr,
+                             int n)
+{
+    if (!r || (!tr && n > 0)) return isochron_set_error(ISOCHRON_EINVAL, "triplet records: no reporter or triplets");
+    char wj[40], ij[16], jj[16], kj[16], label[48];
+    isochron_json_format_number(wall, wj, sizeof wj);
+    int rc = ISOCHRON_OK;
+    for (int t = 0; t < n && !rc; t++) {
+        isochron_point_t pt;
+        isochron_point_p2p(&pt, "p2t", bytes, tr[t].i, p, reps, &tr[t].s, 3);
+        snprintf(ij, sizeof ij, "%d", tr[t].i);
+        snprintf(jj, sizeof jj, "%d", tr[t].j);
+        snprintf(kj, sizeof kj, "%d", tr[t].k);
+        snprintf(label, sizeof label, "p2t:%d-%d+%d", tr[t].i, tr[t].j, tr[t].k);
+        isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"k", kj}, {"wall_s", wj}};
+        rc = isochron_report_point_labeled(r, &pt, "none", "roundtrip", "triplet", ex, 4, label);
+    }
+    return rc;
 }
 
 int isochron_report_matrix(isochron_reporter_t *r, const char *mode, size_t bytes, int p, int reps, double wall, const isochron_pair_t *pr)
