@@ -449,7 +449,7 @@ int main(int argc, char **argv)
                 nbad++;
                 if (rank == 0) {
                     fprintf(stderr, "isochron-shmem: %s: validation failed, no result: %s\n", what, isochron_last_error());
-                    char sentence[256], text[600];
+                    char sentence[256], text[960];
                     isochron_shmem_defect_sentence(&defect, sentence, sizeof sentence);
                     snprintf(text, sizeof text, "%s: %s", sentence, defect.detail);
                     char *dj = NULL;
@@ -469,9 +469,13 @@ int main(int argc, char **argv)
                 app_interrupt_count(++written);
                 if (!quiet) {
                     double el = isochron_truth_now() - wall0, eta = el / done_pts * (total - done_pts);
-                    char tb[32];
-                    fprintf(stderr, "[%d/%d] %s %zu B: mean %s, %d reps (ETA %.0f s)\n", done_pts, total, pt.op, pt.bytes,
-                            isochron_fmt_time(pt.s.mean, tb, sizeof tb), pt.valid, eta);
+                    char tb[32], rb[40];
+                    /* never a negative time (issue 26): a mean below the resolution is shown as the table shows it */
+                    if (isochron_point_below_resolution(&pt) && !(pt.s.mean >= pt.resolution))
+                        snprintf(rb, sizeof rb, "<= %s", isochron_fmt_time(pt.resolution, tb, sizeof tb));
+                    else
+                        isochron_fmt_time(pt.s.mean, rb, sizeof rb);
+                    fprintf(stderr, "[%d/%d] %s %zu B: mean %s, %d reps (ETA %.0f s)\n", done_pts, total, pt.op, pt.bytes, rb, pt.valid, eta);
                 }
             }
         }

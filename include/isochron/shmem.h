@@ -129,7 +129,7 @@ void isochron_shmem_opts_default(isochron_shmem_opts_t *o);
 typedef struct {
     char call[64];    /**< the library call, e.g. "shmem_long_atomic_fetch_and" */
     char what[96];    /**< what it did, e.g. "left the target unchanged" */
-    char detail[256]; /**< the observation: where, expected and got */
+    char detail[640]; /**< the observation: where, expected and got (and, for progress defects, the remedy) */
 } isochron_shmem_defect_t;
 
 /** \brief "<call> on symmetric-heap memory <what>" into buf (the summary line of a defect). */

@@ -195,6 +195,42 @@ static int validate_amo(isochron_shmem_ctx_t *c)
 /* ---- locks (sec. 4.5) ----------------------------------------------------- */
 #define LOCK 10 /* sig[LOCK]: the lock word, sig[LOCK+1]: a counter on PE 0 guarded by it */
 
+/* lock_roundrobin's wait for turn `mine` (turn counter on PE 0, polled with shmem_long_atomic_fetch). Open MPI 4.1.4's
+ * oshmem over UCX on TCP (across nodes: the namespace cluster) serves a remote PE's atomics on this PE's memory only
+ * inside calls that progress the library, and PE 0's fetch of its own counter is not one: PE 0 polled while PE 1's
+ * shmem_long_atomic_inc on the counter waited, and the point hung until the watchdog (the default run across nodes never
+ * finished). As `test` does (rma.c): after RR_PATIENCE s without the turn, the library is progressed from outside
+ * (MPI_Iprobe: Open MPI drives both libraries from one progress engine; shmem_quiet) while polling, for the rest of the
+ * repetition so that every PE finishes its turns; *stalled = 1 then (the caller names the defect: the time is not the
+ * lock's), ETIMEOUT if even that brings no turn within RR_PATIENCE s. Where the library progresses, nothing changes. */
+#define RR_PATIENCE 5.0
+static int rr_wait_turn(isochron_shmem_ctx_t *c, long *turn, long mine, int *stalled, double *waited)
+{
+    if (!*stalled) {
+        double t0 = NAN;
+        for (unsigned k = 1;; k++) {
+            if (shmem_long_atomic_fetch(turn, 0) == mine) return ISOCHRON_OK;
+            if (c->oversubscribed) sched_yield(); /* a spinning waiter would take the core of the PE whose turn it is */
+            if ((k & 1023u) == 0) { /* the clock read only once a wait is long */
+                double now = isochron_truth_now();
+                if (isnan(t0)) t0 = now;
+                else if (now - t0 > RR_PATIENCE) { *waited = now - t0; break; }
+            }
+        }
+    }
+    double t1 = isochron_truth_now();
+    while (shmem_long_atomic_fetch(turn, 0) != mine) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+        shmem_quiet();
+        if (isochron_truth_now() - t1 > RR_PATIENCE)
+            return isochron_set_error(ISOCHRON_ETIMEOUT, "lock_roundrobin: PE %d waited %.0f s for turn %ld (the turn counter on PE 0 stayed at %ld)", c->me,
+                                      *stalled ? RR_PATIENCE : 2 * RR_PATIENCE, mine, shmem_long_atomic_fetch(turn, 0));
+    }
+    *stalled = 1;
+    return ISOCHRON_OK;
+}
+
 static int run_lock(isochron_shmem_ctx_t *c, double *t, int *act)
 {
     const isochron_shmem_op_t *op = c->op;
@@ -218,17 +254,27 @@ static int run_lock(isochron_shmem_ctx_t *c, double *t, int *act)
     }
     if (!strcmp(op->name, "lock_roundrobin")) { /* PEs take the lock in turn 0, 1, ..., n-1, n rounds per iteration */
         *act = 1;
-        long *turn = &c->sig[LOCK + 3];
+        long *turn = &c->sig[LOCK + 3], stalled_at = -1;
+        int stalled = 0;
+        double waited = 0;
         double t0 = shm_now(c);
         for (long i = 0; i < c->iters; i++) {
             long mine = i * c->npes + ME;
-            while (shmem_long_atomic_fetch(turn, 0) != mine)
-                if (c->oversubscribed) sched_yield(); /* a spinning waiter would take the core of the PE whose turn it is */
+            int was = stalled;
+            if ((rc = rr_wait_turn(c, turn, mine, &stalled, &waited))) return rc;
+            if (stalled && !was) stalled_at = mine;
             shmem_set_lock(lk);
             shmem_long_atomic_inc(turn, 0);
             shmem_quiet();
             shmem_clear_lock(lk);
         }
+        if (stalled) /* every PE has had its turns: the others are not left waiting */
+            return shm_defect(c, "shmem_long_atomic_fetch", "did not progress communication",
+                              "PE %d polled the turn counter on PE 0 with it %.0f s for turn %ld while PE %ld's atomics on the counter waited; the turn "
+                              "came as soon as the library was progressed by other calls (shmem_quiet, MPI_Iprobe): remote atomics on a PE's "
+                              "memory move only while that PE is in a progressing call (Open MPI oshmem over UCX TCP); remedy: run "
+                              "lock_roundrobin with its PEs on one node, or over a network UCX drives in hardware (RDMA)",
+                              ME, waited, stalled_at, (stalled_at - 1 + c->npes) % c->npes);
         *t = (shm_now(c) - t0) / ((double)c->iters * c->npes);
         c->res = c->tres / ((double)c->iters * c->npes);
         shm_timed(c, c->iters * c->npes, "origin");

@@ -179,7 +179,9 @@ static int test_defect(isochron_shmem_ctx_t *c, long want, int from)
 {
     return shm_defect(c, "shmem_long_test", "did not progress communication",
                       "PE %d polled it %.0f s for flag %ld from PE %d, which arrived as soon as the library was progressed by "
-                      "other calls (shmem_quiet, MPI_Iprobe): it moves remote puts only inside blocking calls", ME, TEST_PATIENCE, want, from);
+                      "other calls (shmem_quiet, MPI_Iprobe): it moves remote puts only inside blocking calls; remedy: run test with its "
+                      "PEs on one node, or over a network UCX drives in hardware (RDMA); wait_until (shmem_long_wait_until) progresses",
+                      ME, TEST_PATIENCE, want, from);
 }
 
 /* ping-pong of `bytes` with a put, a fence and a flag the partner waits for; one-way time = half the round trip */

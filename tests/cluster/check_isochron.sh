@@ -12,7 +12,7 @@
 #     RMA: with Open MPI 4.1.4's default osc (rdma), which fails MPI_Win_allocate over TCP, the cause
 #     and remedy in one sentence; with --mca osc ucx, put/get points whose truth is within the bound;
 #  4b. isochron-shmem across the nodes: synchronized over the shmem transport, put and wait_until
-#     measured, shmem_long_test measured or named as a library defect (exit 4);
+#     measured, shmem_long_test and lock_roundrobin measured or named as library defects (exit 4);
 #  5. jk, and a three-level spec (hca3+hca3+prop with --node-size 2 over 2 x 2 ranks... as
 #     hca3+hca3 at node blocks): synchronized, bounds covering the truth;
 #  6. isochron-barrier across the nodes: its clock's true error within its bound;
@@ -85,11 +85,15 @@ rc=0; L 2 "$build/isochron-bench" --ops put_lockall --sizes 8 --quiet > "$out/rm
 L 2 --mca osc ucx "$build/isochron-bench" --ops put_lockall,get_lockall --sizes 8 --skew drift=2,seed=5158,by=host --quiet \
   --jsonl "$out/rma.jsonl" > "$out/rma.txt" 2>&1 || { echo "check_isochron: FAIL: RMA across nodes with --mca osc ucx exited $?"; cat "$out/rma.txt"; exit 1; }
 # OpenSHMEM across nodes (oshmem over UCX's TCP): the clock's sync over the shmem transport and a put and
-# a wait_until measured; shmem_long_test, which does not progress remote puts in this library, is either
-# measured or named as a library defect (exit 4), never a hang
-rc=0; L 2 "$build/isochron-shmem" --ops put,wait_until,test --sizes 8 --watchdog 60 --quiet --jsonl "$out/shmem.jsonl" > "$out/shmem.txt" 2>&1 || rc=$?
-[ $rc -eq 0 ] || { [ $rc -eq 4 ] && grep -q "library defect: shmem_long_test .*did not progress communication" "$out/shmem.txt"; } ||
+# a wait_until measured; shmem_long_test, which does not progress remote puts in this library, and
+# lock_roundrobin's poll of the turn counter on PE 0 with shmem_long_atomic_fetch, which does not progress
+# PE 1's atomics on it, are either measured or named as library defects (exit 4), never a hang; no other defect
+rc=0; L 2 "$build/isochron-shmem" --ops put,wait_until,test,lock_roundrobin --sizes 8 --watchdog 60 --quiet --jsonl "$out/shmem.jsonl" > "$out/shmem.txt" 2>&1 || rc=$?
+[ $rc -eq 0 ] || { [ $rc -eq 4 ] && grep -q "library defect: shmem_long_\(test\|atomic_fetch\) on symmetric-heap memory did not progress communication" "$out/shmem.txt" &&
+  ! grep "library defect: " "$out/shmem.txt" | grep -qv "library defect: shmem_long_\(test\|atomic_fetch\) on symmetric-heap memory did not progress communication"; } ||
   { echo "check_isochron: FAIL: isochron-shmem across nodes exited $rc:"; cat "$out/shmem.txt"; exit 1; }
+python3 -c "import json,sys; p={r['op']: r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'point'}; sys.exit(0 if all((p.get(o) or {}).get('median_s') for o in ('put', 'wait_until')) else 1)" "$out/shmem.jsonl" ||
+  { echo "check_isochron: FAIL: isochron-shmem across nodes: put and wait_until not both measured"; cat "$out/shmem.txt"; exit 1; }
 # under Slurm, when it is installed (tests/cluster/run.sh installs it): srun of the Open MPI build over PMIx
 if [ -n "$slurm" ]; then
   "$cl" slurm-up > "$out/slurm-up.txt" 2>&1 || { echo "check_isochron: FAIL: Slurm did not start in the cluster"; cat "$out/slurm-up.txt"; exit 1; }
