@@ -111,8 +111,9 @@
 #              right neighbour) when a call is short (k in the record), else one epoch (lock_all, access,
 #              flush, unlock_all) at the origin, and reports the median over repetitions per call.
 #   fence latency     OSU: rank 0 fence, access, fence, fence and rank 1 fence, fence, access, fence, the
-#              loop's time / iterations / 2 (one epoch with one origin); isochron: one epoch (fence, access,
-#              fence) in which both ranks access each other, at the origin (the largest of the two).
+#              loop's time / iterations / 2 (two epochs, each with one origin, in three fences: 1.5 fences per
+#              figure); isochron: one epoch (fence, access, fence: 2 fences) in which both ranks access each other,
+#              at the origin (the largest of the two).
 #   accumulate        OSU: MPI_CHAR elements, MPI_SUM; isochron: MPI_INT (reductions take int, long, float,
 #              double), so size / 4 elements. fetch_and_op: OSU MPI_LONG_LONG, isochron --dtype long, one
 #              element at 8 B. compare_and_swap: OSU MPI_LONG_LONG (8 B), isochron one MPI_INT (4 B): on
@@ -122,15 +123,38 @@
 #              all iterations over their time; isochron: --msg-window OSU_RMA_WINDOW (32) accesses per epoch
 #              (lock_all, W accesses, flush, unlock_all; or fence, W, fence), rank 0 the only origin for put_bw
 #              and get_bw, both for put_bibw, MB/s of the median epoch.
-#   Measured (bench/results/peers-rma-2ranks-2cores-ompi414.txt, OSU 5.3, 2 launches, load 8 on 2 cores, so
-#              ratios, not verdicts): lock_all + flush latency at 8 B-1 KiB agrees (iso/OSU 0.87-1.08 for put, get,
-#              accumulate, get_accumulate; fetch_and_op 0.72; get 8 B 0.48 and get_accumulate 1 KiB 0.18 where OSU's
-#              launch range spans 2-13x). At 64 KiB isochron is 1.1-1.7x: both ranks copy at once in its ring, where
-#              OSU has one origin (as put/get_lockall above). At 1 MiB, under fence, and for the bandwidths OSU's
-#              launch ranges span 2-10x (its mean over back-to-back iterations takes every descheduling of either
-#              rank; a fence epoch needs both) while isochron's medians over synchronized repetitions vary less;
-#              those rows (isochron 0.07-0.5x OSU's fence latency, 3-14x its bandwidth at 8 B-1 KiB) are not explained
-#              by a method difference yet: repeat on a quiet machine before reading them.
+#   loop length       OSU 5.x times ONE loop per size, 10000 iterations up to 8 KiB, above 100 (latency) or 30
+#              (bandwidth; 10 warm-up), and prints its mean; isochron times repetitions of one epoch (or of a loop of
+#              k ~ 20-170 calls, auto) from a common start and prints their median. On this 2-core VM, where other
+#              jobs keep the load at 5-12, the timed interval's length decides the figure: a loop of many ms is
+#              stretched by every stretch in which a rank it needs has no core (flush: rank 0 alone, the target is
+#              passive; fence: both ranks, as each fence waits for the other, so a lock-stepped fence loop advances
+#              only while both hold a core at once), where a repetition of a few us rarely loses its core and the
+#              median leaves out those that did (Round-Time also discards repetitions whose start a rank missed).
+#              The OSU -i column of the table (OSU_RMA_SHORT iterations, default 100; OSU 5.x applies -i up to 8 KiB)
+#              shows it in every run. Experiments (helper osu, issue 26, 2026-11-26, load 5.7-9.1; each pair in the
+#              same minute, commands in its report):
+#     (1) fence latency, OSU 5-15x isochron: put 8 B, OSU -i 100 0.51-0.58 us, -i 1000 0.64-7.1, -i 10000 (its
+#              default) 10.9-19.4 us; isochron --timing loop:25 0.70-0.72 us, loop:1000 0.70-10.2, loop:10000 10.2-28
+#              (the median of 3-7 such repetitions). So isochron timed as OSU times reads OSU's figure, and OSU timed
+#              short reads isochron's less about a quarter, its 1.5 fences against isochron's 2. Nice -20 for both
+#              ranks changed nothing (sched_autogroup is on: nice orders processes only within their session).
+#     (2) 1 MiB latency, isochron 0.15-0.5x OSU: OSU's 100 iterations are a 5-40 ms loop. put/get under flush at
+#              1 MiB (3 interleaved launches, load 6-12): OSU 250 [46, 338] / 362 [46, 396] us, isochron 55 [49, 185] /
+#              54 [47, 204], isochron --timing loop:100 (OSU's loop) 172 [130, 345] / 163 [150, 430]; OSU's best launch
+#              equals isochron's median, and isochron's own mean over its single epochs was 100-200 us.
+#     (3) bandwidth at 8 B-1 KiB, isochron 3-14x OSU: one OSU iteration is a window of 32 accesses, 10000 of them a
+#              30-900 ms loop. put_bw 8 B / 1 KiB (2 rounds, load 7.7-9.1): flush OSU -i 100 125-212 / 6524-11966
+#              MB/s, -i 10000 23-49 / 1238-2959; isochron auto 131-151 / 7940-9690, loop:1000 60-107 / 1852-3702;
+#              fence OSU -i 100 87-97 / 7404-9069, -i 10000 5.3-11 / 413-644; isochron auto 79-80 / 6716-7251,
+#              loop:1000 5.2 / 108-269.
+#     (4) bandwidth at 64 KiB-1 MiB under fence, isochron below OSU in the load-8 table: a window is 2-32 MiB, an
+#              epoch 0.3-30 ms, as long as the intervals in which a rank waits for a core, so neither tool's interval
+#              escapes them and both launch ranges span 3-25x; the sign is not stable: put_bw_fence 64 KiB iso/OSU
+#              1.12 (load 6-8) and 0.45 (load 6-12), 1 MiB 0.57 and 1.14; get_bw_fence 64 KiB 5.6, 1 MiB 0.67 (ranges
+#              overlapping in each). Not a method difference: the machine's state, read from ratios of the same run.
+#   Lock_all + flush latency at 8 B-64 KiB agrees within the launch ranges (as put/get_lockall above; at 64 KiB
+#              both ranks copy at once in isochron's ring, OSU has one origin).
 #
 # SET=shmem (issue 29 item 4): OpenSHMEM throughput, isochron-shmem's tput family against OSU's osu_oshm_*
 # (OSU_SHMEM_DIR: the directory holding them, default OSU_DIR/openshmem; built outside the repository with
@@ -168,6 +192,8 @@ case "$SET" in default|rma|shmem|all) ;; *) echo "peers.sh: SET='$SET': choose d
 OSU_SHMEM_DIR=${OSU_SHMEM_DIR:-${OSU_DIR:-/nonexistent}/openshmem}
 OSU_RMA_DIR=${OSU_RMA_DIR:-${OSU_DIR:-/nonexistent}/one-sided}
 OSU_RMA_WINDOW=${OSU_RMA_WINDOW:-32}
+OSU_RMA_SHORT=${OSU_RMA_SHORT:-100}
+case "$OSU_RMA_SHORT" in ''|*[!0-9]*) echo "peers.sh: OSU_RMA_SHORT='$OSU_RMA_SHORT': choose a number of iterations >= 0 (0: no short-loop column)" >&2; exit 2;; esac
 case "$OSU_BUFS" in single|multiple) ;; *) echo "peers.sh: OSU_BUFS='$OSU_BUFS': choose single or multiple" >&2; exit 2;; esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -282,19 +308,27 @@ if [ "$SET" != default ]; then
         --sizes 4 --dtype int --quiet --format none --jsonl "$out/rma-iso-cas-$i.jsonl" 2>/dev/null || true
     tools/mpirun-local -np 2 "$BUILD/isochron-bench" --ops put_bw_lockall,get_bw_lockall,put_bw_fence,get_bw_fence,put_bibw_fence \
         --sizes "$SIZES" --msg-window "$OSU_RMA_WINDOW" --quiet --format none --jsonl "$out/rma-iso-bw-$i.jsonl" || true
-    for s in flush fence; do
-      osur osu_put_latency "put_lat_$s" -s $s
-      osur osu_get_latency "get_lat_$s" -s $s
-      osur osu_acc_latency "accumulate_lat_$s" -s $s
-      osur osu_get_acc_latency "get_accumulate_lat_$s" -s $s
-      osur osu_fop_latency "fetch_and_op_lat_$s" -s $s
-      osur osu_cas_latency "compare_and_swap_lat_$s" -s $s
-      osur osu_put_bw "put_bw_$s" -s $s
-      osur osu_get_bw "get_bw_$s" -s $s
+    # OSU's default loop, then (OSU_RMA_SHORT > 0) the same benchmark with a loop of OSU_RMA_SHORT iterations (-i,
+    # 10 warm-up: OSU 5.x applies it up to 8 KiB), the column that shows the loop's length at work
+    for pass in default short; do
+      [ "$pass" = short ] && [ "$OSU_RMA_SHORT" -le 0 ] && continue
+      pre=; extra=()
+      [ "$pass" = short ] && { pre=short-; extra=(-i "$OSU_RMA_SHORT" -x 10); }
+      for s in flush fence; do
+        osur osu_put_latency "${pre}put_lat_$s" -s $s "${extra[@]}"
+        osur osu_get_latency "${pre}get_lat_$s" -s $s "${extra[@]}"
+        osur osu_acc_latency "${pre}accumulate_lat_$s" -s $s "${extra[@]}"
+        osur osu_get_acc_latency "${pre}get_accumulate_lat_$s" -s $s "${extra[@]}"
+        osur osu_fop_latency "${pre}fetch_and_op_lat_$s" -s $s "${extra[@]}"
+        osur osu_cas_latency "${pre}compare_and_swap_lat_$s" -s $s "${extra[@]}"
+        osur osu_put_bw "${pre}put_bw_$s" -s $s "${extra[@]}"
+        osur osu_get_bw "${pre}get_bw_$s" -s $s "${extra[@]}"
+      done
+      osur osu_put_bibw "${pre}put_bibw_fence" -s fence "${extra[@]}"
     done
-    osur osu_put_bibw "put_bibw_fence" -s fence
+    echo "one-sided launch $i of $LAUNCHES done at load $(cut -d' ' -f1-3 /proc/loadavg)"
   done
-  $PY - "$out" "$LAUNCHES" "$bytes" <<'PY'
+  OSU_RMA_SHORT=$OSU_RMA_SHORT $PY - "$out" "$LAUNCHES" "$bytes" <<'PY'
 import glob, json, os, statistics, sys
 d, n, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split()]
 vals, how = {}, {}
@@ -317,22 +351,30 @@ for i in range(1, n + 1):
             how.setdefault((key, r["bytes"]), set()).add(t)
     for f in glob.glob(os.path.join(d, f"rma-osu-*-{i}.txt")):
         key = os.path.basename(f)[len("rma-osu-"):-len(f"-{i}.txt")]
+        tool = "OSU"
+        if key.startswith("short-"): tool, key = "OSUs", key[len("short-"):]
         for line in open(f):
             x = line.split()
             if len(x) >= 2 and x[0].isdigit():
-                try: add("OSU", key, int(x[0]), float(x[1]))
+                # OSU 5.x's -i applies up to 8 KiB (LARGE_MESSAGE_SIZE); above, its short run is its default loop
+                if tool == "OSUs" and int(x[0]) > 8192: continue
+                try: add(tool, key, int(x[0]), float(x[1]))
                 except ValueError: pass
 def cell(v):
     return "-" if not v else f"{statistics.median(v):.4g} [{min(v):.4g}, {max(v):.4g}]"
 keys = [f"{op}_lat_{s}" for s in ("flush", "fence") for op in ("put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap")]
 keys += [f"{op}_{s}" for s in ("flush", "fence") for op in ("put_bw", "get_bw")] + ["put_bibw_fence"]
-print(f"\n## One-sided, 2 ranks: OSU against isochron (--timing auto), {n} launches each (lat: us, bw: MB/s)\n")
-print(f"{'benchmark':<30}{'size':>9}  {'OSU median [launch range]':<30} {'isochron':<30} {'iso/OSU':<8} isochron timing")
+short = os.environ.get("OSU_RMA_SHORT", "100")
+print(f"\n## One-sided, 2 ranks: OSU against isochron (--timing auto), {n} launches each (lat: us, bw: MB/s);"
+      f" OSU -i {short}: OSU's loop cut to {short} iterations (up to 8 KiB)\n")
+print(f"{'benchmark':<30}{'size':>9}  {'OSU median [launch range]':<30} {'isochron':<30} {'iso/OSU':<8} {'OSU -i ' + short:<30} {'iso/OSU -i':<11}"
+      " isochron timing")
+def ratio(a, b): return f"{statistics.median(a) / statistics.median(b):.2f}" if a and b else "-"
 for k in keys:
     for s in (sizes if not k.startswith(("fetch_and_op", "compare_and_swap")) else [4, 8] if k.startswith("compare") else [8]):
-        o, iso = vals.get(("OSU", k, s)), vals.get(("isochron", k, s))
-        ratio = f"{statistics.median(iso) / statistics.median(o):.2f}" if o and iso else "-"
-        print(f"{k:<30}{s:>9}  {cell(o):<30} {cell(iso):<30} {ratio:<8} {', '.join(sorted(how.get((k, s), [])))}")
+        o, iso, osh = vals.get(("OSU", k, s)), vals.get(("isochron", k, s)), vals.get(("OSUs", k, s))
+        print(f"{k:<30}{s:>9}  {cell(o):<30} {cell(iso):<30} {ratio(iso, o):<8} {cell(osh):<30} {ratio(iso, osh):<11}"
+              f" {', '.join(sorted(how.get((k, s), [])))}")
 PY
   [ "$SET" = rma ] && exit 0
 fi
