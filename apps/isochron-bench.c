@@ -423,57 +423,15 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
 }
 #undef FAIL
 
-/* The context record (rank 0): the run, the clock, the scheme and every option, each value made by the one JSON writer. */
+/* The context record (rank 0): the run, the clock, the scheme and every option (src/report/bench_records.c). */
 static void write_context(isochron_reporter_t **reps, const run_t *r, const char *ctxbuf, const char *bind, int self_bound, double late_cap,
                           const app_clock_t *ck, int over, int nodes)
 {
-    /* the context's values as JSON text, each made by the one JSON writer */
-    char *opts_json = NULL, *vals[5] = {NULL, NULL, NULL, NULL, NULL};
-    isochron_json_t j;
-    if (isochron_json_open_string(&j) == ISOCHRON_OK) {
-        isochron_json_object_begin(&j);
-        isochron_json_kint(&j, "min_reps", r->bo.min_reps);
-        isochron_json_kint(&j, "max_reps", r->bo.max_reps);
-        isochron_json_kint(&j, "max_attempts", r->bo.max_attempts);
-        isochron_json_knumber(&j, "rel_ci", r->bo.rel_ci);
-        isochron_json_kstring(&j, "ci_of", r->bo.ci_mean ? "mean" : "median");
-        isochron_json_knumber(&j, "ci_level", r->bo.ci_level);
-        isochron_json_knumber(&j, "budget_s", r->bo.budget);
-        isochron_json_kint(&j, "warmup", r->bo.warmup);
-        isochron_json_kstring(&j, "barrier", r->bo.barrier);
-        isochron_json_kbool(&j, "barrier_twice", r->bo.barrier_twice);
-        isochron_json_knumber(&j, "slack", r->bo.slack);
-        isochron_json_knumber(&j, "late_cap", late_cap);
-        isochron_json_kint(&j, "retries", r->bo.retries);
-        isochron_json_knumber(&j, "retry_below", r->bo.retry_below);
-        isochron_json_kstring(&j, "bind", bind);
-        isochron_json_kbool(&j, "bound_by_isochron", self_bound);
-        isochron_json_knumber(&j, "window_s", r->bo.window);
-        isochron_json_kint(&j, "msg_window", r->msg_window);
-        isochron_json_kint(&j, "threads", r->threads);
-        isochron_json_kint(&j, "partitions", r->partitions);
-        isochron_json_kbool(&j, "thread_multiple", r->provided == MPI_THREAD_MULTIPLE);
-        isochron_json_kint(&j, "validate", r->bo.validate);
-        isochron_json_kint(&j, "cache_clear_bytes", (long long)r->bo.cache_bytes);
-        if (r->bo.inject_slowdown > 0) isochron_json_knumber(&j, "inject_slowdown", r->bo.inject_slowdown);
-        isochron_json_kint(&j, "passes", r->passes);
-        if (r->init != ISOCHRON_INIT_WORLD) isochron_json_kstring(&j, "init", isochron_init_name(r->init)); /* world: as before */
-        isochron_json_object_end(&j);
-        opts_json = isochron_json_close_string(&j);
-    }
-    const char *strs[4] = {r->bo.scheme, r->bo.method, isochron_timer_name(ck->timer), r->bo.timing};
-    for (int i = 0; i < 4; i++)
-        if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, strs[i]); vals[i] = isochron_json_close_string(&j); }
-    char over_j[8], nodes_j[16], np_j[16];
-    snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
-    snprintf(nodes_j, sizeof nodes_j, "%d", nodes);
-    snprintf(np_j, sizeof np_j, "%d", r->nprocs);
-    isochron_kv_t kv[] = {{"tool", "\"isochron-bench\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
-                          {"timer", vals[2]}, {"clock_sync", ck->json}, {"scheme", vals[0]}, {"method", vals[1]}, {"timing", vals[3]}, {"options", opts_json}};
-    int nkv = (int)(sizeof kv / sizeof kv[0]);
-    for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
-    free(opts_json);
-    for (int i = 0; i < 4; i++) free(vals[i]);
+    isochron_bench_run_t br = {"isochron-bench", ctxbuf, ck->json, isochron_timer_name(ck->timer), r->nprocs, nodes, over,
+                               &r->bo, late_cap, bind, self_bound, r->msg_window, r->threads, r->partitions,
+                               r->provided == MPI_THREAD_MULTIPLE, r->passes, r->init};
+    for (int i = 0; i < 3; i++)
+        if (reps[i]) isochron_report_bench_context(reps[i], &br);
 }
 
 int main(int argc, char **argv)

@@ -148,6 +148,25 @@ int isochron_report_check_wait(FILE *f, const isochron_check_run_t *run, int w);
 /** \brief After the check, when tracked: the "track" record (refreshes, cost, every rank's filter). */
 int isochron_report_check_track(FILE *f, const isochron_check_run_t *run);
 
+/** isochron-bench's run as its context record states it: where, with which clock, and every option of
+ *  the engine (scheme, method, timing and the rest of isochron_bench_opts_t) and of the driver. */
+typedef struct {
+    const char *tool;           /**< "isochron-bench" */
+    const char *run_json;       /**< the run's context (a JSON object), the context's "run" */
+    const char *clock_sync_json;/**< the synchronization (a JSON object), the context's "clock_sync" */
+    const char *timer;
+    int nprocs, nodes, oversubscribed;
+    const isochron_bench_opts_t *engine;
+    double late_cap;            /**< the late cap the engine uses (isochron_bench_late_cap) */
+    const char *bind;           /**< --bind as given */
+    int bound_by_isochron;
+    int msg_window, threads, partitions, thread_multiple;
+    long passes;
+    int init;                   /**< ISOCHRON_INIT_*: named in the options unless world */
+} isochron_bench_run_t;
+/** \brief The context block of isochron-bench through reporter \p r (JSON Lines: the "context" record). */
+int isochron_report_bench_context(isochron_reporter_t *r, const isochron_bench_run_t *run);
+
 /** The barrier experiments' run as rank 0 reports it (isochron-barrier's options and context). */
 typedef struct {
     const char *tool;           /**< "isochron-barrier" */
