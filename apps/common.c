@@ -137,7 +137,9 @@ static void app_binding(char *out)
 #endif
 }
 
-void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv)
+/* The run's facts (collective: host names and bindings from every rank), as the "run" object of the context
+ * (rank 0; NULL elsewhere; free it). The object is the report module's (isochron_report_run_json). */
+char *app_context_json(MPI_Comm comm, int argc, char **argv)
 {
     int rank, size, len;
     MPI_Comm_rank(comm, &rank);
@@ -150,66 +152,39 @@ void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv
     app_binding(bind);
     char *binds = rank == 0 ? calloc((size_t)size, APP_BIND_LEN) : NULL;
     MPI_Gather(bind, APP_BIND_LEN, MPI_CHAR, binds, APP_BIND_LEN, MPI_CHAR, 0, comm);
-    if (rank != 0 || !j) { free(all); free(binds); return; }
+    const char **hosts = rank == 0 ? calloc((size_t)size, sizeof *hosts) : NULL;
+    const char **bindv = rank == 0 ? calloc((size_t)size, sizeof *bindv) : NULL;
+    if (rank != 0 || !hosts || !bindv) { free(all); free(binds); free(hosts); free(bindv); return NULL; }
+    for (int i = 0; i < size; i++) {
+        hosts[i] = all ? all + (size_t)i * MPI_MAX_PROCESSOR_NAME : "";
+        bindv[i] = binds ? binds + (size_t)i * APP_BIND_LEN : "unbound";
+    }
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(lib, &len);
     for (int i = 0; i < len; i++) if (lib[i] == '\n') { lib[i] = 0; break; }
     int ver, sub;
     MPI_Get_version(&ver, &sub);
-    isochron_json_kstring(j, "isochron", ISOCHRON_VERSION_STRING);
-    isochron_json_kstring(j, "host", name);
-    isochron_json_key(j, "hosts");
-    isochron_json_array_begin(j);
-    for (int i = 0; i < size; i++) {
-        int dup = 0;
-        for (int k = 0; k < i; k++) if (!strcmp(all + (size_t)i * MPI_MAX_PROCESSOR_NAME, all + (size_t)k * MPI_MAX_PROCESSOR_NAME)) dup = 1;
-        if (!dup) isochron_json_string(j, all + (size_t)i * MPI_MAX_PROCESSOR_NAME);
-    }
-    isochron_json_array_end(j);
-    isochron_json_kstring(j, "mpi_library", lib);
-    /* the Slurm job the run belongs to, when launched by srun/sbatch (rank 0's view) */
-    if (getenv("SLURM_JOB_ID")) {
-        static const char *const sv[][2] = {{"job_id", "SLURM_JOB_ID"}, {"step_id", "SLURM_STEP_ID"}, {"nodelist", "SLURM_JOB_NODELIST"},
-                                            {"nnodes", "SLURM_JOB_NUM_NODES"}, {"ntasks", "SLURM_NTASKS"}, {"cluster", "SLURM_CLUSTER_NAME"}};
-        isochron_json_key(j, "slurm");
-        isochron_json_object_begin(j);
-        for (size_t i = 0; i < sizeof sv / sizeof sv[0]; i++)
-            if (getenv(sv[i][1])) isochron_json_kstring(j, sv[i][0], getenv(sv[i][1]));
-        isochron_json_object_end(j);
-    }
     char mv[32];
     snprintf(mv, sizeof mv, "%d.%d", ver, sub);
-    isochron_json_kstring(j, "mpi_version", mv);
-    isochron_json_kint(j, "ranks", size);
-    /* "binding": "unbound" when no rank is bound, else each rank's cpulist (or "unbound") */
-    int any_bound = 0;
-    for (int i = 0; i < size && binds; i++) if (strcmp(binds + (size_t)i * APP_BIND_LEN, "unbound")) any_bound = 1;
-    isochron_json_key(j, "binding");
-    if (!any_bound || !binds) isochron_json_string(j, binds ? "unbound" : "unknown");
-    else {
-        isochron_json_array_begin(j);
-        for (int i = 0; i < size; i++) isochron_json_string(j, binds + (size_t)i * APP_BIND_LEN);
-        isochron_json_array_end(j);
-    }
+    /* the Slurm job the run belongs to, when launched by srun/sbatch (rank 0's view) */
+    static const char *const sv[][2] = {{"job_id", "SLURM_JOB_ID"}, {"step_id", "SLURM_STEP_ID"}, {"nodelist", "SLURM_JOB_NODELIST"},
+                                        {"nnodes", "SLURM_JOB_NUM_NODES"}, {"ntasks", "SLURM_NTASKS"}, {"cluster", "SLURM_CLUSTER_NAME"}};
+    const char *slurm[2 * sizeof sv / sizeof sv[0] + 1];
+    int ns = 0;
+    for (size_t i = 0; getenv("SLURM_JOB_ID") && i < sizeof sv / sizeof sv[0]; i++)
+        if (getenv(sv[i][1])) { slurm[ns++] = sv[i][0]; slurm[ns++] = getenv(sv[i][1]); }
+    slurm[ns] = NULL;
     char cmd[2048] = "";
     size_t used = 0;
     for (int i = 0; i < argc && used < sizeof cmd - 2; i++)
         used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s", i ? " " : "", argv[i]);
-    isochron_json_kstring(j, "command", cmd);
+    isochron_run_info_t info = {name, size, all ? hosts : NULL, lib, mv, ns ? slurm : NULL, binds ? bindv : NULL, cmd};
+    char *json = isochron_report_run_json(&info);
     free(all);
     free(binds);
-}
-
-char *app_context_json(MPI_Comm comm, int argc, char **argv)
-{
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    isochron_json_t j;
-    if (rank != 0 || isochron_json_open_string(&j)) { app_context_fields(NULL, comm, argc, argv); return NULL; }
-    isochron_json_object_begin(&j);
-    app_context_fields(&j, comm, argc, argv);
-    isochron_json_object_end(&j);
-    return isochron_json_close_string(&j);
+    free(hosts);
+    free(bindv);
+    return json;
 }
 
 int app_list_ok(const char *s, char *err, size_t errlen)
@@ -594,24 +569,10 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
         if (fabs(acc[i].true_offset) > truth) truth = fabs(acc[i].true_offset);
     }
     free(acc);
-    isochron_json_t j;
-    if (rank == 0 && isochron_json_open_string(&j) == ISOCHRON_OK) {
-        isochron_json_object_begin(&j);
-        isochron_json_kstring(&j, "spec", c->spec_text);
-        isochron_json_knumber(&j, "duration_s", c->rep.duration);
-        isochron_json_kint(&j, "rounds", c->rep.rounds);
-        isochron_json_knumber(&j, "pair_budget_s", c->rep.pair_budget);
-        isochron_json_kint(&j, "cut_pairs", c->rep.cut_pairs);
-        isochron_json_kint(&j, "nodes", c->rep.nodes);
-        isochron_json_kint(&j, "node_size", c->spec.node_size);
-        isochron_json_knumber(&j, "max_abs_measured_offset_s", meas);
-        isochron_json_knumber(&j, "max_abs_true_offset_s", has_truth ? truth : NAN);
-        isochron_json_kbool(&j, "tracking", track);
-        isochron_json_object_end(&j);
-        char *t = isochron_json_close_string(&j);
-        snprintf(c->json, sizeof c->json, "%s", t);
-        free(t);
-    }
+    char *t = rank == 0 ? isochron_report_clock_sync_json(c->spec_text, &c->rep, c->spec.node_size, meas, has_truth ? truth : NAN, track)
+                        : NULL;
+    if (t) snprintf(c->json, sizeof c->json, "%s", t);
+    free(t);
     return 0;
 }
 

@@ -53,11 +53,9 @@ const char *app_value(const app_option_t *opts, const char **values, int i);
  * before MPI starts; NULL when absent. */
 const char *app_argv_value(int argc, char **argv, const char *name);
 
-/* The context's common fields (keys of the open object of j): isochron
- * version, host(s), MPI library and version, ranks, command. Collective (the
- * host names are gathered); j is used on rank 0 only and may be NULL. */
-void app_context_fields(isochron_json_t *j, MPI_Comm comm, int argc, char **argv);
-/* The same fields as one JSON object's text (rank 0; NULL elsewhere; free it). Collective. */
+/* The context's "run" object (isochron version, host(s), MPI library and version, Slurm job, ranks, binding,
+ * command) as JSON text: rank 0 (NULL elsewhere; free it). Collective (the host names and bindings are
+ * gathered); written by the report module (isochron_report_run_json). */
 char *app_context_json(MPI_Comm comm, int argc, char **argv);
 
 /* The base timer \p name on every rank, decorated with this rank's skew from

@@ -261,6 +261,31 @@ const char *isochron_json_format_number(double v, char *buf, size_t len);
 const char *isochron_fmt_time(double s, char *buf, size_t len);
 const char *isochron_fmt_bytes(size_t b, char *buf, size_t len);
 
+/* ------------------------------------------------------------------------ */
+/* The objects every driver's context record carries (src/report/run_records.c) */
+
+/** Where and how a run happened: the "run" object of every driver's context record. */
+typedef struct {
+    const char *host;              /**< rank 0's processor name */
+    int nranks;
+    const char *const *rank_hosts; /**< every rank's processor name (each listed once, in rank order); NULL: none */
+    const char *mpi_library;       /**< the first line of MPI_Get_library_version */
+    const char *mpi_version;       /**< "MAJOR.MINOR" of MPI_Get_version */
+    const char *const *slurm;      /**< NULL, or key, value, key, value, ..., NULL: the Slurm job (job_id, nodelist, ...) */
+    const char *const *binding;    /**< every rank's cpulist or "unbound"; NULL: unknown */
+    const char *command;           /**< the command line */
+} isochron_run_info_t;
+/** \brief The members of the "run" object (isochron version first) into the open object of \p j. */
+void isochron_report_run_members(isochron_json_t *j, const isochron_run_info_t *info);
+/** \brief The "run" object as JSON text (caller frees); NULL when out of memory. */
+char *isochron_report_run_json(const isochron_run_info_t *info);
+/** \brief The "clock_sync" object of a context record as JSON text (caller frees; NULL when out of memory):
+ *  the spec as run, the sync report's duration, rounds, budget, cut pairs and nodes, \p node_size, the
+ *  largest offsets to rank 0 right after the sync (Alg. 6 measured; true: NaN without a truth) and
+ *  whether the clock is tracked. */
+char *isochron_report_clock_sync_json(const char *spec, const isochron_sync_report_t *rep, int node_size, double max_measured,
+                                      double max_true, int tracking);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,83 @@
+/*
+ * The two objects every driver's context record carries (include/isochron/
+ * report.h): "run", where and how the run happened (isochron version, hosts,
+ * MPI library, Slurm job, ranks, binding, command line), and "clock_sync",
+ * what the synchronization did and how close the clocks were right after it
+ * (paper 000, Algorithm 6, and the truth where all ranks share a kernel).
+ * The drivers gather the facts (a collective: host names and bindings come
+ * from every rank) into isochron_run_info_t or pass the sync report; the
+ * objects are made here by the one JSON writer (json.c), so every driver's
+ * context states them alike (schema: python/src/isochron/results-1.schema.json).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "isochron/report.h"
+#include "core/util.h"
+
+void isochron_report_run_members(isochron_json_t *j, const isochron_run_info_t *r)
+{
+    if (!j || !r) return;
+    isochron_json_kstring(j, "isochron", ISOCHRON_VERSION_STRING);
+    isochron_json_kstring(j, "host", r->host);
+    isochron_json_key(j, "hosts"); /* each host once, in rank order */
+    isochron_json_array_begin(j);
+    for (int i = 0; i < r->nranks && r->rank_hosts; i++) {
+        int dup = 0;
+        for (int k = 0; k < i && !dup; k++) dup = !strcmp(r->rank_hosts[i], r->rank_hosts[k]);
+        if (!dup) isochron_json_string(j, r->rank_hosts[i]);
+    }
+    isochron_json_array_end(j);
+    isochron_json_kstring(j, "mpi_library", r->mpi_library);
+    if (r->slurm) { /* the Slurm job the run belongs to, when launched by srun/sbatch */
+        isochron_json_key(j, "slurm");
+        isochron_json_object_begin(j);
+        for (int i = 0; r->slurm[i] && r->slurm[i + 1]; i += 2) isochron_json_kstring(j, r->slurm[i], r->slurm[i + 1]);
+        isochron_json_object_end(j);
+    }
+    isochron_json_kstring(j, "mpi_version", r->mpi_version);
+    isochron_json_kint(j, "ranks", r->nranks);
+    /* "binding": "unbound" when no rank is bound, else each rank's cpulist (or "unbound"); "unknown" without them */
+    int any_bound = 0;
+    for (int i = 0; i < r->nranks && r->binding; i++)
+        if (strcmp(r->binding[i], "unbound")) any_bound = 1;
+    isochron_json_key(j, "binding");
+    if (!any_bound || !r->binding) isochron_json_string(j, r->binding ? "unbound" : "unknown");
+    else {
+        isochron_json_array_begin(j);
+        for (int i = 0; i < r->nranks; i++) isochron_json_string(j, r->binding[i]);
+        isochron_json_array_end(j);
+    }
+    isochron_json_kstring(j, "command", r->command);
+}
+
+char *isochron_report_run_json(const isochron_run_info_t *r)
+{
+    isochron_json_t j;
+    if (!r || isochron_json_open_string(&j)) return NULL;
+    isochron_json_object_begin(&j);
+    isochron_report_run_members(&j, r);
+    isochron_json_object_end(&j);
+    return isochron_json_close_string(&j);
+}
+
+char *isochron_report_clock_sync_json(const char *spec, const isochron_sync_report_t *rep, int node_size, double max_measured,
+                                      double max_true, int tracking)
+{
+    isochron_json_t j;
+    if (!spec || !rep || isochron_json_open_string(&j)) return NULL;
+    isochron_json_object_begin(&j);
+    isochron_json_kstring(&j, "spec", spec);
+    isochron_json_knumber(&j, "duration_s", rep->duration);
+    isochron_json_kint(&j, "rounds", rep->rounds);
+    isochron_json_knumber(&j, "pair_budget_s", rep->pair_budget);
+    isochron_json_kint(&j, "cut_pairs", rep->cut_pairs);
+    isochron_json_kint(&j, "nodes", rep->nodes);
+    isochron_json_kint(&j, "node_size", node_size);
+    isochron_json_knumber(&j, "max_abs_measured_offset_s", max_measured);
+    isochron_json_knumber(&j, "max_abs_true_offset_s", max_true);
+    isochron_json_kbool(&j, "tracking", tracking);
+    isochron_json_object_end(&j);
+    return isochron_json_close_string(&j);
+}
