@@ -11,13 +11,14 @@
 # Open MPI binds each node's rank to "its" core 0, which in this cluster is one core for both nodes,
 # so every exchange waited for a context switch; real nodes have cores of their own) with drift
 # injected per node at 0.5, 2 and 5 ppm; starved (2 ranks per node polling on 2 cores, no yield);
-# a CPU hog on node 1; SimGrid asym-2 (1 us one way, 11 us back) and asym-star-4.
+# a CPU hog on node 1; bursts of delay (a hog on node 1 busy 50 ms of every 500 ms: exchanges that
+# meet a burst wait for the scheduler); SimGrid asym-2 (1 us one way, 11 us back) and asym-star-4.
 # Usage (root): bench/cluster_truth.sh [BUILD_DIR]   env: WAITS (default 0,10,30,60), SEED (default
-# 9100; tests use other seeds), CONDITIONS (default all: healthy starved hog sim)
+# 9100; tests use other seeds), CONDITIONS (default all: healthy starved hog burst sim)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(readlink -f "${1:-$here/build}")
-waits=${WAITS:-0,10,30,60} seed=${SEED:-9100} conds=${CONDITIONS:-healthy starved hog sim}
+waits=${WAITS:-0,10,30,60} seed=${SEED:-9100} conds=${CONDITIONS:-healthy starved hog burst sim}
 export ISOCHRON_CLUSTER=${ISOCHRON_CLUSTER:-bench}
 cl=$here/tools/cluster
 out=$build/cluster_truth
@@ -36,7 +37,7 @@ run_bench() {
   "$cl" mpirun-ompi -np "$np" --map-by node "$@" "$bench" --ops allreduce,bcast,pingpong --sizes 8,1K,64K \
     --skew "$skew" --quiet --jsonl "$out/$name.bench.jsonl" > "$out/$name.bench.txt" 2> "$out/$name.bench.err" || echo "($name: isochron-bench exited $?)"
 }
-if [[ " $conds " == *" healthy "* || " $conds " == *" starved "* || " $conds " == *" hog "* ]]; then
+if [[ " $conds " == *" healthy "* || " $conds " == *" starved "* || " $conds " == *" hog "* || " $conds " == *" burst "* ]]; then
   "$cl" check >/dev/null || { echo "cluster_truth: namespaces cannot be made here: $("$cl" check 2>&1)"; exit 77; }
   "$cl" up 2 >/dev/null
   trap '"$cl" down >/dev/null 2>&1 || true' EXIT
@@ -55,6 +56,12 @@ if [[ " $conds " == *" healthy "* || " $conds " == *" starved "* || " $conds " =
   if [[ " $conds " == *" hog "* ]]; then
     "$cl" hog 1 >/dev/null
     run_clock hog-drift2 2 "drift=2,seed=$s,by=host" --mca mpi_yield_when_idle 1; s=$((s + 1))
+    "$cl" unhog >/dev/null
+  fi
+  if [[ " $conds " == *" burst "* ]]; then
+    "$cl" hog 1 --burst 50/500 >/dev/null
+    run_clock burst-drift2 2 "drift=2,seed=$s,by=host" --mca mpi_yield_when_idle 1 --bind-to none; s=$((s + 1))
+    run_bench burst 2 "drift=2,seed=$s,by=host" --mca mpi_yield_when_idle 1 --bind-to none; s=$((s + 1))
     "$cl" unhog >/dev/null
   fi
 fi
