@@ -290,6 +290,8 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
         return isochron_set_error(ISOCHRON_EINVAL, "window of %d messages: at most %d", c.window, ISOCHRON_SHMEM_WINDOW_MAX);
     /* a throughput operation is a window: as many windows as operations of the window's bytes */
     c.iters = o->iters > 0 ? o->iters : default_iters((op->flags & ISOCHRON_SHMEM_TPUT) ? c.bytes * (size_t)c.window : c.bytes);
+    c.iters_auto = o->iters <= 0;
+    c.budget = o->budget;
     c.loop = o->loop;
     c.clk = global;
     c.op = op;

@@ -306,7 +306,18 @@ static int setup_nbi(isochron_shmem_ctx_t *c)
         c->tpost = post_time(c, get);
         if (strstr(op->name, "overlap")) {
             double v[3];
-            for (int k = 0; k < 3; k++) v[k] = full_time(c, get);
+            v[0] = full_time(c, get);
+            /* a repetition is iters x (post + computation of twice the full time + quiet) and the computation
+             * timed alone: about 5 x iters x the full time, at least 6 repetitions a point (warm-up, min_reps).
+             * Across TCP nodes the full time is a millisecond and more (the target's progress): 100 iterations
+             * made a point last 6-12 s, and longer as the network degrades. With iters chosen by isochron, fewer
+             * (at least 4), so that a repetition takes about a sixth of the budget; the time per operation is the
+             * same quantity. On one host (full times of 0.1-100 us) nothing changes. */
+            if (c->iters_auto && c->budget > 0 && v[0] > 0) {
+                double cap = c->budget / 6 / (5 * v[0]);
+                if (cap < c->iters) c->iters = cap < 4 ? 4 : (int)cap;
+            }
+            for (int k = 1; k < 3; k++) v[k] = full_time(c, get);
             c->tfull = isochron_median(v, 3);
             c->busy_n = shm_busy_calibrate(c, 2 * c->tfull, &c->tcomp);
         }

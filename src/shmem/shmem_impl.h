@@ -13,6 +13,8 @@ struct isochron_shmem_ctx {
     int me, npes, target;     /* target: the partner of pair measurements (PE 1) */
     size_t bytes;
     int iters, loop, rep, oversubscribed;
+    int iters_auto;           /* iters chosen by isochron (--iters 0): a measurement may use fewer (nbi overlap) */
+    double budget;            /* seconds per point (0: none) */
     isochron_clock_t *clk;
     /* symmetric */
     char *src, *dst;          /* bufbytes each */
