@@ -587,21 +587,10 @@ void app_clock_free(app_clock_t *c)
     c->timer = NULL;
 }
 
-/* ---- interruption: an end record written with write(2) from the handler */
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define ISOCHRON_SCHEMA_TEXT STR(ISOCHRON_SCHEMA_VERSION)
+/* ---- interruption: an end record (isochron_report_end_interrupted) written with write(2) from the handler */
 static int intr_fd = -1, intr_count, intr_rank = -1;
 static char intr_unit[16] = "points";
 static struct timespec intr_t0;
-static void put(char *buf, size_t *u, const char *s) { while (*s && *u < 255) buf[(*u)++] = *s++; }
-static void put_uint(char *buf, size_t *u, unsigned long long v)
-{
-    char d[24];
-    int n = 0;
-    do { d[n++] = (char)('0' + v % 10); v /= 10; } while (v && n < 24);
-    while (n && *u < 255) buf[(*u)++] = d[--n];
-}
 /* The file then ends with a whole record and a newline: a record cut by the signal (stdio flushed
  * part of it) is removed, since it was never counted, and nothing else is added, so every line is a
  * JSON record (issue 30: a blank line before the end record broke JSON Lines readers). Reading the
@@ -630,19 +619,8 @@ static void on_interrupt(int sig)
         long long ms = (long long)(t.tv_sec - intr_t0.tv_sec) * 1000 + (t.tv_nsec - intr_t0.tv_nsec) / 1000000;
         if (ms < 0) ms = 0;
         char buf[256];
-        size_t u = 0;
-        put(buf, &u, "{\"schema\":" ISOCHRON_SCHEMA_TEXT ",\"type\":\"end\",\"");
-        put(buf, &u, intr_unit);
-        put(buf, &u, "\":");
-        put_uint(buf, &u, (unsigned long long)intr_count);
-        put(buf, &u, ",\"wall_s\":");
-        put_uint(buf, &u, (unsigned long long)(ms / 1000));
-        put(buf, &u, ".");
-        char frac[4] = {(char)('0' + ms % 1000 / 100), (char)('0' + ms % 100 / 10), (char)('0' + ms % 10), 0};
-        put(buf, &u, frac);
-        put(buf, &u, ",\"complete\":false,\"interrupted\":\"");
-        put(buf, &u, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
-        put(buf, &u, "\"}\n");
+        size_t u = isochron_report_end_interrupted(buf, sizeof buf, intr_unit, (unsigned long)(intr_count > 0 ? intr_count : 0),
+                                                   (unsigned long long)ms, sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
         ssize_t w = write(intr_fd, buf, u);
         (void)w;
     } else if (intr_rank > 0) {

@@ -89,6 +89,13 @@ void isochron_reporter_destroy(isochron_reporter_t *r);
  *  (count_key: "points", "checks", "steps": what the run counts). */
 int isochron_report_end_record(FILE *f, const char *count_key, int count, double wall_s, int complete);
 
+/** \brief The end record of a run cut by signal \p signame ("SIGINT", "SIGTERM") into \p buf (NUL-terminated,
+ *  newline included): {"type":"end", count_key: count, "wall_s": S.mmm, "complete":false, "interrupted": signame}.
+ *  Async-signal-safe (no stdio, no allocation, no locale), for a signal handler to write(2); returns the
+ *  length, 0 when \p len is under 256 or an argument is NULL. */
+size_t isochron_report_end_interrupted(char *buf, size_t len, const char *count_key, unsigned long count, unsigned long long wall_ms,
+                                       const char *signame);
+
 /** \brief A "timer_cost" record: the per-call cost and resolution of \p timer, or, when \p unavailable
  *  is not NULL, that the timer is not available and why. */
 int isochron_report_timer_cost(FILE *f, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,

@@ -400,6 +400,40 @@ int isochron_report_end_record(FILE *f, const char *count_key, int count, double
     return ISOCHRON_OK;
 }
 
+/* the same record from a signal handler: only stores into buf (async-signal-safe) */
+static void put(char *buf, size_t *u, size_t cap, const char *s)
+{
+    while (*s && *u < cap) buf[(*u)++] = *s++;
+}
+static void put_uint(char *buf, size_t *u, size_t cap, unsigned long long v, int mindigits)
+{
+    char d[24];
+    int n = 0;
+    do { d[n++] = (char)('0' + v % 10); v /= 10; } while ((v || n < mindigits) && n < 24);
+    while (n && *u < cap) buf[(*u)++] = d[--n];
+}
+size_t isochron_report_end_interrupted(char *buf, size_t len, const char *count_key, unsigned long count, unsigned long long wall_ms,
+                                       const char *signame)
+{
+    if (!buf || len < 256 || !count_key || !signame) return 0;
+    size_t u = 0, cap = len - 1;
+    put(buf, &u, cap, "{\"schema\":");
+    put_uint(buf, &u, cap, ISOCHRON_SCHEMA_VERSION, 1);
+    put(buf, &u, cap, ",\"type\":\"end\",\"");
+    put(buf, &u, cap, count_key);
+    put(buf, &u, cap, "\":");
+    put_uint(buf, &u, cap, count, 1);
+    put(buf, &u, cap, ",\"wall_s\":");
+    put_uint(buf, &u, cap, wall_ms / 1000, 1);
+    put(buf, &u, cap, ".");
+    put_uint(buf, &u, cap, wall_ms % 1000, 3);
+    put(buf, &u, cap, ",\"complete\":false,\"interrupted\":\"");
+    put(buf, &u, cap, signame);
+    put(buf, &u, cap, "\"}\n");
+    buf[u] = 0;
+    return u;
+}
+
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete)
 {
     if (r->fmt == FMT_JSONL) isochron_report_end_record(r->f, "points", npoints, wall_s, complete);

@@ -61,6 +61,14 @@ static void end_and_timer_cost(void)
           "available timer: cost, resolution, TSC rate");
     free(t);
     CHECK_RC(isochron_report_end_record(NULL, "points", 0, 0, 0), ISOCHRON_EINVAL, "no stream: EINVAL");
+    char buf[256], want[128];
+    size_t n = isochron_report_end_interrupted(buf, sizeof buf, "steps", 12, 3047, "SIGTERM");
+    snprintf(want, sizeof want, "{\"schema\":%d,\"type\":\"end\",\"steps\":12,\"wall_s\":3.047,\"complete\":false,"
+             "\"interrupted\":\"SIGTERM\"}\n", ISOCHRON_SCHEMA_VERSION);
+    CHECK(n == strlen(want) && !strcmp(buf, want), "interrupted end record (signal handler's): %s", buf);
+    n = isochron_report_end_interrupted(buf, sizeof buf, "points", 0, 5, "SIGINT");
+    CHECK(n && strstr(buf, "\"points\":0,\"wall_s\":0.005,"), "milliseconds as three decimals");
+    CHECK(isochron_report_end_interrupted(buf, 100, "points", 0, 5, "SIGINT") == 0, "a buffer under 256 bytes: nothing");
 }
 
 static isochron_accuracy_t acc_of(double wait, double meas, double hw, double truth, double bound, double hard, int untrusted)
