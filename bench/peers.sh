@@ -148,11 +148,14 @@
 #              MB/s, -i 10000 23-49 / 1238-2959; isochron auto 131-151 / 7940-9690, loop:1000 60-107 / 1852-3702;
 #              fence OSU -i 100 87-97 / 7404-9069, -i 10000 5.3-11 / 413-644; isochron auto 79-80 / 6716-7251,
 #              loop:1000 5.2 / 108-269.
-#     (4) bandwidth at 64 KiB-1 MiB under fence, isochron below OSU in the load-8 table: a window is 2-32 MiB, an
-#              epoch 0.3-30 ms, as long as the intervals in which a rank waits for a core, so neither tool's interval
-#              escapes them and both launch ranges span 3-25x; the sign is not stable: put_bw_fence 64 KiB iso/OSU
-#              1.12 (load 6-8) and 0.45 (load 6-12), 1 MiB 0.57 and 1.14; get_bw_fence 64 KiB 5.6, 1 MiB 0.67 (ranges
-#              overlapping in each). Not a method difference: the machine's state, read from ratios of the same run.
+#     (4) bandwidth at 64 KiB-1 MiB (either way, launch ranges 3-25x): OSU's 30 windows are one 12-600 ms loop. put_bw
+#              -s flush / put_bw_lockall 64 KiB, 3 rounds (load 4.8-6.3): OSU 2165 / 5486 / 15284 MB/s, isochron's mean over
+#              its windows 1937 / 5907 / 12040, its median 5710 / 8408 / 13610, --timing loop:30 2257 / 17030 / 13510. Under
+#              fence at 1 MiB an epoch (32 MiB) itself lasts 10-30 ms, so neither tool escapes the lost cores and the sign
+#              flips: put_bw_fence iso/OSU 0.57 (load 6-8) and 1.14 (load 6-12) at 1 MiB, get_bw_fence 64 KiB 5.6.
+#     (5) fence 8 B-1 KiB with OSU's loop cut (-i 100): isochron 1.2-1.8x OSU: OSU's figure is half an iteration of three
+#              fences, isochron's one epoch of two (loop:25 0.70 us against OSU -i 100 0.51-0.58, 1.2-1.4 = 2/1.5), more when
+#              --timing auto times single epochs (each from a common start: 1.45 us at 8 B in the committed table).
 #   Lock_all + flush latency at 8 B-64 KiB agrees within the launch ranges (as put/get_lockall above; at 64 KiB
 #              both ranks copy at once in isochron's ring, OSU has one origin).
 #
