@@ -180,7 +180,8 @@
 # A benchmark, not a test. usage: OSU_DIR=... IMB=... bench/peers.sh ; env SET (default | rma | shmem | all), NP (2), NP_NEIGHBOR (4:
 # OSU's default 1-D neighbourhood needs 3 or more ranks), LAUNCHES (3), SIZES (8,1K,64K,1M), BUILD, PY,
 # OSU_BUFS (single: OSU's default; multiple: osu_bw/bibw/mbw_mr/bw_persistent -b multiple, one buffer per
-# message of the window, isochron's footprint)
+# message of the window, isochron's footprint); SET=rma: OSU_RMA_DIR, OSU_RMA_WINDOW (32), OSU_RMA_SHORT (100: the OSU -i
+# column's iterations, 0: no such column)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NP=${NP:-2}
