@@ -424,8 +424,8 @@ int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text
     /* more ranks on one kernel than the CPUs they may use (collective; the library's rule) */
     int over = isochron_sync_oversubscribed(comm);
     if (rtt > APP_SLOW_RTT && rank == 0)
-        fprintf(stderr, "%s: warning: the network is slow: a round trip between rank 0 and rank %d takes %.2f ms (median of 20; best %.3f ms), where "
-                        "TCP takes 20-100 us: %s\n", prog, peer, rtt * 1e3, rmin * 1e3,
+        fprintf(stderr, "%s: warning: exchanges are slow: a round trip between rank 0 and rank %d takes %.2f ms (median of 20; best %.3f ms), where "
+                        "shared memory takes about 1 us and TCP 20-100 us: %s\n", prog, peer, rtt * 1e3, rmin * 1e3,
                 over ? "ranks polling on every core starve the kernel's network path (more ranks than cores here); with Open MPI run "
                        "--mca mpi_yield_when_idle 1, or leave a core free per node"
                      : "a busy node (a CPU hog, another job) or a degraded link delays it; leave a core free per node, or check the network");
