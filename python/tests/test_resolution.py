@@ -154,3 +154,23 @@ def test_report_and_terminal_stay_clean(tmp_path):
     assert "&lt;= 0.031" in cells and "below resolution" in cells
     assert any(c.endswith(" ?") for c in cells)
     assert not [c for c in cells if NEG.search(c)]
+
+
+def _flag_min_only(r, R=3.1e-8):
+    """put at 4 KiB as the drivers now flag a subtraction whose minimum alone came out negative:
+    the median (2.146 µs) stands, the minimum shows as '<= R'."""
+    if r["op"] == "put" and r["bytes"] == 4096:
+        r.update(min_s=-6.7e-7, below_resolution=True, resolution_s=R)
+
+
+def test_flag_on_minimum_alone_keeps_the_median(cli, tmp_path):
+    path = _write(tmp_path, _flag_min_only)
+    rc, out, err = cli("show", path)
+    assert rc == 0, err
+    put = _row(out, "put", "4 KiB")
+    assert "2.146" in put and "<= 0.031" in put and not NEG.search(put), put
+    # compare gives the ratio of the median, which is stated
+    rc, out, err = cli("compare", _write(tmp_path, lambda r: None, "a.jsonl"), path)
+    assert rc == 0, err
+    row = next(line for line in out.splitlines() if " put " in f" {line} " and "4 KiB" in line)
+    assert "below resolution" not in row and "<=" not in row, row

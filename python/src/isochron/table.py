@@ -101,11 +101,23 @@ def resolution_cell(p: Mapping[str, Any]) -> str:
 _SAMPLE_KEYS = ("median_s", "min_s", "median_ci_lo_s", "median_ci_hi_s")
 
 
+def _resolution(p: Mapping[str, Any]) -> float | None:
+    r = p.get("resolution_s")
+    if isinstance(r, (int, float)) and not isinstance(r, bool) and not is_missing(r) and r > 0:
+        return float(r)
+    return None
+
+
 def below_resolution(p: Mapping[str, Any]) -> bool:
-    """The point's median cannot be stated: flagged by the driver (below_resolution), or a
+    """The point's median cannot be stated: flagged by the driver (below_resolution) with its
+    median below its resolution R (the drivers also flag a point whose minimum or a CI end alone
+    is below R or negative: its median at or above R stands, those values show as '<= R'), or a
     negative median, minimum or median-interval end (a subtraction method's result in files
     written before the flag existed)."""
     if p.get("below_resolution") is True:
+        r, m = _resolution(p), p.get("median_s")
+        if r is not None and isinstance(m, (int, float)) and not isinstance(m, bool) and not is_missing(m) and m >= r:
+            return False
         return True
     for k in _SAMPLE_KEYS:
         v = p.get(k)
@@ -121,12 +133,12 @@ def time_cell(p: Mapping[str, Any], key: str, below: bool | None = None) -> str:
     if is_missing(v):
         return MISSING
     below = below_resolution(p) if below is None else below
-    if not below and (v.__class__ is float or v.__class__ is int) and v >= 0:
+    flagged = p.get("below_resolution") is True
+    if not below and not flagged and (v.__class__ is float or v.__class__ is int) and v >= 0:
         return fmt_time(v)                     # the common case, first
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        r: Any = p.get("resolution_s")
-        known = isinstance(r, (int, float)) and not isinstance(r, bool) and not is_missing(r) and r > 0
-        if v < 0 or (below and (not known or v <= r)):
+        r = _resolution(p)
+        if v < 0 or ((below or flagged) and (r is None or v <= r)):
             return resolution_cell(p)
     return fmt_time(v)
 
