@@ -10,7 +10,7 @@
 # Conditions: healthy network (Open MPI --mca mpi_yield_when_idle 1 --bind-to none, 1 rank per node:
 # Open MPI binds each node's rank to "its" core 0, which in this cluster is one core for both nodes,
 # so every exchange waited for a context switch; real nodes have cores of their own) with drift
-# injected per node at 0.5, 2 and 5 ppm; starved (2 ranks per node polling on 2 cores, no yield);
+# injected per node at 0.5, 2 and 5 ppm, and 1 ppm changing by up to 0.05 ppm/s; starved (2 ranks per node polling on 2 cores, no yield);
 # a CPU hog on node 1; bursts of delay (a hog on node 1 busy 50 ms of every 500 ms: exchanges that
 # meet a burst wait for the scheduler); SimGrid asym-2 (1 us one way, 11 us back) and asym-star-4.
 # Usage (root): bench/cluster_truth.sh [BUILD_DIR]   env: WAITS (default 0,10,30,60), SEED (default
@@ -47,6 +47,8 @@ if [[ " $conds " == *" healthy "* || " $conds " == *" starved "* || " $conds " =
       run_clock "healthy-drift$d" 2 "drift=$d,seed=$s,by=host" --mca mpi_yield_when_idle 1 --bind-to none
       s=$((s + 1))
     done
+    # a drift that changes (temperature): 1 ppm changing by up to 0.05 ppm/s
+    run_clock healthy-ddrift0.05 2 "drift=1,ddrift=0.05,seed=$s,by=host" --mca mpi_yield_when_idle 1 --bind-to none; s=$((s + 1))
     run_bench healthy 2 "drift=2,seed=$s,by=host" --mca mpi_yield_when_idle 1 --bind-to none; s=$((s + 1))
   fi
   if [[ " $conds " == *" starved "* ]]; then
