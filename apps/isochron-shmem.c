@@ -7,7 +7,7 @@
  * (Alg. 6 of paper 000, in the context); then every measurement x size is
  * repeated until its confidence interval is tight, each point written as soon
  * as it is done. Thin by design: parsing and orchestration here, measuring in
- * libisochron_shmem.
+ * libisochron_shmem, every record written by src/report (shmem_records.c).
  *
  * Run it as users do: directly, under mpirun or oshrun, with no environment
  * of their own. --help, --version, --list-* and malformed command lines are
@@ -323,7 +323,7 @@ int main(int argc, char **argv)
     code = app_clock_setup(prog, v[O_SYNC], v[O_TIMER], v[O_SKEW], track, MPI_COMM_WORLD, quiet, &ck);
     app_watchdog_disarm();
     if (code) { isochron_shmem_xport_destroy(xp); goto done; }
-    char check_json[2048] = "null";
+    isochron_shmem_check_t checks[16]; /* the check's waits over the ranks, for the context record */
     if (ncw) {
         isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * ncw, sizeof *acc) : NULL;
         int truth = 0;
@@ -331,35 +331,14 @@ int main(int argc, char **argv)
         int rc = isochron_sync_check_xport(MPI_COMM_WORLD, ck.global, ck.track, xp, cwaits, ncw, 50, acc, &truth);
         app_watchdog_disarm();
         if (rc) { free(acc); app_clock_free(&ck); isochron_shmem_xport_destroy(xp); FAIL("accuracy check: %s", isochron_last_error()); }
-        if (rank == 0) {
-            isochron_json_t j;
-            isochron_json_open_string(&j);
-            isochron_json_array_begin(&j);
-            for (int w = 0; w < ncw; w++) {
-                double mm = 0, mt = 0, mb = 0;
-                for (int r = 1; r < size; r++) {
-                    isochron_accuracy_t *a = &acc[r * ncw + w];
-                    mm = fmax(mm, fabs(a->measured_offset));
-                    mt = fmax(mt, fabs(a->true_offset));
-                    if (isfinite(a->bound)) mb = fmax(mb, a->bound);
-                }
-                isochron_json_object_begin(&j);
-                isochron_json_knumber(&j, "wait_s", cwaits[w]);
-                isochron_json_knumber(&j, "max_abs_measured_offset_s", mm);
-                isochron_json_knumber(&j, "max_abs_true_offset_s", truth ? mt : NAN);
-                isochron_json_knumber(&j, "max_bound_s", ck.track ? mb : NAN);
-                isochron_json_object_end(&j);
-                if (!quiet) {
-                    char tr[48] = "n/a (ranks on several hosts)";
-                    if (truth) snprintf(tr, sizeof tr, "%.3f us", mt * 1e6);
-                    fprintf(stderr, "isochron-shmem: check at +%.2f s over %s: max |measured offset| %.3f us, max |true offset| %s\n", cwaits[w],
-                            xp ? "shmem" : "mpi", mm * 1e6, tr);
-                }
+        for (int w = 0; w < ncw && rank == 0; w++) {
+            checks[w] = isochron_report_shmem_check_summary(acc, size, ncw, w, truth, ck.track != NULL);
+            if (!quiet) {
+                char tr[48] = "n/a (ranks on several hosts)";
+                if (truth) snprintf(tr, sizeof tr, "%.3f us", checks[w].max_true * 1e6);
+                fprintf(stderr, "isochron-shmem: check at +%.2f s over %s: max |measured offset| %.3f us, max |true offset| %s\n", cwaits[w],
+                        xp ? "shmem" : "mpi", checks[w].max_measured * 1e6, tr);
             }
-            isochron_json_array_end(&j);
-            char *t = isochron_json_close_string(&j);
-            snprintf(check_json, sizeof check_json, "%s", t);
-            free(t);
         }
         free(acc);
     }
@@ -372,27 +351,7 @@ int main(int argc, char **argv)
         if (cf) isochron_reporter_create("csv", cf, &reps[2]);
     }
     char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv);
-    int over = ck.rep.oversubscribed;
-    if (rank == 0) {
-        char *opts_json = NULL, *timer_j = NULL, *lib_j = NULL, *patch_j = NULL;
-        isochron_json_t j;
-        if (isochron_json_open_string(&j) == ISOCHRON_OK) {
-            isochron_json_object_begin(&j);
-            isochron_json_kint(&j, "min_reps", so.min_reps);
-            isochron_json_kint(&j, "max_reps", so.max_reps);
-            isochron_json_knumber(&j, "rel_ci", so.rel_ci);
-            isochron_json_kstring(&j, "ci_of", "mean");
-            isochron_json_knumber(&j, "ci_level", so.ci_level);
-            isochron_json_knumber(&j, "budget_s", so.budget);
-            isochron_json_kint(&j, "iters", so.iters);
-            isochron_json_kint(&j, "msg_window", so.window > 0 ? so.window : ISOCHRON_SHMEM_WINDOW_DEFAULT);
-            isochron_json_kstring(&j, "loop", isochron_shmem_loop_name(so.loop));
-            isochron_json_kint(&j, "validate", so.validate);
-            isochron_json_kstring(&j, "transport", xp ? "shmem" : "mpi");
-            isochron_json_object_end(&j);
-            opts_json = isochron_json_close_string(&j);
-        }
-        if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, isochron_timer_name(ck.timer)); timer_j = isochron_json_close_string(&j); }
+    if (rank == 0) { /* the context record (src/report/shmem_records.c) */
         char libname[128];
 #ifdef OSHMEM_MAJOR_VERSION
         snprintf(libname, sizeof libname, "OpenSHMEM %d.%d (Open MPI oshmem %d.%d.%d)", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, OSHMEM_MAJOR_VERSION,
@@ -400,19 +359,11 @@ int main(int argc, char **argv)
 #else
         snprintf(libname, sizeof libname, "OpenSHMEM %d.%d (vendor)", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
 #endif
-        if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, libname); lib_j = isochron_json_close_string(&j); }
-        if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, patcher); patch_j = isochron_json_close_string(&j); }
-        char over_j[8], np_j[16], nodes_j[16];
-        snprintf(over_j, sizeof over_j, "%s", over ? "true" : "false");
-        snprintf(np_j, sizeof np_j, "%d", size);
-        snprintf(nodes_j, sizeof nodes_j, "%d", ck.rep.nodes);
-        isochron_kv_t kv[] = {{"tool", "\"isochron-shmem\""}, {"run", ctxbuf}, {"nprocs", np_j}, {"nodes", nodes_j}, {"oversubscribed", over_j},
-                              {"timer", timer_j}, {"clock_sync", ck.json}, {"clock_check", check_json}, {"shmem_library", lib_j},
-                              {"memory_patcher", patch_j}, {"scheme", "\"barrier\""},
-                              {"method", so.loop == ISOCHRON_SHMEM_LOOP_INSIDE ? "\"inside\"" : "\"outside\""}, {"options", opts_json}};
-        int nkv = (int)(sizeof kv / sizeof kv[0]);
-        for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_begin(reps[i], kv, nkv);
-        free(opts_json); free(timer_j); free(lib_j); free(patch_j);
+        isochron_shmem_run_t sr = {"isochron-shmem", ctxbuf, ck.json, isochron_timer_name(ck.timer), size, ck.rep.nodes, ck.rep.oversubscribed,
+                                   ncw, checks, libname, patcher, isochron_shmem_loop_name(so.loop), so.min_reps, so.max_reps, so.rel_ci,
+                                   so.ci_level, so.budget, so.iters, so.window > 0 ? so.window : ISOCHRON_SHMEM_WINDOW_DEFAULT, so.validate,
+                                   xp ? "shmem" : "mpi"};
+        for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_shmem_context(reps[i], &sr);
     }
 
     /* ---- the sweep */
@@ -452,12 +403,7 @@ int main(int argc, char **argv)
                     char sentence[256], text[960];
                     isochron_shmem_defect_sentence(&defect, sentence, sizeof sentence);
                     snprintf(text, sizeof text, "%s: %s", sentence, defect.detail);
-                    char *dj = NULL;
-                    isochron_json_t j;
-                    if (isochron_json_open_string(&j) == ISOCHRON_OK) { isochron_json_string(&j, text); dj = isochron_json_close_string(&j); }
-                    isochron_kv_t ex[] = {{"library_defect", dj ? dj : "\"\""}};
-                    for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point_as(reps[k], &pt, "barrier", meth, "point", ex, 1);
-                    free(dj);
+                    for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_shmem_point(reps[k], &pt, meth, text);
                     defect_add(defects, &ndef, &defect, list[i]->name);
                     app_interrupt_count(++written);
                 }
@@ -465,7 +411,7 @@ int main(int argc, char **argv)
                 if (rank == 0) fprintf(stderr, "isochron-shmem: %s failed: %s\n", what, isochron_last_error());
                 failed = 1;
             } else if (rank == 0) {
-                for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], &pt, "barrier", meth);
+                for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_shmem_point(reps[k], &pt, meth, NULL);
                 app_interrupt_count(++written);
                 if (!quiet) {
                     double el = isochron_truth_now() - wall0, eta = el / done_pts * (total - done_pts);

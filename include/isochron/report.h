@@ -207,6 +207,47 @@ int isochron_report_barrier_cost(FILE *f, const isochron_point_t *p, const char 
 int isochron_report_barrier_payoff(FILE *f, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *run);
 
 /* ------------------------------------------------------------------------ */
+/* The records of isochron-shmem (src/report/shmem_records.c): plain data,    */
+/* since the report module sits below the OpenSHMEM module. Every point is    */
+/* timed between barriers (scheme "barrier").                                 */
+
+/** One wait of the accuracy check after isochron-shmem's sync, reduced over the ranks. */
+typedef struct {
+    double wait;         /**< seconds after the sync */
+    double max_measured; /**< largest |measured offset| to rank 0 (Alg. 6) */
+    double max_true;     /**< largest |true offset|; NaN: no truth (ranks on several hosts) */
+    double max_bound;    /**< largest finite statistical bound; NaN: the clock is not tracked */
+} isochron_shmem_check_t;
+/** \brief Wait \p w of a check's acc[rank * nwaits + w] (isochron_sync_check_xport) over ranks 1..nranks-1
+ *  (rank 0 is the reference); \p truth 0 makes max_true NaN, \p tracked 0 max_bound. All NaN on bad arguments. */
+isochron_shmem_check_t isochron_report_shmem_check_summary(const isochron_accuracy_t *acc, int nranks, int nwaits, int w, int truth,
+                                                           int tracked);
+
+/** isochron-shmem's run as its context record states it: where, with which clock (and its check), which
+ *  OpenSHMEM library, and the measurement options (isochron_shmem_opts_t's, as names and numbers). */
+typedef struct {
+    const char *tool;            /**< "isochron-shmem" */
+    const char *run_json;        /**< the run's context (a JSON object), the context's "run" */
+    const char *clock_sync_json; /**< the synchronization (a JSON object), the context's "clock_sync" */
+    const char *timer;
+    int nprocs, nodes, oversubscribed;
+    int ncheck;                  /**< waits of the accuracy check; 0: none ("clock_check": null) */
+    const isochron_shmem_check_t *check;
+    const char *library;         /**< the OpenSHMEM library, e.g. "OpenSHMEM 1.4 (Open MPI oshmem 4.1.4)" */
+    const char *memory_patcher;  /**< Open MPI's memory patcher: on or off, and who set it */
+    const char *loop;            /**< the loop timing, "outside" or "inside": the context's method */
+    int min_reps, max_reps;
+    double rel_ci, ci_level, budget;
+    int iters, msg_window, validate;
+    const char *transport;       /**< of the clock's timestamp exchanges: "shmem" or "mpi" */
+} isochron_shmem_run_t;
+/** \brief The context block of isochron-shmem through reporter \p r (JSON Lines: the "context" record). */
+int isochron_report_shmem_context(isochron_reporter_t *r, const isochron_shmem_run_t *run);
+/** \brief One point of isochron-shmem timed by \p method; \p library_defect not NULL: the library delivered
+ *  wrong data, the JSON Lines point carries "library_defect" (the call and what it did) after its type. */
+int isochron_report_shmem_point(isochron_reporter_t *r, const isochron_point_t *p, const char *method, const char *library_defect);
+
+/* ------------------------------------------------------------------------ */
 /* JSON writer: every JSON Lines record of isochron (library and drivers)    */
 /* goes through it, so all numbers have one format: the shortest decimal      */
 /* that reads back as the same double (%.15g, else %.16g, else %.17g);        */

@@ -1,8 +1,9 @@
 /*
  * test_records: the drivers' records as the report module writes them
  * (isochron/report.h; src/report/check_records.c, barrier_records.c,
- * run_records.c): the clock check's, the barrier experiments', the end record
- * and the contexts' "run" and "clock_sync" objects. Each is written from
+ * run_records.c, shmem_records.c): the clock check's, the barrier
+ * experiments', isochron-shmem's context and points, the end record and the
+ * contexts' "run" and "clock_sync" objects. Each is written from
  * known data into a string and compared with the exact text schema 1 expects
  * (field names, order and types: python/src/isochron/results-1.schema.json),
  * so a change of a record's layout fails here before a reader sees it. Also
@@ -262,6 +263,82 @@ static void run_objects(void)
     free(t);
 }
 
+static void shmem_records(void)
+{
+    /* the check over three ranks at two waits: rank 0 the reference, its entries ignored */
+    double waits[2] = {0, 0.5};
+    isochron_accuracy_t acc[6] = {acc_of(0, 9, 0, 9, 9, 9, 0),          acc_of(0.5, 9, 0, 9, 9, 9, 0),
+                                  acc_of(0, -0.25e-6, 0, -0.5e-6, 1e-6, 2e-6, 0), acc_of(0.5, 0.125e-6, 0, 0.25e-6, NAN, NAN, 0),
+                                  acc_of(0, 0.125e-6, 0, 0.25e-6, 0.5e-6, 1e-6, 0), acc_of(0.5, -0.5e-6, 0, 0.75e-6, 0.25e-6, 1e-6, 0)};
+    isochron_shmem_check_t ck[2];
+    for (int w = 0; w < 2; w++) ck[w] = isochron_report_shmem_check_summary(acc, 3, 2, w, 1, 1);
+    CHECK(ck[0].wait == 0 && ck[0].max_measured == 0.25e-6 && ck[0].max_true == 0.5e-6 && ck[0].max_bound == 1e-6,
+          "check summary: largest |offsets| and bound over ranks 1.. (not the reference's)");
+    CHECK(ck[1].wait == waits[1] && ck[1].max_measured == 0.5e-6 && ck[1].max_true == 0.75e-6 && ck[1].max_bound == 0.25e-6,
+          "check summary: a rank without a bound (NaN) is passed over");
+    isochron_shmem_check_t u = isochron_report_shmem_check_summary(acc, 3, 2, 0, 0, 0);
+    CHECK(isnan(u.max_true) && isnan(u.max_bound) && u.max_measured == 0.25e-6, "no truth, untracked: true offset and bound NaN");
+    u = isochron_report_shmem_check_summary(acc, 3, 2, 2, 1, 1);
+    CHECK(isnan(u.wait) && isnan(u.max_measured), "a wait out of range: NaN");
+    isochron_shmem_run_t run = {"isochron-shmem", "{\"ranks\":3}", "{\"spec\":\"hca3\"}", "mpi_wtime", 3, 1, 0, 2, ck,
+                                "OpenSHMEM 1.4 (vendor)", "n/a (not Open MPI's oshmem)", "outside", 5, 100, 0.05, 0.95, 1, 0, 64, 1, "shmem"};
+    isochron_point_t p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.op, sizeof p.op, "put");
+    snprintf(p.family, sizeof p.family, "rma");
+    p.bytes = 8;
+    p.nprocs = 3;
+    sink_t s;
+    isochron_reporter_t *r = NULL;
+    sink_open(&s);
+    CHECK_RC(isochron_reporter_create("jsonl", s.f, &r), ISOCHRON_OK, "jsonl reporter");
+    CHECK_RC(isochron_report_shmem_context(r, &run), ISOCHRON_OK, "shmem context");
+    CHECK_RC(isochron_report_shmem_point(r, &p, "outside", NULL), ISOCHRON_OK, "shmem point");
+    CHECK_RC(isochron_report_shmem_point(r, &p, "inside", "shmem_putmem on symmetric-heap memory delivered wrong data: PE 1 \"x\""),
+             ISOCHRON_OK, "shmem point with a library defect");
+    run.ncheck = 0;
+    run.loop = "inside";
+    run.transport = "mpi";
+    CHECK_RC(isochron_report_shmem_context(r, &run), ISOCHRON_OK, "shmem context without a check");
+    run.loop = NULL;
+    CHECK_RC(isochron_report_shmem_context(r, &run), ISOCHRON_EINVAL, "no loop timing: EINVAL");
+    CHECK_RC(isochron_report_shmem_point(r, &p, NULL, NULL), ISOCHRON_EINVAL, "no method: EINVAL");
+    isochron_reporter_destroy(r);
+    char *t = sink_take(&s);
+    CHECK(has_line(t, "\"type\":\"context\",\"tool\":\"isochron-shmem\",\"run\":{\"ranks\":3},\"nprocs\":3,\"nodes\":1,"
+                      "\"oversubscribed\":false,\"timer\":\"mpi_wtime\",\"clock_sync\":{\"spec\":\"hca3\"},\"clock_check\":["
+                      "{\"wait_s\":0,\"max_abs_measured_offset_s\":2.5e-07,\"max_abs_true_offset_s\":5e-07,\"max_bound_s\":1e-06},"
+                      "{\"wait_s\":0.5,\"max_abs_measured_offset_s\":5e-07,\"max_abs_true_offset_s\":7.5e-07,\"max_bound_s\":2.5e-07}],"
+                      "\"shmem_library\":\"OpenSHMEM 1.4 (vendor)\",\"memory_patcher\":\"n/a (not Open MPI's oshmem)\","
+                      "\"scheme\":\"barrier\",\"method\":\"outside\",\"options\":{\"min_reps\":5,\"max_reps\":100,\"rel_ci\":0.05,"
+                      "\"ci_of\":\"mean\",\"ci_level\":0.95,\"budget_s\":1,\"iters\":0,\"msg_window\":64,\"loop\":\"outside\","
+                      "\"validate\":1,\"transport\":\"shmem\"}}"),
+          "shmem context record: the check per wait, library, patcher, options");
+    CHECK(t && strstr(t, "\"clock_check\":null,\"shmem_library\"") && strstr(t, "\"method\":\"inside\",\"options\":{")
+              && strstr(t, "\"loop\":\"inside\",\"validate\":1,\"transport\":\"mpi\"}}\n"),
+          "without a check: clock_check null; the loop timing is the method");
+    char want[256];
+    snprintf(want, sizeof want, "{\"schema\":%d,\"type\":\"point\",\"op\":\"put\",\"family\":\"rma\",\"bytes\":8,", ISOCHRON_SCHEMA_VERSION);
+    CHECK(t && strstr(t, want) && strstr(t, "\"nprocs\":3,\"scheme\":\"barrier\",\"method\":\"outside\","), "shmem point: scheme barrier");
+    snprintf(want, sizeof want, "{\"schema\":%d,\"type\":\"point\",\"library_defect\":\"shmem_putmem on symmetric-heap memory delivered "
+             "wrong data: PE 1 \\\"x\\\"\",\"op\":\"put\",", ISOCHRON_SCHEMA_VERSION);
+    CHECK(t && strstr(t, want) && strstr(t, "\"scheme\":\"barrier\",\"method\":\"inside\","),
+          "defect point: library_defect (escaped) after the type, then the point");
+    free(t);
+    /* the table's header says the same */
+    sink_open(&s);
+    isochron_reporter_create("table", s.f, &r);
+    run.loop = "outside";
+    run.ncheck = 2;
+    isochron_report_shmem_context(r, &run);
+    isochron_reporter_destroy(r);
+    t = sink_take(&s);
+    CHECK(t && strstr(t, "\nshmem_library  OpenSHMEM 1.4 (vendor)\n") && strstr(t, "\nclock_check    [{\"wait_s\":0,")
+              && strstr(t, "\noptions        min_reps=5, max_reps=100, rel_ci=0.05, ci_of=mean,"),
+          "table header: one line a key");
+    free(t);
+}
+
 int main(void)
 {
     end_and_timer_cost();
@@ -269,5 +346,6 @@ int main(void)
     check_records();
     barrier_records();
     run_objects();
+    shmem_records();
     return check_report("test_records");
 }

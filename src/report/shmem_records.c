@@ -1,0 +1,145 @@
+/*
+ * The records of isochron-shmem (include/isochron/report.h): the context of a
+ * run of the SKaMPI-OpenSHMEM measurement set (paper 002, Coti & Malony) on
+ * isochron's global clock, the accuracy check of that clock right after the
+ * sync (Alg. 6 of paper 000, reduced over the ranks as isochron-clock's
+ * summary reduces it), and each measured point, with "library_defect" where
+ * the library delivered wrong data and the point has no time. The report
+ * module sits below the OpenSHMEM module (tests/layering), so the driver
+ * hands over plain data (isochron_shmem_run_t: names and numbers it took
+ * from libisochron_shmem); every value is made here by the one JSON writer
+ * (json.c) and handed to the reporter (report.c), which writes it as JSON
+ * Lines, CSV comment lines or the table's header alike. Field names and
+ * order are schema 1's (python/src/isochron/results-1.schema.json).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "isochron.h"
+#include "isochron/report.h"
+#include "core/util.h"
+
+/* isochron-shmem times every point between barriers (SKaMPI-OpenSHMEM's scheme) */
+static const char scheme[] = "barrier";
+
+isochron_shmem_check_t isochron_report_shmem_check_summary(const isochron_accuracy_t *acc, int nranks, int nwaits, int w, int truth,
+                                                           int tracked)
+{
+    isochron_shmem_check_t c = {NAN, NAN, NAN, NAN};
+    if (!acc || nranks < 1 || w < 0 || w >= nwaits) return c;
+    double mm = 0, mt = 0, mb = 0;
+    for (int r = 1; r < nranks; r++) { /* rank 0 is the reference */
+        const isochron_accuracy_t *a = &acc[(size_t)r * (size_t)nwaits + (size_t)w];
+        mm = fmax(mm, fabs(a->measured_offset));
+        mt = fmax(mt, fabs(a->true_offset));
+        if (isfinite(a->bound)) mb = fmax(mb, a->bound);
+    }
+    c.wait = acc[w].wait;
+    c.max_measured = mm;
+    c.max_true = truth ? mt : NAN;
+    c.max_bound = tracked ? mb : NAN;
+    return c;
+}
+
+/* the "clock_check" value: null without a check, else one object per wait (caller frees) */
+static char *check_json(const isochron_shmem_run_t *r)
+{
+    isochron_json_t j;
+    if (isochron_json_open_string(&j)) return NULL;
+    if (r->ncheck < 1 || !r->check) isochron_json_null(&j);
+    else {
+        isochron_json_array_begin(&j);
+        for (int w = 0; w < r->ncheck; w++) {
+            isochron_json_object_begin(&j);
+            isochron_json_knumber(&j, "wait_s", r->check[w].wait);
+            isochron_json_knumber(&j, "max_abs_measured_offset_s", r->check[w].max_measured);
+            isochron_json_knumber(&j, "max_abs_true_offset_s", r->check[w].max_true);
+            isochron_json_knumber(&j, "max_bound_s", r->check[w].max_bound);
+            isochron_json_object_end(&j);
+        }
+        isochron_json_array_end(&j);
+    }
+    return isochron_json_close_string(&j);
+}
+
+/* the measurement options as one JSON object (caller frees) */
+static char *options_json(const isochron_shmem_run_t *r)
+{
+    isochron_json_t j;
+    if (isochron_json_open_string(&j)) return NULL;
+    isochron_json_object_begin(&j);
+    isochron_json_kint(&j, "min_reps", r->min_reps);
+    isochron_json_kint(&j, "max_reps", r->max_reps);
+    isochron_json_knumber(&j, "rel_ci", r->rel_ci);
+    isochron_json_kstring(&j, "ci_of", "mean");
+    isochron_json_knumber(&j, "ci_level", r->ci_level);
+    isochron_json_knumber(&j, "budget_s", r->budget);
+    isochron_json_kint(&j, "iters", r->iters);
+    isochron_json_kint(&j, "msg_window", r->msg_window);
+    isochron_json_kstring(&j, "loop", r->loop);
+    isochron_json_kint(&j, "validate", r->validate);
+    isochron_json_kstring(&j, "transport", r->transport);
+    isochron_json_object_end(&j);
+    return isochron_json_close_string(&j);
+}
+
+/* a string as JSON text (caller frees) */
+static char *json_string(const char *s)
+{
+    isochron_json_t j;
+    if (isochron_json_open_string(&j)) return NULL;
+    isochron_json_string(&j, s);
+    return isochron_json_close_string(&j);
+}
+
+int isochron_report_shmem_context(isochron_reporter_t *rep, const isochron_shmem_run_t *r)
+{
+    if (!rep || !r || !r->loop || !r->transport) return isochron_set_error(ISOCHRON_EINVAL, "shmem context: no reporter, run, loop or transport");
+    char *tool = json_string(r->tool), *timer = json_string(r->timer), *lib = json_string(r->library);
+    char *patcher = json_string(r->memory_patcher), *sch = json_string(scheme), *method = json_string(r->loop);
+    char *check = check_json(r), *opts = options_json(r);
+    int rc;
+    if (!tool || !timer || !lib || !patcher || !sch || !method || !check || !opts)
+        rc = isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
+    else {
+        char over[8], np[16], nodes[16];
+        snprintf(over, sizeof over, "%s", r->oversubscribed ? "true" : "false");
+        snprintf(np, sizeof np, "%d", r->nprocs);
+        snprintf(nodes, sizeof nodes, "%d", r->nodes);
+        isochron_kv_t kv[] = {{"tool", tool},
+                              {"run", r->run_json},
+                              {"nprocs", np},
+                              {"nodes", nodes},
+                              {"oversubscribed", over},
+                              {"timer", timer},
+                              {"clock_sync", r->clock_sync_json},
+                              {"clock_check", check},
+                              {"shmem_library", lib},
+                              {"memory_patcher", patcher},
+                              {"scheme", sch},
+                              {"method", method}, /* the loop timing: the method of the looped measurements */
+                              {"options", opts}};
+        rc = isochron_report_begin(rep, kv, (int)(sizeof kv / sizeof kv[0]));
+    }
+    free(tool);
+    free(timer);
+    free(lib);
+    free(patcher);
+    free(sch);
+    free(method);
+    free(check);
+    free(opts);
+    return rc;
+}
+
+int isochron_report_shmem_point(isochron_reporter_t *rep, const isochron_point_t *p, const char *method, const char *library_defect)
+{
+    if (!rep || !p || !method) return isochron_set_error(ISOCHRON_EINVAL, "shmem point: no reporter, point or method");
+    if (!library_defect) return isochron_report_point(rep, p, scheme, method);
+    /* wrong data: a point without a time, saying what the library did (the type stays "point") */
+    char *dj = json_string(library_defect);
+    isochron_kv_t ex[] = {{"library_defect", dj ? dj : "\"\""}};
+    int rc = isochron_report_point_as(rep, p, scheme, method, "point", ex, 1);
+    free(dj);
+    return rc;
+}
