@@ -15,80 +15,48 @@
 #include "isochron.h"
 #include "isochron/report.h"
 #include "core/util.h"
+#include "report/context.h"
 
-/* the engine's and the driver's options as one JSON object (caller frees) */
-static char *options_json(const isochron_bench_run_t *r)
+/* the members of the "options" object: the engine's and the driver's options */
+static void options_members(isochron_json_t *j, const void *arg)
 {
+    const isochron_bench_run_t *r = arg;
     const isochron_bench_opts_t *bo = r->engine;
-    isochron_json_t j;
-    if (isochron_json_open_string(&j)) return NULL;
-    isochron_json_object_begin(&j);
-    isochron_json_kint(&j, "min_reps", bo->min_reps);
-    isochron_json_kint(&j, "max_reps", bo->max_reps);
-    isochron_json_kint(&j, "max_attempts", bo->max_attempts);
-    isochron_json_knumber(&j, "rel_ci", bo->rel_ci);
-    isochron_json_kstring(&j, "ci_of", bo->ci_mean ? "mean" : "median");
-    isochron_json_knumber(&j, "ci_level", bo->ci_level);
-    isochron_json_knumber(&j, "budget_s", bo->budget);
-    isochron_json_kint(&j, "warmup", bo->warmup);
-    isochron_json_kstring(&j, "barrier", bo->barrier);
-    isochron_json_kbool(&j, "barrier_twice", bo->barrier_twice);
-    isochron_json_knumber(&j, "slack", bo->slack);
-    isochron_json_knumber(&j, "late_cap", r->late_cap);
-    isochron_json_kint(&j, "retries", bo->retries);
-    isochron_json_knumber(&j, "retry_below", bo->retry_below);
-    isochron_json_kstring(&j, "bind", r->bind);
-    isochron_json_kbool(&j, "bound_by_isochron", r->bound_by_isochron);
-    isochron_json_knumber(&j, "window_s", bo->window);
-    isochron_json_kint(&j, "msg_window", r->msg_window);
-    isochron_json_kint(&j, "threads", r->threads);
-    isochron_json_kint(&j, "partitions", r->partitions);
-    isochron_json_kbool(&j, "thread_multiple", r->thread_multiple);
-    isochron_json_kint(&j, "validate", bo->validate);
-    isochron_json_kint(&j, "cache_clear_bytes", (long long)bo->cache_bytes);
-    if (bo->inject_slowdown > 0) isochron_json_knumber(&j, "inject_slowdown", bo->inject_slowdown);
-    isochron_json_kint(&j, "passes", r->passes);
+    isochron_json_kint(j, "min_reps", bo->min_reps);
+    isochron_json_kint(j, "max_reps", bo->max_reps);
+    isochron_json_kint(j, "max_attempts", bo->max_attempts);
+    isochron_json_knumber(j, "rel_ci", bo->rel_ci);
+    isochron_json_kstring(j, "ci_of", bo->ci_mean ? "mean" : "median");
+    isochron_json_knumber(j, "ci_level", bo->ci_level);
+    isochron_json_knumber(j, "budget_s", bo->budget);
+    isochron_json_kint(j, "warmup", bo->warmup);
+    isochron_json_kstring(j, "barrier", bo->barrier);
+    isochron_json_kbool(j, "barrier_twice", bo->barrier_twice);
+    isochron_json_knumber(j, "slack", bo->slack);
+    isochron_json_knumber(j, "late_cap", r->late_cap);
+    isochron_json_kint(j, "retries", bo->retries);
+    isochron_json_knumber(j, "retry_below", bo->retry_below);
+    isochron_json_kstring(j, "bind", r->bind);
+    isochron_json_kbool(j, "bound_by_isochron", r->bound_by_isochron);
+    isochron_json_knumber(j, "window_s", bo->window);
+    isochron_json_kint(j, "msg_window", r->msg_window);
+    isochron_json_kint(j, "threads", r->threads);
+    isochron_json_kint(j, "partitions", r->partitions);
+    isochron_json_kbool(j, "thread_multiple", r->thread_multiple);
+    isochron_json_kint(j, "validate", bo->validate);
+    isochron_json_kint(j, "cache_clear_bytes", (long long)bo->cache_bytes);
+    if (bo->inject_slowdown > 0) isochron_json_knumber(j, "inject_slowdown", bo->inject_slowdown);
+    isochron_json_kint(j, "passes", r->passes);
     /* world: not named */
-    if (r->init != ISOCHRON_INIT_WORLD) isochron_json_kstring(&j, "init", isochron_init_name(r->init));
-    isochron_json_object_end(&j);
-    return isochron_json_close_string(&j);
-}
-
-/* a string as JSON text (caller frees) */
-static char *json_string(const char *s)
-{
-    isochron_json_t j;
-    if (isochron_json_open_string(&j)) return NULL;
-    isochron_json_string(&j, s);
-    return isochron_json_close_string(&j);
+    if (r->init != ISOCHRON_INIT_WORLD) isochron_json_kstring(j, "init", isochron_init_name(r->init));
 }
 
 int isochron_report_bench_context(isochron_reporter_t *rep, const isochron_bench_run_t *r)
 {
     if (!rep || !r || !r->engine) return isochron_set_error(ISOCHRON_EINVAL, "bench context: no reporter or run");
-    char *tool = json_string(r->tool), *timer = json_string(r->timer), *scheme = json_string(r->engine->scheme);
-    char *method = json_string(r->engine->method), *timing = json_string(r->engine->timing), *opts = options_json(r);
-    int rc;
-    if (!tool || !timer || !scheme || !method || !timing || !opts)
-        rc = isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
-    else {
-        char over[8], nodes[16], np[16];
-        snprintf(over, sizeof over, "%s", r->oversubscribed ? "true" : "false");
-        snprintf(nodes, sizeof nodes, "%d", r->nodes);
-        snprintf(np, sizeof np, "%d", r->nprocs);
-        isochron_kv_t kv[] = {{"tool", tool},         {"run", r->run_json},
-                              {"nprocs", np},         {"nodes", nodes},
-                              {"oversubscribed", over}, {"timer", timer},
-                              {"clock_sync", r->clock_sync_json}, {"scheme", scheme},
-                              {"method", method},     {"timing", timing},
-                              {"options", opts}};
-        rc = isochron_report_begin(rep, kv, (int)(sizeof kv / sizeof kv[0]));
-    }
-    free(tool);
-    free(timer);
-    free(scheme);
-    free(method);
-    free(timing);
-    free(opts);
-    return rc;
+    static const char *const keys[] = {"scheme", "method", "timing", "options"};
+    char *vals[] = {isochron_report_json_text(r->engine->scheme), isochron_report_json_text(r->engine->method),
+                    isochron_report_json_text(r->engine->timing), isochron_report_object_text(options_members, r)};
+    return isochron_report_context_begin(rep, r->tool, r->run_json, r->nprocs, r->nodes, r->oversubscribed, r->timer, r->clock_sync_json, keys,
+                                         vals, 4);
 }

@@ -8,6 +8,9 @@
  * from every rank) into isochron_run_info_t or pass the sync report; the
  * objects are made here by the one JSON writer (json.c), so every driver's
  * context states them alike (schema: python/src/isochron/results-1.schema.json).
+ * Also the head that isochron-bench's and isochron-shmem's context blocks
+ * share (report/context.h): tool, run, nprocs, nodes, oversubscribed, timer
+ * and clock_sync, in that order.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "isochron.h"
 #include "isochron/report.h"
 #include "core/util.h"
+#include "report/context.h"
 
 void isochron_report_run_members(isochron_json_t *j, const isochron_run_info_t *r)
 {
@@ -80,4 +84,48 @@ char *isochron_report_clock_sync_json(const char *spec, const isochron_sync_repo
     isochron_json_kbool(&j, "tracking", tracking);
     isochron_json_object_end(&j);
     return isochron_json_close_string(&j);
+}
+
+char *isochron_report_json_text(const char *s)
+{
+    isochron_json_t j;
+    if (isochron_json_open_string(&j)) return NULL;
+    isochron_json_string(&j, s);
+    return isochron_json_close_string(&j);
+}
+
+char *isochron_report_object_text(void (*members)(isochron_json_t *j, const void *arg), const void *arg)
+{
+    isochron_json_t j;
+    if (isochron_json_open_string(&j)) return NULL;
+    isochron_json_object_begin(&j);
+    members(&j, arg);
+    isochron_json_object_end(&j);
+    return isochron_json_close_string(&j);
+}
+
+int isochron_report_context_begin(isochron_reporter_t *rep, const char *tool, const char *run_json, int nprocs, int nodes,
+                                  int oversubscribed, const char *timer, const char *clock_sync_json, const char *const *keys,
+                                  char **owned, int n)
+{
+    enum { HEAD = 7, MAX_MORE = 16 };
+    char *tool_j = isochron_report_json_text(tool), *timer_j = isochron_report_json_text(timer), np[16], nodes_j[16];
+    isochron_kv_t kv[HEAD + MAX_MORE] = {{"tool", tool_j},   {"run", run_json},
+                                         {"nprocs", np},     {"nodes", nodes_j},
+                                         {"oversubscribed", oversubscribed ? "true" : "false"},
+                                         {"timer", timer_j}, {"clock_sync", clock_sync_json}};
+    int rc = tool_j && timer_j ? ISOCHRON_OK : ISOCHRON_ENOMEM;
+    for (int i = 0; i < n && i < MAX_MORE; i++) {
+        kv[HEAD + i] = (isochron_kv_t){keys[i], owned[i]};
+        if (!owned[i]) rc = ISOCHRON_ENOMEM;
+    }
+    snprintf(np, sizeof np, "%d", nprocs);
+    snprintf(nodes_j, sizeof nodes_j, "%d", nodes);
+    if (n < 0 || n > MAX_MORE) rc = isochron_set_error(ISOCHRON_EINVAL, "context: %d entries (at most %d)", n, MAX_MORE);
+    else if (rc) rc = isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
+    else rc = isochron_report_begin(rep, kv, HEAD + n);
+    for (int i = 0; i < n && i < MAX_MORE; i++) free(owned[i]);
+    free(tool_j);
+    free(timer_j);
+    return rc;
 }

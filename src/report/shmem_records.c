@@ -18,6 +18,7 @@
 #include "isochron.h"
 #include "isochron/report.h"
 #include "core/util.h"
+#include "report/context.h"
 
 /* isochron-shmem times every point between barriers (SKaMPI-OpenSHMEM's scheme) */
 static const char scheme[] = "barrier";
@@ -62,74 +63,36 @@ static char *check_json(const isochron_shmem_run_t *r)
     return isochron_json_close_string(&j);
 }
 
-/* the measurement options as one JSON object (caller frees) */
-static char *options_json(const isochron_shmem_run_t *r)
+/* the members of the "options" object: the measurement options */
+static void options_members(isochron_json_t *j, const void *arg)
 {
-    isochron_json_t j;
-    if (isochron_json_open_string(&j)) return NULL;
-    isochron_json_object_begin(&j);
-    isochron_json_kint(&j, "min_reps", r->min_reps);
-    isochron_json_kint(&j, "max_reps", r->max_reps);
-    isochron_json_knumber(&j, "rel_ci", r->rel_ci);
-    isochron_json_kstring(&j, "ci_of", "mean");
-    isochron_json_knumber(&j, "ci_level", r->ci_level);
-    isochron_json_knumber(&j, "budget_s", r->budget);
-    isochron_json_kint(&j, "iters", r->iters);
-    isochron_json_kint(&j, "msg_window", r->msg_window);
-    isochron_json_kstring(&j, "loop", r->loop);
-    isochron_json_kint(&j, "validate", r->validate);
-    isochron_json_kstring(&j, "transport", r->transport);
-    isochron_json_object_end(&j);
-    return isochron_json_close_string(&j);
-}
-
-/* a string as JSON text (caller frees) */
-static char *json_string(const char *s)
-{
-    isochron_json_t j;
-    if (isochron_json_open_string(&j)) return NULL;
-    isochron_json_string(&j, s);
-    return isochron_json_close_string(&j);
+    const isochron_shmem_run_t *r = arg;
+    isochron_json_kint(j, "min_reps", r->min_reps);
+    isochron_json_kint(j, "max_reps", r->max_reps);
+    isochron_json_knumber(j, "rel_ci", r->rel_ci);
+    isochron_json_kstring(j, "ci_of", "mean");
+    isochron_json_knumber(j, "ci_level", r->ci_level);
+    isochron_json_knumber(j, "budget_s", r->budget);
+    isochron_json_kint(j, "iters", r->iters);
+    isochron_json_kint(j, "msg_window", r->msg_window);
+    isochron_json_kstring(j, "loop", r->loop);
+    isochron_json_kint(j, "validate", r->validate);
+    isochron_json_kstring(j, "transport", r->transport);
 }
 
 int isochron_report_shmem_context(isochron_reporter_t *rep, const isochron_shmem_run_t *r)
 {
     if (!rep || !r || !r->loop || !r->transport) return isochron_set_error(ISOCHRON_EINVAL, "shmem context: no reporter, run, loop or transport");
-    char *tool = json_string(r->tool), *timer = json_string(r->timer), *lib = json_string(r->library);
-    char *patcher = json_string(r->memory_patcher), *sch = json_string(scheme), *method = json_string(r->loop);
-    char *check = check_json(r), *opts = options_json(r);
-    int rc;
-    if (!tool || !timer || !lib || !patcher || !sch || !method || !check || !opts)
-        rc = isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
-    else {
-        char over[8], np[16], nodes[16];
-        snprintf(over, sizeof over, "%s", r->oversubscribed ? "true" : "false");
-        snprintf(np, sizeof np, "%d", r->nprocs);
-        snprintf(nodes, sizeof nodes, "%d", r->nodes);
-        isochron_kv_t kv[] = {{"tool", tool},
-                              {"run", r->run_json},
-                              {"nprocs", np},
-                              {"nodes", nodes},
-                              {"oversubscribed", over},
-                              {"timer", timer},
-                              {"clock_sync", r->clock_sync_json},
-                              {"clock_check", check},
-                              {"shmem_library", lib},
-                              {"memory_patcher", patcher},
-                              {"scheme", sch},
-                              {"method", method}, /* the loop timing: the method of the looped measurements */
-                              {"options", opts}};
-        rc = isochron_report_begin(rep, kv, (int)(sizeof kv / sizeof kv[0]));
-    }
-    free(tool);
-    free(timer);
-    free(lib);
-    free(patcher);
-    free(sch);
-    free(method);
-    free(check);
-    free(opts);
-    return rc;
+    /* the method: the loop timing (of the looped measurements) */
+    static const char *const keys[] = {"clock_check", "shmem_library", "memory_patcher", "scheme", "method", "options"};
+    char *vals[] = {check_json(r),
+                    isochron_report_json_text(r->library),
+                    isochron_report_json_text(r->memory_patcher),
+                    isochron_report_json_text(scheme),
+                    isochron_report_json_text(r->loop),
+                    isochron_report_object_text(options_members, r)};
+    return isochron_report_context_begin(rep, r->tool, r->run_json, r->nprocs, r->nodes, r->oversubscribed, r->timer, r->clock_sync_json, keys,
+                                         vals, 6);
 }
 
 int isochron_report_shmem_point(isochron_reporter_t *rep, const isochron_point_t *p, const char *method, const char *library_defect)
@@ -137,7 +100,7 @@ int isochron_report_shmem_point(isochron_reporter_t *rep, const isochron_point_t
     if (!rep || !p || !method) return isochron_set_error(ISOCHRON_EINVAL, "shmem point: no reporter, point or method");
     if (!library_defect) return isochron_report_point(rep, p, scheme, method);
     /* wrong data: a point without a time, saying what the library did (the type stays "point") */
-    char *dj = json_string(library_defect);
+    char *dj = isochron_report_json_text(library_defect);
     isochron_kv_t ex[] = {{"library_defect", dj ? dj : "\"\""}};
     int rc = isochron_report_point_as(rep, p, scheme, method, "point", ex, 1);
     free(dj);
