@@ -29,6 +29,10 @@ typedef struct {
 #define APP_OPT_SKEW {"skew", "SPEC", "inject clock skew (testing), as isochron-clock --skew", APP_DEFAULT_SKEW}
 #define APP_OPT_TRACK {"track", "on|off", "clock tracking: refresh offsets and drift while running (off: sync once, as before; the default --sync is then the long one, " APP_SYNC_UNTRACKED ")", "on"}
 #define APP_OPT_NODE_SIZE {"node-size", "N", "hierarchical sync: every block of N consecutive ranks is a node, even on one host (0: shared-memory nodes)", "0"}
+/* The clock options of a measuring driver's option table, rows sync, node-size, timer, skew and track at the
+ * driver's indices, as designated initializers (isochron-bench, -barrier and -shmem take them alike). */
+#define APP_OPTS_CLOCK(sync, node_size, timer, skew, track) \
+    [sync] = APP_OPT_SYNC, [node_size] = APP_OPT_NODE_SIZE, [timer] = APP_OPT_TIMER, [skew] = APP_OPT_SKEW, [track] = APP_OPT_TRACK
 #define APP_OPT_LIST_BARRIERS {"list-barriers", NULL, "list the barrier algorithms and exit", NULL}
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
