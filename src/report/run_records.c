@@ -121,10 +121,11 @@ int isochron_report_context_begin(isochron_reporter_t *rep, const char *tool, co
     }
     snprintf(np, sizeof np, "%d", nprocs);
     snprintf(nodes_j, sizeof nodes_j, "%d", nodes);
-    if (n < 0 || n > MAX_MORE) rc = isochron_set_error(ISOCHRON_EINVAL, "context: %d entries (at most %d)", n, MAX_MORE);
+    if (!rep || !run_json || !clock_sync_json || n < 0 || n > MAX_MORE)
+        rc = isochron_set_error(ISOCHRON_EINVAL, "context: no reporter, run or clock_sync, or %d entries (0 to %d)", n, MAX_MORE);
     else if (rc) rc = isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
     else rc = isochron_report_begin(rep, kv, HEAD + n);
-    for (int i = 0; i < n && i < MAX_MORE; i++) free(owned[i]);
+    for (int i = 0; i < n; i++) free(owned[i]);
     free(tool_j);
     free(timer_j);
     return rc;

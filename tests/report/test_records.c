@@ -303,6 +303,10 @@ static void shmem_records(void)
     run.loop = NULL;
     CHECK_RC(isochron_report_shmem_context(r, &run), ISOCHRON_EINVAL, "no loop timing: EINVAL");
     CHECK_RC(isochron_report_shmem_point(r, &p, NULL, NULL), ISOCHRON_EINVAL, "no method: EINVAL");
+    run.loop = "outside";
+    run.run_json = NULL;
+    CHECK_RC(isochron_report_shmem_context(r, &run), ISOCHRON_EINVAL, "no run object: EINVAL, nothing written");
+    run.run_json = "{\"ranks\":3}";
     isochron_reporter_destroy(r);
     char *t = sink_take(&s);
     CHECK(has_line(t, "\"type\":\"context\",\"tool\":\"isochron-shmem\",\"run\":{\"ranks\":3},\"nprocs\":3,\"nodes\":1,"
