@@ -101,6 +101,15 @@ int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out);
  *  checks the largest of its points before measuring anything. */
 size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, int npes, int window);
 
+/** Defaults of a measurement run: isochron_shmem_opts_default and the driver's --help take them from here. */
+#define ISOCHRON_SHMEM_DEFAULT_MIN_REPS 5
+#define ISOCHRON_SHMEM_DEFAULT_MAX_REPS 100
+#define ISOCHRON_SHMEM_DEFAULT_REL_CI 0.05
+#define ISOCHRON_SHMEM_DEFAULT_CI_LEVEL 0.95
+#define ISOCHRON_SHMEM_DEFAULT_BUDGET 1
+#define ISOCHRON_SHMEM_DEFAULT_ITERS 0
+#define ISOCHRON_SHMEM_DEFAULT_LOOP "outside"
+
 /** Options of a measurement run. */
 typedef struct {
     int min_reps, max_reps; /**< repetitions (each of `iters` operations) */

@@ -32,13 +32,13 @@
 void isochron_shmem_opts_default(isochron_shmem_opts_t *o)
 {
     memset(o, 0, sizeof *o);
-    o->min_reps = 5;
-    o->max_reps = 100;
-    o->rel_ci = 0.05;
-    o->ci_level = 0.95;
-    o->budget = 1.0;
-    o->iters = 0;
-    o->loop = ISOCHRON_SHMEM_LOOP_OUTSIDE;
+    o->min_reps = ISOCHRON_SHMEM_DEFAULT_MIN_REPS;
+    o->max_reps = ISOCHRON_SHMEM_DEFAULT_MAX_REPS;
+    o->rel_ci = ISOCHRON_SHMEM_DEFAULT_REL_CI;
+    o->ci_level = ISOCHRON_SHMEM_DEFAULT_CI_LEVEL;
+    o->budget = ISOCHRON_SHMEM_DEFAULT_BUDGET;
+    o->iters = ISOCHRON_SHMEM_DEFAULT_ITERS;
+    (void)isochron_shmem_loop_find(ISOCHRON_SHMEM_DEFAULT_LOOP, &o->loop);
     o->validate = 1;
     o->window = 0;
 }
