@@ -304,6 +304,8 @@ static int kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *n
         if (wbytes == 0) wbytes = 64;
         if ((rc = isochron_ops_win_allocate(name, c, wbytes, ts, &base, &c->win))) return rc;
         st->win_base = base;
+        /* a known library crash is refused before the first swap; teardown frees the window */
+        if (k.sem == SEM_CAS && (rc = isochron_ops_cas_defect(name, c))) return rc;
         if (k.alg == ALG_PSCW) {
             /* the groups of post (who accesses this window: the left neighbour) and start (the right) */
             MPI_Group all;

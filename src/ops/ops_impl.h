@@ -68,6 +68,9 @@ int isochron_ops_mpich_version(int *major, int *minor, int *patch);
  * sentence naming the operation, MPI's error string and, where known, the cause and the remedy (Open MPI
  * 4.1's default osc component on ranks that span nodes). Collective; on failure *win is MPI_WIN_NULL. */
 int isochron_ops_win_allocate(const char *name, isochron_op_ctx_t *c, size_t wbytes, int disp_unit, void *base, MPI_Win *win);
+/* ISOCHRON_EUNSUPPORTED naming the library defect and its remedy when c->win's component crashes in a
+ * compare-and-swap of c->dtype (Open MPI 4's osc rdma, 8-byte integers, 2+ processes), else OK (setup.c). */
+int isochron_ops_cas_defect(const char *name, const isochron_op_ctx_t *c);
 
 /* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" for a thread level (thread.c). */
 const char *isochron_ops_thread_level_name(int level);

@@ -169,3 +169,11 @@ isochron_cli_test(bench_bad_timing_loop 1 TOOL isochron-bench EXPECT nonzero MAT
 isochron_cli_test(bench_timing_origin_collective 2 TOOL isochron-bench EXPECT nonzero MATCH "--timing origin applies to one-sided operations" "not 'allreduce'" ARGS --timing origin --ops put_lockall,allreduce --sizes 8)
 isochron_cli_test(bench_timing_origin_method 1 TOOL isochron-bench EXPECT nonzero MATCH "--timing origin works with --method global or max, not root" ARGS --timing origin --method root --ops put_lockall)
 isochron_cli_test(bench_list_timings 1 TOOL isochron-bench EXPECT zero MATCH "auto +chosen per point" "\norigin " "\nglobal " "\nloop " ARGS --list-timings)
+# compare_and_swap on 8-byte integers: Open MPI 4's osc rdma crashes in it (isochron_ops_cas_defect); the point is
+# refused naming the library defect and the remedy however the component was selected, the point before it kept,
+# and the swap measured under osc pt2pt or a library without the defect
+add_test(NAME bench_cas_defect
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bench/cas_defect.sh ${ISOCHRON_MPIRUN_LOCAL}
+                 $<TARGET_FILE:isochron-bench> ${CMAKE_CURRENT_BINARY_DIR}/cas_defect)
+set_tests_properties(bench_cas_defect PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" LABELS "cli"
+                     TIMEOUT 120 PASS_REGULAR_EXPRESSION "cas_defect: PASS" PROCESSORS 2)
