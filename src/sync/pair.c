@@ -261,13 +261,20 @@ int isochron_recompute_intercept(isochron_sync_ctx_t *ctx, MPI_Comm comm, int re
  *     kernel-wide truth clock, twice, 20 ms apart, and the differences timer -
  *     truth must agree within 1 µs both times (catching per-process origins, as
  *     with Open MPI's MPI_Wtime, time namespaces with different offsets, and
- *     different rates).
+ *     different rates). An injected read jitter (--skew jitter=...) is left
+ *     out of this sample: it is noise on each read of one time source, not a
+ *     second source, and prop's copies carry it as the leader's clock does;
+ *     counted, it refused prop for any jitter near 1 µs, and under SimGrid
+ *     that refusal surfaced as another rank's "clock flatten" message
+ *     (src/core/error.c). The sample reads the skewed timer without it
+ *     (isochron_timer_skew_apply of the base reading), after step 2 has
+ *     shown the injected offset, drift and ddrift equal.
  */
 static void sample(isochron_timer_t *t, double *d)
 {
     double best = INFINITY;
     for (int i = 0; i < 8; i++) {
-        double a = isochron_truth_now(), v = isochron_timer_now(t), b = isochron_truth_now();
+        double a = isochron_truth_now(), v = isochron_timer_skew_apply(t, isochron_timer_base_now(t)), b = isochron_truth_now();
         if (b - a < best) { best = b - a; *d = v - 0.5 * (a + b); }
     }
 }

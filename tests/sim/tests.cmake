@@ -5,3 +5,8 @@ if(ISOCHRON_WITH_SIMGRID_MODE STREQUAL "OFF")
 endif()
 add_test(NAME sim_hca3_64 COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sim/check_sim.sh ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/sim)
 set_tests_properties(sim_hca3_64 PROPERTIES TIMEOUT 120 LABELS "sim" SKIP_RETURN_CODE 77)
+# hca3+prop under SimGrid with read jitter, and a refusal's message kept per simulated rank (a few
+# seconds): shares sim_hca3_64's SMPI build directory, so the two never build it at once.
+add_test(NAME sim_prop_jitter COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/sim/check_sim_prop_jitter.sh ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/sim)
+set_tests_properties(sim_prop_jitter PROPERTIES TIMEOUT 120 LABELS "sim" SKIP_RETURN_CODE 77 RESOURCE_LOCK isochron_sim_build)
+set_tests_properties(sim_hca3_64 PROPERTIES RESOURCE_LOCK isochron_sim_build)
