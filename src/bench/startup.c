@@ -31,26 +31,6 @@ int isochron_init_find(const char *name, int *init)
 
 const char *isochron_init_name(int init) { return init == ISOCHRON_INIT_SESSIONS ? "sessions" : "world"; }
 
-#ifndef MPI_SESSION_NULL
-/* "Open MPI v4.1.4" / "MPICH Version: 4.0.2": the library version string's first line up to its
- * first comma, white space squeezed. Callable before MPI starts (MPI 3.0). */
-static void library_name(char *out, size_t len)
-{
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int n = 0;
-    MPI_Get_library_version(lib, &n);
-    size_t u = 0;
-    int space = 0;
-    for (int i = 0; i < n && lib[i] && lib[i] != '\n' && lib[i] != ',' && u + 1 < len; i++) {
-        if (lib[i] == ' ' || lib[i] == '\t') { space = 1; continue; }
-        if (space && u && u + 2 < len) out[u++] = ' ';
-        space = 0;
-        out[u++] = lib[i];
-    }
-    out[u] = 0;
-}
-#endif
-
 int isochron_sessions_available(void)
 {
 #ifdef MPI_SESSION_NULL
@@ -58,7 +38,7 @@ int isochron_sessions_available(void)
 #else
     char lib[128];
     int v = 0, sv = 0;
-    library_name(lib, sizeof lib);
+    isochron_mpi_library_name(lib, sizeof lib);
     MPI_Get_version(&v, &sv);
     return isochron_set_error(ISOCHRON_EUNSUPPORTED,
                               "the MPI library isochron was built with, %s (MPI %d.%d), has no sessions (MPI_Session_init and process sets "

@@ -215,3 +215,21 @@ int isochron_comm_oversubscribed(MPI_Comm comm)
     MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, comm);
     return any;
 }
+
+/* The first line of MPI_Get_library_version ("MPICH Version: 4.0.2", "Open MPI v4.1.4, package: ..."),
+ * cut at the first comma; callable before MPI_Init (MPI-3.1 sec. 8.1.1). */
+void isochron_mpi_library_name(char *out, size_t n)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    if (MPI_Get_library_version(v, &len) != MPI_SUCCESS || !v[0]) snprintf(v, sizeof v, "an unknown MPI library");
+    v[strcspn(v, "\n,\t")] = '\0';
+    /* MPICH: "MPICH Version:      4.0.2" -> "MPICH 4.0.2" */
+    char *p = strstr(v, "Version:");
+    if (p) {
+        char *q = p + strlen("Version:");
+        while (*q == ' ') q++;
+        memmove(p, q, strlen(q) + 1);
+    }
+    snprintf(out, n, "%s", v);
+}

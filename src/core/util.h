@@ -56,6 +56,10 @@ int isochron_barrier_polite(MPI_Comm comm);
 int isochron_bcast_polite(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int isochron_allreduce_polite(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
+/* The MPI library and its version in a few words ("MPICH 4.0.2", "Open MPI v4.1.4"), for sentences refusing what
+ * it lacks; callable before MPI_Init. */
+void isochron_mpi_library_name(char *out, size_t n);
+
 /* 1 if this node runs more ranks than the CPUs they may use. Collective over node. */
 int isochron_node_oversubscribed(MPI_Comm node);
 /* The kernel's identity (/proc/sys/kernel/random/boot_id) in buf (>= 37 bytes): 0, or -1 when unknown. */

@@ -332,12 +332,13 @@ int isochron_ops_p2t_run(MPI_Comm comm, size_t bytes, int reps, double ci_level,
             for (int k = -1; k < reps && rc == ISOCHRON_OK; k++) {
                 if (rank == x[0]) {
                     MPI_Request q[4];
+                    MPI_Status st[4]; /* not MPI_STATUSES_IGNORE, (MPI_Status *)1 in MPICH: gcc 12 reads its array parameter as a 0-byte region */
                     double t0 = MPI_Wtime();
                     if (MPI_Irecv(rbuf, cnt, MPI_BYTE, x[1], TAG_P2T_BACK, dup, &q[0]) != MPI_SUCCESS ||
                         MPI_Irecv(rbuf + (bytes ? bytes : 1), cnt, MPI_BYTE, x[2], TAG_P2T_BACK, dup, &q[1]) != MPI_SUCCESS ||
                         MPI_Isend(sbuf, cnt, MPI_BYTE, x[1], TAG_P2T_OUT, dup, &q[2]) != MPI_SUCCESS ||
                         MPI_Isend(sbuf, cnt, MPI_BYTE, x[2], TAG_P2T_OUT, dup, &q[3]) != MPI_SUCCESS ||
-                        MPI_Waitall(4, q, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+                        MPI_Waitall(4, q, st) != MPI_SUCCESS)
                         rc = isochron_set_error(ISOCHRON_EMPI, "p2t: exchange %d <-> %d,%d failed", x[0], x[1], x[2]);
                     else if (k >= 0) times[(size_t)t * reps + k] = MPI_Wtime() - t0;
                 } else if (MPI_Recv(rbuf, cnt, MPI_BYTE, x[0], TAG_P2T_OUT, dup, MPI_STATUS_IGNORE) != MPI_SUCCESS ||

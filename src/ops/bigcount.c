@@ -52,7 +52,7 @@
 static int missing(const char *name)
 {
     char lib[256];
-    isochron_ops_library_name(lib, sizeof lib);
+    isochron_mpi_library_name(lib, sizeof lib);
     return isochron_set_error(ISOCHRON_EUNSUPPORTED,
                               "%s: this MPI library (%s) has no large-count functions (MPI_*_c with MPI_Count counts: "
                               "MPI-4.0; in MPICH 4, not in Open MPI 4.1 or 5.0); isochron was built against its mpi.h, "

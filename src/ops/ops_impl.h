@@ -131,10 +131,6 @@ const isochron_op_t *isochron_ops_builtin_rmabw(int *n);
 const isochron_op_t *isochron_ops_builtin_part(int *n);
 const isochron_op_t *isochron_ops_builtin_bigcount(int *n);
 
-/* The MPI library and its version in a few words ("MPICH 4.0.2", "Open MPI v4.1.4"), for sentences refusing what
- * it lacks; callable before MPI_Init (part.c). */
-void isochron_ops_library_name(char *out, size_t n);
-
 /* The shared functions of a kind, wrapped once per operation (the run
  * functions stay individual). */
 #define ISOCHRON_OPS_KIND(id, sem, alg)                                                   \

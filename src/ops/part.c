@@ -44,24 +44,6 @@
 #define HAVE_PART 0
 #endif
 
-/* The first line of MPI_Get_library_version ("MPICH Version: 4.0.2", "Open MPI v4.1.4, package: ..."),
- * cut at the first comma; callable before MPI_Init (MPI-3.1 sec. 8.1.1). */
-void isochron_ops_library_name(char *out, size_t n)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int len = 0;
-    if (MPI_Get_library_version(v, &len) != MPI_SUCCESS || !v[0]) snprintf(v, sizeof v, "an unknown MPI library");
-    v[strcspn(v, "\n,\t")] = '\0';
-    /* MPICH: "MPICH Version:      4.0.2" -> "MPICH 4.0.2" */
-    char *p = strstr(v, "Version:");
-    if (p) {
-        char *q = p + strlen("Version:");
-        while (*q == ' ') q++;
-        memmove(p, q, strlen(q) + 1);
-    }
-    snprintf(out, n, "%s", v);
-}
-
 #define N_PART ((MPI_Count)(c->count / (size_t)c->partitions))
 
 typedef struct {
@@ -105,7 +87,7 @@ static int part_setup(isochron_op_ctx_t *c, const char *name)
     MPI_Initialized(&inited); /* false under the sessions model, where MPI_COMM_WORLD is not there */
     if (inited && MPI_Comm_size(MPI_COMM_WORLD, &wsize) == MPI_SUCCESS && wsize > c->size) {
         char lib[256];
-        isochron_ops_library_name(lib, sizeof lib);
+        isochron_mpi_library_name(lib, sizeof lib);
         return isochron_set_error(ISOCHRON_EUNSUPPORTED,
                                   "%s: this MPI library (%s) completes partitioned messages only once every process of "
                                   "MPI_COMM_WORLD has made a partitioned request, and this communicator has %d of its %d "
@@ -249,7 +231,7 @@ static int validate_part_pready(isochron_op_ctx_t *c)
 static int missing(const char *name)
 {
     char lib[256];
-    isochron_ops_library_name(lib, sizeof lib);
+    isochron_mpi_library_name(lib, sizeof lib);
     return isochron_set_error(ISOCHRON_EUNSUPPORTED,
                               "%s: this MPI library (%s) has no partitioned point-to-point (MPI_Psend_init, MPI_Pready: "
                               "MPI-4.0; in MPICH 4 and Open MPI 5); isochron was built against its mpi.h, which lacks them",
