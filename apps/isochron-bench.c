@@ -81,66 +81,52 @@ static const app_option_t opts[NOPT] = {
     [O_VERSION] = APP_OPT_VERSION,
 };
 
-/* --ops allpairs (paper 001 sec. 4): every pair's round trips at each size in
- * the chosen mode; one "pair" record per pair (table/csv: op "allpairs:i-j",
- * root = i) and one "matrix" record per size (table: the matrix of medians).
+/* The size sweeps of --ops allpairs and p2t (p2t: 1 for p2t, else allpairs); at each size the run
+ * on comm (by the ranks in it), its status agreed over world and counted in *done, the results
+ * reported on rank 0; the first failure, named on rank 0, ends the sweep.
+ *  - allpairs (paper 001 sec. 4): every pair's round trips in the chosen mode; one "pair" record
+ *    per pair (table/csv: op "allpairs:i-j", root = i) and one "matrix" record per size (table:
+ *    the matrix of medians);
+ *  - p2t: point-to-two experiments i <-> {j,k} in parallel rounds of disjoint triplets; one
+ *    "triplet" record each (table/csv: op "p2t:i-j+k").
  * Collective over world; returns 1 if a size failed. */
-static int app_allpairs(MPI_Comm world, MPI_Comm comm, const size_t *sizes, int nsizes, int reps, int mode, double level, isochron_reporter_t **rp,
-                        int quiet, int *done)
+static int app_pairs_sweep(MPI_Comm world, MPI_Comm comm, int p2t, const size_t *sizes, int nsizes, int reps, int mode, double level,
+                           isochron_reporter_t **rp, int quiet, int *done)
 {
     int rank, p = 0, failed = 0;
     MPI_Comm_rank(world, &rank);
     if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
-    int np = p * (p - 1) / 2;
-    isochron_pair_t *pr = rank == 0 ? calloc((size_t)np + 1, sizeof *pr) : NULL;
-    const char *mname = mode == ISOCHRON_P2P_SEQUENTIAL ? "sequential" : "parallel";
-    for (int s = 0; s < nsizes && !failed; s++) {
+    int n = p2t ? isochron_ops_p2t_count(p) : p * (p - 1) / 2;
+    isochron_pair_t *pr = rank == 0 && !p2t ? calloc((size_t)n + 1, sizeof *pr) : NULL;
+    isochron_triplet_t *tr = rank == 0 && p2t ? calloc((size_t)n + 1, sizeof *tr) : NULL;
+    const char *what = p2t ? "p2t" : "allpairs", *mname = mode == ISOCHRON_P2P_SEQUENTIAL ? "sequential" : "parallel";
+    for (int s = 0; s < nsizes; s++) {
         int rc = ISOCHRON_OK;
         double wall = 0;
-        if (comm != MPI_COMM_NULL) rc = isochron_ops_allpairs_run(comm, sizes[s], reps, mode, level, pr, &wall);
+        if (comm != MPI_COMM_NULL)
+            rc = p2t ? isochron_ops_p2t_run(comm, sizes[s], reps, level, tr, &wall)
+                     : isochron_ops_allpairs_run(comm, sizes[s], reps, mode, level, pr, &wall);
         MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world);
         (*done)++;
         if (rc) {
-            if (rank == 0) fprintf(stderr, "isochron-bench: allpairs at %zu B failed: %s\n", sizes[s], isochron_last_error());
+            if (rank == 0) fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", what, sizes[s], isochron_last_error());
             failed = 1;
             break;
         }
         if (rank != 0) continue;
+        if (p2t) {
+            for (int r = 0; r < 3; r++)
+                if (rp[r]) isochron_report_triplets(rp[r], sizes[s], p, reps, wall, tr, n);
+            if (!quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", sizes[s], n, reps, wall);
+            continue;
+        }
         for (int r = 0; r < 3; r++)
             if (rp[r]) isochron_report_pairs(rp[r], mname, sizes[s], p, reps, wall, pr);
         for (int r = 0; r < 3; r++) /* the matrix of median round trips */
             if (rp[r]) isochron_report_matrix(rp[r], mname, sizes[s], p, reps, wall, pr);
-        if (!quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mname, sizes[s], np, reps, wall);
+        if (!quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mname, sizes[s], n, reps, wall);
     }
     free(pr);
-    return failed;
-}
-
-/* --ops p2t: point-to-two experiments i <-> {j,k} in parallel rounds of
- * disjoint triplets; one "triplet" record each (table/csv: op "p2t:i-j+k"). */
-static int app_p2t(MPI_Comm world, MPI_Comm comm, const size_t *sizes, int nsizes, int reps, double level, isochron_reporter_t **rp, int quiet, int *done)
-{
-    int rank, p = 0, failed = 0;
-    MPI_Comm_rank(world, &rank);
-    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
-    int n = isochron_ops_p2t_count(p);
-    isochron_triplet_t *tr = rank == 0 ? calloc((size_t)n + 1, sizeof *tr) : NULL;
-    for (int s = 0; s < nsizes && !failed; s++) {
-        int rc = ISOCHRON_OK;
-        double wall = 0;
-        if (comm != MPI_COMM_NULL) rc = isochron_ops_p2t_run(comm, sizes[s], reps, level, tr, &wall);
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world);
-        (*done)++;
-        if (rc) {
-            if (rank == 0) fprintf(stderr, "isochron-bench: p2t at %zu B failed: %s\n", sizes[s], isochron_last_error());
-            failed = 1;
-            break;
-        }
-        if (rank != 0) continue;
-        for (int r = 0; r < 3; r++)
-            if (rp[r]) isochron_report_triplets(rp[r], sizes[s], p, reps, wall, tr, n);
-        if (!quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", sizes[s], n, reps, wall);
-    }
     free(tr);
     return failed;
 }
@@ -554,8 +540,8 @@ int main(int argc, char **argv)
     int nroots = rotate ? nprocs : 1, total = 0, done_pts = 0;
     for (int i = 0; i < nops; i++) total += nsizes * ((list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1);
     int failed = 0;
-    if (want_allpairs) failed = app_allpairs(world, comm, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, quiet, &done_pts);
-    if (want_p2t && !failed) failed = app_p2t(world, comm, sizes, nsizes, bo.max_reps, bo.ci_level, reps, quiet, &done_pts);
+    if (want_allpairs) failed = app_pairs_sweep(world, comm, 0, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, quiet, &done_pts);
+    if (want_p2t && !failed) failed = app_pairs_sweep(world, comm, 1, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, quiet, &done_pts);
     if (failed) code = 1;
     /* the points in order; with --passes every pass walks the whole list */
     int npts = 0, *pidx = malloc(sizeof(int) * 3 * (size_t)(total > 0 ? total : 1));
