@@ -587,6 +587,12 @@ void app_clock_free(app_clock_t *c)
     c->timer = NULL;
 }
 
+isochron_report_run_head_t app_run_head(const char *tool, const char *run_json, const app_clock_t *c, int nprocs, int nodes,
+                                        int oversubscribed)
+{
+    return (isochron_report_run_head_t){tool, run_json, c->json, isochron_timer_name(c->timer), nprocs, nodes, oversubscribed};
+}
+
 /* ---- interruption: an end record (isochron_report_end_interrupted) written with write(2) from the handler */
 static int intr_fd = -1, intr_count, intr_rank = -1;
 static char intr_unit[16] = "points";

@@ -107,6 +107,10 @@ int app_parse_track(const char *prog, const char *v, int rank, int *on);
 int app_clock_setup(const char *prog, const char *sync, const char *timer, const char *skew, int track, MPI_Comm comm, int quiet,
                     app_clock_t *c);
 void app_clock_free(app_clock_t *c);
+/* The head of a driver's context record (isochron_report_run_head_t): \p tool, the "run" object \p run_json
+ * (app_context_json), c's timer and "clock_sync" object, and where the ranks run. */
+isochron_report_run_head_t app_run_head(const char *tool, const char *run_json, const app_clock_t *c, int nprocs, int nodes,
+                                        int oversubscribed);
 
 /* Is s a well-formed comma-separated list: not empty, no empty element
  * ("a,,b", ",a", "a,")? 0, or -1 with the reason in err. Every list option

@@ -324,7 +324,7 @@ int main(int argc, char **argv)
     if ((code = app_parse_sync_limit(PROG, v[O_SYNCLIM], rank))) goto done;
     int self_bound = 0;
     if ((code = app_bind(PROG, v[O_BIND], MPI_COMM_WORLD, rank, &self_bound))) goto done;
-    run_t r = {rank, size, NULL, NULL, NULL, v[O_QUIET] != NULL, {0}};
+    run_t r = {rank, size, NULL, NULL, NULL, v[O_QUIET] != NULL, {.head = {0}}};
     isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed, NULL};
     if (rank == 0) code = app_open_output(PROG, "--jsonl", v[O_JSONL], &r.jf);
     app_interrupt_install(r.jf, rank, "steps");
@@ -362,11 +362,11 @@ int main(int argc, char **argv)
     int ne = 0;
     for (int i = 0; i < nb; i++) bnames[i] = names[i];
     for (int i = 0; i < 4; i++) if (exps[i]) enames[ne++] = exp_names[i];
-    r.rec = (isochron_barrier_run_t){PROG,   ctxbuf, ck.json, isochron_timer_name(ck.timer), size, ck.rep.nodes, over, yields,
-                                     nb,     ne,     bnames,  enames, calls, ntr, ptr, thr, spread, skspread, slack, tol,
+    r.rec = (isochron_barrier_run_t){app_run_head(PROG, ctxbuf, &ck, size, ck.rep.nodes, over),
+                                     yields, nb, ne, bnames, enames, calls, ntr, ptr, thr, spread, skspread, slack, tol,
                                      VAL(O_WAIT), (long long)seed, VAL(O_BIND), self_bound};
     if (rank == 0 && r.jf) isochron_report_barrier_context(r.jf, &r.rec);
-    r.rec.run_json = NULL; /* freed next: the records after the context do not use it */
+    r.rec.head.run_json = NULL; /* freed next: the records after the context do not use it */
     free(ctxbuf);
     if (r.out) {
         fprintf(r.out, "# " PROG " %s: %d ranks, %d node(s)%s%s; clocks: %s, synchronized in %.2f s\n", ISOCHRON_VERSION_STRING, size, ck.rep.nodes,

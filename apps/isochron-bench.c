@@ -409,7 +409,7 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
 static void write_context(isochron_reporter_t **reps, const run_t *r, const char *ctxbuf, const char *bind, int self_bound, double late_cap,
                           const app_clock_t *ck, int over, int nodes)
 {
-    isochron_bench_run_t br = {"isochron-bench", ctxbuf, ck->json, isochron_timer_name(ck->timer), r->nprocs, nodes, over,
+    isochron_bench_run_t br = {app_run_head("isochron-bench", ctxbuf, ck, r->nprocs, nodes, over),
                                &r->bo, late_cap, bind, self_bound, r->msg_window, r->threads, r->partitions,
                                r->provided == MPI_THREAD_MULTIPLE, r->passes, r->init};
     for (int i = 0; i < 3; i++)

@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 #else
         snprintf(libname, sizeof libname, "OpenSHMEM %d.%d (vendor)", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
 #endif
-        isochron_shmem_run_t sr = {"isochron-shmem", ctxbuf, ck.json, isochron_timer_name(ck.timer), size, ck.rep.nodes, ck.rep.oversubscribed,
+        isochron_shmem_run_t sr = {app_run_head("isochron-shmem", ctxbuf, &ck, size, ck.rep.nodes, ck.rep.oversubscribed),
                                    ncw, checks, libname, patcher, isochron_shmem_loop_name(so.loop), so.min_reps, so.max_reps, so.rel_ci,
                                    so.ci_level, so.budget, so.iters, so.window > 0 ? so.window : ISOCHRON_SHMEM_WINDOW_DEFAULT, so.validate,
                                    xp ? "shmem" : "mpi"};

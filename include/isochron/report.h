@@ -155,14 +155,22 @@ int isochron_report_check_wait(FILE *f, const isochron_check_run_t *run, int w);
 /** \brief After the check, when tracked: the "track" record (refreshes, cost, every rank's filter). */
 int isochron_report_check_track(FILE *f, const isochron_check_run_t *run);
 
+/** What every measuring driver's context record opens with (isochron-bench, isochron-barrier, isochron-shmem):
+ *  which tool, where (the run, ranks, nodes, oversubscription) and on which clock (timer, synchronization).
+ *  The first member of each driver's run; one writer (src/report/run_records.c) makes its entries, in this
+ *  order: "tool", "run", "nprocs", "nodes", "oversubscribed", "timer", "clock_sync". */
+typedef struct {
+    const char *tool;           /**< e.g. "isochron-bench" */
+    const char *run_json;       /**< the run's context (a JSON object, isochron_report_run_json), the context's "run" */
+    const char *clock_sync_json;/**< the synchronization (a JSON object, isochron_report_clock_sync_json), the context's "clock_sync" */
+    const char *timer;          /**< base timer name */
+    int nprocs, nodes, oversubscribed;
+} isochron_report_run_head_t;
+
 /** isochron-bench's run as its context record states it: where, with which clock, and every option of
  *  the engine (scheme, method, timing and the rest of isochron_bench_opts_t) and of the driver. */
 typedef struct {
-    const char *tool;           /**< "isochron-bench" */
-    const char *run_json;       /**< the run's context (a JSON object), the context's "run" */
-    const char *clock_sync_json;/**< the synchronization (a JSON object), the context's "clock_sync" */
-    const char *timer;
-    int nprocs, nodes, oversubscribed;
+    isochron_report_run_head_t head; /**< tool "isochron-bench" */
     const isochron_bench_opts_t *engine;
     double late_cap;            /**< the late cap the engine uses (isochron_bench_late_cap) */
     const char *bind;           /**< --bind as given */
@@ -176,11 +184,8 @@ int isochron_report_bench_context(isochron_reporter_t *r, const isochron_bench_r
 
 /** The barrier experiments' run as rank 0 reports it (isochron-barrier's options and context). */
 typedef struct {
-    const char *tool;           /**< "isochron-barrier" */
-    const char *run_json;       /**< the run's context (a JSON object), the context's "run" */
-    const char *clock_sync_json;/**< the synchronization (a JSON object), the context's "clock_sync" */
-    const char *timer;
-    int nprocs, nodes, oversubscribed, barriers_yield;
+    isochron_report_run_head_t head; /**< tool "isochron-barrier" */
+    int barriers_yield;         /**< the barriers yield the CPU while waiting (stated after the head's "oversubscribed") */
     int nbarriers, nexperiments;
     const char *const *barriers;    /**< the barriers measured */
     const char *const *experiments; /**< the experiments run ("skew", "cost", "shift", "payoff") */
@@ -226,11 +231,7 @@ isochron_shmem_check_t isochron_report_shmem_check_summary(const isochron_accura
 /** isochron-shmem's run as its context record states it: where, with which clock (and its check), which
  *  OpenSHMEM library, and the measurement options (isochron_shmem_opts_t's, as names and numbers). */
 typedef struct {
-    const char *tool;            /**< "isochron-shmem" */
-    const char *run_json;        /**< the run's context (a JSON object), the context's "run" */
-    const char *clock_sync_json; /**< the synchronization (a JSON object), the context's "clock_sync" */
-    const char *timer;
-    int nprocs, nodes, oversubscribed;
+    isochron_report_run_head_t head; /**< tool "isochron-shmem" */
     int ncheck;                  /**< waits of the accuracy check; 0: none ("clock_check": null) */
     const isochron_shmem_check_t *check;
     const char *library;         /**< the OpenSHMEM library, e.g. "OpenSHMEM 1.4 (Open MPI oshmem 4.1.4)" */

@@ -5,9 +5,11 @@
  * first pays off (paper 004, sec. 4.2-4.3). The experiments themselves are in
  * src/barrier/experiment.c; the driver runs them and hands their results to
  * these writers on rank 0, which put each record through the one JSON writer
- * (json.c) and, for the cost, the reporter's point record (report.c), so that
- * the barrier records have the number format, schema version and flushing of
- * every other record (schema: python/src/isochron/results-1.schema.json).
+ * (json.c) and, for the context and the cost, the reporter (report.c): the
+ * context opens with the head every driver's context opens with
+ * (run_records.c), the cost is the engine's point record. So the barrier
+ * records have the number format, schema version and flushing of every
+ * other record (schema: python/src/isochron/results-1.schema.json).
  * Statistics of the samples (median, p95, max, mean) come from
  * isochron_summarize, the engine's one rule.
  */
@@ -18,48 +20,40 @@
 #include "isochron/report.h"
 #include "isochron/stats.h"
 #include "core/util.h"
+#include "report/context.h"
 
+/* the members of the context's "options" object */
+static void options_members(isochron_json_t *j, const void *arg)
+{
+    const isochron_barrier_run_t *r = arg;
+    isochron_json_kint(j, "calls", r->calls);
+    isochron_json_kint(j, "trials", r->trials);
+    isochron_json_kint(j, "payoff_trials", r->payoff_trials);
+    isochron_json_knumber(j, "threshold", r->threshold);
+    isochron_json_knumber(j, "spread_s", r->spread);
+    isochron_json_knumber(j, "skew_spread_s", r->skew_spread);
+    isochron_json_knumber(j, "slack_s", r->slack);
+    isochron_json_knumber(j, "late_tolerance_s", r->late_tolerance);
+    isochron_json_kstring(j, "wait", r->wait);
+    isochron_json_kint(j, "seed", r->seed);
+    isochron_json_kstring(j, "bind", r->bind);
+    isochron_json_kbool(j, "bound_by_isochron", r->bound_by_isochron);
+}
+
+/* The context through a JSON Lines reporter on f (report.c), as the other drivers' context blocks: the run's head
+ * with barriers_yield among its placement, then the barriers, experiments and options. */
 int isochron_report_barrier_context(FILE *f, const isochron_barrier_run_t *r)
 {
     if (!f || !r) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no stream or run");
-    isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "context");
-    isochron_json_kstring(&j, "tool", r->tool);
-    isochron_json_key(&j, "run");
-    isochron_json_raw(&j, r->run_json);
-    isochron_json_kint(&j, "nprocs", r->nprocs);
-    isochron_json_kint(&j, "nodes", r->nodes);
-    isochron_json_kbool(&j, "oversubscribed", r->oversubscribed);
-    isochron_json_kbool(&j, "barriers_yield", r->barriers_yield);
-    isochron_json_kstring(&j, "timer", r->timer);
-    isochron_json_key(&j, "clock_sync");
-    isochron_json_raw(&j, r->clock_sync_json);
-    isochron_json_key(&j, "barriers");
-    isochron_json_array_begin(&j);
-    for (int i = 0; i < r->nbarriers; i++) isochron_json_string(&j, r->barriers[i]);
-    isochron_json_array_end(&j);
-    isochron_json_key(&j, "experiments");
-    isochron_json_array_begin(&j);
-    for (int i = 0; i < r->nexperiments; i++) isochron_json_string(&j, r->experiments[i]);
-    isochron_json_array_end(&j);
-    isochron_json_key(&j, "options");
-    isochron_json_object_begin(&j);
-    isochron_json_kint(&j, "calls", r->calls);
-    isochron_json_kint(&j, "trials", r->trials);
-    isochron_json_kint(&j, "payoff_trials", r->payoff_trials);
-    isochron_json_knumber(&j, "threshold", r->threshold);
-    isochron_json_knumber(&j, "spread_s", r->spread);
-    isochron_json_knumber(&j, "skew_spread_s", r->skew_spread);
-    isochron_json_knumber(&j, "slack_s", r->slack);
-    isochron_json_knumber(&j, "late_tolerance_s", r->late_tolerance);
-    isochron_json_kstring(&j, "wait", r->wait);
-    isochron_json_kint(&j, "seed", r->seed);
-    isochron_json_kstring(&j, "bind", r->bind);
-    isochron_json_kbool(&j, "bound_by_isochron", r->bound_by_isochron);
-    isochron_json_object_end(&j);
-    isochron_json_record_end(&j);
-    return ISOCHRON_OK;
+    isochron_reporter_t *rep;
+    int rc = isochron_reporter_create("jsonl", f, &rep);
+    if (rc) return rc;
+    static const char *const keys[] = {"barriers_yield", "barriers", "experiments", "options"};
+    char *vals[] = {strdup(r->barriers_yield ? "true" : "false"), isochron_report_strings_text(r->barriers, r->nbarriers),
+                    isochron_report_strings_text(r->experiments, r->nexperiments), isochron_report_object_text(options_members, r)};
+    rc = isochron_report_context_begin(rep, &r->head, 1, keys, vals, 4); /* frees vals */
+    isochron_reporter_destroy(rep);
+    return rc;
 }
 
 int isochron_report_barrier_rds(FILE *f, const isochron_rds_info_t *ri)
@@ -148,11 +142,7 @@ int isochron_report_barrier_cost(FILE *f, const isochron_point_t *p, const char 
 {
     if (!f || !p || !barrier)
         return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no stream, point or barrier");
-    isochron_json_t j;
-    char *name = NULL;
-    if (isochron_json_open_string(&j)) return ISOCHRON_ENOMEM;
-    isochron_json_string(&j, barrier);
-    name = isochron_json_close_string(&j);
+    char *name = isochron_report_json_text(barrier);
     if (!name) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
     isochron_kv_t extra[1] = {{"barrier", name}};
     isochron_reporter_t *rep;

@@ -57,6 +57,5 @@ int isochron_report_bench_context(isochron_reporter_t *rep, const isochron_bench
     static const char *const keys[] = {"scheme", "method", "timing", "options"};
     char *vals[] = {isochron_report_json_text(r->engine->scheme), isochron_report_json_text(r->engine->method),
                     isochron_report_json_text(r->engine->timing), isochron_report_object_text(options_members, r)};
-    return isochron_report_context_begin(rep, r->tool, r->run_json, r->nprocs, r->nodes, r->oversubscribed, r->timer, r->clock_sync_json, keys,
-                                         vals, 4);
+    return isochron_report_context_begin(rep, &r->head, 0, keys, vals, 4);
 }

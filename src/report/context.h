@@ -1,8 +1,10 @@
 /*
- * What the context records of isochron-bench and isochron-shmem share
- * (src/report/run_records.c; private to the report module): both begin with
- * the same seven entries (tool, run, nprocs, nodes, oversubscribed, timer,
- * clock_sync) before their own, and make their string values JSON text alike.
+ * What the context records of isochron-bench, isochron-barrier and
+ * isochron-shmem share (src/report/run_records.c; private to the report
+ * module): each begins with the entries of its run's head
+ * (isochron_report_run_head_t: tool, run, nprocs, nodes, oversubscribed,
+ * timer, clock_sync) before its own, and makes its string values JSON text
+ * alike.
  */
 #ifndef ISOCHRON_REPORT_CONTEXT_H
 #define ISOCHRON_REPORT_CONTEXT_H
@@ -15,12 +17,15 @@ char *isochron_report_json_text(const char *s);
 /* An object as JSON text whose members \p members writes from \p arg (caller frees; NULL when out of memory) */
 char *isochron_report_object_text(void (*members)(isochron_json_t *j, const void *arg), const void *arg);
 
-/* The context block through \p rep: tool, run (\p run_json), nprocs, nodes, oversubscribed, timer, clock_sync
- * (\p clock_sync_json), then \p n entries of \p keys with their values as JSON text \p owned, which this frees
- * (ENOMEM when one of them is NULL: out of memory making it; EINVAL without \p rep, \p run_json or
- * \p clock_sync_json, or \p n beyond 0..16). Else isochron_report_begin's code. */
-int isochron_report_context_begin(isochron_reporter_t *rep, const char *tool, const char *run_json, int nprocs, int nodes,
-                                  int oversubscribed, const char *timer, const char *clock_sync_json, const char *const *keys,
+/* \p n strings as the JSON text of an array (caller frees; NULL when out of memory) */
+char *isochron_report_strings_text(const char *const *s, int n);
+
+/* The context block through \p rep: the head's tool, run, nprocs, nodes, oversubscribed, then the first \p nplace
+ * of the \p n entries (what else says how the ranks run, e.g. barriers_yield), the head's timer and clock_sync,
+ * then the other entries: \p keys with their values as JSON text \p owned, which this frees (ENOMEM when one
+ * of them is NULL: out of memory making it; EINVAL without \p rep, \p head, its run_json or clock_sync_json,
+ * \p n beyond 0..16 or \p nplace beyond 0..n). Else isochron_report_begin's code. */
+int isochron_report_context_begin(isochron_reporter_t *rep, const isochron_report_run_head_t *head, int nplace, const char *const *keys,
                                   char **owned, int n);
 
 #endif

@@ -8,9 +8,10 @@
  * from every rank) into isochron_run_info_t or pass the sync report; the
  * objects are made here by the one JSON writer (json.c), so every driver's
  * context states them alike (schema: python/src/isochron/results-1.schema.json).
- * Also the head that isochron-bench's and isochron-shmem's context blocks
- * share (report/context.h): tool, run, nprocs, nodes, oversubscribed, timer
- * and clock_sync, in that order.
+ * Also the one writer of the head that the context blocks of isochron-bench,
+ * isochron-barrier and isochron-shmem open with (isochron_report_run_head_t,
+ * report/context.h): tool, run, nprocs, nodes, oversubscribed, timer and
+ * clock_sync, in that order.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -104,27 +105,44 @@ char *isochron_report_object_text(void (*members)(isochron_json_t *j, const void
     return isochron_json_close_string(&j);
 }
 
-int isochron_report_context_begin(isochron_reporter_t *rep, const char *tool, const char *run_json, int nprocs, int nodes,
-                                  int oversubscribed, const char *timer, const char *clock_sync_json, const char *const *keys,
+char *isochron_report_strings_text(const char *const *s, int n)
+{
+    isochron_json_t j;
+    if (isochron_json_open_string(&j)) return NULL;
+    isochron_json_array_begin(&j);
+    for (int i = 0; i < n && s; i++) isochron_json_string(&j, s[i]);
+    isochron_json_array_end(&j);
+    return isochron_json_close_string(&j);
+}
+
+int isochron_report_context_begin(isochron_reporter_t *rep, const isochron_report_run_head_t *h, int nplace, const char *const *keys,
                                   char **owned, int n)
 {
     enum { HEAD = 7, MAX_MORE = 16 };
-    char *tool_j = isochron_report_json_text(tool), *timer_j = isochron_report_json_text(timer), np[16], nodes_j[16];
-    isochron_kv_t kv[HEAD + MAX_MORE] = {{"tool", tool_j},   {"run", run_json},
-                                         {"nprocs", np},     {"nodes", nodes_j},
-                                         {"oversubscribed", oversubscribed ? "true" : "false"},
-                                         {"timer", timer_j}, {"clock_sync", clock_sync_json}};
-    int rc = tool_j && timer_j ? ISOCHRON_OK : ISOCHRON_ENOMEM;
-    for (int i = 0; i < n && i < MAX_MORE; i++) {
-        kv[HEAD + i] = (isochron_kv_t){keys[i], owned[i]};
-        if (!owned[i]) rc = ISOCHRON_ENOMEM;
+    int bad = !rep || !h || !h->run_json || !h->clock_sync_json || n < 0 || n > MAX_MORE || nplace < 0 || nplace > n;
+    char *tool_j = bad ? NULL : isochron_report_json_text(h->tool), *timer_j = bad ? NULL : isochron_report_json_text(h->timer);
+    char np[16], nodes_j[16];
+    isochron_kv_t kv[HEAD + MAX_MORE];
+    int rc = ISOCHRON_OK, k = 0;
+    if (bad)
+        rc = isochron_set_error(ISOCHRON_EINVAL, "context: no reporter, run or clock_sync, or %d entries (0 to %d, %d of them placement)", n,
+                                MAX_MORE, nplace);
+    else {
+        snprintf(np, sizeof np, "%d", h->nprocs);
+        snprintf(nodes_j, sizeof nodes_j, "%d", h->nodes);
+        kv[k++] = (isochron_kv_t){"tool", tool_j};
+        kv[k++] = (isochron_kv_t){"run", h->run_json};
+        kv[k++] = (isochron_kv_t){"nprocs", np};
+        kv[k++] = (isochron_kv_t){"nodes", nodes_j};
+        kv[k++] = (isochron_kv_t){"oversubscribed", h->oversubscribed ? "true" : "false"};
+        for (int i = 0; i < nplace; i++) kv[k++] = (isochron_kv_t){keys[i], owned[i]};
+        kv[k++] = (isochron_kv_t){"timer", timer_j};
+        kv[k++] = (isochron_kv_t){"clock_sync", h->clock_sync_json};
+        for (int i = nplace; i < n; i++) kv[k++] = (isochron_kv_t){keys[i], owned[i]};
+        for (int i = 0; i < k; i++)
+            if (!kv[i].json) rc = ISOCHRON_ENOMEM;
+        rc = rc ? isochron_set_error(ISOCHRON_ENOMEM, "out of memory") : isochron_report_begin(rep, kv, k);
     }
-    snprintf(np, sizeof np, "%d", nprocs);
-    snprintf(nodes_j, sizeof nodes_j, "%d", nodes);
-    if (!rep || !run_json || !clock_sync_json || n < 0 || n > MAX_MORE)
-        rc = isochron_set_error(ISOCHRON_EINVAL, "context: no reporter, run or clock_sync, or %d entries (0 to %d)", n, MAX_MORE);
-    else if (rc) rc = isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
-    else rc = isochron_report_begin(rep, kv, HEAD + n);
     for (int i = 0; i < n; i++) free(owned[i]);
     free(tool_j);
     free(timer_j);

@@ -91,8 +91,7 @@ int isochron_report_shmem_context(isochron_reporter_t *rep, const isochron_shmem
                     isochron_report_json_text(scheme),
                     isochron_report_json_text(r->loop),
                     isochron_report_object_text(options_members, r)};
-    return isochron_report_context_begin(rep, r->tool, r->run_json, r->nprocs, r->nodes, r->oversubscribed, r->timer, r->clock_sync_json, keys,
-                                         vals, 6);
+    return isochron_report_context_begin(rep, &r->head, 0, keys, vals, 6);
 }
 
 int isochron_report_shmem_point(isochron_reporter_t *rep, const isochron_point_t *p, const char *method, const char *library_defect)

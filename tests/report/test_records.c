@@ -170,7 +170,7 @@ static void check_records(void)
 static void barrier_records(void)
 {
     const char *bars[2] = {"mpi", "rds"}, *exps[1] = {"shift"};
-    isochron_barrier_run_t run = {"isochron-barrier", "{\"ranks\":3}", "{\"spec\":\"hca3\"}", "mpi_wtime", 3, 1, 0, 0, 2, 1, bars, exps,
+    isochron_barrier_run_t run = {{"isochron-barrier", "{\"ranks\":3}", "{\"spec\":\"hca3\"}", "mpi_wtime", 3, 1, 0}, 0, 2, 1, bars, exps,
                                   40, 20, 10, 0.5, 2e-05, 0, 0.001, 1e-05, "spin", 1, "none", 0};
     double v[4] = {1e-6, 3e-6, 2e-6, 4e-6};
     isochron_barrier_samples_t sm;
@@ -224,6 +224,13 @@ static void barrier_records(void)
                       "\"reference_s\":[1e-06,2e-06],\"synced_s\":[3e-06,4e-06],\"unsynced_s\":[2e-06,5e-06],\"clock_bound_s\":1e-06,"
                       "\"clock_true_s\":null,\"clock_bound_kind\":\"hard\",\"clock_bound_hard_s\":2e-06}"),
           "payoff record: sizes as integers, the bound's kind when there is a bound");
+    free(t);
+    /* the head is the one the bench and shmem contexts open with: without a run object, refused alike */
+    run.head.run_json = NULL;
+    sink_open(&s);
+    CHECK_RC(isochron_report_barrier_context(s.f, &run), ISOCHRON_EINVAL, "barrier context without a run object: EINVAL");
+    t = sink_take(&s);
+    CHECK(t && !*t, "barrier context without a run object: nothing written");
     free(t);
 }
 
@@ -280,7 +287,7 @@ static void shmem_records(void)
     CHECK(isnan(u.max_true) && isnan(u.max_bound) && u.max_measured == 0.25e-6, "no truth, untracked: true offset and bound NaN");
     u = isochron_report_shmem_check_summary(acc, 3, 2, 2, 1, 1);
     CHECK(isnan(u.wait) && isnan(u.max_measured), "a wait out of range: NaN");
-    isochron_shmem_run_t run = {"isochron-shmem", "{\"ranks\":3}", "{\"spec\":\"hca3\"}", "mpi_wtime", 3, 1, 0, 2, ck,
+    isochron_shmem_run_t run = {{"isochron-shmem", "{\"ranks\":3}", "{\"spec\":\"hca3\"}", "mpi_wtime", 3, 1, 0}, 2, ck,
                                 "OpenSHMEM 1.4 (vendor)", "n/a (not Open MPI's oshmem)", "outside", 5, 100, 0.05, 0.95, 1, 0, 64, 1, "shmem"};
     isochron_point_t p;
     memset(&p, 0, sizeof p);
@@ -304,9 +311,9 @@ static void shmem_records(void)
     CHECK_RC(isochron_report_shmem_context(r, &run), ISOCHRON_EINVAL, "no loop timing: EINVAL");
     CHECK_RC(isochron_report_shmem_point(r, &p, NULL, NULL), ISOCHRON_EINVAL, "no method: EINVAL");
     run.loop = "outside";
-    run.run_json = NULL;
+    run.head.run_json = NULL;
     CHECK_RC(isochron_report_shmem_context(r, &run), ISOCHRON_EINVAL, "no run object: EINVAL, nothing written");
-    run.run_json = "{\"ranks\":3}";
+    run.head.run_json = "{\"ranks\":3}";
     isochron_reporter_destroy(r);
     char *t = sink_take(&s);
     CHECK(has_line(t, "\"type\":\"context\",\"tool\":\"isochron-shmem\",\"run\":{\"ranks\":3},\"nprocs\":3,\"nodes\":1,"
