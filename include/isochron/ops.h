@@ -77,8 +77,11 @@ enum {
     ISOCHRON_OP_MISSING = 1u << 15,    /**< this build's MPI library lacks what the operation calls: its set-up only
                                             returns EUNSUPPORTED with a sentence naming the library, its version and
                                             the missing functions, touching nothing (it may be given a zeroed ctx) */
-    ISOCHRON_OP_PARTITIONED = 1u << 16 /**< partitioned point-to-point (MPI_Psend_init): ctx->partitions partitions of
+    ISOCHRON_OP_PARTITIONED = 1u << 16, /**< partitioned point-to-point (MPI_Psend_init): ctx->partitions partitions of
                                             count / partitions elements each */
+    ISOCHRON_OP_ACTIVE_TARGET = 1u << 17 /**< one-sided with active-target synchronization (fence, PSCW): the target takes
+                                            part in every epoch, so back-to-back epochs lock-step the ranks as collectives
+                                            do, and --timing auto times one epoch, never a loop of them (engine.c) */
 };
 
 /** Partitions per message of the partitioned operations when ctx->partitions is 0. */

@@ -316,7 +316,15 @@ static void rotation_free(const isochron_op_t *op, isochron_op_ctx_t *ctx, rotat
  * global or max (other methods are kept as they are), the loop for one-sided operations only: a call of one of
  * them is complete when it returns, so k of them back to back are k times one call, where k collectives
  * overlap (the root of a bcast runs ahead: bcast 8 B at 2 ranks read 0.21 us a call in a loop, a single
- * call's last exit ~1 us after the first start), so --timing loop must be asked for them. "global" keeps
+ * call's last exit ~1 us after the first start), so --timing loop must be asked for them. The same holds for
+ * one-sided operations under active-target synchronization (ISOCHRON_OP_ACTIVE_TARGET: fence, PSCW), whose
+ * target takes part in every epoch: back-to-back epochs lock-step the ranks (put_fence 8 B at 2 ranks, Open MPI
+ * 4.1.4: 0.70 us an epoch in a loop, 0.88-1.9 us for one epoch from a common start), and their back-to-back
+ * cost (0.7-1.9 us with the load, LOOP_BELOW reads = 0.83 us) sat on the threshold, so auto flipped between the
+ * two from run to run; auto times them one epoch at a time (20+ timer reads: resolved), the loop only when
+ * asked. The loop is for passive target (lock, lock_all), whose access completes without the target's
+ * participation; their calls back to back took 0.10-0.18 us (lock_all) and 0.37-0.54 us (lock), clear of
+ * the threshold (bench/timing_choice.sh repeats runs and prints the choices). "global" keeps
  * --method; "origin" and "loop[:K]" force.
  * Measured on this machine (Open MPI 4.1.4, 2 ranks): put_lockall 8 B single calls 300-460 ns on the global
  * clock with a 400 ns bound; bench/rma_small.sh compares the loop with a warm MPI_Put + MPI_Win_flush loop. */
@@ -360,7 +368,8 @@ static int choose_loop(isochron_bench_t *b, const isochron_op_t *op, isochron_op
     int plain = isochron_streq_ci(b->o.method, "global") || isochron_streq_ci(b->o.method, "max");
     *k = 1;
     if (tk == ISOCHRON_TIMING_LOOP && tkk > 0) { *k = tkk; return ISOCHRON_OK; }
-    if (!(tk == ISOCHRON_TIMING_LOOP || (tk == ISOCHRON_TIMING_AUTO && plain && (op->flags & ISOCHRON_OP_RMA)))) return ISOCHRON_OK;
+    int loopable = (op->flags & ISOCHRON_OP_RMA) && !(op->flags & ISOCHRON_OP_ACTIVE_TARGET);
+    if (!(tk == ISOCHRON_TIMING_LOOP || (tk == ISOCHRON_TIMING_AUTO && plain && loopable))) return ISOCHRON_OK;
     double gran, cost, in[4], out[4];
     isochron_timer_resolution(isochron_clock_timer(b->clk), &gran, &cost);
     in[0] = gran + cost;

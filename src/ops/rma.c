@@ -169,11 +169,12 @@ SPREAD_OP(get_all_to_all, SEM_GET_AALL, 0, GET_INTO)
     { #id, fam, desc, F_RMA | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,    \
       isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, runn_##id }
 
+/* active target (fence, PSCW): the engine never loops their epochs on its own (ISOCHRON_OP_ACTIVE_TARGET) */
+#define F_ACT ISOCHRON_OP_ACTIVE_TARGET
 static const isochron_op_t rma_ops[] = {
-    DESC(put_fence, "put", "MPI_Put to the right neighbour inside MPI_Win_fence", 0),
-    DESC(get_fence, "get", "MPI_Get from the right neighbour inside MPI_Win_fence", 0),
-    DESC(accumulate_fence, "accumulate", "MPI_Accumulate to the right neighbour inside MPI_Win_fence",
-         ISOCHRON_OP_REDUCTION),
+    DESC(put_fence, "put", "MPI_Put to the right neighbour inside MPI_Win_fence", F_ACT),
+    DESC(get_fence, "get", "MPI_Get from the right neighbour inside MPI_Win_fence", F_ACT),
+    DESC(accumulate_fence, "accumulate", "MPI_Accumulate to the right neighbour inside MPI_Win_fence", ISOCHRON_OP_REDUCTION | F_ACT),
     DESC(put_lock, "put", "MPI_Put to the right neighbour under an exclusive MPI_Win_lock", 0),
     DESC(get_lock, "get", "MPI_Get from the right neighbour under an exclusive MPI_Win_lock", 0),
     DESC(accumulate_lock, "accumulate", "MPI_Accumulate to the right neighbour under an exclusive MPI_Win_lock",
@@ -182,18 +183,15 @@ static const isochron_op_t rma_ops[] = {
     DESC_N(get_lockall, "get", "MPI_Win_lock_all, MPI_Get from the right neighbour, MPI_Win_flush, MPI_Win_unlock_all", 0),
     DESC_N(accumulate_lockall, "accumulate", "MPI_Win_lock_all, MPI_Accumulate to the right neighbour, flush, unlock_all",
          ISOCHRON_OP_REDUCTION),
-    DESC(put_pscw, "put", "MPI_Put to the right neighbour in a post/start/complete/wait epoch", 0),
-    DESC(get_pscw, "get", "MPI_Get from the right neighbour in a post/start/complete/wait epoch", 0),
-    DESC(accumulate_pscw, "accumulate", "MPI_Accumulate to the right neighbour in a post/start/complete/wait epoch",
-         ISOCHRON_OP_REDUCTION),
-    DESC(get_accumulate_fence, "get_accumulate", "MPI_Get_accumulate on the right neighbour inside MPI_Win_fence",
-         ISOCHRON_OP_REDUCTION),
+    DESC(put_pscw, "put", "MPI_Put to the right neighbour in a post/start/complete/wait epoch", F_ACT),
+    DESC(get_pscw, "get", "MPI_Get from the right neighbour in a post/start/complete/wait epoch", F_ACT),
+    DESC(accumulate_pscw, "accumulate", "MPI_Accumulate to the right neighbour in a post/start/complete/wait epoch", ISOCHRON_OP_REDUCTION | F_ACT),
+    DESC(get_accumulate_fence, "get_accumulate", "MPI_Get_accumulate on the right neighbour inside MPI_Win_fence", ISOCHRON_OP_REDUCTION | F_ACT),
     DESC(get_accumulate_lock, "get_accumulate", "MPI_Get_accumulate on the right neighbour under an exclusive MPI_Win_lock",
          ISOCHRON_OP_REDUCTION),
     DESC_N(get_accumulate_lockall, "get_accumulate", "MPI_Win_lock_all, MPI_Get_accumulate on the right neighbour, flush, unlock_all",
          ISOCHRON_OP_REDUCTION),
-    DESC(fetch_and_op_fence, "fetch_and_op", "one MPI_Fetch_and_op per element on the right neighbour inside MPI_Win_fence",
-         ISOCHRON_OP_REDUCTION),
+    DESC(fetch_and_op_fence, "fetch_and_op", "one MPI_Fetch_and_op per element on the right neighbour inside MPI_Win_fence", ISOCHRON_OP_REDUCTION | F_ACT),
     DESC(fetch_and_op_lock, "fetch_and_op", "one MPI_Fetch_and_op per element on the right neighbour under an exclusive lock",
          ISOCHRON_OP_REDUCTION),
     DESC_N(fetch_and_op_lockall, "fetch_and_op", "lock_all, one MPI_Fetch_and_op per element on the right neighbour, flush, unlock_all",
@@ -204,7 +202,7 @@ static const isochron_op_t rma_ops[] = {
          ISOCHRON_OP_ROOTED),
     DESC(put_all_to_all, "put", "every rank puts its block into every other window (lock_all, one flush_all; IMB-RMA All_put_all)", 0),
     DESC(get_all_to_all, "get", "every rank gets a block from every other window (lock_all, one flush_all; IMB-RMA All_get_all)", 0),
-    DESC(compare_and_swap_fence, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour inside MPI_Win_fence", ISOCHRON_OP_INTEGER),
+    DESC(compare_and_swap_fence, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour inside MPI_Win_fence", ISOCHRON_OP_INTEGER | F_ACT),
     DESC(compare_and_swap_lock, "compare_and_swap", "one MPI_Compare_and_swap per element on the right neighbour under an exclusive lock", ISOCHRON_OP_INTEGER),
     DESC_N(compare_and_swap_lockall, "compare_and_swap", "lock_all, one MPI_Compare_and_swap per element on the right neighbour, flush, unlock_all", ISOCHRON_OP_INTEGER),
 };

@@ -241,27 +241,30 @@ RBW(get_bw_pscw, 1, ALG_PSCW, 1)
 RBW(get_bw_lockall, 1, ALG_LOCKALL, 1)
 
 #define F_RBW (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2 | ISOCHRON_OP_PAIR | ISOCHRON_OP_WINDOWED)
-#define DESC(id, fam, desc) \
-    { #id, fam, desc, F_RBW, setup_##id, prepare_rbw, run_rbw, NULL, NULL, validate_rbw, teardown_rbw, memory_rbw, moved_rbw, NULL }
+#define DESCF(id, fam, desc, fl) \
+    { #id, fam, desc, F_RBW | (fl), setup_##id, prepare_rbw, run_rbw, NULL, NULL, validate_rbw, teardown_rbw, memory_rbw, moved_rbw, NULL }
+#define DESC(id, fam, desc) DESCF(id, fam, desc, 0)
+/* fence and PSCW: active target, never looped by --timing auto (ISOCHRON_OP_ACTIVE_TARGET) */
+#define DESC_ACT(id, fam, desc) DESCF(id, fam, desc, ISOCHRON_OP_ACTIVE_TARGET)
 
 static const isochron_op_t rmabw_ops[] = {
-    DESC(put_bibw_fence, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other between two "
+    DESC_ACT(put_bibw_fence, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other between two "
          "MPI_Win_fence (osu_put_bibw -s fence); B/s"),
-    DESC(put_bibw_pscw, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other in a "
+    DESC_ACT(put_bibw_pscw, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other in a "
          "post/start/complete/wait epoch (osu_put_bibw's default); B/s"),
     DESC(put_bibw_lockall, "put_bibw", "ranks 0 and 1 each MPI_Put a window of --msg-window messages to the other under "
          "lock_all, flush, unlock_all; B/s"),
-    DESC(get_bibw_fence, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other between two "
+    DESC_ACT(get_bibw_fence, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other between two "
          "MPI_Win_fence; B/s"),
-    DESC(get_bibw_pscw, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other in a "
+    DESC_ACT(get_bibw_pscw, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other in a "
          "post/start/complete/wait epoch; B/s"),
     DESC(get_bibw_lockall, "get_bibw", "ranks 0 and 1 each MPI_Get a window of --msg-window messages from the other under "
          "lock_all, flush, unlock_all; B/s"),
-    DESC(put_bw_fence, "put_bw", "rank 0 MPI_Puts a window of --msg-window messages to rank 1 between two MPI_Win_fence (osu_put_bw -s fence); B/s"),
-    DESC(put_bw_pscw, "put_bw", "rank 0 MPI_Puts a window of --msg-window messages to rank 1 in a start/complete epoch, rank 1 post/wait (osu_put_bw -s pscw); B/s"),
+    DESC_ACT(put_bw_fence, "put_bw", "rank 0 MPI_Puts a window of --msg-window messages to rank 1 between two MPI_Win_fence (osu_put_bw -s fence); B/s"),
+    DESC_ACT(put_bw_pscw, "put_bw", "rank 0 MPI_Puts a window of --msg-window messages to rank 1 in a start/complete epoch, rank 1 post/wait (osu_put_bw -s pscw); B/s"),
     DESC(put_bw_lockall, "put_bw", "rank 0 MPI_Puts a window of --msg-window messages to rank 1 under lock_all, flush, unlock_all (osu_put_bw -s flush, the epoch inside the time); B/s"),
-    DESC(get_bw_fence, "get_bw", "rank 0 MPI_Gets a window of --msg-window messages from rank 1 between two MPI_Win_fence (osu_get_bw -s fence); B/s"),
-    DESC(get_bw_pscw, "get_bw", "rank 0 MPI_Gets a window of --msg-window messages from rank 1 in a start/complete epoch, rank 1 post/wait (osu_get_bw -s pscw); B/s"),
+    DESC_ACT(get_bw_fence, "get_bw", "rank 0 MPI_Gets a window of --msg-window messages from rank 1 between two MPI_Win_fence (osu_get_bw -s fence); B/s"),
+    DESC_ACT(get_bw_pscw, "get_bw", "rank 0 MPI_Gets a window of --msg-window messages from rank 1 in a start/complete epoch, rank 1 post/wait (osu_get_bw -s pscw); B/s"),
     DESC(get_bw_lockall, "get_bw", "rank 0 MPI_Gets a window of --msg-window messages from rank 1 under lock_all, flush, unlock_all (osu_get_bw -s flush, the epoch inside the time); B/s"),
 };
 

@@ -36,6 +36,9 @@ for p in pts:
     base = p.get("loop_of") if k > 1 else p["timing"]
     if k > 1 and base not in ("origin", "global", "max"): fail(f"{name}: loop_of {base!r}")
     if rma and base != "origin": fail(f"{name}: a one-sided operation timed by {base!r}, not at the origin")
+    # active target (fence, PSCW): the target takes part in every epoch, so auto times one epoch, never a loop
+    # (engine.c, choose_loop; it flipped between the two from launch to launch at the threshold)
+    if choice == "auto" and p["op"].endswith(("_fence", "_pscw")) and k != 1: fail(f"{name}: auto looped an active-target epoch (loop_k {k})")
     if p["valid"] == 0: continue
     r = p["resolution_s"]
     if not (isinstance(r, (int, float)) and r > 0): fail(f"{name}: resolution_s {r!r}")

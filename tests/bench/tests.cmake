@@ -152,7 +152,7 @@ isochron_cli_test(bench_bad_passes 2 TOOL isochron-bench EXPECT nonzero MATCH "-
 # a call is short) and the others by --method on one call, and states it; every point has loop_k >= 1 with times per call (raw time = span / k),
 # its resolution and flags, and no negative median, minimum or CI end
 add_test(NAME bench_timing_auto
-         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops put_lockall,get_lockall,fetch_and_op_lockall,put_fence,allreduce,barrier --sizes 8,4K --max-reps 40 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/timing_auto.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_timing.py ${CMAKE_CURRENT_BINARY_DIR}/timing_auto.jsonl auto any global")
+         COMMAND sh -c "${ISOCHRON_MPIRUN_LOCAL} -np 2 $<TARGET_FILE:isochron-bench> --ops put_lockall,get_lockall,fetch_and_op_lockall,put_fence,get_pscw,allreduce,barrier --sizes 8,4K --max-reps 40 --raw --format none --quiet --jsonl ${CMAKE_CURRENT_BINARY_DIR}/timing_auto.jsonl && python3 ${CMAKE_CURRENT_SOURCE_DIR}/bench/check_timing.py ${CMAKE_CURRENT_BINARY_DIR}/timing_auto.jsonl auto any global")
 set_tests_properties(bench_timing_auto PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 120 LABELS "cli" PASS_REGULAR_EXPRESSION "check_timing: PASS")
 # ... a named loop: k calls per repetition for every operation, the one-sided ones at the origin, stated as the user's
 add_test(NAME bench_timing_loop
