@@ -15,14 +15,44 @@
 #     their blocks had for the injected slowdown (predicted detection, beside the observed one),
 #     and the blocks / launches per side that would see it with 80 % power.
 # A benchmark, not a test: it prints tables. CPU-heavy (PAIRS x 4 x LAUNCHES launches).
-# usage: bench/reproducibility.sh ; env NP (2), LAUNCHES (5), PAIRS (20), OPS, SIZES,
-#        SLOW (the injected slowdown of the detection sets, 0.1), REPS (max-reps, 1000), BUILD, KEEP (a directory to keep
-#        the launch sets in), REUSE=1 (with KEEP: analyse the sets already there, run nothing),
-#        PY (python with isochron's dependencies)
+# usage: bench/reproducibility.sh ; env NP (2), LAUNCHES (5, at least 2), PAIRS (20), OPS, SIZES,
+#        SLOW (the injected slowdown of the detection sets, 0.1), REPS (max-reps, 1000; below 10 also
+#        min-reps), BUILD, KEEP (a directory to keep the launch sets in), REUSE=1 (with KEEP: analyse
+#        the sets already there, run nothing), PY (python with isochron's dependencies)
+# Smallest run: PAIRS=1 LAUNCHES=2 REPS=1 SIZES=8 OPS=allreduce (about 15 s). A set none of whose
+# launches of a configuration gave results (a bad OPS, SIZES or SLOW) ends the runs: the pairs
+# measured before it are analysed; when it is the first, the script stops with the launch's error.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 bench_init NP=2 LAUNCHES=5 PAIRS=20 OPS=allreduce,bcast,alltoall SIZES=8,1K,64K SLOW=0.1 REPS=1000
+need_int() { # NAME MIN WHY: the setting NAME an integer >= MIN, else one line and exit 2
+  [[ ${!1} =~ ^[0-9]+$ ]] && [ "${!1}" -ge "$2" ] ||
+    { echo "reproducibility.sh: $1=${!1}: need an integer >= $2 ($3)" >&2; exit 2; }
+}
+need_int NP 1 "ranks per launch"
+need_int LAUNCHES 2 "launches of each configuration per set: the between-launch spread and the paired launch t need 2"
+need_int PAIRS 1 "A/A and A/B sets"
+need_int REPS 1 "isochron-bench --max-reps"
 common="--quiet --format none --max-reps $REPS"
+# isochron-bench's --min-reps is 10 by default (ISOCHRON_BENCH_DEFAULT_MIN_REPS) and may not exceed --max-reps
+[ "$REPS" -ge 10 ] || common+=" --min-reps $REPS"
+# set_error DIR: empty when every configuration of the launch set DIR has a launch with results,
+# else the first error its launches reported (the manifest keeps each launch's error lines)
+set_error() {
+  $PY - "$1/manifest.json" <<'PY'
+import json, os, sys
+try:
+    man = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    sys.exit(print(f"no launch set written ({e})"))
+d = os.path.dirname(sys.argv[1])
+for cfg in man.get("configs", {}):
+    ls = [e for e in man.get("launches", []) if e.get("config") == cfg]
+    if not any(os.path.isfile(f := os.path.join(d, e["file"])) and os.path.getsize(f) > 0 for e in ls):
+        errs = [line for e in ls for line in e.get("error") or []]
+        sys.exit(print(f"configuration {cfg}: " + (errs[0] if errs else "no launch gave results")))
+PY
+}
 echo "--ops $OPS --sizes $SIZES $common" > "$OUT/a.args"
 cp "$OUT/a.args" "$OUT/a2.args"
 cp "$OUT/a.args" "$OUT/base.args"
@@ -31,12 +61,22 @@ echo "isochron reproducibility: $NP ranks, $(bench_cores)," \
      "$(mpirun --version 2>/dev/null | head -1); LAUNCHES=$LAUNCHES PAIRS=$PAIRS REPS=$REPS"
 for i in $(seq 1 "$PAIRS"); do
   [ "${REUSE:-0}" = 1 ] && break
-  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$OUT/a.args" "$OUT/a2.args" --seed "$i" \
-      -o "$OUT/aa-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
-      || echo "  warning: a launch of aa-$i failed (see $OUT/aa-$i/manifest.json; KEEP=DIR keeps it)" >&2
-  $PY -m isochron.cli run --launches "$LAUNCHES" --configs "$OUT/base.args" "$OUT/slow.args" \
-      --seed "$i" -o "$OUT/ab-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null \
-      || echo "  warning: a launch of ab-$i failed (see $OUT/ab-$i/manifest.json; KEEP=DIR keeps it)" >&2
+  for set in aa ab; do
+    cfgs=("$OUT/a.args" "$OUT/a2.args")
+    [ $set = ab ] && cfgs=("$OUT/base.args" "$OUT/slow.args")
+    ok=1
+    $PY -m isochron.cli run --launches "$LAUNCHES" --configs "${cfgs[@]}" --seed "$i" \
+        -o "$OUT/$set-$i" -- tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" 2>/dev/null >/dev/null || ok=0
+    err=$(set_error "$OUT/$set-$i")
+    if [ -z "$err" ]; then
+      [ $ok = 1 ] || echo "  warning: a launch of $set-$i failed (see $OUT/$set-$i/manifest.json; KEEP=DIR keeps it)" >&2
+      continue
+    fi
+    [ "$i" -gt 1 ] || { echo "reproducibility.sh: $set-$i: $err" >&2; exit 1; }
+    echo "  $set-$i: $err; analysing the $((i - 1)) pairs before it" >&2
+    PAIRS=$((i - 1))
+    break 2
+  done
   echo "  pair $i of $PAIRS done ($(date +%H:%M:%S), load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
 $PY - "$OUT" "$PAIRS" "$SLOW" <<'PY'
@@ -75,15 +115,15 @@ det, true_ratio = [], {}
 for i in range(1, pairs + 1):
     a, b = pts(f"ab-{i}:base"), pts(f"ab-{i}:slow")
     det.append(compare(a, b))
-    for r in det[-1].rows:
-        true_ratio.setdefault((r["op"], r["bytes"]), []).append(r["ratio"])
+    for r in det[-1].rows:  # no ratio where compare finds the point below the timer's resolution
+        true_ratio.setdefault((r["op"], r["bytes"]), []).extend([r["ratio"]] if r["ratio"] is not None else [])
 n_d, f_d = sum(len(c.rows) for c in det), sum(len(c.regressions) for c in det)
 print(f"\n2. detection of an injected slowdown of {100 * slow:g} %, {det[0].rows[0]['na']} launches per side"
       " (paired launch t; target >= 80 %)")
 print(f"   {f_d}/{n_d} points flagged REGRESSION = {100 * f_d / max(n_d, 1):.1f} %")
 print("   op         size      measured ratio B/A (median of the sets)")
 for (op, size), rs in sorted(true_ratio.items()):
-    print(f"   {op:<10} {fmt_bytes(size):>8}  {statistics.median(rs):.3f}")
+    print(f"   {op:<10} {fmt_bytes(size):>8}  " + (f"{statistics.median(rs):.3f}" if rs else "- (below the timer's resolution)"))
 
 inside_ci = inside_rr = total = 0
 for i in range(1, pairs):
@@ -116,24 +156,29 @@ for i in range(1, pairs + 1):
             if p.get("ci_hi_s") and p.get("mean_s"):
                 rows[(p["op"], p["bytes"])]["ci"].append((p["ci_hi_s"] - p["ci_lo_s"]) / 2 / p["mean_s"])
 allcv = []
+pct = lambda xs, f: f"{100 * statistics.median(xs):{f}} %" if xs else "-"  # a point with fewer than 2 launches has no CV
 for (op, size), v in sorted(rows.items()):
     cv = [x for x in v["cv"] if x is not None]
     allcv += cv
-    print(f"   {op:<10} {fmt_bytes(size):>6}  {100 * statistics.median(cv):5.1f} %"
-          f"                      {100 * min(cv):4.1f}-{100 * max(cv):5.1f} %"
-          f"   {100 * statistics.median(v['ci']):4.1f} %")
-print(f"   all points: median launch CV {100 * statistics.median(allcv):.1f} %,"
-      f" 75th percentile {100 * sorted(allcv)[int(0.75 * (len(allcv) - 1))]:.1f} %"
-      f" (launches.DEFAULT_LAUNCH_SPREAD = {100 * launches.DEFAULT_LAUNCH_SPREAD:g} %)")
+    rng = f"{100 * min(cv):4.1f}-{100 * max(cv):5.1f} %" if cv else "-"
+    print(f"   {op:<10} {fmt_bytes(size):>6}  {pct(cv, '5.1f'):>7}"
+          f"                      {rng:>12}"
+          f"   {pct(v['ci'], '4.1f'):>6}")
+if allcv:
+    q3 = statistics.quantiles(allcv, n=4, method="inclusive")[2] if len(allcv) > 1 else allcv[0]
+    print(f"   all points: median launch CV {100 * statistics.median(allcv):.1f} %,"
+          f" 75th percentile {100 * q3:.1f} %"
+          f" (launches.DEFAULT_LAUNCH_SPREAD = {100 * launches.DEFAULT_LAUNCH_SPREAD:g} %)")
 
 print(f"\n5. what detection needs (launches.power / launches_needed, noncentral t; alpha 0.05, 80 % power)")
 print("   op         size   paired spread  power of these blocks  blocks needed  launches/side needed (unpaired)")
 pred, sp_all = [], []
 for (op, size), v in sorted(rows.items()):
     sp = [r["spread"] for c in det for r in c.rows if (r["op"], r["bytes"]) == (op, size) and r.get("spread")]
-    cv = statistics.median([x for x in v["cv"] if x is not None])
-    if not sp:
+    cvs = [x for x in v["cv"] if x is not None]
+    if not sp or not cvs:
         continue
+    cv = statistics.median(cvs)
     s_p = statistics.median(sp)
     sp_all.append(s_p)
     n_b = det[0].rows[0]["na"]
