@@ -73,6 +73,14 @@ for np_ in nps:
             r = [x for x in rows if x["op"] == op and x["bytes"] == s][0]
             line += f"{tv(r, 'median_s') + ' ' + ci(r):>26}"
         print(line)
+    line = f"{'Alg. 1 / 2':<15} {'ratio':<9}"
+    for s in sorted({r['bytes'] for r in rows}):
+        a, b = ([x for x in rows if x["op"] == op and x["bytes"] == s][0]["median_s"] for op in ("bcast_barrier", "bcast_sync"))
+        line += f"{(f'{a / b:.2f}' if a is not None and b else '-'):>26}"
+    print(line)
+    print("  Alg. 1 / 2: the medians' ratio; paper 002 sec. 4.4 sees Alg. 1 below Alg. 2 (the barrier after a broadcast ends")
+    print("  sooner for the PEs that finish last). A speed relation of the library and machine, so not a test's assertion:")
+    print("  on a loaded machine a descheduled loop puts either above the other (2 PEs, 2 shared cores: 0.30-1.12)")
     print("\n3. loop-timing granularity on put_nbi + quiet (mean per iteration)")
     rows = load(f"loop.{np_}.jsonl")
     sizes = sorted({r["bytes"] for r in rows})

@@ -10,9 +10,11 @@ data validated in every repetition; every point with its resolution, a median
 below it flagged below_resolution, and so a negative minimum or CI end, and
 any of them below it where a part is subtracted (check_times.py); times
 positive wherever nothing is subtracted; the four broadcast methods positive
-(or, subtracting a part, below their resolution) and, as paper 002 sec. 4.4
-explains, the barrier-synchronized one (Alg. 1) not above the
-clock-synchronized one (Alg. 2) by more than half when no PE shares a core;
+(or, subtracting a part, below their resolution) and each measured as its
+algorithm says (Alg. 1: one loop of --iters broadcasts + barriers, a barrier's
+time subtracted; Alg. 2 and 3: one broadcast, or one per PE, from a start on
+the global clock, whose bound is stated and part of the resolution; Alg. 4-5:
+minus an acknowledgment), not which is faster (bench/shmem.sh prints that);
 stderr names each defective call once ("library defect: <call> on
 symmetric-heap memory ...") and the exit status is 4 with defects, else 0.
 Every point says how a repetition was timed, as isochron-bench's do
@@ -133,10 +135,27 @@ bm = {n: pts[n] for n in ("bcast_barrier", "bcast_sync", "bcast_rounds", "bcast_
 for n, ps in bm.items():
     for p in ps:   # Alg. 1 and 4-5 subtract a part measured apart: within its resolution they say so
         if not (p["median_s"] > 0 or (n in subtracted and p["below_resolution"])): fail(f"{n} {p['bytes']} B: median {p['median_s']} not positive")
-# the ordering needs every PE on its own core: oversubscribed, the scheduler decides (measured here at
-# 4 PEs on 2 cores: either method up to 2x above the other from one launch to the next)
-for a, b in zip(bm["bcast_barrier"], bm["bcast_sync"]) if not ctx.get("oversubscribed") else []:
-    if a["median_s"] > 1.5 * b["median_s"]:
-        fail(f"{a['bytes']} B: barrier-synchronized broadcast {a['median_s']:.3g} s is above 1.5 x the clock-synchronized {b['median_s']:.3g} s")
+# How each method measures (paper 002 sec. 3.2), from the fields every point states; structure, not
+# speed, so it holds on a loaded machine. (Which method gives the larger time is a property of the
+# library and the machine: paper 002 sec. 4.4 sees Alg. 1 smaller on Summit, and here, 2 PEs on 2
+# cores shared, one median of 3-5 repetitions of 20 broadcasts, a descheduled loop puts either method
+# above the other: Alg. 1 / Alg. 2 from 0.30 to 1.12 over 16 launches, and above 1.5 in about 1 of
+# 13 runs of this test. bench/shmem.sh prints that ratio.)
+iters = ctx["options"].get("iters")
+for p in bm["bcast_barrier"]:   # Alg. 1: a loop of broadcast + barrier minus a barrier measured apart
+    if p["timing"] != "loop" or p["loop_of"] != "origin" or p["loop_k"] != iters:
+        fail(f"bcast_barrier {p['bytes']} B: not one loop of the {iters} broadcasts + barriers (timing {p['timing']}, of {p.get('loop_of')}, k {p['loop_k']})")
+    if not (p["correction_s"] or 0) > 0: fail(f"bcast_barrier {p['bytes']} B: no barrier time subtracted (correction_s {p['correction_s']})")
+for n, k in (("bcast_sync", 1), ("bcast_rounds", np_)):   # Alg. 2, 3: from a common start on the global clock
+    for p in bm[n]:
+        if p["loop_k"] != k or p.get("timing") != ("global" if k == 1 else "loop") or (k > 1 and p.get("loop_of") != "global"):
+            fail(f"{n} {p['bytes']} B: not {k} broadcast(s) timed from a global start (timing {p['timing']}, of {p.get('loop_of')}, k {p['loop_k']})")
+        if p["correction_s"] != 0: fail(f"{n} {p['bytes']} B: nothing is subtracted, yet correction_s {p['correction_s']}")
+        b = p.get("clock_bound_s")
+        if not (b is not None and b >= 0 and p["resolution_s"] >= b / k):   # one clock error over k broadcasts
+            fail(f"{n} {p['bytes']} B: starts on the global clock, but its bound {b} (/ {k} broadcasts) is not stated or not in the resolution {p['resolution_s']}")
+for p in bm["bcast_ack"]:   # Alg. 4-5: each cycle minus one acknowledgment measured first
+    if p.get("loop_of") != "ack" or not (p["correction_s"] or 0) > 0:
+        fail(f"bcast_ack {p['bytes']} B: not timed as broadcast + acknowledgment minus an acknowledgment (of {p.get('loop_of')}, correction_s {p['correction_s']})")
 print(f"check_shmem: PASS ({sum(len(v) for v in pts.values())} points, {len(ops)} measurements, "
       f"expected library defects seen: {', '.join(f'{c} ({len(v)} measurements)' for c, v in sorted(seen.items())) or 'none'})")
