@@ -170,7 +170,7 @@ isochron_cli_test(bench_timing_origin_collective 2 TOOL isochron-bench EXPECT no
 isochron_cli_test(bench_timing_origin_method 1 TOOL isochron-bench EXPECT nonzero MATCH "--timing origin works with --method global or max, not root" ARGS --timing origin --method root --ops put_lockall)
 isochron_cli_test(bench_list_timings 1 TOOL isochron-bench EXPECT zero MATCH "auto +chosen per point" "\norigin " "\nglobal " "\nloop " ARGS --list-timings)
 # compare_and_swap on 8-byte integers: Open MPI 4's osc rdma crashes in it (isochron_ops_cas_defect); the point is
-# refused naming the library defect and the remedy however the component was selected, the point before it kept,
+# skipped naming the library defect and the remedy however the component was selected, the points around it measured,
 # and the swap measured under osc pt2pt or a library without the defect
 add_test(NAME bench_cas_defect
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bench/cas_defect.sh ${ISOCHRON_MPIRUN_LOCAL}
