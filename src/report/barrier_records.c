@@ -91,17 +91,6 @@ static void jstats(isochron_json_t *j, const char *key, const double *v, int n)
     isochron_json_object_end(j);
 }
 
-/* the clock's error over the rounds of trials: bound, truth, and which bound was stated */
-static void clock_error(isochron_json_t *j, double bound, double truth, int is_hard, double hard)
-{
-    isochron_json_knumber(j, "clock_bound_s", bound);
-    isochron_json_knumber(j, "clock_true_s", truth);
-    if (isfinite(bound)) {
-        isochron_json_kstring(j, "clock_bound_kind", is_hard ? "hard" : "statistical");
-        isochron_json_knumber(j, "clock_bound_hard_s", hard);
-    }
-}
-
 int isochron_report_barrier_samples(FILE *f, const char *type, const isochron_barrier_samples_t *sm,
                                     const isochron_barrier_run_t *r)
 {
@@ -131,7 +120,7 @@ int isochron_report_barrier_samples(FILE *f, const char *type, const isochron_ba
         jstats(&j, "exit_skew_s", sm->value, sm->valid);
         jstats(&j, "cost_s", sm->cost, sm->valid);
     }
-    clock_error(&j, sm->clock_bound, sm->clock_true, sm->clock_bound_is_hard, sm->clock_bound_hard);
+    isochron_report_clock_error(&j, sm->clock_bound, sm->clock_true, sm->clock_bound_is_hard, NULL, sm->clock_bound_hard);
     isochron_json_key(&j, "samples_s");
     isochron_json_numbers(&j, sm->value, sm->valid);
     isochron_json_record_end(&j);
@@ -179,7 +168,7 @@ int isochron_report_barrier_payoff(FILE *f, const isochron_barrier_payoff_t *po,
     isochron_json_numbers(&j, po->synced, ns);
     isochron_json_key(&j, "unsynced_s");
     isochron_json_numbers(&j, po->unsynced, ns);
-    clock_error(&j, po->clock_bound, po->clock_true, po->clock_bound_is_hard, po->clock_bound_hard);
+    isochron_report_clock_error(&j, po->clock_bound, po->clock_true, po->clock_bound_is_hard, NULL, po->clock_bound_hard);
     isochron_json_record_end(&j);
     return ISOCHRON_OK;
 }

@@ -1,10 +1,11 @@
 /*
- * What the context records of isochron-bench, isochron-barrier and
- * isochron-shmem share (src/report/run_records.c; private to the report
- * module): each begins with the entries of its run's head
- * (isochron_report_run_head_t: tool, run, nprocs, nodes, oversubscribed,
- * timer, clock_sync) before its own, and makes its string values JSON text
- * alike.
+ * What the records of the report module share (private to it): the context
+ * records of isochron-bench, isochron-barrier and isochron-shmem begin with
+ * the entries of their run's head (isochron_report_run_head_t: tool, run,
+ * nprocs, nodes, oversubscribed, timer, clock_sync) before their own and
+ * make their string values JSON text alike (src/report/run_records.c); the
+ * point records and the barrier records state the clock's error alike
+ * (report.c).
  */
 #ifndef ISOCHRON_REPORT_CONTEXT_H
 #define ISOCHRON_REPORT_CONTEXT_H
@@ -16,6 +17,12 @@ char *isochron_report_json_text(const char *s);
 
 /* An object as JSON text whose members \p members writes from \p arg (caller frees; NULL when out of memory) */
 char *isochron_report_object_text(void (*members)(isochron_json_t *j, const void *arg), const void *arg);
+
+/* The clock's error of a record (report.c): "clock_bound_s", "clock_true_s" and, with a finite bound, which one is
+ * stated ("clock_bound_kind": "hard" when \p is_hard, else "statistical"), the statistical bound when \p stat is not
+ * NULL ("clock_bound_stat_s") and the hard one ("clock_bound_hard_s"). Every point (the barrier's "cost" too) and the
+ * barrier experiments' "skew", "shift" and "payoff" records state it so. */
+void isochron_report_clock_error(isochron_json_t *j, double bound, double truth, int is_hard, const double *stat, double hard);
 
 /* \p n strings as the JSON text of an array (caller frees; NULL when out of memory) */
 char *isochron_report_strings_text(const char *const *s, int n);

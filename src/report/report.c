@@ -13,6 +13,7 @@
 #include "isochron.h"
 #include "isochron/report.h"
 #include "core/util.h"
+#include "report/context.h"
 
 enum { FMT_TABLE, FMT_JSONL, FMT_CSV };
 
@@ -148,6 +149,17 @@ static const char *stop_name(int s)
          : s == ISOCHRON_STOP_ATTEMPTS ? "max_attempts" : "error";
 }
 
+void isochron_report_clock_error(isochron_json_t *j, double bound, double truth, int is_hard, const double *stat, double hard)
+{
+    isochron_json_knumber(j, "clock_bound_s", bound);
+    isochron_json_knumber(j, "clock_true_s", truth);
+    if (isfinite(bound)) {
+        isochron_json_kstring(j, "clock_bound_kind", is_hard ? "hard" : "statistical");
+        if (stat) isochron_json_knumber(j, "clock_bound_stat_s", *stat);
+        isochron_json_knumber(j, "clock_bound_hard_s", hard);
+    }
+}
+
 int isochron_report_begin(isochron_reporter_t *r, const isochron_kv_t *kv, int n)
 {
     FILE *f = r->f;
@@ -269,13 +281,7 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
             for (int i = 0; i < p->retries && i < ISOCHRON_MAX_RETRIES; i++) isochron_json_number(&j, p->retry_share[i]);
             isochron_json_array_end(&j);
         }
-        isochron_json_knumber(&j, "clock_bound_s", p->clock_bound);
-        isochron_json_knumber(&j, "clock_true_s", p->clock_true);
-        if (isfinite(p->clock_bound)) {
-            isochron_json_kstring(&j, "clock_bound_kind", p->clock_bound_is_hard ? "hard" : "statistical");
-            isochron_json_knumber(&j, "clock_bound_stat_s", p->clock_bound_stat);
-            isochron_json_knumber(&j, "clock_bound_hard_s", p->clock_bound_hard);
-        }
+        isochron_report_clock_error(&j, p->clock_bound, p->clock_true, p->clock_bound_is_hard, &p->clock_bound_stat, p->clock_bound_hard);
         if (p->timing[0]) {
             isochron_json_kstring(&j, "timing", p->timing);
             isochron_json_kstring(&j, "timing_choice", p->timing_user ? "user" : "auto");

@@ -225,6 +225,29 @@ static void barrier_records(void)
                       "\"clock_true_s\":null,\"clock_bound_kind\":\"hard\",\"clock_bound_hard_s\":2e-06}"),
           "payoff record: sizes as integers, the bound's kind when there is a bound");
     free(t);
+    /* the clock's error, one run of fields for every record: a shift record states no statistical bound of its
+     * own, the cost record (the engine's point, named by its barrier) states it as every point does */
+    sm.clock_bound = 2e-6;
+    sm.clock_bound_hard = 5e-6;
+    isochron_point_t p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.op, sizeof p.op, "barrier:rds");
+    p.clock_bound = 1e-6;
+    p.clock_true = NAN;
+    p.clock_bound_stat = 1e-6;
+    p.clock_bound_hard = 3e-6;
+    sink_open(&s);
+    CHECK_RC(isochron_report_barrier_samples(s.f, "shift", &sm, &run), ISOCHRON_OK, "shift record with a bound");
+    CHECK_RC(isochron_report_barrier_cost(s.f, &p, "rds"), ISOCHRON_OK, "cost record");
+    t = sink_take(&s);
+    CHECK(t && strstr(t, "\"clock_bound_s\":2e-06,\"clock_true_s\":null,\"clock_bound_kind\":\"statistical\",\"clock_bound_hard_s\":5e-06,"
+                         "\"samples_s\":["),
+          "shift record with a bound: its kind and the hard bound");
+    CHECK(t && strstr(t, "\"type\":\"cost\",\"barrier\":\"rds\",\"op\":\"barrier:rds\",")
+              && strstr(t, "\"clock_bound_s\":1e-06,\"clock_true_s\":null,\"clock_bound_kind\":\"statistical\",\"clock_bound_stat_s\":1e-06,"
+                           "\"clock_bound_hard_s\":3e-06,\"loop_k\":1,"),
+          "cost record: the barrier, then the point with its clock error (statistical and hard bound)");
+    free(t);
     /* the head is the one the bench and shmem contexts open with: without a run object, refused alike */
     run.head.run_json = NULL;
     sink_open(&s);
