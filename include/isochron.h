@@ -6,8 +6,8 @@
  * The rule for errors, kept by every module: a library function returns an int,
  * ISOCHRON_OK (0) on success or a negative ISOCHRON_E* code on failure, and on
  * failure it leaves a human-readable sentence retrievable with
- * isochron_last_error() (thread-local, so each MPI rank under SimGrid's thread
- * privatization keeps its own). Library code never calls exit() or MPI_Abort();
+ * isochron_last_error() (thread-local; under SimGrid, whose ranks share one
+ * thread, kept per simulated rank: src/core/error.c). Library code never calls exit() or MPI_Abort();
  * the command-line drivers decide what to do with an error.
  *
  * Umbrella: a program that includes isochron.h gets the declarations of every
