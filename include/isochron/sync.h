@@ -288,7 +288,7 @@ typedef struct {
     double max_interval;      /**< refresh at least this often (s); 5 */
     int npingpongs;           /**< SKaMPI-Offset exchanges per measurement (3 per pair per refresh, the tightest kept); 15 */
     double drift_prior_ppm;   /**< prior standard deviation of a rank's residual drift after sync (ppm); 10 */
-    double ddrift_prior_ppm_s;/**< prior standard deviation of the drift's rate of change (ppm/s); 0.2 */
+    double ddrift_prior_ppm_s;/**< prior standard deviation of the drift's rate of change (ppm/s); 0.02 */
     double noise_ppm;         /**< random walk of the drift per sqrt(s) (ppm), the model's process noise; 0.001 */
     int follow;               /**< this rank copies the correction of rank \p follow of the communicator instead of
                                    being refreshed (-1, the default: refreshed). For ranks that copied a leader's
