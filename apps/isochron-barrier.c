@@ -151,9 +151,8 @@ static int exp_skew(run_t *r, isochron_barrier_t **bars, int nb, int calls)
 static int exp_cost(run_t *r, isochron_barrier_t *bar, isochron_bench_t *bench)
 {
     isochron_op_t op;
-    isochron_barrier_as_op(bar, &op);
     isochron_op_ctx_t c;
-    memset(&c, 0, sizeof c);
+    isochron_barrier_as_op(bar, &op, &c);
     isochron_point_t pt;
     memset(&pt, 0, sizeof pt);
     int rc = isochron_bench_measure(bench, &op, &c, &pt);

@@ -115,9 +115,12 @@ int isochron_barrier_trial_run(isochron_barrier_trial_t *t, isochron_barrier_t *
 /* The barrier as an operation of the benchmark engine (the cost experiment) */
 
 /** \brief Fill \p op with an operation "barrier:<name>" that runs \p b once per
- *  repetition (flags USER | NODATA). The descriptor refers to \p b until the
- *  next call of this function (one barrier operation at a time per thread). */
-void isochron_barrier_as_op(isochron_barrier_t *b, isochron_op_t *op);
+ *  repetition (flags USER | NODATA), and clear \p ctx with ctx->user = \p b:
+ *  measure the two together (isochron_bench_measure(bench, op, ctx, ...)).
+ *  The operation finds its barrier in the context, so any number of barrier
+ *  operations may be in use at once; op's name is kept in \p b (valid while
+ *  \p b lives). */
+void isochron_barrier_as_op(isochron_barrier_t *b, isochron_op_t *op, isochron_op_ctx_t *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* Experiments (paper 004, sec. 4; paper 000, sec. V-B, Fig. 8)               */

@@ -130,6 +130,10 @@ typedef struct isochron_op_ctx {
     int partitions;         /**< caller-set, ISOCHRON_OP_PARTITIONED operations: partitions per message (0:
                                  ISOCHRON_OP_PARTITIONS_DEFAULT; < 0 or > ISOCHRON_OP_PARTITIONS_MAX: EINVAL); the
                                  element count must be a multiple of it (EINVAL naming the valid counts) */
+    void *user;             /**< caller-set: the application's data for its operation (the object a user operation
+                                 runs, e.g. the barrier of isochron_barrier_as_op); isochron_op_setup and the bench
+                                 engine keep it, so the operation reaches its object through the point's own context,
+                                 not through a global or thread-local (SimGrid runs every simulated rank on one thread) */
 } isochron_op_ctx_t;
 
 /** An operation. set-up/teardown allocate, run executes once, validate checks the last run. */

@@ -14,6 +14,7 @@ struct isochron_barrier {
     int rank, size;
     int yield;           /* wait by MPI_Test + sched_yield */
     isochron_rds_info_t rds;
+    char op_name[48];    /* "barrier:<name>", the name of isochron_barrier_as_op's operation */
 };
 
 typedef struct barrier_alg {

@@ -21,23 +21,33 @@
 
 /* ---- the barrier as an operation of the engine ---- */
 
-static _Thread_local isochron_barrier_t *op_barrier;
-static _Thread_local char op_name[48];
-
-static int bar_op_setup(isochron_op_ctx_t *c) { c->state = op_barrier; return ISOCHRON_OK; }
+/* The operation reaches its barrier through the point's context (ctx->user,
+ * kept through set-up), and its name lives in the barrier handle: nothing is
+ * shared between callers. A thread-local pointer was shared by every rank
+ * under SimGrid (one host thread runs all simulated ranks), so each rank ran
+ * the barrier handle of the rank that called last, with that rank's number:
+ * every algorithm but "mpi" deadlocked in the cost experiment. ctx->state
+ * cannot carry it in: isochron_op_setup clears it before the set-up runs. */
+static int bar_op_setup(isochron_op_ctx_t *c)
+{
+    if (!c->user) return isochron_set_error(ISOCHRON_EINVAL, "barrier operation: the context carries no barrier (fill it with isochron_barrier_as_op)");
+    c->state = c->user;
+    return ISOCHRON_OK;
+}
 static int bar_op_run(isochron_op_ctx_t *c) { return isochron_barrier_run(c->state); }
 
-void isochron_barrier_as_op(isochron_barrier_t *b, isochron_op_t *op)
+void isochron_barrier_as_op(isochron_barrier_t *b, isochron_op_t *op, isochron_op_ctx_t *ctx)
 {
-    op_barrier = b;
-    snprintf(op_name, sizeof op_name, "barrier:%s", isochron_barrier_name(b));
+    snprintf(b->op_name, sizeof b->op_name, "barrier:%s", isochron_barrier_name(b));
     memset(op, 0, sizeof *op);
-    op->name = op_name;
+    op->name = b->op_name;
     op->family = "barrier";
     op->description = "a barrier algorithm of isochron/barrier.h";
     op->flags = ISOCHRON_OP_USER | ISOCHRON_OP_NODATA;
     op->setup = bar_op_setup;
     op->run = bar_op_run;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->user = b;
 }
 
 /* ---- experiments ---- */

@@ -16,7 +16,7 @@ int isochron_alg_prop(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_clock_t 
 {
     (void)fit;
     int r, shared = 0;
-    char why[400] = "";
+    char why[1024] = ""; /* the sentence names two ranks and their hosts (pair.c) */
     MPI_Comm_rank(comm, &r);
     int rc = isochron_shared_timesource(comm, clk, &shared, why, sizeof why);
     if (rc) return rc;

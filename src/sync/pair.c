@@ -292,6 +292,43 @@ static int first_differing(MPI_Comm comm, const double v[3])
     return bad < p ? bad : -1;
 }
 
+/* Ranks a and b of comm (a level's communicator) as a user knows them: their
+ * ranks in MPI_COMM_WORLD and their hosts (MPI_Get_processor_name), e.g.
+ * "world ranks 6 and 7 (both on host node-3)". A level's own numbering ("ranks
+ * 0 and 1 of this level") named ranks nobody launched. Without the world model
+ * (MPI started by sessions, or finalized) the ranks of the level's communicator
+ * are named. Collective over comm (the hosts are broadcast from a and b). */
+static void name_ranks(MPI_Comm comm, int a, int b, char *out, size_t len)
+{
+    char host[2][MPI_MAX_PROCESSOR_NAME + 1];
+    int who[2] = {a, b}, me, n = 0;
+    MPI_Comm_rank(comm, &me);
+    for (int i = 0; i < 2; i++) {
+        memset(host[i], 0, sizeof host[i]);
+        if (me == who[i] && MPI_Get_processor_name(host[i], &n) != MPI_SUCCESS) host[i][0] = 0;
+        MPI_Bcast(host[i], MPI_MAX_PROCESSOR_NAME, MPI_CHAR, who[i], comm);
+        host[i][MPI_MAX_PROCESSOR_NAME] = 0;
+    }
+    int init = 0, fin = 0, w[2] = {MPI_UNDEFINED, MPI_UNDEFINED};
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin) {
+        MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+        if (MPI_Comm_group(comm, &g) == MPI_SUCCESS && MPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS)
+            MPI_Group_translate_ranks(g, 2, who, wg, w);
+        if (g != MPI_GROUP_NULL) MPI_Group_free(&g);
+        if (wg != MPI_GROUP_NULL) MPI_Group_free(&wg);
+    }
+    int world = w[0] != MPI_UNDEFINED && w[1] != MPI_UNDEFINED;
+    int k = snprintf(out, len, "%s %d and %d", world ? "world ranks" : "ranks", world ? w[0] : a, world ? w[1] : b);
+    if (k < 0 || (size_t)k >= len) return;
+    if (host[0][0] && host[1][0] && !strcmp(host[0], host[1]))
+        k += snprintf(out + k, len - (size_t)k, " (both on host %s)", host[0]);
+    else if (host[0][0] && host[1][0])
+        k += snprintf(out + k, len - (size_t)k, " (on hosts %s and %s)", host[0], host[1]);
+    if (!world && k >= 0 && (size_t)k < len) snprintf(out + k, len - (size_t)k, " of this level's communicator");
+}
+
 int isochron_shared_timesource(MPI_Comm comm, isochron_clock_t *clk, int *shared, char *why, int whylen)
 {
     isochron_timer_t *t = isochron_clock_timer(clk);
@@ -304,27 +341,35 @@ int isochron_shared_timesource(MPI_Comm comm, isochron_clock_t *clk, int *shared
     const isochron_skew_t *sk = isochron_timer_get_skew(t);
     double v[3] = {sk ? sk->offset : 0, sk ? sk->drift_ppm : 0, sk ? sk->ddrift_ppm_s : 0};
     int bad = first_differing(comm, v);
+    char who[2 * MPI_MAX_PROCESSOR_NAME + 96];
     if (bad > 0) {
         *shared = 0;
-        snprintf(why, (size_t)whylen, "skew injection gave ranks 0 and %d of this level different clocks (per rank); "
-                                      "inject per node with --skew ...,by=host, as real nodes drift, or use a pairwise algorithm such as hca3", bad);
+        name_ranks(comm, 0, bad, who, sizeof who);
+        snprintf(why, (size_t)whylen, "skew injection gave %s different clocks (per rank); "
+                                      "inject per node with --skew ...,by=host, as real nodes drift, or use a pairwise algorithm such as hca3", who);
         return ISOCHRON_OK;
     }
-    double d[2], lo[2], hi[2];
-    sample(t, &d[0]);
+    /* the lowest and highest readings of each sample, with their ranks (named if they differ) */
+    struct { double v; int r; } d[2], lo[2], hi[2];
+    MPI_Comm_rank(comm, &d[0].r);
+    d[1].r = d[0].r;
+    sample(t, &d[0].v);
     isochron_sleep(0.02);
-    sample(t, &d[1]);
-    MPI_Allreduce(d, lo, 2, MPI_DOUBLE, MPI_MIN, comm);
-    MPI_Allreduce(d, hi, 2, MPI_DOUBLE, MPI_MAX, comm);
-    double spread = fmax(hi[0] - lo[0], hi[1] - lo[1]);
+    sample(t, &d[1].v);
+    MPI_Allreduce(d, lo, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+    MPI_Allreduce(d, hi, 2, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+    int k = hi[1].v - lo[1].v > hi[0].v - lo[0].v;
+    double spread = hi[k].v - lo[k].v;
     *shared = spread <= 1e-6;
-    if (!*shared && spread > 0.5 && !isochron_timer_is_skewed(t))
-        snprintf(why, (size_t)whylen, "timer '%s' differs between processes of this level by %.6f s: they run in different time namespaces "
+    if (*shared) return ISOCHRON_OK;
+    name_ranks(comm, lo[k].r < hi[k].r ? lo[k].r : hi[k].r, lo[k].r < hi[k].r ? hi[k].r : lo[k].r, who, sizeof who);
+    if (spread > 0.5 && !isochron_timer_is_skewed(t))
+        snprintf(why, (size_t)whylen, "timer '%s' differs between processes of this level, %s, by %.6f s: they run in different time namespaces "
                                       "(containers) or read clocks of different origins; use a pairwise algorithm such as hca3 at this level",
-                 isochron_timer_name(t), spread);
-    else if (!*shared)
-        snprintf(why, (size_t)whylen, "timer '%s' differs between processes of this level by %.1f µs (origins or rates differ, e.g. Open MPI's MPI_Wtime); "
+                 isochron_timer_name(t), who, spread);
+    else
+        snprintf(why, (size_t)whylen, "timer '%s' differs between processes of this level, %s, by %.1f µs (origins or rates differ, e.g. Open MPI's MPI_Wtime); "
                                       "use a host-wide timer such as monotonic, or a pairwise algorithm such as hca3",
-                 isochron_timer_name(t), spread * 1e6);
+                 isochron_timer_name(t), who, spread * 1e6);
     return ISOCHRON_OK;
 }

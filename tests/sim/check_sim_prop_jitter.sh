@@ -8,7 +8,8 @@
 #  2. one host refuses prop (r7:drift=20 gives its two ranks different injected clocks) while the
 #     others go on: the failure must carry the refusing rank's sentence. SMPI runs every rank on
 #     one host thread, so a thread-local error buffer was shared and the others' messages
-#     overwrote it (src/core/error.c).
+#     overwrote it (src/core/error.c). The sentence names the ranks as launched and their host
+#     (world ranks 6 and 7, node-3), not as numbered in the refusing level (its ranks 0 and 1).
 # Simulated time is deterministic (sim/run.sh: smpi/simulate-computation:no), not this machine's.
 # usage: check_sim_prop_jitter.sh SOURCE_DIR WORK_DIR; exit 77 = skipped.
 set -euo pipefail
@@ -54,7 +55,7 @@ bash "$src/sim/run.sh" -r 2 8 isochron-clock --sync hca3+prop --skew r7:drift=20
 rc=$?
 set -e
 msg=$(grep '^isochron-clock:' "$work/sim_prop_refused.err" || true)
-if [ "$rc" -eq 0 ] || ! grep -q 'prop (ClockPropSync) refused: skew injection gave ranks 0 and 1 of this level different clocks' <<< "$msg"; then
+if [ "$rc" -eq 0 ] || ! grep -q 'prop (ClockPropSync) refused: skew injection gave world ranks 6 and 7 (both on host node-3) different clocks' <<< "$msg"; then
   cat "$work/sim_prop_refused.err"
   echo "FAIL one host refusing prop (r7:drift=20): exit $rc, message: ${msg:-none}"
   exit 1
