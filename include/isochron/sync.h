@@ -363,6 +363,9 @@ typedef struct {
 } isochron_track_errors_t;
 /** \brief Both bounds, the one to state, and the truth where there is one. Collective. */
 int isochron_track_errors(isochron_track_t *t, isochron_track_errors_t *e);
+/** \brief The rule every result follows: 1 if the hard bound is the one to state, i.e. there is one (not NaN) and
+ *  the statistical premises failed (\p premises_failed) or it is the smaller. Local. */
+int isochron_bound_hard_stated(double bound_stat, double bound_hard, int premises_failed);
 
 /**
  * \brief The error now, on all ranks: \p bound the largest stated bound (isochron_track_errors' bound)

@@ -63,7 +63,7 @@ isochron_check_bounds_t isochron_check_bounds(const isochron_accuracy_t *acc, in
          * statistical bound allows: a hard fact against it */
         untrusted |= fabs(a->measured_offset) - a->measured_hw > a->bound;
     }
-    b.kind_hard = !isnan(b.hard) && (untrusted || b.hard <= b.stat);
+    b.kind_hard = isochron_bound_hard_stated(b.stat, b.hard, untrusted);
     return b;
 }
 
