@@ -320,8 +320,7 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
     res->window = NAN;
     res->slack = NAN;
     res->late_tolerance = NAN;
-    res->clock_bound = NAN;
-    res->clock_true = NAN;
+    res->clock_bound = res->clock_true = res->clock_bound_stat = res->clock_bound_hard = NAN;
     int rc = op->setup ? op->setup(&c) : ISOCHRON_OK;
     rc = shm_agree(&c, rc);
     double *vals = NULL;

@@ -154,6 +154,11 @@ for n, k in (("bcast_sync", 1), ("bcast_rounds", np_)):   # Alg. 2, 3: from a co
         b = p.get("clock_bound_s")
         if not (b is not None and b >= 0 and p["resolution_s"] >= b / k):   # one clock error over k broadcasts
             fail(f"{n} {p['bytes']} B: starts on the global clock, but its bound {b} (/ {k} broadcasts) is not stated or not in the resolution {p['resolution_s']}")
+        # both bounds and which one is stated, as isochron-bench's points
+        kind, st, hd = p.get("clock_bound_kind"), p.get("clock_bound_stat_s"), p.get("clock_bound_hard_s")
+        if kind not in ("hard", "statistical") or not (st is not None and st > 0) or not (hd is not None and hd > 0) \
+                or b != (hd if kind == "hard" else st):
+            fail(f"{n} {p['bytes']} B: bound {b} is not the stated one of its two (kind {kind}, statistical {st}, hard {hd})")
 for p in bm["bcast_ack"]:   # Alg. 4-5: each cycle minus one acknowledgment measured first
     if p.get("loop_of") != "ack" or not (p["correction_s"] or 0) > 0:
         fail(f"bcast_ack {p['bytes']} B: not timed as broadcast + acknowledgment minus an acknowledgment (of {p.get('loop_of')}, correction_s {p['correction_s']})")
