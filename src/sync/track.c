@@ -290,7 +290,8 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
      * the delay patterns behind it last seconds, so successive wide
      * measurements are off alike and do not average out. */
     double ex = w - t->hw_typ;
-    t->R = t->c2 * w * w + ex * ex + R_FLOOR * R_FLOOR;
+    double jv = 2 * t->jitter * t->jitter; /* injected read jitter (see var_floor) */
+    t->R = t->c2 * w * w + ex * ex + jv + R_FLOOR * R_FLOOR;
     if (t->n == 0) {
         double sv = t->o.drift_prior_ppm * 1e-6, sa = t->o.ddrift_prior_ppm_s * 1e-6;
         memset(t->P, 0, sizeof t->P);
@@ -322,7 +323,7 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
         for (int j = 0; j < i; j++) t->P[i][j] = t->P[j][i] = 0.5 * (t->P[i][j] + t->P[j][i]);
     /* measurement noise from the innovations: y^2 estimates P2[0][0] + c2 w^2 */
     if (t->n >= 3) {
-        double c2 = (y * y - P2[0][0] - ex * ex) / (w * w);
+        double c2 = (y * y - P2[0][0] - ex * ex - jv) / (w * w);
         t->c2 = 0.9 * t->c2 + 0.1 * fmin(fmax(c2, C2_MIN), 1.0);
     }
     t->tk = tau;
@@ -412,7 +413,12 @@ static double own_hard(const isochron_track_t *t, double at_inner)
  * correlation. On shared memory R is tens of ns and the floor rarely binds. */
 static double var_floor(const isochron_track_t *t)
 {
-    return t->c2 * t->hw_typ * t->hw_typ + R_FLOOR * R_FLOOR;
+    /* injected read jitter moves a midpoint by about the jitter of its reads
+     * (two per side), while the tightest interval, the one kept, is the one
+     * whose reads the jitter happened to narrow, down to a half-width near 0:
+     * c2 w^2 then says nothing (ClockPropSync followers with 1 µs of jitter:
+     * a true 0.61 µs beside a statistical bound of 0.043 µs without this) */
+    return t->c2 * t->hw_typ * t->hw_typ + R_FLOOR * R_FLOOR + 2 * t->jitter * t->jitter;
 }
 
 static double own_var(const isochron_track_t *t, double at_inner)
@@ -613,19 +619,9 @@ double isochron_track_next_due(const isochron_track_t *t) { return t->next_due; 
 
 int isochron_track_due(const isochron_track_t *t) { return isochron_clock_now(t->global) >= t->next_due; }
 
-/* The variance a result states for one read of this rank's clock: the
- * model's (own_var, which the tree chains) plus injected read jitter, which
- * is no error of the model and does not chain but is in every timestamp, this
- * rank's and the reference's alike (ClockPropSync followers with 1 µs of
- * jitter: a true 0.61 µs beside a statistical bound of 0.043 µs without it). */
-static double stated_var(const isochron_track_t *t, double at_inner)
-{
-    return own_var(t, at_inner) + (t->rank == 0 ? 0 : 2 * t->jitter * t->jitter);
-}
-
 double isochron_track_bound(const isochron_track_t *t)
 {
-    return NSIG_STATED * sqrt(stated_var(t, isochron_clock_now(t->inner)));
+    return NSIG_STATED * sqrt(own_var(t, isochron_clock_now(t->inner)));
 }
 
 double isochron_track_bound_hard(const isochron_track_t *t) { return own_hard(t, isochron_clock_now(t->inner)); }
@@ -641,7 +637,7 @@ int isochron_bound_hard_stated(double bound_stat, double bound_hard, int premise
 int isochron_track_errors(isochron_track_t *t, isochron_track_errors_t *e)
 {
     double now = isochron_clock_now(t->inner);
-    double in[3] = {NSIG_STATED * sqrt(stated_var(t, now)), own_hard(t, now), t->untrusted > 0}, mx[3];
+    double in[3] = {NSIG_STATED * sqrt(own_var(t, now)), own_hard(t, now), t->untrusted > 0}, mx[3];
     int rc = isochron_allreduce_polite(in, mx, 3, MPI_DOUBLE, MPI_MAX, t->comm);
     if (rc) return rc;
     e->bound_stat = mx[0];
