@@ -9,13 +9,7 @@
 set -euo pipefail
 src=$1 work=$2
 shift 2
-if ! command -v smpicc >/dev/null || ! command -v smpirun >/dev/null; then
-  echo "SKIPPED: smpicc/smpirun not found (SimGrid SMPI; install libsimgrid-dev: EXTRA_PKGS=libsimgrid-dev tools/install-deps.sh)"
-  exit 77
-fi
-mkdir -p "$work"
-export SIM_BUILD=$work/sim-build
-bash "$src/sim/build.sh" >/dev/null
+source "$src/tests/sim/sim_setup.sh"
 js=$work/sim_hca3_64.jsonl
 bash "$src/sim/run.sh" 64 isochron-clock --sync hca3 --track off --wait 0,10 --skew offset=1ms,drift=50,by=host,seed=3 \
   --check-pingpongs 1 --format none --jsonl "$js" --quiet "$@"

@@ -11,13 +11,7 @@
 # usage: check_sim_barrier_cost.sh SOURCE_DIR WORK_DIR; exit 77 = skipped.
 set -euo pipefail
 src=$1 work=$2
-if ! command -v smpicc >/dev/null || ! command -v smpirun >/dev/null; then
-  echo "SKIPPED: smpicc/smpirun not found (SimGrid SMPI; install libsimgrid-dev: EXTRA_PKGS=libsimgrid-dev tools/install-deps.sh)"
-  exit 77
-fi
-mkdir -p "$work"
-export SIM_BUILD=$work/sim-build
-bash "$src/sim/build.sh" >/dev/null
+source "$src/tests/sim/sim_setup.sh"
 bars=linear,tree,butterfly,sync0,dissemination,double_ring,rds
 js=$work/sim_barrier_cost.jsonl
 rm -f "$js"

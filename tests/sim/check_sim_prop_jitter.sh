@@ -14,13 +14,7 @@
 # usage: check_sim_prop_jitter.sh SOURCE_DIR WORK_DIR; exit 77 = skipped.
 set -euo pipefail
 src=$1 work=$2
-if ! command -v smpicc >/dev/null || ! command -v smpirun >/dev/null; then
-  echo "SKIPPED: smpicc/smpirun not found (SimGrid SMPI; install libsimgrid-dev: EXTRA_PKGS=libsimgrid-dev tools/install-deps.sh)"
-  exit 77
-fi
-mkdir -p "$work"
-export SIM_BUILD=$work/sim-build
-bash "$src/sim/build.sh" >/dev/null
+source "$src/tests/sim/sim_setup.sh"
 js=$work/sim_prop_jitter.jsonl
 rm -f "$js"
 bash "$src/sim/run.sh" -r 2 8 isochron-clock --sync hca3+prop --skew jitter=1us,seed=5 --wait 0 \
