@@ -10,8 +10,9 @@
 set -u
 mpirun=$1 clock=$2 out=$3
 j=$out/jitter_bound.jsonl
+rm -f "$j"
 "$mpirun" -np 4 "$clock" --sync hca3+prop --node-size 2 --timer monotonic --skew jitter=1us,seed=8117 --wait 0,1 \
-  --format jsonl --quiet > "$j" || { echo "check_jitter_bound: FAIL isochron-clock exited $?"; exit 1; }
+  --format none --jsonl "$j" --quiet || { echo "check_jitter_bound: FAIL isochron-clock exited $?"; exit 1; }
 python3 - "$j" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
