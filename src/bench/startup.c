@@ -81,7 +81,7 @@ int isochron_world_init(int init, int *argc, char ***argv, int thread_level, iso
     w->provided = MPI_THREAD_SINGLE;
     isochron_startup_t *st = &w->startup;
     st->init = init;
-    double t[ISOCHRON_STARTUP_MAXPHASES + 1];
+    double t[ISOCHRON_STARTUP_MAXPHASES + 1] = {0}; /* = {0}: GCC 12 at -O3 cannot see that every t[i + 1] read below was set */
     int rc, k = 0;
     t[k++] = isochron_truth_now();
     if (init == ISOCHRON_INIT_SESSIONS) {

@@ -135,10 +135,9 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
                     rc = isochron_offset_skampi(work, global, 0, c, npp, xport, &o);
                     isochron_pair_end(&ctx, work, 0, -1);
                     /* injected read jitter can make a jittered round trip look shorter than it was (down to a
-                     * half-width of 0): the interval is widened as the tracker widens its own (6 sigma of the
-                     * jitter of the two reads) */
+                     * half-width of 0): the interval is widened as the tracker widens its own */
                     const isochron_skew_t *sk = isochron_timer_get_skew(isochron_clock_timer(global));
-                    double off[2] = {-o.offset, o.uncertainty + (sk ? 6 * M_SQRT2 * sk->jitter : 0)};
+                    double off[2] = {-o.offset, o.uncertainty + (sk ? isochron_jitter_hard(sk->jitter) : 0)};
                     if (!rc) MPI_Send(off, 2, MPI_DOUBLE, 0, TAG_CHECK, work);
                 }
             }

@@ -76,6 +76,12 @@ int isochron_truth_shared(MPI_Comm comm);
 void isochron_truth_sample(isochron_clock_t *g, double *m, double *b, double *gv);
 double isochron_truth_global(isochron_clock_t *g, double base_reading);
 
+/* How far injected read jitter (skew's jitter=, standard deviation j per read)
+ * can narrow an exchange's interval: 3 sigma of the two reads at either end,
+ * 6 sqrt(2) j. The tracker widens its intervals by it, and so does
+ * isochron-clock's check of the measured offset (check.c). */
+static inline double isochron_jitter_hard(double jitter) { return 6 * 1.4142135623730951 * jitter; }
+
 /* Make a rank's clock agree with every other rank's return code: allreduce MIN of rc. */
 int isochron_agree(MPI_Comm comm, int rc);
 

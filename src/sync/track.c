@@ -257,6 +257,12 @@ static void set_layer(isochron_track_t *t)
     isochron_clock_set_layer(t->global, t->layer, m);
 }
 
+/* Injected read jitter (skew's jitter=, per read): a midpoint reads two clocks
+ * per side, so it moves with variance 2 j^2; an interval's edges by up to
+ * isochron_jitter_hard (sync_impl.h). */
+static double jitter_var(const isochron_track_t *t) { return 2 * t->jitter * t->jitter; }
+static double jitter_hard(const isochron_track_t *t) { return isochron_jitter_hard(t->jitter); }
+
 /* One measurement z (reference minus inner clock at inner time tau), half-width hw. */
 static void update(isochron_track_t *t, double tau, double z, double hw)
 {
@@ -290,8 +296,7 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
      * the delay patterns behind it last seconds, so successive wide
      * measurements are off alike and do not average out. */
     double ex = w - t->hw_typ;
-    double jv = 2 * t->jitter * t->jitter; /* injected read jitter (see var_floor) */
-    t->R = t->c2 * w * w + ex * ex + jv + R_FLOOR * R_FLOOR;
+    t->R = t->c2 * w * w + ex * ex + jitter_var(t) + R_FLOOR * R_FLOOR; /* read jitter: see var_floor */
     if (t->n == 0) {
         double sv = t->o.drift_prior_ppm * 1e-6, sa = t->o.ddrift_prior_ppm_s * 1e-6;
         memset(t->P, 0, sizeof t->P);
@@ -323,7 +328,7 @@ static void update(isochron_track_t *t, double tau, double z, double hw)
         for (int j = 0; j < i; j++) t->P[i][j] = t->P[j][i] = 0.5 * (t->P[i][j] + t->P[j][i]);
     /* measurement noise from the innovations: y^2 estimates P2[0][0] + c2 w^2 */
     if (t->n >= 3) {
-        double c2 = (y * y - P2[0][0] - ex * ex - jv) / (w * w);
+        double c2 = (y * y - P2[0][0] - ex * ex - jitter_var(t)) / (w * w);
         t->c2 = 0.9 * t->c2 + 0.1 * fmin(fmax(c2, C2_MIN), 1.0);
     }
     t->tk = tau;
@@ -396,7 +401,7 @@ static double own_hard(const isochron_track_t *t, double at_inner)
 {
     if (t->rank == 0) return 0;
     if (t->follow >= 0) /* the leader's (same inner clock), and this rank's read jitter as the leader's intervals count it */
-        return t->hard0 + t->hard_rate * fabs(at_inner - t->hard_tau) + 6 * M_SQRT2 * t->jitter;
+        return t->hard0 + t->hard_rate * fabs(at_inner - t->hard_tau) + jitter_hard(t);
     if (t->nh == 0) return INFINITY;
     return t->hard0 + t->hard_rate * fabs(at_inner - t->hard_tau);
 }
@@ -419,7 +424,7 @@ static double var_floor(const isochron_track_t *t)
      * whose reads the jitter happened to narrow, down to a half-width near 0:
      * c2 w^2 then says nothing (ClockPropSync followers with 1 µs of jitter:
      * a true 0.61 µs beside a statistical bound of 0.043 µs without this) */
-    return t->c2 * t->hw_typ * t->hw_typ + R_FLOOR * R_FLOOR + 2 * t->jitter * t->jitter;
+    return t->c2 * t->hw_typ * t->hw_typ + R_FLOOR * R_FLOOR + jitter_var(t);
 }
 
 static double own_var(const isochron_track_t *t, double at_inner)
@@ -428,7 +433,7 @@ static double own_var(const isochron_track_t *t, double at_inner)
                              * (a follower of rank 0 has a variance of 0 otherwise: under MPICH a true 1.16 µs with
                              * 1 µs of jitter beside bounds of 0) */
         double d = at_inner - t->fvar[3];
-        return fmax(t->fvar[0] + 2 * d * t->fvar[1] + d * d * t->fvar[2], 0) + 2 * t->jitter * t->jitter;
+        return fmax(t->fvar[0] + 2 * d * t->fvar[1] + d * d * t->fvar[2], 0) + jitter_var(t);
     }
     if (t->rank == 0 || t->n == 0) return 0;
     double s2[3], P2[3][3];
@@ -486,7 +491,7 @@ static int refresh_pair(isochron_sync_ctx_t *ctx, MPI_Comm comm, int is_ref, int
         int n0 = t->n;
         update(t, o.timestamp, o.offset, o.uncertainty);
         t->plan = plan_interval(t);
-        if (t->n > n0) hard_update(t, o.timestamp, o.offset, o.uncertainty + msg[1] + 6 * M_SQRT2 * t->jitter, pred, pstat);
+        if (t->n > n0) hard_update(t, o.timestamp, o.offset, o.uncertainty + msg[1] + jitter_hard(t), pred, pstat);
         else t->disturbed = 1;
         if (getenv("ISOCHRON_TRACK_DEBUG"))
             fprintf(stderr, "track r%d n=%d tau=%.6f z=%.1fns hw=%.1fns innov=%.1fns R=%.1fns v=%.4fppm sv=%.4f a=%.5f plan=%.4f hard=%.1fns+%.3fppm c2=%.3f untrusted=%d\n", t->rank, t->n, o.timestamp,
