@@ -11,11 +11,20 @@
 #   - its correlation from one refresh to the next (what limits averaging),
 #   - the tracked clock's true error at the run's checks.
 # Usage (root): bench/track_truth.sh [BUILD_DIR]   env: SEED (default 9700; tests use other seeds),
-#   SKEW (default drift=2), WAITS (default 0,5,10,15,20,30,40,50,60), RUNS (default 2)
+#   SKEW (default drift=2), WAITS (default 0,5,10,15,20,30,40,50,60), RUNS (default 2),
+#   MPI (ompi, default: Open MPI's TCP BTL with --mca mpi_yield_when_idle 1; mpich: BUILD_DIR built
+#   against Debian's MPICH, over UCX's TCP, hydra at 1 rank a node), CPUS (node 0's and node 1's CPU,
+#   e.g. 0,1 or 0,0 for one core for both: each rank under taskset; default unbound)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(readlink -f "${1:-$here/build}")
 seed=${SEED:-9700} skew=${SKEW:-drift=2} waits=${WAITS:-0,5,10,15,20,30,40,50,60} runs=${RUNS:-2}
+mpi=${MPI:-ompi} cpus=${CPUS:-}
+case $mpi in ompi|mpich) ;; *) echo "track_truth: MPI '$mpi': expected ompi or mpich"; exit 2 ;; esac
+[ -z "$cpus" ] || [[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "track_truth: CPUS '$cpus': expected node 0's and node 1's CPU, e.g. 0,1"; exit 2; }
+# each rank on its node's CPU (CPUS), read in the rank's own UTS namespace: host "<cluster>-nodeK"
+pin=()
+[ -z "$cpus" ] || pin=(env TT_CPUS="$cpus" bash -c 'IFS=, read -ra c <<< "$TT_CPUS"; h=$(hostname); exec taskset -c "${c[${h##*node}]}" "$@"' pin)
 export ISOCHRON_CLUSTER=${ISOCHRON_CLUSTER:-trtruth}
 cl=$here/tools/cluster
 out=$build/track_truth
@@ -26,14 +35,17 @@ trap '"$cl" down >/dev/null 2>&1 || true' EXIT
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 for ((r = 0; r < runs; r++)); do
   s=$((seed + r))
-  "$cl" mpirun-ompi -np 2 --map-by node --mca mpi_yield_when_idle 1 --bind-to none -x ISOCHRON_TRACK_DEBUG=1 \
+  if [ "$mpi" = ompi ]; then launch=("$cl" mpirun-ompi -np 2 --map-by node --mca mpi_yield_when_idle 1 --bind-to none -x ISOCHRON_TRACK_DEBUG=1)
+  else launch=("$cl" mpirun-mpich -np 2 -ppn 1 -genv ISOCHRON_TRACK_DEBUG 1); fi
+  "${launch[@]}" "${pin[@]}" \
     "$build/isochron-clock" --timer monotonic --wait "$waits" --skew "$skew,seed=$s,by=host" --quiet \
     --jsonl "$out/run$r.jsonl" > "$out/run$r.txt" 2> "$out/run$r.err" || echo "(run $r: isochron-clock exited $?)"
 done
-python3 - "$out" "$runs" "$skew" <<'PY'
+python3 - "$out" "$runs" "$skew" "$mpi" "${cpus:-unbound}" <<'PY'
 import json, math, re, statistics as st, sys
-out, runs, skew = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-print(f"tracker measurements against the kernel's truth: 2 namespace nodes, Open MPI over TCP, skew {skew} per node")
+out, runs, skew, mpi, cpus = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+via = "Open MPI's TCP BTL" if mpi == "ompi" else "MPICH over UCX's TCP"
+print(f"tracker measurements against the kernel's truth: 2 namespace nodes, {via}, CPUs {cpus}, skew {skew} per node")
 def fit(xs, ys):  # least-squares quadratic (injected skew is offset + drift t + ddrift t^2 / 2, exactly)
     n = len(xs)
     S = [[sum(x ** (i + j) for x in xs) for j in range(3)] for i in range(3)]
@@ -94,5 +106,9 @@ for r, *_ in allrows:
     acc = [x for x in recs if x.get("type") == "accuracy" and x.get("rank", 0) > 0 and x.get("true_offset_s") is not None]
     ws = sorted({x["wait_s"] for x in acc})
     cells = [f"@{w:g}s {max(abs(x['true_offset_s']) for x in acc if x['wait_s'] == w)*1e6:.3f}" for w in ws]
-    print(f"run {r}: " + "  ".join(cells))
+    worst = max((abs(x["true_offset_s"]) for x in acc), default=float("nan"))
+    # the bounds against the truth, as tests/cluster/check_isochron.sh reads it (bracketing reads resolve 20 ns)
+    stated = sum(abs(x["true_offset_s"]) <= x["bound_s"] + 20e-9 for x in acc)
+    hard = sum(abs(x["true_offset_s"]) <= x["bound_hard_s"] + 20e-9 for x in acc)
+    print(f"run {r}: " + "  ".join(cells) + f"  | largest {worst*1e6:.3f}, stated bound covers {stated}/{len(acc)}, hard {hard}/{len(acc)}")
 PY
