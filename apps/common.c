@@ -641,8 +641,8 @@ void app_interrupt_install(FILE *jsonl, int rank, const char *unit)
 {
 #ifdef SMPI_ISOCHRON
     /* Under SimGrid every simulated rank is a thread of one host process, sharing these statics: the
-     * last rank to install would decide, and a rank above 0 would clear rank 0's file. The process's
-     * handler is rank 0's. */
+     * last rank to install would decide, and a rank above 0 would take rank 0's file from the handler.
+     * The process's handler is rank 0's. */
     if (rank != 0) return;
 #endif
     if (intr_rank < 0) clock_gettime(CLOCK_MONOTONIC, &intr_t0); /* installed again: same start */

@@ -84,7 +84,7 @@ rc=0; L 2 "$build/isochron-bench" --ops put_lockall --sizes 8 --quiet > "$out/rm
   { echo "check_isochron: FAIL: RMA across nodes with the default osc exited $rc without naming the cause and remedy:"; cat "$out/rma-default.txt"; exit 1; }
 # --budget 4: a lock_all epoch across the nodes takes about 0.2 ms quiet but 1-15 ms on a loaded 2-core host
 # (a descheduled rank starts late and its repetition is invalid); the default 1 s slice then ended a CI run
-# with no valid repetition of get_lockall
+# with no valid repetition of one of them
 L 2 --mca osc ucx "$build/isochron-bench" --ops put_lockall,get_lockall --sizes 8 --budget 4 --skew drift=2,seed=5158,by=host --quiet \
   --jsonl "$out/rma.jsonl" > "$out/rma.txt" 2>&1 || { echo "check_isochron: FAIL: RMA across nodes with --mca osc ucx exited $?"; cat "$out/rma.txt"; exit 1; }
 # OpenSHMEM across nodes (oshmem over UCX's TCP): the clock's sync over the shmem transport and a put and
