@@ -351,111 +351,42 @@ int app_parse_sync_limit(const char *prog, const char *v, int rank)
     return 0;
 }
 
-/* A round trip between two ranks of a job this much slower means the network
- * (or the kernel path under it) is degraded: the slowest interconnect a
- * cluster uses, TCP over Ethernet, takes 20-100 µs; measured in the namespace
- * cluster here, 25 µs healthy and 8-30 ms with a busy-polling rank on every
- * core (the veth softirq gets no CPU). */
-#define APP_SLOW_RTT 1e-3
-/* A default sync is shrunk to be estimated within this (s) on a slow network. */
-#define APP_SYNC_BUDGET 2.0
-
-/* Fewer fit points and ping-pongs per level until the estimate fits the
- * budget (never below 8 fit points and 5 ping-pongs). 1 if it changed. */
-static int shrink_sync(isochron_sync_spec_t *spec, int size, double rtt, double budget)
-{
-    int changed = 0;
-    while (isochron_sync_estimate(spec, size, rtt) > budget) {
-        int any = 0;
-        for (int l = 0; l < spec->nlevels; l++) {
-            isochron_sync_level_t *lv = &spec->level[l];
-            if (lv->nfit > 8 && lv->nfit >= 2 * lv->npingpongs) { lv->nfit = lv->nfit / 2 > 8 ? lv->nfit / 2 : 8; any = 1; }
-            else if (lv->npingpongs > 5) { lv->npingpongs = lv->npingpongs / 2 > 5 ? lv->npingpongs / 2 : 5; any = 1; }
-            else if (lv->nfit > 8) { lv->nfit = lv->nfit / 2 > 8 ? lv->nfit / 2 : 8; any = 1; }
-        }
-        if (!any) break;
-        changed = 1;
-    }
-    return changed;
-}
-
-static double guard_est, guard_rtt; /* the last app_sync_guard's estimate and round trip */
+/* The sync budget is the library's (isochron_sync_budget, src/sync/budget.c): the driver passes its
+ * options, says what the library decided, and arms the watchdog for the sync phase. */
+static isochron_sync_plan_t guard_plan; /* the last app_sync_guard's plan */
 
 void app_sync_done(const char *prog, const isochron_sync_report_t *rep, int rank)
 {
-    double duration = rep->duration;
-    if (rank == 0 && rep->cut_pairs > 0)
-        fprintf(stderr, "%s: note: the synchronization reached its budget of %.3g s per pair: %d pair(s) stopped early with the fit points they "
-                        "had (at least %d) after %.2f s in all; its clock bounds state what it achieved\n",
-                prog, rep->pair_budget, rep->cut_pairs, ISOCHRON_SYNC_MIN_FIT, duration);
-    if (rank == 0 && duration > 1.0 && duration > 10 * guard_est)
-        fprintf(stderr, "%s: warning: the synchronization took %.1f s where %.2g s was expected from the round trip measured before it "
-                        "(%.0f us): exchanges were far slower than the network's own latency while the ranks ran, e.g. ranks polling on every "
-                        "core starved the kernel's network path; with Open MPI run --mca mpi_yield_when_idle 1, or leave a core free per node\n",
-                prog, duration, guard_est, guard_rtt * 1e6);
+    char line[1024];
+    if (rank == 0 && isochron_sync_review(&guard_plan, rep, 1, line, sizeof line)) fprintf(stderr, "%s: note: %s\n", prog, line);
+    if (rank == 0 && isochron_sync_review(&guard_plan, rep, 2, line, sizeof line)) fprintf(stderr, "%s: warning: %s\n", prog, line);
 }
 
-int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text, size_t textlen, int fit_budget, MPI_Comm comm,
-                   const char *out)
+int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text, size_t textlen, int fit_given, MPI_Comm comm,
+                   const char *out, int quiet)
 {
-    int rank, size;
+    int rank;
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    /* round trips between rank 0 and the last rank, while the other ranks wait in MPI as a benchmark's
-     * do (the slowest pair is as likely there as anywhere): the median drives the estimate and the warning */
-    double rtt = 0, rmin = 0, r[20];
-    int peer = size - 1, buf = 0;
-    if (size > 1 && (rank == 0 || rank == peer)) {
-        for (int i = 0; i < 20; i++) {
-            double t0 = MPI_Wtime();
-            if (rank == 0) { MPI_Send(&buf, 1, MPI_INT, peer, 7001, comm); MPI_Recv(&buf, 1, MPI_INT, peer, 7002, comm, MPI_STATUS_IGNORE); }
-            else { MPI_Recv(&buf, 1, MPI_INT, 0, 7001, comm, MPI_STATUS_IGNORE); MPI_Send(&buf, 1, MPI_INT, 0, 7002, comm); }
-            r[i] = MPI_Wtime() - t0;
-        }
-        for (int i = 1; i < 20; i++) /* insertion sort: the minimum and the median */
-            for (int k = i; k > 0 && r[k] < r[k - 1]; k--) { double x = r[k]; r[k] = r[k - 1]; r[k - 1] = x; }
-        rmin = r[0];
-        rtt = 0.5 * (r[9] + r[10]);
-    }
-    double both[2] = {rtt, rmin};
-    MPI_Bcast(both, 2, MPI_DOUBLE, 0, comm);
-    rtt = both[0], rmin = both[1];
-#ifndef SMPI_ISOCHRON
-    /* more ranks on one kernel than the CPUs they may use (collective; the library's rule) */
-    int over = isochron_sync_oversubscribed(comm);
-    if (rtt > APP_SLOW_RTT && rank == 0)
-        fprintf(stderr, "%s: warning: exchanges are slow: a round trip between rank 0 and rank %d takes %.2f ms (median of 20; best %.3f ms), where "
-                        "shared memory takes about 1 us and TCP 20-100 us: %s\n", prog, peer, rtt * 1e3, rmin * 1e3,
-                over ? "ranks polling on every core starve the kernel's network path (more ranks than cores here); with Open MPI run "
-                       "--mca mpi_yield_when_idle 1, or leave a core free per node"
-                     : "a busy node (a CPU hog, another job) or a degraded link delays it; leave a core free per node, or check the network");
-#endif
-    double est = isochron_sync_estimate(spec, size, rtt);
-    if (fit_budget) spec->budget = APP_SYNC_BUDGET;
-    if (fit_budget && est > APP_SYNC_BUDGET) {
-        char old[1024];
-        snprintf(old, sizeof old, "%s", spec_text);
-        if (shrink_sync(spec, size, rtt, APP_SYNC_BUDGET)) {
-            isochron_sync_spec_format(spec, spec_text, textlen);
-            double est2 = isochron_sync_estimate(spec, size, rtt);
-            if (rank == 0)
-                fprintf(stderr, "%s: note: the default sync %s would take about %.3g s at this round trip (%.2g ms): synchronizing with %s "
-                                "(about %.3g s) instead; its clock bounds state what it achieved (name a spec with --sync to keep it)\n",
-                        prog, old, est, rtt * 1e3, spec_text, est2);
-            est = est2;
-        }
-    }
-    if (sync_limit > 0 && est > sync_limit) {
-        if (rank == 0)
-            fprintf(stderr, "%s: --sync %s: estimated to take %.3g s at %d ranks (round trip %.2g us measured), beyond --sync-limit %.3g s; "
-                            "use fewer fit points or ping-pongs, or raise --sync-limit (0: no limit)\n", prog, spec_text, est, size, rtt * 1e6, sync_limit);
-        return 2;
-    }
-    guard_est = est;
-    guard_rtt = rtt;
+    isochron_sync_budget_opts_t bo;
+    isochron_sync_budget_opts_default(&bo);
+    bo.fit_given = fit_given;
+    bo.limit = sync_limit;
+    int rc = isochron_sync_budget(spec, comm, &bo, &guard_plan);
+    isochron_sync_spec_format(spec, spec_text, textlen);
+    if (rc && rank == 0 && sync_limit > 0 && guard_plan.estimate > sync_limit)
+        fprintf(stderr, "%s: --sync %s: estimated to take %.3g s at %d ranks (round trip %.2g us measured), beyond --sync-limit %.3g s; "
+                        "use fewer fit points or ping-pongs, or raise --sync-limit (0: no limit)\n", prog, spec_text, guard_plan.estimate,
+                guard_plan.nprocs, guard_plan.rtt * 1e6, sync_limit);
+    else if (rc && rank == 0) fprintf(stderr, "%s: --sync: %s\n", prog, isochron_last_error());
+    if (rc) return 2;
+    char line[2048];
+    if (rank == 0 && isochron_sync_plan_say(&guard_plan, spec, ISOCHRON_SYNC_SAY_SLOW, line, sizeof line)) fprintf(stderr, "%s: warning: %s\n", prog, line);
+    if (rank == 0 && isochron_sync_plan_say(&guard_plan, spec, ISOCHRON_SYNC_SAY_SHRUNK, line, sizeof line)) fprintf(stderr, "%s: note: %s\n", prog, line);
+    if (rank == 0 && !quiet && isochron_sync_plan_say(&guard_plan, spec, ISOCHRON_SYNC_SAY_PLAN, line, sizeof line))
+        fprintf(stderr, "%s: synchronizing %d ranks with %s: %s ...\n", prog, guard_plan.nprocs, spec_text, line);
     char what[256];
-    snprintf(what, sizeof what, "clock synchronization (%s, estimated %.2g s)", spec_text, est);
-    app_watchdog_arm(prog, sync_watchdog >= 0 ? sync_watchdog : 3 * est + 60, rank, what, out);
+    snprintf(what, sizeof what, "clock synchronization (%s, estimated %.2g s)", spec_text, guard_plan.estimate);
+    app_watchdog_arm(prog, sync_watchdog >= 0 ? sync_watchdog : 3 * guard_plan.estimate + 60, rank, what, out);
     return 0;
 }
 
@@ -534,9 +465,7 @@ int app_clock_setup(const char *prog, const char *sync, const char *timer, const
     isochron_skew_t my_skew;
     if (app_make_timer(prog, timer ? timer : APP_DEFAULT_TIMER, &sk, comm, &c->timer, &my_skew)) return 2;
     isochron_clock_create(c->timer, &c->base);
-    isochron_sync_spec_format(&c->spec, c->spec_text, sizeof c->spec_text);
-    if (app_sync_guard(prog, &c->spec, c->spec_text, sizeof c->spec_text, sync == NULL, comm, NULL)) { app_clock_free(c); return 2; }
-    if (rank == 0 && !quiet) fprintf(stderr, "%s: synchronizing clocks (%s) ...\n", prog, c->spec_text);
+    if (app_sync_guard(prog, &c->spec, c->spec_text, sizeof c->spec_text, sync == NULL, comm, NULL, quiet)) { app_clock_free(c); return 2; }
     int src = isochron_sync_run(&c->spec, comm, c->base, &c->global, &c->rep);
     app_watchdog_disarm();
     if (!src) app_sync_done(prog, &c->rep, rank);

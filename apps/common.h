@@ -120,19 +120,13 @@ int app_list_ok(const char *s, char *err, size_t errlen);
 /* --sync-limit: parse it (0, or 2 after the message on rank 0) and keep it for
  * app_sync_guard. */
 int app_parse_sync_limit(const char *prog, const char *v, int rank);
-/* Before a synchronization: measure round trips between rank 0 and the last
- * rank; a network far slower than TCP's (1 ms at best) is reported in one line
- * with its likely cause and remedy. Estimate the sync's duration
- * (isochron_sync_estimate); when \p fit_budget (the user named no --sync) and
- * the estimate exceeds 2 s, shrink the spec's fit points and ping-pongs to
- * fit, rewriting spec_text (textlen bytes), and say so; when \p fit_budget,
- * also give the spec a budget of 2 s (isochron_sync_spec_t.budget), which
- * stops pairs that run past their share while the sync runs; beyond the
- * --sync-limit refuse with the estimate (2), else arm the watchdog for the
- * sync phase (3 x the estimate + 60 s), naming it. Collective; the caller
- * disarms after the sync. */
-int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text, size_t textlen, int fit_budget, MPI_Comm comm,
-                   const char *out);
+/* Before a synchronization: the library's budget (isochron_sync_budget: probe, estimate, a spec without
+ * parameters, or any with \p fit_given (the driver's own default), shrunk to 2 s and stopped at it; beyond
+ * --sync-limit refused, 2), rewriting spec_text (textlen bytes); says on rank 0 a slow network, a shrunk spec
+ * and (unless quiet) one line of how long the sync will take on this network; arms the watchdog for the sync
+ * phase (3 x the estimate + 60 s), naming it. Collective; the caller disarms after the sync. */
+int app_sync_guard(const char *prog, isochron_sync_spec_t *spec, char *spec_text, size_t textlen, int fit_given, MPI_Comm comm,
+                   const char *out, int quiet);
 /* After the sync: a sync over 1 s that took 10 x the guard's estimate ran on a
  * network far slower than measured before it; say so in one line with the
  * likely cause and remedy (rank 0); a sync its budget stopped says what it

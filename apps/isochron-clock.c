@@ -257,8 +257,7 @@ int main(int argc, char **argv)
 
     int quiet = v[O_QUIET] != NULL;
     isochron_sync_report_t rep;
-    if ((code = app_sync_guard("isochron-clock", &spec, spec_text, sizeof spec_text, v[O_SYNC] == NULL, MPI_COMM_WORLD, NULL))) { isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
-    if (rank == 0 && !quiet) fprintf(stderr, "isochron-clock: synchronizing %d ranks with %s ...\n", size, spec_text);
+    if ((code = app_sync_guard("isochron-clock", &spec, spec_text, sizeof spec_text, v[O_SYNC] == NULL, MPI_COMM_WORLD, NULL, quiet))) { isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
     rc = isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &rep);
     app_watchdog_disarm();
     if (!rc) app_sync_done("isochron-clock", &rep, rank);

@@ -147,6 +147,8 @@ typedef struct {
     isochron_slope_policy_t slope;
     int outliers;            /**< robust outlier rejection */
     int refit;               /**< re-measurements of a disturbed fit (see ISOCHRON_REFIT_SPREAD) */
+    int given;               /**< 1 if the spec text gave this level parameters ('/'-parts or key=value), 0 for the
+                                  algorithm's defaults; a spec without any is budgeted (isochron_sync_budget) */
 } isochron_sync_level_t;
 
 /** A pair's fit whose slope standard error (corrected for autocorrelation)
@@ -277,6 +279,73 @@ int isochron_sync_oversubscribed(MPI_Comm comm);
  */
 int isochron_sync_run(const isochron_sync_spec_t *spec, MPI_Comm comm, isochron_clock_t *base,
                       isochron_clock_t **global, isochron_sync_report_t *report);
+
+/* ------------------------------------------------------------------------ */
+/* The sync budget: how long a synchronization may take on this network      */
+
+/** Seconds a spec with its algorithms' default parameters may take (isochron_sync_budget_opts_t.budget). */
+#define ISOCHRON_SYNC_BUDGET_DEFAULT 2.0
+/** A round trip above this (s) is far slower than any interconnect's (TCP: 20-100 µs): the network is degraded. */
+#define ISOCHRON_SYNC_SLOW_RTT 1e-3
+
+/** What isochron_sync_budget may do to a spec (isochron_sync_budget_opts_default gives the defaults shown). */
+typedef struct {
+    double budget;    /**< seconds (ISOCHRON_SYNC_BUDGET_DEFAULT): a budgeted spec is shrunk to be estimated within it and
+                           stopped at it while it runs (isochron_sync_spec_t.budget); 0: nothing is budgeted */
+    int fit_given;    /**< 1: budget the spec even where it gives parameters (a program's own default spec); 0 (default):
+                           only a spec without parameters (isochron_sync_spec_defaulted) */
+    double limit;     /**< refuse a spec estimated beyond this many seconds (0: no limit; default 600) */
+} isochron_sync_budget_opts_t;
+
+/** What isochron_sync_budget measured and decided (the same on every rank). */
+typedef struct {
+    double rtt;            /**< median of 20 round trips between rank 0 and the last rank over the spec's transport (s) */
+    double rtt_min;        /**< their minimum (s) */
+    int peer;              /**< the last rank */
+    int nprocs;
+    int slow;              /**< 1 if rtt > ISOCHRON_SYNC_SLOW_RTT */
+    int oversubscribed;    /**< isochron_sync_oversubscribed (the likely cause of a slow network) */
+    int budgeted;          /**< 1 if the budget applies (the spec's budget was set) */
+    int shrunk;            /**< 1 if fit points or ping-pongs were reduced to fit the budget */
+    double estimate_given; /**< isochron_sync_estimate of the spec as given (s) */
+    double estimate;       /**< of the spec to run (s) */
+    double budget;         /**< the budget applied (s), 0 when none */
+    char given[512];       /**< the spec's text as given (isochron_sync_spec_format; cut at 511 bytes) */
+} isochron_sync_plan_t;
+
+/** \brief The defaults of isochron_sync_budget_opts_t. */
+void isochron_sync_budget_opts_default(isochron_sync_budget_opts_t *o);
+/** \brief 1 if no level of \p spec was given parameters (every level at its algorithm's defaults, as "hca3",
+ *  "hca3+prop" or "jk" are), else 0. Local. */
+int isochron_sync_spec_defaulted(const isochron_sync_spec_t *spec);
+/** \brief Median and minimum of 20 round trips between rank 0 and the last rank of \p comm over \p xport (NULL:
+ *  MPI), on a duplicate of \p comm, while the other ranks wait in MPI; the same on every rank (0 at one rank).
+ *  Collective. \return ISOCHRON_OK or the transport's error (the same on every rank). */
+int isochron_sync_probe(MPI_Comm comm, const isochron_xport_t *xport, double *rtt, double *rtt_min);
+/**
+ * \brief Decide how long \p spec may take on this network, before isochron_sync_run. Measures the round trip
+ * (isochron_sync_probe over spec->xport) and estimates the sync (isochron_sync_estimate). A spec without
+ * parameters (or any, with \p o->fit_given) is budgeted: its estimate is brought within \p o->budget by halving
+ * each level's fit points and ping-pongs (never below ISOCHRON_SYNC_MIN_FIT fit points and 5 ping-pongs) and
+ * spec->budget is set, which stops pairs that run past their share while the sync runs. A spec given with
+ * parameters is kept as it is. \p o NULL: the defaults. Collective; \p plan receives what was measured and decided.
+ * \return ISOCHRON_OK; ISOCHRON_EINVAL (on every rank) when the estimate exceeds \p o->limit, with a message naming
+ * the estimate and the remedy; a transport error.
+ */
+int isochron_sync_budget(isochron_sync_spec_t *spec, MPI_Comm comm, const isochron_sync_budget_opts_t *o, isochron_sync_plan_t *plan);
+/** What isochron_sync_plan_say writes. */
+enum {
+    ISOCHRON_SYNC_SAY_SLOW = 1,  /**< the slow-network warning (empty unless plan->slow) */
+    ISOCHRON_SYNC_SAY_SHRUNK,    /**< the note that a budgeted spec was shrunk (empty unless plan->shrunk) */
+    ISOCHRON_SYNC_SAY_PLAN       /**< how long the sync will take on this network, one clause (always) */
+};
+/** \brief One line (no newline, no program name) of \p what about \p plan, with the running spec \p spec, into
+ *  \p buf; returns its length (0: nothing to say). Local. */
+size_t isochron_sync_plan_say(const isochron_sync_plan_t *plan, const isochron_sync_spec_t *spec, int what, char *buf, size_t len);
+/** \brief After isochron_sync_run: one line (no newline) about a sync its budget stopped, or one over 1 s that took
+ *  10 x the plan's estimate (the network was far slower while the ranks ran than the probe measured, with the
+ *  likely cause and remedy); 0 when nothing is to be said. \p which: 1 the budget note, 2 the slow-sync warning. */
+size_t isochron_sync_review(const isochron_sync_plan_t *plan, const isochron_sync_report_t *rep, int which, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Tracking: keeping a synchronized clock true for the whole run            */

@@ -43,6 +43,7 @@ static int parse_level(char *text, isochron_sync_level_t *lv)
     if ((rc = isochron_estimator_find(alg->default_estimator, &lv->estimator))) return rc;
     if (!alg->uses_fit && (np > 1 || opts))
         return isochron_set_error(ISOCHRON_EPARSE, "sync algorithm '%s' takes no parameters", alg->name);
+    lv->given = np > 1 || opts != NULL; /* the spec's own parameters: kept as given (isochron_sync_budget) */
     long v;
     if (np > 1) {
         if (isochron_parse_long(parts[1], &v) || v < 1 || v > MAX_FIT)

@@ -315,8 +315,29 @@ static void test_bad(void)
     expect_bad("hca3/100/skampi/10,span=0.1,recompute=1,slope=never,bogus=3", "bogus");
 }
 
+/* A spec without parameters is the algorithms' defaults and gets the sync budget (isochron_sync_budget, issue 35
+ * item 5); one whose text gives any parameter, in any level, is the user's and is kept as given. */
+static void test_defaulted(void)
+{
+    static const char *const plain[] = {"hca3", "hca3+prop", "jk", "hca3+hca3+hca3", "skampi", "none"};
+    static const char *const given[] = {"hca3/40", "hca3,span=0.02", "hca3+hca3/40/skampi/30", "hca3/100/skampi/50,span=0.12", "jk/40/skampi/30"};
+    isochron_sync_spec_t s;
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        CHECK(isochron_sync_spec_parse(plain[i], &s) == ISOCHRON_OK, "\"%s\" parses", plain[i]);
+        CHECK(isochron_sync_spec_defaulted(&s) == 1, "\"%s\" has default parameters (budgeted)", plain[i]);
+    }
+    for (size_t i = 0; i < sizeof given / sizeof given[0]; i++) {
+        CHECK(isochron_sync_spec_parse(given[i], &s) == ISOCHRON_OK, "\"%s\" parses", given[i]);
+        CHECK(isochron_sync_spec_defaulted(&s) == 0, "\"%s\" gives parameters (kept as given)", given[i]);
+    }
+    isochron_sync_budget_opts_t o;
+    isochron_sync_budget_opts_default(&o);
+    CHECK(o.budget == ISOCHRON_SYNC_BUDGET_DEFAULT && o.fit_given == 0 && o.limit == 600, "budget defaults: 2 s, given specs kept, limit 600 s");
+}
+
 int main(void)
 {
+    test_defaulted();
     test_registries();
     test_good();
     test_bad();
