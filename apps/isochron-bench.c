@@ -81,56 +81,6 @@ static const app_option_t opts[NOPT] = {
     [O_VERSION] = APP_OPT_VERSION,
 };
 
-/* The size sweeps of --ops allpairs and p2t (p2t: 1 for p2t, else allpairs); at each size the run
- * on comm (by the ranks in it), its status agreed over world and counted in *done, the results
- * reported on rank 0; the first failure, named on rank 0, ends the sweep.
- *  - allpairs (paper 001 sec. 4): every pair's round trips in the chosen mode; one "pair" record
- *    per pair (table/csv: op "allpairs:i-j", root = i) and one "matrix" record per size (table:
- *    the matrix of medians);
- *  - p2t: point-to-two experiments i <-> {j,k} in parallel rounds of disjoint triplets; one
- *    "triplet" record each (table/csv: op "p2t:i-j+k").
- * Collective over world; returns 1 if a size failed. */
-static int app_pairs_sweep(MPI_Comm world, MPI_Comm comm, int p2t, const size_t *sizes, int nsizes, int reps, int mode, double level,
-                           isochron_reporter_t **rp, int quiet, int *done)
-{
-    int rank, p = 0, failed = 0;
-    MPI_Comm_rank(world, &rank);
-    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &p);
-    int n = p2t ? isochron_ops_p2t_count(p) : p * (p - 1) / 2;
-    isochron_pair_t *pr = rank == 0 && !p2t ? calloc((size_t)n + 1, sizeof *pr) : NULL;
-    isochron_triplet_t *tr = rank == 0 && p2t ? calloc((size_t)n + 1, sizeof *tr) : NULL;
-    const char *what = p2t ? "p2t" : "allpairs", *mname = mode == ISOCHRON_P2P_SEQUENTIAL ? "sequential" : "parallel";
-    for (int s = 0; s < nsizes; s++) {
-        int rc = ISOCHRON_OK;
-        double wall = 0;
-        if (comm != MPI_COMM_NULL)
-            rc = p2t ? isochron_ops_p2t_run(comm, sizes[s], reps, level, tr, &wall)
-                     : isochron_ops_allpairs_run(comm, sizes[s], reps, mode, level, pr, &wall);
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, world);
-        (*done)++;
-        if (rc) {
-            if (rank == 0) fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", what, sizes[s], isochron_last_error());
-            failed = 1;
-            break;
-        }
-        if (rank != 0) continue;
-        if (p2t) {
-            for (int r = 0; r < 3; r++)
-                if (rp[r]) isochron_report_triplets(rp[r], sizes[s], p, reps, wall, tr, n);
-            if (!quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", sizes[s], n, reps, wall);
-            continue;
-        }
-        for (int r = 0; r < 3; r++)
-            if (rp[r]) isochron_report_pairs(rp[r], mname, sizes[s], p, reps, wall, pr);
-        for (int r = 0; r < 3; r++) /* the matrix of median round trips */
-            if (rp[r]) isochron_report_matrix(rp[r], mname, sizes[s], p, reps, wall, pr);
-        if (!quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mname, sizes[s], n, reps, wall);
-    }
-    free(pr);
-    free(tr);
-    return failed;
-}
-
 static int is_blocking_collective(const isochron_op_t *op)
 {
     return !(op->flags & (ISOCHRON_OP_NONBLOCKING | ISOCHRON_OP_P2P | ISOCHRON_OP_RMA | ISOCHRON_OP_USER)) && op->family &&
@@ -416,6 +366,63 @@ static void write_context(isochron_reporter_t **reps, const run_t *r, const char
         if (reps[i]) isochron_report_bench_context(reps[i], &br);
 }
 
+/* What the sweep (isochron_sweep_run) hands back: written to every reporter, progress on stderr, the
+ * watchdog around each point. */
+typedef struct {
+    isochron_reporter_t **reps;
+    const isochron_bench_opts_t *bo;
+    int rank, quiet;
+    double watchdog;
+    const char *out;
+} sink_t;
+static void on_begin(void *a, const isochron_op_t *op, size_t bytes)
+{
+    const sink_t *k = a;
+    char what[96];
+    snprintf(what, sizeof what, "%s at %zu B", op->name, bytes);
+    app_watchdog_arm("isochron-bench", k->watchdog, k->rank, what, k->out);
+}
+static void on_end(void *a) { (void)a; app_watchdog_disarm(); }
+static void on_point(void *a, const isochron_sweep_step_t *st)
+{
+    const sink_t *k = a;
+    const isochron_point_t *p = st->point;
+    if (st->final) {
+        for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_point(k->reps[r], p, k->bo->scheme, k->bo->method);
+        app_interrupt_count(st->done);
+    }
+    if (k->quiet) return;
+    char tb[32], pb[32] = "";
+    if (st->passes > 1) snprintf(pb, sizeof pb, "pass %d/%d ", st->pass + 1, st->passes);
+    fprintf(stderr, "[%s%d/%d] %s %zu B: median %s, %d/%d valid%s (ETA %.0f s)\n", pb, st->index + 1, st->total, p->op, p->bytes,
+            isochron_fmt_time(p->s.median, tb, sizeof tb), p->valid, p->reps, st->passes > 1 && st->final ? " (all passes)" : "", st->eta);
+}
+static void on_skipped(void *a, const isochron_sweep_skip_t *sk)
+{
+    (void)a;
+    fprintf(stderr, "isochron-bench: %s at %zu B skipped: %s\n", sk->op, sk->bytes, sk->why);
+}
+static void on_failed(void *a, const char *what, size_t bytes, const char *why)
+{
+    (void)a;
+    fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", what, bytes, why);
+}
+/* allpairs: one "pair" record per pair (table/csv: op "allpairs:i-j") and one "matrix" record per size */
+static void on_pairs(void *a, const char *mode, size_t bytes, int p, int reps, double wall, const isochron_pair_t *pr)
+{
+    const sink_t *k = a;
+    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_pairs(k->reps[r], mode, bytes, p, reps, wall, pr);
+    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_matrix(k->reps[r], mode, bytes, p, reps, wall, pr);
+    if (!k->quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mode, bytes, p * (p - 1) / 2, reps, wall);
+}
+/* p2t: one "triplet" record each (table/csv: op "p2t:i-j+k") */
+static void on_triplets(void *a, size_t bytes, int p, int reps, double wall, const isochron_triplet_t *tr, int n)
+{
+    const sink_t *k = a;
+    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_triplets(k->reps[r], bytes, p, reps, wall, tr, n);
+    if (!k->quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", bytes, n, reps, wall);
+}
+
 int main(int argc, char **argv)
 {
     /* --init, read before MPI starts (the library says whether sessions exist); a bad value is
@@ -446,14 +453,9 @@ int main(int argc, char **argv)
     run_t run;
     if ((code = parse_run(v, rank, size, &w, init_arg, init_err, ops, &run))) goto done;
     isochron_bench_opts_t bo = run.bo;
-    int msg_window = run.msg_window, threads = run.threads, partitions = run.partitions, rotate = run.rotate, root = run.root, nprocs = run.nprocs;
-    int p2p_mode = run.p2p_mode, want_allpairs = run.want_allpairs, want_p2t = run.want_p2t, nsizes = run.nsizes, nops = run.nops;
-    long passes = run.passes;
-    double watchdog = run.watchdog, resync = run.resync;
+    int nprocs = run.nprocs, nops = run.nops;
+    double watchdog = run.watchdog;
     const char *fmt = run.fmt;
-    MPI_Datatype dt = run.dt;
-    MPI_Op rop = run.rop;
-    const size_t *sizes = run.sizes;
     const isochron_op_t *const *list = run.list;
 #define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-bench: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = 2; goto done; } while (0)
 
@@ -501,27 +503,19 @@ int main(int argc, char **argv)
     double wall0 = isochron_truth_now();
     app_clock_t ck;
     bo.track = track;
-    /* the engine measures each pass's share; bo keeps what the user asked for (the context reports it) */
-    isochron_bench_opts_t bp;
-    isochron_bench_pass_opts(&bo, (int)passes, &bp);
     /* MPI_Wtime belongs to the world model (defined after MPI_Init): under sessions the base timer is CLOCK_MONOTONIC */
     const char *timer = v[O_TIMER] ? v[O_TIMER] : w.init == ISOCHRON_INIT_SESSIONS ? "monotonic" : NULL;
     if ((code = app_clock_setup("isochron-bench", v[O_SYNC], timer, v[O_SKEW], track && nprocs == size, world, quiet, &ck)))
         goto done;
-    isochron_clock_t *global = ck.global;
-    isochron_sync_report_t srep = ck.rep;
-    double last_sync = isochron_truth_now();
-
-    MPI_Comm comm;
-    MPI_Comm_split(world, rank < nprocs ? 0 : MPI_UNDEFINED, rank, &comm);
-    isochron_bench_t *bench = NULL;
-    int over = 0;
-    if (comm != MPI_COMM_NULL) {
-        if (isochron_bench_create(comm, global, &bp, &bench)) FAIL("%s", isochron_last_error());
-        if (ck.track) isochron_bench_use_tracker(bench, ck.track); /* else (sub-communicator) the engine tracks on its own */
-        over = isochron_bench_oversubscribed(bench);
-    }
-    MPI_Bcast(&over, 1, MPI_INT, 0, world);
+    isochron_sweep_opts_t so = {run.list, nops, run.sizes, run.nsizes, {0}, run.rotate, (int)run.passes, run.resync, run.want_allpairs, run.want_p2t,
+                                run.p2p_mode};
+    so.ctx.dtype = run.dt; so.ctx.op = run.rop; so.ctx.root = run.root; so.ctx.in_place = v[O_INPLACE] != NULL;
+    so.ctx.window = run.msg_window; so.ctx.threads = run.threads; so.ctx.partitions = run.partitions;
+    so.ctx.thread_level = w.init == ISOCHRON_INIT_SESSIONS ? run.provided : 0; /* MPI_Query_thread is the world model's */
+    isochron_sweep_clock_t sc = {&ck.spec, ck.base, ck.global, ck.track, track};
+    isochron_sweep_t *sw = NULL;
+    if (isochron_sweep_create(world, nprocs, &so, &bo, &sc, &sw)) FAIL("%s", isochron_last_error());
+    isochron_bench_t *bench = isochron_sweep_bench(sw);
 
     /* ---- reporters and context */
     isochron_reporter_t *reps[3] = {NULL, NULL, NULL};
@@ -534,108 +528,21 @@ int main(int argc, char **argv)
         isochron_reporter_name_width(reps[0], namew);
     }
     char *ctxbuf = app_context_json(world, argc, argv); /* collective */
-    if (rank == 0) write_context(reps, &run, ctxbuf, app_value(opts, v, O_BIND), self_bound, bench ? isochron_bench_late_cap(bench) : bo.late_cap, &ck, over, srep.nodes);
+    if (rank == 0) write_context(reps, &run, ctxbuf, app_value(opts, v, O_BIND), self_bound, bench ? isochron_bench_late_cap(bench) : bo.late_cap, &ck,
+                                 isochron_sweep_oversubscribed(sw), ck.rep.nodes);
 
-    /* ---- the sweep */
-    int nroots = rotate ? nprocs : 1, total = 0, done_pts = 0;
-    for (int i = 0; i < nops; i++) total += nsizes * ((list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1);
-    int failed = 0;
-    if (want_allpairs) failed = app_pairs_sweep(world, comm, 0, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, quiet, &done_pts);
-    if (want_p2t && !failed) failed = app_pairs_sweep(world, comm, 1, sizes, nsizes, bo.max_reps, p2p_mode, bo.ci_level, reps, quiet, &done_pts);
-    if (failed) code = 1;
-    /* the points in order; with --passes every pass walks the whole list */
-    int npts = 0, *pidx = malloc(sizeof(int) * 3 * (size_t)(total > 0 ? total : 1));
-    isochron_passes_t *acc = NULL;
-    if (passes > 1 && rank == 0 && isochron_passes_create(total, &bo, &acc)) { fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); MPI_Abort(world, 1); }
-    if (!pidx) { fprintf(stderr, "isochron-bench: out of memory for %d points\n", total); MPI_Abort(world, 1); }
-    for (int i = 0; i < nops; i++) {
-        int nr = (list[i]->flags & ISOCHRON_OP_ROOTED) ? nroots : 1;
-        for (int s = 0; s < nsizes; s++)
-            for (int rt = 0; rt < nr; rt++) { pidx[3 * npts] = i; pidx[3 * npts + 1] = s; pidx[3 * npts + 2] = rt; npts++; }
-    }
-    int measured = 0, refused = 0;
-    /* A point its set-up refused as unsupported here (ISOCHRON_EUNSUPPORTED: a library defect, such as Open MPI
-     * 4's crash in a 64-bit compare-and-swap, or a feature the library lacks), which every rank agreed on before
-     * anything of it ran (src/ops/setup.c), is named on one line and skipped, in every pass, and the sweep goes
-     * on; the run then ends incomplete (exit 1). Any other failure ends the sweep as before. */
-    char *skip = calloc((size_t)(npts > 0 ? npts : 1), 1);
-    if (!skip) { fprintf(stderr, "isochron-bench: out of memory for %d points\n", npts); MPI_Abort(world, 1); }
-    for (int pass = 0; pass < passes && !failed; pass++)
-        for (int x = 0; x < npts && !failed; x++) {
-            int i = pidx[3 * x], s = pidx[3 * x + 1], rt = pidx[3 * x + 2];
-            if (skip[x]) continue;
-            if (resync > 0 && isochron_truth_now() - last_sync > resync) {
-                double lt = isochron_truth_now();
-                MPI_Bcast(&lt, 1, MPI_DOUBLE, 0, world);
-                isochron_clock_t *g2 = NULL;
-                if (isochron_sync_run(&ck.spec, world, ck.base, &g2, &srep) == ISOCHRON_OK) {
-                    isochron_bench_destroy(bench);
-                    bench = NULL;
-                    isochron_track_destroy(ck.track);
-                    ck.track = NULL;
-                    isochron_clock_destroy(global);
-                    global = ck.global = g2;
-                    isochron_track_opts_t to;
-                    isochron_track_opts_default(&to);
-                    to.follow = srep.follows;
-                    if (track && nprocs == size && isochron_track_create(world, global, &to, &ck.track)) FAIL("clock tracking: %s", isochron_last_error());
-                    if (comm != MPI_COMM_NULL) isochron_bench_create(comm, global, &bp, &bench);
-                    if (bench && ck.track) isochron_bench_use_tracker(bench, ck.track);
-                }
-                last_sync = isochron_truth_now();
-            }
-            isochron_point_t pt;
-            memset(&pt, 0, sizeof pt);
-            int prc = ISOCHRON_OK;
-            if (comm != MPI_COMM_NULL) {
-                isochron_op_ctx_t c;
-                memset(&c, 0, sizeof c);
-                c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = rotate ? rt : root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads; c.partitions = partitions;
-                c.thread_level = w.init == ISOCHRON_INIT_SESSIONS ? run.provided : 0; /* MPI_Query_thread is the world model's */
-                {
-                    char what[96];
-                    snprintf(what, sizeof what, "%s at %zu B", list[i]->name, sizes[s]);
-                    app_watchdog_arm("isochron-bench", watchdog, rank, what, v[O_JSONL]);
-                }
-                prc = isochron_bench_measure(bench, list[i], &c, &pt);
-                app_watchdog_disarm();
-            }
-            MPI_Allreduce(MPI_IN_PLACE, &prc, 1, MPI_INT, MPI_MIN, world);
-            measured++;
-            const isochron_point_t *uni = NULL; /* --passes: the union of the point's passes (rank 0) */
-            if (!prc && rank == 0 && acc) prc = isochron_passes_add(acc, x, &pt);
-            if (!prc && rank == 0 && acc && pass == passes - 1) prc = isochron_passes_finish(acc, x, &uni);
-            if (passes > 1) MPI_Bcast(&prc, 1, MPI_INT, 0, world);
-            if (prc) {
-                int unsup = prc == ISOCHRON_EUNSUPPORTED;
-                if (rank == 0) fprintf(stderr, "isochron-bench: %s at %zu B %s: %s\n", list[i]->name, sizes[s], unsup ? "skipped" : "failed", isochron_last_error());
-                if (unsup) { skip[x] = 1; refused++; }
-                else failed = 1;
-                code = 1;
-            } else if (pass == passes - 1) {
-                done_pts++;
-                if (rank == 0) {
-                    const isochron_point_t *out = uni ? uni : &pt;
-                    for (int k = 0; k < 3; k++) if (reps[k]) isochron_report_point(reps[k], out, bo.scheme, bo.method);
-                    app_interrupt_count(done_pts);
-                }
-            }
-            if (!prc && rank == 0 && !quiet) {
-                const isochron_point_t *sh = uni ? uni : &pt;
-                double el = isochron_truth_now() - wall0, eta = el / measured * ((double)total * passes - measured);
-                char tb[32], pb[32] = "";
-                if (passes > 1) snprintf(pb, sizeof pb, "pass %d/%d ", pass + 1, (int)passes);
-                fprintf(stderr, "[%s%d/%d] %s %zu B: median %s, %d/%d valid%s (ETA %.0f s)\n", pb, x + 1, total, sh->op, sh->bytes,
-                        isochron_fmt_time(sh->s.median, tb, sizeof tb), sh->valid, sh->reps, acc && pass == passes - 1 ? " (all passes)" : "", eta);
-            }
-            if (acc && pass == passes - 1) isochron_passes_release(acc, x);
-            isochron_point_free(&pt);
-        }
-    isochron_passes_destroy(acc);
-    free(pidx);
-    free(skip);
+    /* ---- the sweep (the library's: order, passes, resync, skipped points) */
+    sink_t sink = {reps, &bo, rank, quiet, watchdog, v[O_JSONL]};
+    isochron_sweep_cb_t cb = {on_begin, on_end, on_point, on_skipped, on_failed, on_pairs, on_triplets, &sink};
+    isochron_sweep_result_t res;
+    if (isochron_sweep_run(sw, &cb, &res)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); res.failed = 1; }
+    if (res.failed || res.nskipped) code = 1;
+    isochron_sweep_clock(sw, &sc); /* a resync replaced them */
+    ck.global = sc.global;
+    ck.track = sc.track;
     /* what keeping the clock true cost (rank 0's tracker; all ranks take part in every refresh) */
     isochron_track_info_t ti;
+    bench = isochron_sweep_bench(sw);
     isochron_track_t *trk = bench ? isochron_bench_tracker(bench) : NULL;
     if (rank == 0 && trk) {
         isochron_track_info(trk, &ti);
@@ -644,11 +551,15 @@ int main(int argc, char **argv)
         if (reps[1]) isochron_report_track(reps[1], ti.refreshes, ti.cost, wall);
     }
     if (rank == 0) {
-        for (int k = 0; k < 3; k++) if (reps[k]) { isochron_report_end(reps[k], isochron_truth_now() - wall0, done_pts, !failed && !refused); isochron_reporter_destroy(reps[k]); }
+        if (res.nskipped) fprintf(stderr, "isochron-bench: %d point(s) skipped; the run is incomplete (exit 1)\n", res.nskipped);
+        for (int k = 0; k < 3; k++)
+            if (reps[k]) {
+                isochron_report_end_skipped(reps[k], isochron_truth_now() - wall0, res.done, !res.failed && !res.nskipped, res.skipped, res.nskipped);
+                isochron_reporter_destroy(reps[k]);
+            }
     }
     free(ctxbuf);
-    isochron_bench_destroy(bench);
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    isochron_sweep_destroy(sw);
     app_clock_free(&ck);
     if (rank == 0) {
         int lost = app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf);

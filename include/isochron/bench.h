@@ -232,6 +232,11 @@ double isochron_bench_late_cap(const isochron_bench_t *b);
  */
 int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res);
 
+/** \brief 1 if the last isochron_bench_measure failed in the operation's set-up (its own, or a rotated root's),
+ *  with the outcome agreed on every rank before anything of the point ran: the communicator is still usable and
+ *  the point can be skipped (isochron_sweep_run does). 0 otherwise. Local. */
+int isochron_bench_setup_failed(const isochron_bench_t *b);
+
 /** \brief A point of the point-to-point experiments (all-pairs, point-to-two): \p reps round trips
  *  timed by rank \p timer with MPI_Wtime, no global clock involved; \p active ranks take part in one
  *  experiment. Every field a scheme or a clock would set is NaN or 0. Local. */
@@ -265,6 +270,100 @@ int isochron_passes_finish(isochron_passes_t *a, int i, const isochron_point_t *
 /** \brief Free point \p i's union (after it was reported). */
 void isochron_passes_release(isochron_passes_t *a, int i);
 void isochron_passes_destroy(isochron_passes_t *a);
+
+/* ------------------------------------------------------------------------ */
+/* The sweep: every point of a run, in order (src/bench/sweep.c)             */
+
+/** What a sweep measures and how (the points are every operation x size x root, in that order). */
+typedef struct {
+    const isochron_op_t *const *ops; /**< the operations, in order */
+    int nops;
+    const size_t *sizes;             /**< the message sizes (bytes), in order */
+    int nsizes;
+    isochron_op_ctx_t ctx;           /**< every point's context: dtype, op, root, in_place, window, threads, partitions,
+                                          thread_level (bytes, and root with all_roots, are set per point) */
+    int all_roots;                   /**< rooted operations: every root of the communicator its own point */
+    int passes;                      /**< >= 1: every point measured in this many passes over the whole list, each with
+                                          isochron_bench_pass_opts's share; their union is the result */
+    double resync;                   /**< seconds after which the clocks are synchronized again between points (0: never) */
+    int allpairs, p2t;               /**< the pairwise experiments, measured before the points (isochron/ops.h) */
+    int p2p_mode;                    /**< allpairs: ISOCHRON_P2P_PARALLEL or _SEQUENTIAL */
+} isochron_sweep_opts_t;
+
+/** The clocks a sweep measures on; a resync replaces global and track (the sweep destroys the old ones, the caller the last). */
+typedef struct {
+    const isochron_sync_spec_t *spec; /**< resync: the spec synchronized with (NULL: no resync) */
+    isochron_clock_t *base;           /**< the base clock the spec ran over */
+    isochron_clock_t *global;         /**< the synchronized clock */
+    isochron_track_t *track;          /**< a tracker on the whole communicator (NULL: the engine tracks on its own, or not) */
+    int track_on;                     /**< make a new tracker after a resync (only where track was given) */
+} isochron_sweep_clock_t;
+
+/** A point set up could not make, skipped (the run then ends incomplete). */
+typedef struct {
+    char op[64];
+    size_t bytes;
+    int root;
+    int code;        /**< the error (ISOCHRON_EUNSUPPORTED, ISOCHRON_EMPI ...) */
+    char why[480];   /**< the library's message */
+} isochron_sweep_skip_t;
+
+/** One measured point or pass (rank 0). */
+typedef struct {
+    const isochron_point_t *point; /**< the result (final: the union of the passes) */
+    int index, total;              /**< the point's place in the list (0-based) and the list's length */
+    int pass, passes;              /**< this pass (0-based) and the number of passes */
+    int final;                     /**< 1: the point's result (the last pass) */
+    double eta;                    /**< seconds the rest of the sweep will take, at the pace so far */
+    int done;                      /**< points completed so far, this one included when final */
+} isochron_sweep_step_t;
+
+/** What a sweep calls; every member may be NULL. */
+typedef struct {
+    void (*begin)(void *arg, const isochron_op_t *op, size_t bytes); /**< every rank measuring: before a point (e.g. arm a watchdog) */
+    void (*end)(void *arg);                                          /**< every rank measuring: after it */
+    void (*point)(void *arg, const isochron_sweep_step_t *st);       /**< rank 0: a point or pass measured */
+    void (*skipped)(void *arg, const isochron_sweep_skip_t *sk);     /**< rank 0: a point skipped */
+    void (*failed)(void *arg, const char *what, size_t bytes, const char *why); /**< rank 0: the failure that ended the sweep */
+    void (*pairs)(void *arg, const char *mode, size_t bytes, int p, int reps, double wall, const isochron_pair_t *pr); /**< rank 0 */
+    void (*triplets)(void *arg, size_t bytes, int p, int reps, double wall, const isochron_triplet_t *tr, int n);      /**< rank 0 */
+    void *arg;
+} isochron_sweep_cb_t;
+
+/** How a sweep ended (the same on every rank, skips on rank 0). */
+typedef struct {
+    int done;                    /**< points (and pairwise sizes) completed */
+    int measured;                /**< points measured, over all passes */
+    int failed;                  /**< 1 if a failure ended the sweep (the communicator may be unusable) */
+    int nskipped;                /**< points skipped */
+    isochron_sweep_skip_t *skipped; /**< rank 0: the skipped points (freed by isochron_sweep_destroy) */
+    double wall;                 /**< seconds */
+} isochron_sweep_result_t;
+
+typedef struct isochron_sweep isochron_sweep_t;
+/**
+ * \brief A sweep over the first \p nprocs ranks of \p world (the others join its agreements), measuring with
+ * \p bo on \p clk (copied; its clocks stay the caller's). Creates the engine with bo's pass share (resolving
+ * scheme, method, timing once). Collective over \p world.
+ */
+int isochron_sweep_create(MPI_Comm world, int nprocs, const isochron_sweep_opts_t *so, const isochron_bench_opts_t *bo,
+                          const isochron_sweep_clock_t *clk, isochron_sweep_t **out);
+/** \brief The engine (NULL on ranks outside the measured communicator). */
+isochron_bench_t *isochron_sweep_bench(const isochron_sweep_t *s);
+/** \brief 1 if some node is oversubscribed (the same on every rank of world). */
+int isochron_sweep_oversubscribed(const isochron_sweep_t *s);
+/** \brief The number of points (operations x sizes x roots), without the pairwise experiments. */
+int isochron_sweep_points(const isochron_sweep_t *s);
+/**
+ * \brief Run the sweep: the pairwise experiments, then every point in order, pass by pass, synchronizing again
+ * after so->resync. A point whose set-up failed on every rank alike (isochron_bench_setup_failed, or
+ * ISOCHRON_EUNSUPPORTED) is skipped in every pass and listed in res->skipped; any other failure ends the
+ * sweep (res->failed). Collective over world. \return ISOCHRON_OK (see res), or ENOMEM.
+ */
+int isochron_sweep_run(isochron_sweep_t *s, const isochron_sweep_cb_t *cb, isochron_sweep_result_t *res);
+/** \brief The clocks now (after resyncs): the caller destroys global and track when done. */
+void isochron_sweep_clock(const isochron_sweep_t *s, isochron_sweep_clock_t *clk);
+void isochron_sweep_destroy(isochron_sweep_t *s);
 
 /* ------------------------------------------------------------------------ */
 /* Start-up (isochron-bench --init, --startup)                                */

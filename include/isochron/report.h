@@ -76,6 +76,11 @@ int isochron_report_startup(isochron_reporter_t *r, const char *tool, const isoc
 int isochron_report_track(isochron_reporter_t *r, int refreshes, double cost_s, double wall_s);
 /** \brief Closing record with the run's wall time and number of points. */
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete);
+/** \brief isochron_report_end listing the points a sweep skipped (isochron_sweep_run): JSON Lines adds "skipped", an array of
+ *  {"op","bytes","root","error"} after "complete" (only when \p nskipped > 0, so a run without skips writes the same record);
+ *  table and CSV add one line per point. */
+int isochron_report_end_skipped(isochron_reporter_t *r, double wall_s, int npoints, int complete, const isochron_sweep_skip_t *skipped,
+                                int nskipped);
 void isochron_reporter_destroy(isochron_reporter_t *r);
 
 /* ------------------------------------------------------------------------ */

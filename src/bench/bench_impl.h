@@ -21,6 +21,12 @@ struct isochron_bench {
     isochron_track_t *track; /* clock tracking (own_track: created by the engine at the first point) */
     int own_track;
     int points_done, retries_made; /* points measured and retried tries so far (the run's retry budget) */
+    /* resolved once from the options (isochron_bench_create): the engine never looks at names per point */
+    const struct scheme_s *scheme;
+    const struct method_s *method;
+    int tk, tkk;          /* timing kind and loop:K's K */
+    int plain;            /* the method compares one run time per rank as it is (global, max): auto may use the origin's */
+    int setup_failed;     /* the last measure failed in an agreed set-up (isochron_bench_setup_failed) */
 };
 
 /* Per-point state of a scheme/method. */
@@ -72,7 +78,7 @@ int isochron_bench_allreduce(isochron_bench_t *b, const void *in, void *out, int
 /* Schemes: before() runs before a repetition and may flag this rank late;
  * after() runs after it and, for per-repetition schemes, agrees on validity
  * and on stopping. per_rep: after() already reduced flags across ranks. */
-typedef struct {
+typedef struct scheme_s {
     const char *name, *description;
     int per_rep;
     int (*point_begin)(isochron_bench_t *b, point_state_t *ps);
@@ -80,6 +86,7 @@ typedef struct {
     int (*after)(isochron_bench_t *b, point_state_t *ps, int rep, double t_end, int *invalid, int *stop);
     /* optional: what the scheme adds to a finished point (on every rank) */
     void (*finish)(isochron_bench_t *b, const point_state_t *ps, isochron_point_t *res);
+    int uses_barrier;     /* 1: the engine creates opts.barrier's barrier with itself (b->bar) */
 } scheme_t;
 const scheme_t *isochron_scheme_find_impl(const char *name);
 

@@ -10,8 +10,9 @@
  * batches (one allreduce over the batch, outside any timed region; schemes
  * that must agree per repetition, window and roundtime, do so themselves),
  * then rank 0 updates the statistics over the valid repetitions and decides
- * whether to stop: CI half-width <= rel_ci x mean after min_reps, max_reps
- * reached, or the time budget used. Batches grow by a quarter of the
+ * whether to stop: the CI half-width of the median (or, with ci_mean, of the
+ * mean) <= rel_ci x that statistic after min_reps (isochron_bench_ci_met),
+ * max_reps reached, or the time budget used. Batches grow by a quarter of the
  * repetitions so far, so the statistics cost stays small. An error on one
  * rank (e.g. wrong data found by validation) is carried in the next batch's
  * reduction, so every rank stops together instead of deadlocking.
@@ -68,7 +69,14 @@ int isochron_bench_create(MPI_Comm comm, isochron_clock_t *global, const isochro
         free(b);
         return isochron_set_error(ISOCHRON_ENOMEM, "bench: cannot allocate %zu bytes for cache clearing", opts->cache_bytes);
     }
-    if (isochron_streq_ci(opts->scheme, "barrier") && (rc = isochron_barrier_create(opts->barrier, comm, NULL, &b->bar))) {
+    b->scheme = isochron_scheme_find_impl(opts->scheme);
+    b->method = isochron_method_find_impl(opts->method);
+    b->plain = isochron_streq_ci(opts->method, "global") || isochron_streq_ci(opts->method, "max");
+    if (!b->scheme || !b->method || isochron_timing_parse(opts->timing, &b->tk, &b->tkk)) {
+        isochron_bench_destroy(b);
+        return isochron_set_error(ISOCHRON_EINVAL, "bench: scheme '%s', method '%s' or timing '%s' unknown", opts->scheme, opts->method, opts->timing);
+    }
+    if (b->scheme->uses_barrier && (rc = isochron_barrier_create(opts->barrier, comm, NULL, &b->bar))) {
         isochron_bench_destroy(b);
         return rc;
     }
@@ -88,6 +96,7 @@ void isochron_bench_destroy(isochron_bench_t *b)
 
 int isochron_bench_oversubscribed(const isochron_bench_t *b) { return b->oversubscribed; }
 double isochron_bench_late_cap(const isochron_bench_t *b) { return b->o.late_cap; }
+int isochron_bench_setup_failed(const isochron_bench_t *b) { return b && b->setup_failed; }
 
 void isochron_bench_use_tracker(isochron_bench_t *b, isochron_track_t *track)
 {
@@ -335,12 +344,11 @@ static void rotation_free(const isochron_op_t *op, isochron_op_ctx_t *ctx, rotat
 #define LOOP_PROBE 50.0 /* auto probes calls back to back when a single call (cold, after a barrier) is below LOOP_PROBE x LOOP_BELOW reads */
 extern const method_t isochron_method_origin;
 
-static const method_t *timing_method(const isochron_bench_opts_t *o, const isochron_op_t *op, int tk)
+static const method_t *timing_method(const isochron_bench_t *b, const isochron_op_t *op)
 {
-    int rma = (op->flags & ISOCHRON_OP_RMA) != 0;
-    int plain = isochron_streq_ci(o->method, "global") || isochron_streq_ci(o->method, "max");
-    if (rma && (tk == ISOCHRON_TIMING_ORIGIN || tk == ISOCHRON_TIMING_LOOP || (tk == ISOCHRON_TIMING_AUTO && plain))) return &isochron_method_origin;
-    return isochron_method_find_impl(o->method);
+    int rma = (op->flags & ISOCHRON_OP_RMA) != 0, tk = b->tk;
+    if (rma && (tk == ISOCHRON_TIMING_ORIGIN || tk == ISOCHRON_TIMING_LOOP || (tk == ISOCHRON_TIMING_AUTO && b->plain))) return &isochron_method_origin;
+    return b->method;
 }
 
 /* Seconds per call of k back-to-back calls (the loop as the method will run it), the least of 3 tries. */
@@ -365,7 +373,7 @@ static int probe_calls(isochron_bench_t *b, const isochron_op_t *op, isochron_op
 static int choose_loop(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, const method_t *me, int tk, int tkk,
                        double single, int *k)
 {
-    int plain = isochron_streq_ci(b->o.method, "global") || isochron_streq_ci(b->o.method, "max");
+    int plain = b->plain;
     *k = 1;
     if (tk == ISOCHRON_TIMING_LOOP && tkk > 0) { *k = tkk; return ISOCHRON_OK; }
     int loopable = (op->flags & ISOCHRON_OP_RMA) && !(op->flags & ISOCHRON_OP_ACTIVE_TARGET);
@@ -395,14 +403,13 @@ static int choose_loop(isochron_bench_t *b, const isochron_op_t *op, isochron_op
 static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res)
 {
     const isochron_bench_opts_t *o = &b->o;
-    const scheme_t *sc = isochron_scheme_find_impl(o->scheme);
-    int tk, tkk;
-    if (isochron_timing_parse(o->timing, &tk, &tkk)) return isochron_set_error(ISOCHRON_EINVAL, "%s", isochron_last_error());
+    const scheme_t *sc = b->scheme;
+    int tk = b->tk, tkk = b->tkk;
     if (tk == ISOCHRON_TIMING_ORIGIN && !(op->flags & ISOCHRON_OP_RMA))
         return isochron_set_error(ISOCHRON_EINVAL, "--timing origin applies to one-sided operations (whose effect is complete at the origin), not '%s'", op->name);
     if (tk == ISOCHRON_TIMING_LOOP && (op->flags & ISOCHRON_OP_PREPARE_EVERY))
         return isochron_set_error(ISOCHRON_EINVAL, "--timing loop runs '%s' back to back, but its prepare starts what each run completes; use auto or global", op->name);
-    const method_t *me = timing_method(o, op, tk);
+    const method_t *me = timing_method(b, op);
     double wall0 = MPI_Wtime();
     memset(res, 0, sizeof *res);
     snprintf(res->op, sizeof res->op, "%s", op->name);
@@ -420,9 +427,9 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
     if (rc) return rc;
     isochron_op_ctx_t pristine = *ctx;
     rc = agree(b, isochron_op_setup(op, ctx));
-    if (rc) return rc;
+    if (rc) { b->setup_failed = 1; return rc; }
     rotation_t rot;
-    if ((rc = rotation_setup(b, op, &pristine, ctx, &rot))) { isochron_op_teardown(op, ctx); return rc; }
+    if ((rc = rotation_setup(b, op, &pristine, ctx, &rot))) { b->setup_failed = 1; isochron_op_teardown(op, ctx); return rc; }
     if (rot.ctxs) res->root = -1;
     dtype_name(ctx->dtype, res->dtype, sizeof res->dtype);
     if (op->flags & ISOCHRON_OP_REDUCTION) op_name(ctx->op, res->redop, sizeof res->redop);
@@ -656,6 +663,7 @@ int isochron_bench_measure(isochron_bench_t *b, const isochron_op_t *op, isochro
 {
     isochron_op_ctx_t pristine = *ctx;
     double share[ISOCHRON_MAX_RETRIES];
+    b->setup_failed = 0;
     int n = 0, rc = measure_once(b, op, ctx, res);
     while (!rc && n < b->o.retries && res->reps > 0 && res->valid < b->o.retry_below * res->reps &&
            b->retries_made < RETRY_FLOOR + RETRY_BUDGET * b->points_done) {

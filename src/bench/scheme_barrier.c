@@ -37,5 +37,5 @@ static int local_after(isochron_bench_t *b, point_state_t *ps, int rep, double t
     return ISOCHRON_OK;
 }
 
-const scheme_t isochron_scheme_barrier = {"barrier", "a barrier (--barrier, once or --barrier-twice) before every repetition, like OSU/IMB", 0, NULL, barrier_before, local_after, NULL};
-const scheme_t isochron_scheme_none = {"none", "repetitions back to back, no synchronization (pipelined)", 0, NULL, none_before, local_after, NULL};
+const scheme_t isochron_scheme_barrier = {"barrier", "a barrier (--barrier, once or --barrier-twice) before every repetition, like OSU/IMB", 0, NULL, barrier_before, local_after, NULL, 1};
+const scheme_t isochron_scheme_none = {"none", "repetitions back to back, no synchronization (pipelined)", 0, NULL, none_before, local_after, NULL, 0};

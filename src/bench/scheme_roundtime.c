@@ -211,4 +211,4 @@ static void rt_finish(isochron_bench_t *b, const point_state_t *ps, isochron_poi
     b->rt_frac = dur > 0 && ps->tolerance > b->bcast_lat ? ps->tolerance / dur : 0;
 }
 
-const scheme_t isochron_scheme_roundtime = {"roundtime", "Round-Time (Alg. 5): start times broadcast with slack B x Bcast latency; a late receipt or a start later than the tolerance (widened from measured lateness, bounded by --late-cap) invalidates", 1, rt_begin, rt_before, rt_after, rt_finish};
+const scheme_t isochron_scheme_roundtime = {"roundtime", "Round-Time (Alg. 5): start times broadcast with slack B x Bcast latency; a late receipt or a start later than the tolerance (widened from measured lateness, bounded by --late-cap) invalidates", 1, rt_begin, rt_before, rt_after, rt_finish, 0};

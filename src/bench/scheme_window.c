@@ -74,4 +74,4 @@ static int window_after(isochron_bench_t *b, point_state_t *ps, int rep, double 
     return ISOCHRON_OK;
 }
 
-const scheme_t isochron_scheme_window = {"window", "common start times one window apart on the global clock; a miss re-anchors (no cascade)", 1, window_begin, window_before, window_after, NULL};
+const scheme_t isochron_scheme_window = {"window", "common start times one window apart on the global clock; a miss re-anchors (no cascade)", 1, window_begin, window_before, window_after, NULL, 0};

@@ -440,6 +440,38 @@ size_t isochron_report_end_interrupted(char *buf, size_t len, const char *count_
     return u;
 }
 
+int isochron_report_end_skipped(isochron_reporter_t *r, double wall_s, int npoints, int complete, const isochron_sweep_skip_t *sk, int n)
+{
+    if (n <= 0 || !sk) return isochron_report_end(r, wall_s, npoints, complete);
+    if (r->fmt == FMT_JSONL) {
+        isochron_json_t j;
+        isochron_json_init(&j, r->f);
+        isochron_json_record_begin(&j, "end");
+        isochron_json_kint(&j, "points", npoints);
+        isochron_json_knumber(&j, "wall_s", wall_s);
+        isochron_json_kbool(&j, "complete", complete);
+        isochron_json_key(&j, "skipped");
+        isochron_json_array_begin(&j);
+        for (int i = 0; i < n; i++) {
+            isochron_json_object_begin(&j);
+            isochron_json_kstring(&j, "op", sk[i].op);
+            isochron_json_kint(&j, "bytes", (long long)sk[i].bytes);
+            isochron_json_kint(&j, "root", sk[i].root);
+            isochron_json_kstring(&j, "error", sk[i].why);
+            isochron_json_object_end(&j);
+        }
+        isochron_json_array_end(&j);
+        isochron_json_record_end(&j);
+        fflush(r->f);
+        return ISOCHRON_OK;
+    }
+    isochron_report_end(r, wall_s, npoints, complete);
+    for (int i = 0; i < n; i++)
+        fprintf(r->f, r->fmt == FMT_TABLE ? "skipped: %s at %zu B: %s\n" : "# skipped: %s at %zu B: %s\n", sk[i].op, sk[i].bytes, sk[i].why);
+    fflush(r->f);
+    return ISOCHRON_OK;
+}
+
 int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int complete)
 {
     if (r->fmt == FMT_JSONL) isochron_report_end_record(r->f, "points", npoints, wall_s, complete);
