@@ -12,7 +12,7 @@ times and the counts and verdicts that follow from them. So this checks, for eve
   - every string, boolean and integer the same, byte for byte, except the keys named inherently varying
     below (VARY) or with --vary, and keys documented as new (--new: present after, absent before);
   - numbers that are not integers are measurements: their values are not compared (their presence,
-    place and type are).
+    place and type are); a measurement (a key ending in _s, _ppm) may be null on one side.
 Prints one line per difference and a summary; exit 0 when nothing but varying values differ, 1 otherwise.
 """
 import json
@@ -28,7 +28,13 @@ VARY = {
     "loop_k", "rounds_measured", "windows", "below_resolution", "uncertain", "adapted", "invalid",
     "late", "recv_late", "slow", "widened", "trials", "calls_measured", "n", "count", "cut_pairs",
     "retry_share", "measured_min_bytes", "pays_off", "wins", "outliers", "resync", "refits",
+    "validated",       # repetitions whose data was checked (0,1,2,4,8,...: follows the repetition count)
+    "slack",           # roundtime's slack B, doubled while starts arrive late
+    "successes",       # isochron-barrier: trials whose shift succeeded
 }
+# Measurements (seconds, ppm) may be null on one side: a statistic that needs more valid repetitions than
+# the run got (e.g. the median's CI below 6), or a fit the points did not support.
+MEASURED_SUFFIXES = ("_s", "_ppm", "_ppm_s")
 
 
 # Keys a record has only when a measured outcome calls for them (either side may lack them):
@@ -62,6 +68,8 @@ def walk(a, b, path, vary, new, out):
         if key in vary:
             return
         if (a is None) != (b is None):
+            if key.endswith(MEASURED_SUFFIXES):
+                return
             out.append(f"{path}: {a!r} before, {b!r} after")
             return
         if isinstance(a, float) or isinstance(b, float):
