@@ -392,16 +392,22 @@ int isochron_report_point_as(isochron_reporter_t *r, const isochron_point_t *p, 
     return ISOCHRON_OK;
 }
 
+/* the end record's head: what it counts, the wall time and whether the run is complete */
+static void end_open(isochron_json_t *j, FILE *f, const char *count_key, int count, double wall_s, int complete)
+{
+    isochron_json_init(j, f);
+    isochron_json_record_begin(j, "end");
+    isochron_json_kint(j, count_key, count);
+    isochron_json_knumber(j, "wall_s", wall_s);
+    isochron_json_kbool(j, "complete", complete);
+}
+
 /* the end record of every driver (each names what it counts) */
 int isochron_report_end_record(FILE *f, const char *count_key, int count, double wall_s, int complete)
 {
     if (!f || !count_key) return isochron_set_error(ISOCHRON_EINVAL, "end record: no stream or count key");
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "end");
-    isochron_json_kint(&j, count_key, count);
-    isochron_json_knumber(&j, "wall_s", wall_s);
-    isochron_json_kbool(&j, "complete", complete);
+    end_open(&j, f, count_key, count, wall_s, complete);
     isochron_json_record_end(&j);
     return ISOCHRON_OK;
 }
@@ -445,11 +451,7 @@ int isochron_report_end_skipped(isochron_reporter_t *r, double wall_s, int npoin
     if (n <= 0 || !sk) return isochron_report_end(r, wall_s, npoints, complete);
     if (r->fmt == FMT_JSONL) {
         isochron_json_t j;
-        isochron_json_init(&j, r->f);
-        isochron_json_record_begin(&j, "end");
-        isochron_json_kint(&j, "points", npoints);
-        isochron_json_knumber(&j, "wall_s", wall_s);
-        isochron_json_kbool(&j, "complete", complete);
+        end_open(&j, r->f, "points", npoints, wall_s, complete);
         isochron_json_key(&j, "skipped");
         isochron_json_array_begin(&j);
         for (int i = 0; i < n; i++) {
