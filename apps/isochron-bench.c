@@ -87,26 +87,6 @@ static int is_blocking_collective(const isochron_op_t *op)
            !strcmp(op->family, op->name);
 }
 
-/* MPI_THREAD_MULTIPLE only when --ops names a threaded operation (latency_mt): a library
- * initialised for it may take locks on every call, which would tax every other measurement.
- * Read before MPI_Init, from argv (the registry needs no MPI); an unknown name is left to the
- * option checks after MPI_Init, which answer it with the valid names. */
-static int wants_thread_multiple(int argc, char **argv)
-{
-    const char *list = app_argv_value(argc, argv, "ops");
-    isochron_ops_t *ops = NULL;
-    if (!list || isochron_ops_create(&ops)) return 0;
-    int want = 0;
-    char *copy = strdup(list), *save = NULL;
-    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
-        const isochron_op_t *op;
-        if (!isochron_ops_find(ops, t, &op) && (op->flags & ISOCHRON_OP_THREADED)) want = 1;
-    }
-    free(copy);
-    isochron_ops_destroy(ops);
-    return want;
-}
-
 static const char about[] =
     "Measures each operation at each size on a global clock: clocks are synchronized once (--sync),\n"
     "repetitions are started by the scheme, turned into run times by the method, and repeated until the\n"
@@ -161,12 +141,10 @@ static int lists(const char **v, isochron_ops_t *ops, int rank)
  * possible (datatype, sizes, memory, process count). 0, or 2 after the reason on rank 0. */
 typedef struct {
     isochron_bench_opts_t bo;
-    int init, msg_window, threads, partitions, provided, dsz, rotate, root, nprocs, p2p_mode, want_allpairs, want_p2t, nsizes, nops;
-    long passes;
-    double watchdog, resync;
+    isochron_sweep_opts_t so; /* ops and sizes point into list and sizes */
+    int init, provided, nprocs;
+    double watchdog;
     const char *fmt;
-    MPI_Datatype dt;
-    MPI_Op rop;
     size_t sizes[256];
     const isochron_op_t *list[512];
 } run_t;
@@ -300,57 +278,24 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
         }
         free(copy);
     }
-    /* every point must be possible before anything runs: datatype, sizes, memory, process count */
-    size_t avail = 0;
-    isochron_op_memory_available(w->comm, &avail);
-    if (want_allpairs && nprocs < 2) FAIL("allpairs needs at least 2 processes (running on %d)", nprocs);
-    if (want_p2t && nprocs < 3) FAIL("p2t needs at least 3 processes (running on %d)", nprocs);
-    for (int s = 0; (want_allpairs || want_p2t) && s < nsizes; s++)
-        if (sizes[s] > (size_t)1 << 30 || 2 * sizes[s] > avail) FAIL("allpairs at %zu B needs %zu bytes per process, more than the %zu available (or above 1 GiB)", sizes[s], 2 * sizes[s], avail);
-    for (int i = 0; i < nops; i++) {
-        if ((list[i]->flags & ISOCHRON_OP_THREADED) && provided != MPI_THREAD_MULTIPLE) {
-            if (w->init == ISOCHRON_INIT_WORLD) MPI_Query_thread(&provided);
-            if (provided != MPI_THREAD_MULTIPLE)
-                FAIL("%s needs MPI_THREAD_MULTIPLE; MPI_Init_thread asked for it and this MPI library provided %s", list[i]->name,
-                     provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : provided == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
-                     : provided == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" : "an unknown level");
-        }
-        if ((list[i]->flags & ISOCHRON_OP_MISSING) && list[i]->setup) { /* its set-up only names what this library lacks */
-            isochron_op_ctx_t none;
-            memset(&none, 0, sizeof none);
-            list[i]->setup(&none);
-            FAIL("%s", isochron_last_error());
-        }
-        if (list[i]->flags & ISOCHRON_OP_PARTITIONED) {
-            int esz = dt != MPI_DATATYPE_NULL ? dsz : 1;
-            for (int s = 0; s < nsizes; s++)
-                if (sizes[s] % ((size_t)partitions * (size_t)esz))
-                    FAIL("%s: size %zu B does not split into %d partitions of whole elements: use sizes that are multiples of %zu B, or --partitions that divides them", list[i]->name, sizes[s], partitions, (size_t)partitions * (size_t)esz);
-        }
-        if ((list[i]->flags & ISOCHRON_OP_MIN2) && nprocs < 2) FAIL("%s needs at least 2 processes (running on %d)", list[i]->name, nprocs);
-        if (!strcasecmp(bo.timing, "origin") && !(list[i]->flags & ISOCHRON_OP_RMA))
-            FAIL("--timing origin applies to one-sided operations (whose effect is complete at the origin), not '%s'; use auto, global or loop", list[i]->name);
-        if (isochron_op_accepts(list[i], dt, rop, v[O_INPLACE] != NULL)) FAIL("%s", isochron_last_error());
-        int esz = dt != MPI_DATATYPE_NULL ? dsz : (list[i]->flags & ISOCHRON_OP_REDUCTION) ? (int)sizeof(int) : 1;
-        for (int s = 0; s < nsizes; s++) {
-            if (sizes[s] % (size_t)esz)
-                FAIL("%s: size %zu B is not a multiple of the datatype size %d (use --dtype byte or sizes in multiples of %d)", list[i]->name, sizes[s], esz, esz);
-            isochron_op_ctx_t c;
-            memset(&c, 0, sizeof c);
-            c.size = nprocs; c.bytes = sizes[s]; c.dtype = dt; c.op = rop; c.root = root; c.in_place = v[O_INPLACE] != NULL; c.window = msg_window; c.threads = threads; c.partitions = partitions;
-            size_t need = isochron_op_memory_needed(list[i], &c);
-            if (bo.rotate_root && (list[i]->flags & ISOCHRON_OP_ROOTED)) /* every root set up at once */
-                for (c.root = 1; c.root < nprocs; c.root++) need += isochron_op_memory_needed(list[i], &c);
-            if (need > avail) FAIL("%s at %zu B needs %zu bytes per process, more than the %zu available (node memory free now / ranks per node)", list[i]->name, sizes[s], need, avail);
-        }
-    }
+    /* every point must be possible before anything runs (the library's check: datatype, sizes, memory, process count) */
+    if (provided != MPI_THREAD_MULTIPLE && w->init == ISOCHRON_INIT_WORLD) MPI_Query_thread(&provided);
+    isochron_sweep_opts_t so = {list, nops, sizes, nsizes, {0}, rotate, (int)passes, resync, want_allpairs, want_p2t, p2p_mode};
+    so.ctx.dtype = dt; so.ctx.op = rop; so.ctx.root = root; so.ctx.in_place = v[O_INPLACE] != NULL;
+    so.ctx.window = msg_window; so.ctx.threads = threads; so.ctx.partitions = partitions;
+    so.ctx.thread_level = w->init == ISOCHRON_INIT_SESSIONS ? provided : 0; /* MPI_Query_thread is the world model's */
+    if (isochron_sweep_check(&so, &bo, w->comm, nprocs, provided)) FAIL("%s", isochron_last_error());
     r->bo = bo;
+    r->so = so;
     r->init = w->init;
-    r->msg_window = msg_window; r->threads = threads; r->partitions = partitions; r->provided = provided; r->dsz = dsz; r->rotate = rotate; r->root = root; r->nprocs = nprocs;
-    r->p2p_mode = p2p_mode; r->want_allpairs = want_allpairs; r->want_p2t = want_p2t; r->nsizes = nsizes; r->nops = nops; r->passes = passes;
-    r->watchdog = watchdog; r->resync = resync; r->fmt = fmt; r->dt = dt; r->rop = rop;
+    r->provided = provided;
+    r->nprocs = nprocs;
+    r->watchdog = watchdog;
+    r->fmt = fmt;
     memcpy(r->sizes, sizes, sizeof r->sizes);
     memcpy(r->list, list, sizeof r->list);
+    r->so.ops = r->list;
+    r->so.sizes = r->sizes;
     return 0;
 }
 #undef FAIL
@@ -360,8 +305,8 @@ static void write_context(isochron_reporter_t **reps, const run_t *r, const char
                           const app_clock_t *ck, int over, int nodes)
 {
     isochron_bench_run_t br = {app_run_head("isochron-bench", ctxbuf, ck, r->nprocs, nodes, over),
-                               &r->bo, late_cap, bind, self_bound, r->msg_window, r->threads, r->partitions,
-                               r->provided == MPI_THREAD_MULTIPLE, r->passes, r->init};
+                               &r->bo, late_cap, bind, self_bound, r->so.ctx.window, r->so.ctx.threads, r->so.ctx.partitions,
+                               r->provided == MPI_THREAD_MULTIPLE, r->so.passes, r->init};
     for (int i = 0; i < 3; i++)
         if (reps[i]) isochron_report_bench_context(reps[i], &br);
 }
@@ -423,150 +368,173 @@ static void on_triplets(void *a, size_t bytes, int p, int reps, double wall, con
     if (!k->quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", bytes, n, reps, wall);
 }
 
-int main(int argc, char **argv)
+/* MPI started as the command line asks: --init (the library says whether sessions exist) and, when --ops names a
+ * threaded operation (latency_mt), MPI_THREAD_MULTIPLE (a library initialised for it may take locks on every call,
+ * which would tax every other measurement). Read from argv with the option table, silently: a bad value is
+ * refused after MPI started the world way, so that one rank says it once. 0, or 2. */
+static int start_mpi(int *argc, char ***argv, isochron_world_t *w, const char **init_arg, char *init_err, size_t errlen)
 {
-    /* --init, read before MPI starts (the library says whether sessions exist); a bad value is
-     * refused after MPI started the world way, so that one rank says it once */
-    const char *init_arg = app_argv_value(argc, argv, "init");
-    int init = ISOCHRON_INIT_WORLD, want_mt = wants_thread_multiple(argc, argv);
-    char init_err[512] = "";
-    if (init_arg && (isochron_init_find(init_arg, &init) || (init == ISOCHRON_INIT_SESSIONS && isochron_sessions_available()))) {
-        snprintf(init_err, sizeof init_err, "%s", isochron_last_error());
+    const char *pre[NOPT];
+    app_parse(*argc, *argv, opts, NOPT, pre, -1);
+    int init = ISOCHRON_INIT_WORLD, want_mt = 0;
+    *init_arg = pre[O_INIT];
+    if (*init_arg && (isochron_init_find(*init_arg, &init) || (init == ISOCHRON_INIT_SESSIONS && isochron_sessions_available()))) {
+        snprintf(init_err, errlen, "%s", isochron_last_error());
         init = ISOCHRON_INIT_WORLD;
     }
-    isochron_world_t w;
-    if (isochron_world_init(init, &argc, &argv, want_mt ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &w)) {
+    isochron_ops_t *ops = NULL;
+    char *copy = pre[O_OPS] && !isochron_ops_create(&ops) ? strdup(pre[O_OPS]) : NULL, *save = NULL;
+    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        const isochron_op_t *op;
+        if (!isochron_ops_find(ops, t, &op) && (op->flags & ISOCHRON_OP_THREADED)) want_mt = 1;
+    }
+    free(copy);
+    isochron_ops_destroy(ops);
+    if (isochron_world_init(init, argc, argv, want_mt ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, w)) {
         if (app_launch_rank() <= 0) fprintf(stderr, "isochron-bench: starting MPI (--init %s): %s\n", isochron_init_name(init), isochron_last_error());
         return 2;
     }
-    MPI_Comm world = w.comm;
-    int rank, size, code = 0;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_size(world, &size);
-    const char *v[NOPT];
-    isochron_ops_t *ops = NULL;
-    if ((code = app_preamble("isochron-bench", argc, argv, opts, NOPT, v, rank, about)) != 0) { code = code == 1 ? 0 : code; goto done; }
-    if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
-    if (lists(v, ops, rank)) goto done;
+    return 0;
+}
 
-    /* ---- the command line -> the run, all checked before anything is measured */
-    run_t run;
-    if ((code = parse_run(v, rank, size, &w, init_arg, init_err, ops, &run))) goto done;
-    isochron_bench_opts_t bo = run.bo;
-    int nprocs = run.nprocs, nops = run.nops;
-    double watchdog = run.watchdog;
-    const char *fmt = run.fmt;
-    const isochron_op_t *const *list = run.list;
-#define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-bench: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } code = 2; goto done; } while (0)
-
-    /* ---- clocks (specs checked before any output file is created) */
-    if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) goto done;
-    if ((code = app_parse_sync_limit("isochron-bench", v[O_SYNCLIM], rank))) goto done;
-    int self_bound = 0, track = 1;
-    if ((code = app_bind("isochron-bench", v[O_BIND], world, rank, &self_bound))) goto done;
-    if ((code = app_parse_track("isochron-bench", v[O_TRACK], rank, &track))) goto done;
-    FILE *jf = NULL, *cf = NULL;
-    if (rank == 0) code = app_open_output("isochron-bench", "--jsonl", v[O_JSONL], &jf);
-    if (rank == 0 && !code) code = app_open_output("isochron-bench", "--csv", v[O_CSV], &cf);
+/* The options of the clocks and the process, and the output files (rank 0), checked before anything runs. 0, or 2. */
+static int prepare(const char **v, int rank, MPI_Comm world, int *self_bound, int *track, FILE **jf, FILE **cf)
+{
+    int code;
+    if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) return code;
+    if ((code = app_parse_sync_limit("isochron-bench", v[O_SYNCLIM], rank))) return code;
+    if ((code = app_bind("isochron-bench", v[O_BIND], world, rank, self_bound))) return code;
+    if ((code = app_parse_track("isochron-bench", v[O_TRACK], rank, track))) return code;
+    if (rank == 0) code = app_open_output("isochron-bench", "--jsonl", v[O_JSONL], jf);
+    if (rank == 0 && !code) code = app_open_output("isochron-bench", "--csv", v[O_CSV], cf);
     MPI_Bcast(&code, 1, MPI_INT, 0, world);
-    if (code) { if (jf) fclose(jf); goto done; }
-    /* --startup: every option above was checked as for a sweep; nothing else runs */
-    if (v[O_STARTUP]) {
-        isochron_startup_t su;
-        code = isochron_startup_summarize(&w, &su) ? 1 : 0;
-        if (rank == 0) {
-            if (code) fprintf(stderr, "isochron-bench: --startup: %s\n", isochron_last_error());
-            FILE *fs[3] = {strcmp(fmt, "none") ? stdout : NULL, jf, cf};
-            const char *fn[3] = {fmt, "jsonl", "csv"};
-            for (int i = 0; i < 3 && !code; i++) {
-                isochron_reporter_t *r = NULL;
-                if (fs[i] && !isochron_reporter_create(fn[i], fs[i], &r)) isochron_report_startup(r, "isochron-bench", &su);
-                isochron_reporter_destroy(r);
-            }
-            code |= app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf);
-            code |= app_close_output("isochron-bench", "--csv", v[O_CSV], cf);
-        }
-        MPI_Bcast(&code, 1, MPI_INT, 0, world);
-        goto done;
-    }
-    int quiet = v[O_QUIET] != NULL;
-    app_interrupt_install(jf, rank, "points");
-    /* say what the ranks outside a pairwise pattern do (points record active_ranks too) */
-    for (int i = 0; i < nops && rank == 0 && nprocs > 2; i++)
-        if (list[i]->flags & ISOCHRON_OP_PAIR)
-        {
-            char who[64];
-            if (nprocs == 3) snprintf(who, sizeof who, "rank 2 sends nothing and only joins");
-            else snprintf(who, sizeof who, "ranks 2..%d send nothing and only join", nprocs - 1);
-            fprintf(stderr, "isochron-bench: note: %s: only ranks 0 and 1 take part; %s the synchronization between repetitions\n", list[i]->name, who);
-        }
-    double wall0 = isochron_truth_now();
-    app_clock_t ck;
-    bo.track = track;
-    /* MPI_Wtime belongs to the world model (defined after MPI_Init): under sessions the base timer is CLOCK_MONOTONIC */
-    const char *timer = v[O_TIMER] ? v[O_TIMER] : w.init == ISOCHRON_INIT_SESSIONS ? "monotonic" : NULL;
-    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], timer, v[O_SKEW], track && nprocs == size, world, quiet, &ck)))
-        goto done;
-    isochron_sweep_opts_t so = {run.list, nops, run.sizes, run.nsizes, {0}, run.rotate, (int)run.passes, run.resync, run.want_allpairs, run.want_p2t,
-                                run.p2p_mode};
-    so.ctx.dtype = run.dt; so.ctx.op = run.rop; so.ctx.root = run.root; so.ctx.in_place = v[O_INPLACE] != NULL;
-    so.ctx.window = run.msg_window; so.ctx.threads = run.threads; so.ctx.partitions = run.partitions;
-    so.ctx.thread_level = w.init == ISOCHRON_INIT_SESSIONS ? run.provided : 0; /* MPI_Query_thread is the world model's */
-    isochron_sweep_clock_t sc = {&ck.spec, ck.base, ck.global, ck.track, track};
-    isochron_sweep_t *sw = NULL;
-    if (isochron_sweep_create(world, nprocs, &so, &bo, &sc, &sw)) FAIL("%s", isochron_last_error());
-    isochron_bench_t *bench = isochron_sweep_bench(sw);
+    if (code && *jf) fclose(*jf);
+    return code;
+}
 
-    /* ---- reporters and context */
-    isochron_reporter_t *reps[3] = {NULL, NULL, NULL};
+/* The reporters of rank 0: stdout in --format, --jsonl, --csv (NULL where not asked). */
+static void open_reporters(int rank, const char *fmt, FILE *jf, FILE *cf, const run_t *run, isochron_reporter_t **reps)
+{
+    reps[0] = reps[1] = reps[2] = NULL;
+    if (rank != 0) return;
+    if (strcmp(fmt, "none")) isochron_reporter_create(fmt, stdout, &reps[0]);
+    if (jf) isochron_reporter_create("jsonl", jf, &reps[1]);
+    if (cf) isochron_reporter_create("csv", cf, &reps[2]);
+    int namew = 0;
+    for (int i = 0; i < run->so.nops; i++) if ((int)strlen(run->list[i]->name) > namew) namew = (int)strlen(run->list[i]->name);
+    isochron_reporter_name_width(reps[0], namew);
+}
+
+/* --startup: every option was checked as for a sweep; start-up is measured and reported, nothing else runs. */
+static int startup_only(const isochron_world_t *w, int rank, const char *fmt, FILE *jf, FILE *cf, const char **v)
+{
+    isochron_startup_t su;
+    int code = isochron_startup_summarize(w, &su) ? 1 : 0;
     if (rank == 0) {
-        if (strcmp(fmt, "none")) isochron_reporter_create(fmt, stdout, &reps[0]);
-        if (jf) isochron_reporter_create("jsonl", jf, &reps[1]);
-        if (cf) isochron_reporter_create("csv", cf, &reps[2]);
-        int namew = 0;
-        for (int i = 0; i < nops; i++) if ((int)strlen(list[i]->name) > namew) namew = (int)strlen(list[i]->name);
-        isochron_reporter_name_width(reps[0], namew);
+        if (code) fprintf(stderr, "isochron-bench: --startup: %s\n", isochron_last_error());
+        FILE *fs[3] = {strcmp(fmt, "none") ? stdout : NULL, jf, cf};
+        const char *fn[3] = {fmt, "jsonl", "csv"};
+        for (int i = 0; i < 3 && !code; i++) {
+            isochron_reporter_t *r = NULL;
+            if (fs[i] && !isochron_reporter_create(fn[i], fs[i], &r)) isochron_report_startup(r, "isochron-bench", &su);
+            isochron_reporter_destroy(r);
+        }
+        code |= app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf);
+        code |= app_close_output("isochron-bench", "--csv", v[O_CSV], cf);
     }
-    char *ctxbuf = app_context_json(world, argc, argv); /* collective */
-    if (rank == 0) write_context(reps, &run, ctxbuf, app_value(opts, v, O_BIND), self_bound, bench ? isochron_bench_late_cap(bench) : bo.late_cap, &ck,
-                                 isochron_sweep_oversubscribed(sw), ck.rep.nodes);
+    MPI_Bcast(&code, 1, MPI_INT, 0, w->comm);
+    return code;
+}
 
-    /* ---- the sweep (the library's: order, passes, resync, skipped points) */
-    sink_t sink = {reps, &bo, rank, quiet, watchdog, v[O_JSONL]};
-    isochron_sweep_cb_t cb = {on_begin, on_end, on_point, on_skipped, on_failed, on_pairs, on_triplets, &sink};
-    isochron_sweep_result_t res;
-    if (isochron_sweep_run(sw, &cb, &res)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); res.failed = 1; }
-    if (res.failed || res.nskipped) code = 1;
-    isochron_sweep_clock(sw, &sc); /* a resync replaced them */
-    ck.global = sc.global;
-    ck.track = sc.track;
-    /* what keeping the clock true cost (rank 0's tracker; all ranks take part in every refresh) */
-    isochron_track_info_t ti;
-    bench = isochron_sweep_bench(sw);
+/* Say what the ranks outside a pairwise pattern do (points record active_ranks too). */
+static void pair_notes(const run_t *run, int rank)
+{
+    for (int i = 0; i < run->so.nops && rank == 0 && run->nprocs > 2; i++)
+        if (run->list[i]->flags & ISOCHRON_OP_PAIR) {
+            char who[64];
+            if (run->nprocs == 3) snprintf(who, sizeof who, "rank 2 sends nothing and only joins");
+            else snprintf(who, sizeof who, "ranks 2..%d send nothing and only join", run->nprocs - 1);
+            fprintf(stderr, "isochron-bench: note: %s: only ranks 0 and 1 take part; %s the synchronization between repetitions\n", run->list[i]->name, who);
+        }
+}
+
+/* After the sweep (rank 0): what keeping the clock true cost (all ranks take part in every refresh), the skipped
+ * points, the end record of every reporter. */
+static void finish(isochron_reporter_t **reps, isochron_sweep_t *sw, const isochron_sweep_result_t *res, double wall0, int quiet)
+{
+    isochron_bench_t *bench = isochron_sweep_bench(sw);
     isochron_track_t *trk = bench ? isochron_bench_tracker(bench) : NULL;
-    if (rank == 0 && trk) {
+    if (trk) {
+        isochron_track_info_t ti;
         isochron_track_info(trk, &ti);
         double wall = isochron_truth_now() - wall0;
         if (!quiet) fprintf(stderr, "isochron-bench: clock tracking: %d refreshes, %.1f ms (%.2f %% of the run)\n", ti.refreshes, ti.cost * 1e3, 100 * ti.cost / wall);
         if (reps[1]) isochron_report_track(reps[1], ti.refreshes, ti.cost, wall);
     }
-    if (rank == 0) {
-        if (res.nskipped) fprintf(stderr, "isochron-bench: %d point(s) skipped; the run is incomplete (exit 1)\n", res.nskipped);
-        for (int k = 0; k < 3; k++)
-            if (reps[k]) {
-                isochron_report_end_skipped(reps[k], isochron_truth_now() - wall0, res.done, !res.failed && !res.nskipped, res.skipped, res.nskipped);
-                isochron_reporter_destroy(reps[k]);
-            }
+    if (res->nskipped) fprintf(stderr, "isochron-bench: %d point(s) skipped; the run is incomplete (exit 1)\n", res->nskipped);
+    for (int k = 0; k < 3; k++)
+        if (reps[k]) {
+            isochron_report_end_skipped(reps[k], isochron_truth_now() - wall0, res->done, !res->failed && !res->nskipped, res->skipped, res->nskipped);
+            isochron_reporter_destroy(reps[k]);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    isochron_world_t w;
+    const char *init_arg = NULL, *v[NOPT];
+    char init_err[512] = "";
+    if (start_mpi(&argc, &argv, &w, &init_arg, init_err, sizeof init_err)) return 2;
+    int rank, size, code = 0, self_bound = 0, track = 1;
+    MPI_Comm_rank(w.comm, &rank);
+    MPI_Comm_size(w.comm, &size);
+    isochron_ops_t *ops = NULL;
+    FILE *jf = NULL, *cf = NULL;
+    run_t run;
+    if ((code = app_preamble("isochron-bench", argc, argv, opts, NOPT, v, rank, about)) != 0) { code = code == 1 ? 0 : code; goto done; }
+    if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
+    if (lists(v, ops, rank)) goto done;
+    if ((code = parse_run(v, rank, size, &w, init_arg, init_err, ops, &run))) goto done;
+    if ((code = prepare(v, rank, w.comm, &self_bound, &track, &jf, &cf))) goto done;
+    if (v[O_STARTUP]) { code = startup_only(&w, rank, run.fmt, jf, cf, v); goto done; }
+    int quiet = v[O_QUIET] != NULL;
+    app_interrupt_install(jf, rank, "points");
+    pair_notes(&run, rank);
+    double wall0 = isochron_truth_now();
+    app_clock_t ck;
+    run.bo.track = track;
+    /* MPI_Wtime belongs to the world model (defined after MPI_Init): under sessions the base timer is CLOCK_MONOTONIC */
+    const char *timer = v[O_TIMER] ? v[O_TIMER] : w.init == ISOCHRON_INIT_SESSIONS ? "monotonic" : NULL;
+    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], timer, v[O_SKEW], track && run.nprocs == size, w.comm, quiet, &ck))) goto done;
+    isochron_sweep_clock_t sc = {&ck.spec, ck.base, ck.global, ck.track, track};
+    isochron_sweep_t *sw = NULL;
+    if (isochron_sweep_create(w.comm, run.nprocs, &run.so, &run.bo, &sc, &sw)) {
+        if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error());
+        code = 2;
+        goto done;
     }
+    isochron_reporter_t *reps[3];
+    open_reporters(rank, run.fmt, jf, cf, &run, reps);
+    isochron_bench_t *bench = isochron_sweep_bench(sw);
+    char *ctxbuf = app_context_json(w.comm, argc, argv); /* collective */
+    if (rank == 0) write_context(reps, &run, ctxbuf, app_value(opts, v, O_BIND), self_bound, bench ? isochron_bench_late_cap(bench) : run.bo.late_cap, &ck,
+                                 isochron_sweep_oversubscribed(sw), ck.rep.nodes);
+    /* ---- the sweep (the library's: order, passes, resync, skipped points) */
+    sink_t sink = {reps, &run.bo, rank, quiet, run.watchdog, v[O_JSONL]};
+    isochron_sweep_cb_t cb = {on_begin, on_end, on_point, on_skipped, on_failed, on_pairs, on_triplets, &sink};
+    isochron_sweep_result_t res;
+    if (isochron_sweep_run(sw, &cb, &res)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); res.failed = 1; }
+    code = res.failed || res.nskipped;
+    if (rank == 0) finish(reps, sw, &res, wall0, quiet);
+    isochron_sweep_clock(sw, &sc); /* a resync replaced them */
+    ck.global = sc.global;
+    ck.track = sc.track;
     free(ctxbuf);
     isochron_sweep_destroy(sw);
     app_clock_free(&ck);
-    if (rank == 0) {
-        int lost = app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf);
-        lost |= app_close_output("isochron-bench", "--csv", v[O_CSV], cf);
-        if (lost && !code) code = 1;
-    }
-    MPI_Bcast(&code, 1, MPI_INT, 0, world);
+    if (rank == 0 && (app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf) | app_close_output("isochron-bench", "--csv", v[O_CSV], cf)))
+        code = 1;
+    MPI_Bcast(&code, 1, MPI_INT, 0, w.comm);
 done:
     isochron_ops_destroy(ops);
     isochron_world_finalize(&w);

@@ -340,6 +340,14 @@ typedef struct {
     double wall;                 /**< seconds */
 } isochron_sweep_result_t;
 
+/**
+ * \brief Is every point of \p so possible, before anything runs: process counts, the thread level \p provided
+ * (MPI_Query_thread) for threaded operations, operations this MPI library lacks, datatype and reduction, sizes
+ * in whole elements (and partitions), and the memory each point needs within what a process of \p comm may use
+ * (isochron_op_memory_available) at \p nprocs ranks. Collective over \p comm (the memory query).
+ * \return ISOCHRON_OK or an error whose message names the point and the remedy.
+ */
+int isochron_sweep_check(const isochron_sweep_opts_t *so, const isochron_bench_opts_t *bo, MPI_Comm comm, int nprocs, int provided);
 typedef struct isochron_sweep isochron_sweep_t;
 /**
  * \brief A sweep over the first \p nprocs ranks of \p world (the others join its agreements), measuring with

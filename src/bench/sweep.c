@@ -16,6 +16,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 #include "isochron.h"
 #include "core/util.h"
@@ -73,6 +74,74 @@ int isochron_sweep_create(MPI_Comm world, int nprocs, const isochron_sweep_opts_
     s->over = s->bench ? isochron_bench_oversubscribed(s->bench) : 0;
     MPI_Bcast(&s->over, 1, MPI_INT, 0, world);
     *out = s;
+    return ISOCHRON_OK;
+}
+
+static const char *thread_level_name(int provided)
+{
+    return provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : provided == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+           : provided == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED" : "an unknown level";
+}
+
+/* One operation at every size: the element size divides each size, and the memory the point needs is there. */
+static int check_sizes(const isochron_sweep_opts_t *so, const isochron_bench_opts_t *bo, const isochron_op_t *op, int nprocs, int dsz, size_t avail)
+{
+    const isochron_op_ctx_t *x = &so->ctx;
+    if (op->flags & ISOCHRON_OP_PARTITIONED) {
+        size_t unit = (size_t)x->partitions * (size_t)(x->dtype != MPI_DATATYPE_NULL ? dsz : 1);
+        for (int z = 0; z < so->nsizes; z++)
+            if (so->sizes[z] % unit)
+                return isochron_set_error(ISOCHRON_EINVAL, "%s: size %zu B does not split into %d partitions of whole elements: use sizes that are multiples of %zu B, or --partitions that divides them",
+                                          op->name, so->sizes[z], x->partitions, unit);
+    }
+    int esz = x->dtype != MPI_DATATYPE_NULL ? dsz : (op->flags & ISOCHRON_OP_REDUCTION) ? (int)sizeof(int) : 1;
+    for (int z = 0; z < so->nsizes; z++) {
+        if (so->sizes[z] % (size_t)esz)
+            return isochron_set_error(ISOCHRON_EINVAL, "%s: size %zu B is not a multiple of the datatype size %d (use --dtype byte or sizes in multiples of %d)",
+                                      op->name, so->sizes[z], esz, esz);
+        isochron_op_ctx_t c = *x;
+        c.size = nprocs;
+        c.bytes = so->sizes[z];
+        c.thread_level = 0;
+        size_t need = isochron_op_memory_needed(op, &c);
+        if (bo->rotate_root && (op->flags & ISOCHRON_OP_ROOTED)) /* every root set up at once */
+            for (c.root = 1; c.root < nprocs; c.root++) need += isochron_op_memory_needed(op, &c);
+        if (need > avail)
+            return isochron_set_error(ISOCHRON_EINVAL, "%s at %zu B needs %zu bytes per process, more than the %zu available (node memory free now / ranks per node)",
+                                      op->name, so->sizes[z], need, avail);
+    }
+    return ISOCHRON_OK;
+}
+
+int isochron_sweep_check(const isochron_sweep_opts_t *so, const isochron_bench_opts_t *bo, MPI_Comm comm, int nprocs, int provided)
+{
+    size_t avail = 0;
+    int dsz = 1, rc;
+    isochron_op_memory_available(comm, &avail);
+    if (so->ctx.dtype != MPI_DATATYPE_NULL) MPI_Type_size(so->ctx.dtype, &dsz);
+    if (so->allpairs && nprocs < 2) return isochron_set_error(ISOCHRON_EINVAL, "allpairs needs at least 2 processes (running on %d)", nprocs);
+    if (so->p2t && nprocs < 3) return isochron_set_error(ISOCHRON_EINVAL, "p2t needs at least 3 processes (running on %d)", nprocs);
+    for (int z = 0; (so->allpairs || so->p2t) && z < so->nsizes; z++)
+        if (so->sizes[z] > (size_t)1 << 30 || 2 * so->sizes[z] > avail)
+            return isochron_set_error(ISOCHRON_EINVAL, "allpairs at %zu B needs %zu bytes per process, more than the %zu available (or above 1 GiB)",
+                                      so->sizes[z], 2 * so->sizes[z], avail);
+    for (int i = 0; i < so->nops; i++) {
+        const isochron_op_t *op = so->ops[i];
+        if ((op->flags & ISOCHRON_OP_THREADED) && provided != MPI_THREAD_MULTIPLE)
+            return isochron_set_error(ISOCHRON_EINVAL, "%s needs MPI_THREAD_MULTIPLE; MPI_Init_thread asked for it and this MPI library provided %s",
+                                      op->name, thread_level_name(provided));
+        if ((op->flags & ISOCHRON_OP_MISSING) && op->setup) { /* its set-up only names what this library lacks */
+            isochron_op_ctx_t none;
+            memset(&none, 0, sizeof none);
+            rc = op->setup(&none);
+            return rc ? rc : isochron_set_error(ISOCHRON_EUNSUPPORTED, "%s: not available with this MPI library", op->name);
+        }
+        if ((op->flags & ISOCHRON_OP_MIN2) && nprocs < 2) return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes (running on %d)", op->name, nprocs);
+        if (!strcasecmp(bo->timing, "origin") && !(op->flags & ISOCHRON_OP_RMA))
+            return isochron_set_error(ISOCHRON_EINVAL, "--timing origin applies to one-sided operations (whose effect is complete at the origin), not '%s'; use auto, global or loop", op->name);
+        if ((rc = isochron_op_accepts(op, so->ctx.dtype, so->ctx.op, so->ctx.in_place))) return rc;
+        if ((rc = check_sizes(so, bo, op, nprocs, dsz, avail))) return rc;
+    }
     return ISOCHRON_OK;
 }
 
