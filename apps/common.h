@@ -1,4 +1,6 @@
-/* Helpers shared by the command-line drivers: run context, JSON output, option tables. */
+/* Helpers shared by the command-line drivers, one file per concern: options.c (the option table, parsing,
+ * --help), run_context.c (the context's run object, --bind), clock_setup.c (timer, sync budget, sync, tracker,
+ * check), process.c (signals, watchdog, output files). */
 #ifndef ISOCHRON_APPS_COMMON_H
 #define ISOCHRON_APPS_COMMON_H
 #include <mpi.h>
@@ -40,7 +42,7 @@ typedef struct {
 #define APP_OPT_BIND {"bind", "auto|off", "auto: on a node running more ranks than CPUs whose ranks are all unbound, bind each rank to one CPU (node-local rank mod CPUs), so ranks do not migrate at start times (helps an MPI that yields when idle, as Open MPI does when oversubscribed; slows one that busy-polls, as MPICH does); off: leave binding to the launcher", "off"}
 #define APP_OPT_SYNC_LIMIT {"sync-limit", "SECONDS", "refuse a --sync spec estimated to take longer than this (0: no limit)", "600"}
 
-/* --bind auto|off (see common.c): 0, or 2 after a message. Collective. *bound = 1 when the ranks were bound here. */
+/* --bind auto|off (see run_context.c): 0, or 2 after a message. Collective. *bound = 1 when the ranks were bound here. */
 int app_bind(const char *prog, const char *v, MPI_Comm comm, int rank, int *bound);
 
 /* Parse argv against opts. values[i] receives the argument (or "1" for a

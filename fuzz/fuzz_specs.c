@@ -5,7 +5,7 @@
  *   1 isochron_sync_spec_parse, and for an accepted spec: its canonical text
  *     (isochron_sync_spec_format) parses again to the same text
  *   2 isochron_skew_spec_parse: accepted values are finite
- *   3 app_parse_sizes / app_list_ok / app_parse_list (apps/common.c, the
+ *   3 app_parse_sizes / app_list_ok / app_parse_list (apps/options.c, the
  *     drivers' --sizes, list options and --wait)
  * A crash, a sanitizer report, or a broken invariant (abort) is a finding.
  * Built by tools/fuzz.sh with clang -fsanitize=fuzzer,address,undefined.

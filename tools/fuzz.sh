@@ -18,7 +18,7 @@ mods=$(sed -n 's/^set(ISOCHRON_MODULES \(.*\))$/\1/p' CMakeLists.txt)
 srcs=()
 for m in $mods; do srcs+=(src/"$m"/*.c); done
 OMPI_CC=clang mpicc -std=c11 -g -O1 -D_GNU_SOURCE -DISOCHRON_HAVE_HWLOC=0 -fsanitize=fuzzer,address,undefined \
-  -fno-sanitize-recover=undefined -Iinclude -Isrc -Iapps "${srcs[@]}" apps/common.c fuzz/fuzz_specs.c -lm -o "$out/fuzz_specs"
+  -fno-sanitize-recover=undefined -Iinclude -Isrc -Iapps "${srcs[@]}" apps/options.c apps/run_context.c apps/clock_setup.c apps/process.c fuzz/fuzz_specs.c -lm -o "$out/fuzz_specs"
 rm -rf "$out/corpus" && cp -r fuzz/corpus "$out/corpus"
 "$out/fuzz_specs" -max_total_time="$T" -max_len=256 -timeout=10 -print_final_stats=1 -artifact_prefix="$out/" "$out/corpus" 2>"$out/fuzz.log" || {
   tail -40 "$out/fuzz.log"; echo "fuzz: FAIL (crash or broken invariant; the input is in $out)"; exit 1; }

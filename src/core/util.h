@@ -29,7 +29,7 @@ int isochron_names_find(const void *reg, int n, isochron_name_at_fn at, const ch
 size_t isochron_names_join(const void *reg, int n, isochron_name_at_fn at, char *buf, size_t len);
 
 /* Is s a well-formed comma-separated list: not empty, no empty element ("a,,b", ",a", "a,", ",")?
- * 0, or -1 with the reason in err. The generic part of the drivers' list check (apps/common.c
+ * 0, or -1 with the reason in err. The generic part of the drivers' list check (apps/options.c
  * app_list_ok) and of the PMPI layers' list settings (settings.h). In parse.c. */
 int isochron_list_ok(const char *s, char *err, size_t errlen);
 
