@@ -35,6 +35,12 @@ typedef struct {
  * driver's indices, as designated initializers (isochron-bench, -barrier and -shmem take them alike). */
 #define APP_OPTS_CLOCK(sync, node_size, timer, skew, track) \
     [sync] = APP_OPT_SYNC, [node_size] = APP_OPT_NODE_SIZE, [timer] = APP_OPT_TIMER, [skew] = APP_OPT_SKEW, [track] = APP_OPT_TRACK
+/* The engine's repetition options, one meaning in every driver (isochron_bench_ci_met is the stop rule of
+ * isochron-bench and isochron-shmem alike); the defaults are the driver's. */
+#define APP_OPT_MIN_REPS(def) {"min-reps", "N", "minimum valid repetitions per point", def}
+#define APP_OPT_MAX_REPS(def) {"max-reps", "N", "maximum valid repetitions per point (Alg. 5 counts valid ones)", def}
+#define APP_OPT_REL_CI(def) {"rel-ci", "X", "stop when the CI half-width <= X * its statistic (0: always max-reps)", def}
+#define APP_OPT_CI_OF {"ci-of", "median|mean", "the CI of the stop rule: the median's (distribution-free) or the mean's (Student's t)", "median"}
 #define APP_OPT_LIST_BARRIERS {"list-barriers", NULL, "list the barrier algorithms and exit", NULL}
 #define APP_OPT_QUIET {"quiet", NULL, "no progress on stderr", NULL}
 #define APP_OPT_HELP {"help", NULL, "this help", NULL}
@@ -94,6 +100,8 @@ int app_clock_options(const char *prog, const char *sync, const char *skew, cons
 /* --list-barriers (rank 0 prints). */
 void app_list_barriers(int rank);
 
+/* --ci-of median|mean into *mean (1: mean); 0, or 2 after "prog: --ci-of 'v': valid: median, mean" on rank 0. */
+int app_parse_ci_of(const char *prog, const char *v, int rank, int *mean);
 /* --node-size: an integer in [0, 1000000] into *out (0 when v is NULL).
  * 0, or 2 after printing the reason on rank 0 with prog. */
 int app_parse_node_size(const char *prog, const char *v, int rank, int *out);

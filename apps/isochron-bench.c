@@ -33,11 +33,11 @@ static const app_option_t opts[NOPT] = {
     [O_TIMING] = {"timing", "NAME", "how a repetition is timed: auto (one-sided operations at the origin, as a loop of k calls when a call is shorter than 20 timer reads; others by --method), origin, global (--method as it is), loop or loop:K (k back-to-back calls; collectives may overlap); see --list-timings", ISOCHRON_BENCH_DEFAULT_TIMING},
     [O_BARRIER] = {"barrier", "NAME", "barrier algorithm of the barrier scheme; see --list-barriers", ISOCHRON_BENCH_DEFAULT_BARRIER},
     [O_BARRIER2] = {"barrier-twice", NULL, "two barriers before each repetition", NULL},
-    [O_MINR] = {"min-reps", "N", "minimum valid repetitions per point", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MIN_REPS)},
-    [O_MAXR] = {"max-reps", "N", "maximum valid repetitions per point (Alg. 5 counts valid ones)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MAX_REPS)},
+    [O_MINR] = APP_OPT_MIN_REPS(ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MIN_REPS)),
+    [O_MAXR] = APP_OPT_MAX_REPS(ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MAX_REPS)),
     [O_MAXA] = {"max-attempts", "N", "repetitions tried per point at most, valid or not (0: 4 x max-reps); a point it ends says max_attempts", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MAX_ATTEMPTS)},
-    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width <= X * its statistic (0: always max-reps)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_REL_CI)},
-    [O_CIOF] = {"ci-of", "median|mean", "the CI of the stop rule: the median's (distribution-free) or the mean's (Student's t)", "median"},
+    [O_RELCI] = APP_OPT_REL_CI(ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_REL_CI)),
+    [O_CIOF] = APP_OPT_CI_OF,
     [O_LEVEL] = {"ci-level", "X", "confidence level of the interval", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_CI_LEVEL)},
     [O_BUDGET] = {"budget", "SECONDS", "time per point (roundtime: the time slice of Alg. 5)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_BUDGET)},
     [O_WARMUP] = {"warmup", "N", "untimed repetitions before each point", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_WARMUP)},
@@ -90,7 +90,8 @@ static int is_blocking_collective(const isochron_op_t *op)
 static const char about[] =
     "Measures each operation at each size on a global clock: clocks are synchronized once (--sync),\n"
     "repetitions are started by the scheme, turned into run times by the method, and repeated until the\n"
-    "confidence interval is within --rel-ci of the mean, --max-reps is reached, or --budget is used.\n"
+    "confidence interval is within --rel-ci of its statistic (the median's, or the mean's with --ci-of mean),\n"
+    "--max-reps is reached, or --budget is used.\n"
     "Statistics are over valid repetitions only; results are written as each point completes.\n";
 
 /* --list-ops, --list-schemes, --list-methods, --list-timings, --list-barriers: 1 if one was asked (rank 0 printed it). */
@@ -183,11 +184,7 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
         FAIL("--inject-slowdown '%s': expected a number in [0, 10]", v[O_SLOWDOWN]);
     if (v[O_WARMUP]) { if (isochron_parse_long(v[O_WARMUP], &lv) || lv < 0 || lv > 1000000) FAIL("--warmup '%s': expected an integer in [0, 1000000]", v[O_WARMUP]); bo.warmup = (int)lv; }
     if (v[O_VALIDATE]) { if (isochron_parse_long(v[O_VALIDATE], &lv) || lv < 0 || lv > 2) FAIL("--validate '%s': expected 0, 1 or 2", v[O_VALIDATE]); bo.validate = (int)lv; }
-    {
-        const char *ciof = app_value(opts, v, O_CIOF);
-        if (!strcmp(ciof, "mean")) bo.ci_mean = 1;
-        else if (strcmp(ciof, "median")) FAIL("--ci-of '%s': valid: median, mean", ciof);
-    }
+    if (app_parse_ci_of("isochron-bench", app_value(opts, v, O_CIOF), rank, &bo.ci_mean)) return 2;
     if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
     if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
     int msg_window = ISOCHRON_OP_WINDOW_DEFAULT;

@@ -35,7 +35,7 @@
 #include "isochron/shmem.h"
 #include "common.h"
 
-enum { O_OPS, O_SIZES, O_LOOP, O_ITERS, O_MSGWIN, O_MINR, O_MAXR, O_RELCI, O_BUDGET, O_NOVAL, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_XPORT,
+enum { O_OPS, O_SIZES, O_LOOP, O_ITERS, O_MSGWIN, O_MINR, O_MAXR, O_RELCI, O_CIOF, O_BUDGET, O_NOVAL, O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK, O_XPORT,
        O_CHECK, O_FORMAT, O_JSONL, O_CSV, O_WATCHDOG, O_SYNCLIM, O_QUIET, O_LOPS, O_LLOOP, O_HELP, O_VERSION, NOPT };
 
 static const app_option_t opts[NOPT] = {
@@ -44,9 +44,10 @@ static const app_option_t opts[NOPT] = {
     [O_LOOP] = {"loop", "NAME", "loop timing: outside (one timer around the loop, parts by subtraction: Alg. 6/9) or inside (timers around each part: Alg. 7/8); see --list-loops", ISOCHRON_SHMEM_DEFAULT_LOOP},
     [O_ITERS] = {"iters", "N", "operations per repetition (0: 100, fewer from 64 KiB on, and for the overlap measurements where a repetition would take over a sixth of --budget; throughput: windows, by the window's bytes)", ISOCHRON_XSTR(ISOCHRON_SHMEM_DEFAULT_ITERS)},
     [O_MSGWIN] = {"msg-window", "W", "throughput measurements (family tput): messages per window and origin (osu_bw's 64, as isochron-bench)", ISOCHRON_XSTR(ISOCHRON_SHMEM_WINDOW_DEFAULT)},
-    [O_MINR] = {"min-reps", "N", "minimum repetitions per point", ISOCHRON_XSTR(ISOCHRON_SHMEM_DEFAULT_MIN_REPS)},
-    [O_MAXR] = {"max-reps", "N", "maximum repetitions per point", ISOCHRON_XSTR(ISOCHRON_SHMEM_DEFAULT_MAX_REPS)},
-    [O_RELCI] = {"rel-ci", "X", "stop when the CI half-width of the mean <= X * mean, X in [0, 1) (0: always max-reps)", ISOCHRON_XSTR(ISOCHRON_SHMEM_DEFAULT_REL_CI)},
+    [O_MINR] = APP_OPT_MIN_REPS(ISOCHRON_XSTR(ISOCHRON_SHMEM_DEFAULT_MIN_REPS)),
+    [O_MAXR] = APP_OPT_MAX_REPS(ISOCHRON_XSTR(ISOCHRON_SHMEM_DEFAULT_MAX_REPS)),
+    [O_RELCI] = APP_OPT_REL_CI(ISOCHRON_XSTR(ISOCHRON_SHMEM_DEFAULT_REL_CI)),
+    [O_CIOF] = APP_OPT_CI_OF,
     [O_BUDGET] = {"budget", "SECONDS", "time per point, in [0, 86400]", ISOCHRON_XSTR(ISOCHRON_SHMEM_DEFAULT_BUDGET)},
     [O_NOVAL] = {"no-validate", NULL, "do not check the data after each repetition", NULL},
     APP_OPTS_CLOCK(O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK),
@@ -192,6 +193,7 @@ int main(int argc, char **argv)
     if (!(bo.rel_ci >= 0 && bo.rel_ci < 1)) FAIL("--rel-ci '%s': expected a number in [0, 1) (0: always --max-reps)", v[O_RELCI]);
     if (!(bo.budget >= 0 && bo.budget <= 86400)) FAIL("--budget '%s': expected seconds in [0, 86400]", v[O_BUDGET]);
     so.min_reps = bo.min_reps; so.max_reps = bo.max_reps; so.rel_ci = bo.rel_ci; so.budget = bo.budget;
+    if (app_parse_ci_of(prog, app_value(opts, v, O_CIOF), rank, &so.ci_mean)) { code = 2; goto done; }
     so.validate = v[O_NOVAL] == NULL;
     long lv;
     if (v[O_ITERS]) { if (isochron_parse_long(v[O_ITERS], &lv) || lv < 0 || lv > 100000000) FAIL("--iters '%s': expected an integer in [0, 100000000]", v[O_ITERS]); so.iters = (int)lv; }
@@ -358,7 +360,7 @@ int main(int argc, char **argv)
         isochron_shmem_run_t sr = {app_run_head("isochron-shmem", ctxbuf, &ck, size, ck.rep.nodes, ck.rep.oversubscribed),
                                    ncw, checks, libname, patcher, isochron_shmem_loop_name(so.loop), so.min_reps, so.max_reps, so.rel_ci,
                                    so.ci_level, so.budget, so.iters, so.window > 0 ? so.window : ISOCHRON_SHMEM_WINDOW_DEFAULT, so.validate,
-                                   xp ? "shmem" : "mpi"};
+                                   xp ? "shmem" : "mpi", so.ci_mean};
         for (int i = 0; i < 3; i++) if (reps[i]) isochron_report_shmem_context(reps[i], &sr);
     }
 

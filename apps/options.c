@@ -137,6 +137,14 @@ int app_parse_track(const char *prog, const char *v, int rank, int *on)
     return 2;
 }
 
+int app_parse_ci_of(const char *prog, const char *v, int rank, int *mean)
+{
+    *mean = v && !strcmp(v, "mean");
+    if (!v || *mean || !strcmp(v, "median")) return 0;
+    if (rank == 0) fprintf(stderr, "%s: --ci-of '%s': valid: median, mean\n", prog, v);
+    return 2;
+}
+
 int app_parse_node_size(const char *prog, const char *v, int rank, int *out)
 {
     long n = 0;

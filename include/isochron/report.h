@@ -246,6 +246,7 @@ typedef struct {
     double rel_ci, ci_level, budget;
     int iters, msg_window, validate;
     const char *transport;       /**< of the clock's timestamp exchanges: "shmem" or "mpi" */
+    int ci_mean;                 /**< the stop rule's CI: 1 the mean's, 0 the median's ("ci_of") */
 } isochron_shmem_run_t;
 /** \brief The context block of isochron-shmem through reporter \p r (JSON Lines: the "context" record). */
 int isochron_report_shmem_context(isochron_reporter_t *r, const isochron_shmem_run_t *run);

@@ -13,7 +13,7 @@
  * repetition of a measurement runs `iters` operations and yields one time per
  * operation (seconds) on each PE that measures; the repetition's value is the
  * largest over those PEs. Repetitions continue until the Student's t interval
- * of the mean is within rel_ci of it (at least min_reps, at most max_reps, or
+ * of the median (or the mean) is within rel_ci of it (at least min_reps, at most max_reps, or
  * the budget). Results are isochron_point_t records (isochron/bench.h) so the
  * reporters of isochron/report.h write them.
  *
@@ -113,13 +113,15 @@ size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, i
 /** Options of a measurement run. */
 typedef struct {
     int min_reps, max_reps; /**< repetitions (each of `iters` operations) */
-    double rel_ci;          /**< stop when the CI half-width of the mean <= rel_ci x mean (0: max_reps) */
+    double rel_ci;          /**< stop when the CI half-width of the median (or, with ci_mean, of the mean) <= rel_ci x that
+                                 statistic (0: max_reps): isochron_bench_ci_met, the stop rule of isochron-bench */
     double ci_level;
     double budget;          /**< seconds per point (0: none) */
     int iters;              /**< operations per repetition (0: 100, fewer for large sizes) */
     int loop;               /**< ISOCHRON_SHMEM_LOOP_* */
     int validate;           /**< 1: check data after every repetition */
     int window;             /**< throughput measurements: messages per window (0: ISOCHRON_SHMEM_WINDOW_DEFAULT) */
+    int ci_mean;            /**< 1: the stop rule's CI is the mean's (Student's t); 0 (default): the median's (distribution-free) */
 } isochron_shmem_opts_t;
 
 void isochron_shmem_opts_default(isochron_shmem_opts_t *o);

@@ -70,7 +70,7 @@ static void options_members(isochron_json_t *j, const void *arg)
     isochron_json_kint(j, "min_reps", r->min_reps);
     isochron_json_kint(j, "max_reps", r->max_reps);
     isochron_json_knumber(j, "rel_ci", r->rel_ci);
-    isochron_json_kstring(j, "ci_of", "mean");
+    isochron_json_kstring(j, "ci_of", r->ci_mean ? "mean" : "median");
     isochron_json_knumber(j, "ci_level", r->ci_level);
     isochron_json_knumber(j, "budget_s", r->budget);
     isochron_json_kint(j, "iters", r->iters);

@@ -2,8 +2,9 @@
  * Running one OpenSHMEM measurement at one size: the SKaMPI loop (paper 002
  * sec. 3.3, "Stability": each measuring call performs many operations and
  * returns their mean; the caller repeats calls until the standard deviation
- * is small enough), with isochron's statistics for the stop rule (Student's
- * t interval of the mean within rel_ci) and isochron_point_t as the result.
+ * is small enough), with the bench engine's stop rule (isochron_bench_ci_met:
+ * the median's distribution-free interval, or the mean's Student's t one,
+ * within rel_ci) and isochron_point_t as the result.
  *
  * Why not the bench engine (src/bench): it timestamps one execution of an
  * operation per repetition on every rank and turns the timestamps into a
@@ -309,6 +310,11 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
     if (MPI_Comm_dup(MPI_COMM_WORLD, &c.comm) != MPI_SUCCESS) return isochron_set_error(ISOCHRON_EMPI, "shmem: MPI_Comm_dup failed");
     c.oversubscribed = isochron_comm_oversubscribed(c.comm);
     double wall0 = isochron_truth_now();
+    isochron_bench_opts_t rule; /* the stop rule's fields of the bench engine's options */
+    isochron_bench_opts_default(&rule);
+    rule.min_reps = o->min_reps;
+    rule.rel_ci = o->rel_ci;
+    rule.ci_mean = o->ci_mean;
     snprintf(res->op, sizeof res->op, "%s", op->name);
     snprintf(res->family, sizeof res->family, "%s", op->family);
     res->bytes = (op->flags & ISOCHRON_SHMEM_SIZED) ? c.bytes : 0;
@@ -369,10 +375,10 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
         if (isfinite(tmax)) vals[nvalid++] = tmax;
         int go = 1;
         if (c.me == 0) {
-            if (nvalid >= o->min_reps && o->rel_ci > 0) {
+            if (nvalid >= o->min_reps && o->rel_ci > 0) { /* the bench engine's stop rule: --rel-ci means the same in every driver */
                 isochron_summary_t s;
                 isochron_summarize(vals, nvalid, o->ci_level, NULL, 0, &s);
-                if (nvalid >= 2 && s.ci_half <= o->rel_ci * fabs(s.mean)) { go = 0; stop = ISOCHRON_STOP_CI; }
+                if (nvalid >= 2 && isochron_bench_ci_met(&rule, &s, nvalid)) { go = 0; stop = ISOCHRON_STOP_CI; }
             }
             if (go && o->budget > 0 && nvalid >= o->min_reps && isochron_truth_now() - wall0 > o->budget) { go = 0; stop = ISOCHRON_STOP_BUDGET; }
             if (go && nvalid >= o->max_reps) { go = 0; stop = ISOCHRON_STOP_MAXREPS; }

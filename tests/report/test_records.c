@@ -311,7 +311,7 @@ static void shmem_records(void)
     u = isochron_report_shmem_check_summary(acc, 3, 2, 2, 1, 1);
     CHECK(isnan(u.wait) && isnan(u.max_measured), "a wait out of range: NaN");
     isochron_shmem_run_t run = {{"isochron-shmem", "{\"ranks\":3}", "{\"spec\":\"hca3\"}", "mpi_wtime", 3, 1, 0}, 2, ck,
-                                "OpenSHMEM 1.4 (vendor)", "n/a (not Open MPI's oshmem)", "outside", 5, 100, 0.05, 0.95, 1, 0, 64, 1, "shmem"};
+                                "OpenSHMEM 1.4 (vendor)", "n/a (not Open MPI's oshmem)", "outside", 5, 100, 0.05, 0.95, 1, 0, 64, 1, "shmem", 1};
     isochron_point_t p;
     memset(&p, 0, sizeof p);
     snprintf(p.op, sizeof p.op, "put");
