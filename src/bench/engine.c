@@ -246,17 +246,18 @@ static void gather_raw(isochron_bench_t *b, reps_t *r, int from, int to, isochro
     }
 }
 
+/* A point's datatype and reduction by the ops module's names (src/ops/datatypes.c); what it does not name is
+ * recorded as "other" and "-" (an application's own datatype or op). */
 static void dtype_name(MPI_Datatype dt, char *buf, size_t len)
 {
-    const char *n = dt == MPI_BYTE ? "byte" : dt == MPI_CHAR ? "char" : dt == MPI_INT ? "int" : dt == MPI_LONG ? "long"
-                  : dt == MPI_FLOAT ? "float" : dt == MPI_DOUBLE ? "double" : "other";
-    snprintf(buf, len, "%s", n);
+    const char *n = isochron_op_dtype_name(dt);
+    snprintf(buf, len, "%s", strcmp(n, "?") ? n : "other");
 }
 
 static void op_name(MPI_Op op, char *buf, size_t len)
 {
-    const char *n = op == MPI_SUM ? "sum" : op == MPI_PROD ? "prod" : op == MPI_MAX ? "max" : op == MPI_MIN ? "min" : "-";
-    snprintf(buf, len, "%s", n);
+    const char *n = isochron_op_reduce_name(op);
+    snprintf(buf, len, "%s", strcmp(n, "?") ? n : "-");
 }
 
 /* Root rotation (opts.rotate_root): one set-up per root, the contexts swapped
