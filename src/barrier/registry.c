@@ -31,13 +31,7 @@ static const barrier_alg_t *algs[] = {&bar_mpi, &isochron_bar_linear, &isochron_
 #define NA ((int)(sizeof algs / sizeof algs[0]))
 static isochron_barrier_info_t infos[NA];
 
-int isochron_barrier_count(void) { return NA; }
-const isochron_barrier_info_t *isochron_barrier_info(int i)
-{
-    if (i < 0 || i >= NA) return NULL;
-    infos[i] = (isochron_barrier_info_t){algs[i]->name, algs[i]->description};
-    return &infos[i];
-}
+ISOCHRON_REGISTRY_ACCESSORS(isochron_barrier_count, isochron_barrier_info, isochron_barrier_info_t, algs, NA, infos)
 
 static const char *alg_at(const void *reg, int i) { (void)reg; return algs[i]->name; }
 

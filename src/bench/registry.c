@@ -23,20 +23,8 @@ static const method_t *methods[] = {&isochron_method_global, &isochron_method_ma
 #define NM ((int)(sizeof methods / sizeof methods[0]))
 static isochron_named_t scheme_names[NS], method_names[NM];
 
-int isochron_scheme_count(void) { return NS; }
-const isochron_named_t *isochron_scheme_get(int i)
-{
-    if (i < 0 || i >= NS) return NULL;
-    scheme_names[i] = (isochron_named_t){schemes[i]->name, schemes[i]->description};
-    return &scheme_names[i];
-}
-int isochron_method_count(void) { return NM; }
-const isochron_named_t *isochron_method_get(int i)
-{
-    if (i < 0 || i >= NM) return NULL;
-    method_names[i] = (isochron_named_t){methods[i]->name, methods[i]->description};
-    return &method_names[i];
-}
+ISOCHRON_REGISTRY_ACCESSORS(isochron_scheme_count, isochron_scheme_get, isochron_named_t, schemes, NS, scheme_names)
+ISOCHRON_REGISTRY_ACCESSORS(isochron_method_count, isochron_method_get, isochron_named_t, methods, NM, method_names)
 static const char *scheme_at(const void *reg, int i) { (void)reg; return schemes[i]->name; }
 static const char *method_at(const void *reg, int i) { (void)reg; return methods[i]->name; }
 const scheme_t *isochron_scheme_find_impl(const char *name)
