@@ -25,10 +25,7 @@ static void options_members(isochron_json_t *j, const void *arg)
     isochron_json_kint(j, "min_reps", bo->min_reps);
     isochron_json_kint(j, "max_reps", bo->max_reps);
     isochron_json_kint(j, "max_attempts", bo->max_attempts);
-    isochron_json_knumber(j, "rel_ci", bo->rel_ci);
-    isochron_json_kstring(j, "ci_of", bo->ci_mean ? "mean" : "median");
-    isochron_json_knumber(j, "ci_level", bo->ci_level);
-    isochron_json_knumber(j, "budget_s", bo->budget);
+    isochron_report_stop_rule(j, bo->rel_ci, bo->ci_mean, bo->ci_level, bo->budget);
     isochron_json_kint(j, "warmup", bo->warmup);
     isochron_json_kstring(j, "barrier", bo->barrier);
     isochron_json_kbool(j, "barrier_twice", bo->barrier_twice);

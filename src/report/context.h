@@ -35,4 +35,7 @@ char *isochron_report_strings_text(const char *const *s, int n);
 int isochron_report_context_begin(isochron_reporter_t *rep, const isochron_report_run_head_t *head, int nplace, const char *const *keys,
                                   char **owned, int n);
 
+/* The engine's stop rule in a context's "options" (isochron-bench and isochron-shmem alike, one writer):
+ * "rel_ci", "ci_of" (median or mean), "ci_level", "budget_s". In run_records.c. */
+void isochron_report_stop_rule(isochron_json_t *j, double rel_ci, int ci_mean, double ci_level, double budget);
 #endif

@@ -148,3 +148,11 @@ int isochron_report_context_begin(isochron_reporter_t *rep, const isochron_repor
     free(timer_j);
     return rc;
 }
+
+void isochron_report_stop_rule(isochron_json_t *j, double rel_ci, int ci_mean, double ci_level, double budget)
+{
+    isochron_json_knumber(j, "rel_ci", rel_ci);
+    isochron_json_kstring(j, "ci_of", ci_mean ? "mean" : "median");
+    isochron_json_knumber(j, "ci_level", ci_level);
+    isochron_json_knumber(j, "budget_s", budget);
+}

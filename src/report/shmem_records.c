@@ -69,10 +69,7 @@ static void options_members(isochron_json_t *j, const void *arg)
     const isochron_shmem_run_t *r = arg;
     isochron_json_kint(j, "min_reps", r->min_reps);
     isochron_json_kint(j, "max_reps", r->max_reps);
-    isochron_json_knumber(j, "rel_ci", r->rel_ci);
-    isochron_json_kstring(j, "ci_of", r->ci_mean ? "mean" : "median");
-    isochron_json_knumber(j, "ci_level", r->ci_level);
-    isochron_json_knumber(j, "budget_s", r->budget);
+    isochron_report_stop_rule(j, r->rel_ci, r->ci_mean, r->ci_level, r->budget);
     isochron_json_kint(j, "iters", r->iters);
     isochron_json_kint(j, "msg_window", r->msg_window);
     isochron_json_kstring(j, "loop", r->loop);
