@@ -14,11 +14,17 @@
 # a CPU hog on node 1; bursts of delay (a hog on node 1 busy 50 ms of every 500 ms: exchanges that
 # meet a burst wait for the scheduler); SimGrid asym-2 (1 us one way, 11 us back) and asym-star-4.
 # Usage (root): bench/cluster_truth.sh [BUILD_DIR]   env: WAITS (default 0,10,30,60), SEED (default
-# 9100; tests use other seeds), CONDITIONS (default all: healthy starved hog burst sim)
+# 9100; tests use other seeds), CONDITIONS (default all: healthy starved hog burst sim), CPUS (node 0's
+# and node 1's CPU, e.g. 0,1: each rank of the 1-rank-per-node rows under taskset; default unbound;
+# the starved rows keep Open MPI's own binding, which is what starves them)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(readlink -f "${1:-$here/build}")
-waits=${WAITS:-0,10,30,60} seed=${SEED:-9100} conds=${CONDITIONS:-healthy starved hog burst sim}
+waits=${WAITS:-0,10,30,60} seed=${SEED:-9100} conds=${CONDITIONS:-healthy starved hog burst sim} cpus=${CPUS:-}
+[ -z "$cpus" ] || [[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "cluster_truth: CPUS '$cpus': expected node 0's and node 1's CPU, e.g. 0,1"; exit 2; }
+# each rank on its node's CPU (CPUS), read in the rank's own UTS namespace: host "<cluster>-nodeK"
+pin=()
+[ -z "$cpus" ] || pin=(env CT_CPUS="$cpus" bash -c 'IFS=, read -ra c <<< "$CT_CPUS"; h=$(hostname); exec taskset -c "${c[${h##*node}]}" "$@"' pin)
 export ISOCHRON_CLUSTER=${ISOCHRON_CLUSTER:-bench}
 cl=$here/tools/cluster
 out=$build/cluster_truth
@@ -27,14 +33,17 @@ rm -f "$out"/*.jsonl
 clock=$build/isochron-clock bench=$build/isochron-bench
 run_clock() { # name np launcher-args... -- skew
   local name=$1 np=$2 skew=$3; shift 3
-  local t0=$SECONDS
-  "$cl" mpirun-ompi -np "$np" --map-by node "$@" "$clock" --timer monotonic --wait "$waits" --skew "$skew" --quiet \
+  local t0=$SECONDS p=()
+  [ "$np" != 2 ] || p=("${pin[@]}")
+  "$cl" mpirun-ompi -np "$np" --map-by node "$@" "${p[@]}" "$clock" --timer monotonic --wait "$waits" --skew "$skew" --quiet \
     --jsonl "$out/$name.clock.jsonl" > "$out/$name.clock.txt" 2> "$out/$name.clock.err" || echo "($name: isochron-clock exited $?)"
   echo "$name: clock run took $((SECONDS - t0)) s" >&2
 }
 run_bench() {
   local name=$1 np=$2 skew=$3; shift 3
-  "$cl" mpirun-ompi -np "$np" --map-by node "$@" "$bench" --ops allreduce,bcast,pingpong --sizes 8,1K,64K \
+  local p=()
+  [ "$np" != 2 ] || p=("${pin[@]}")
+  "$cl" mpirun-ompi -np "$np" --map-by node "$@" "${p[@]}" "$bench" --ops allreduce,bcast,pingpong --sizes 8,1K,64K \
     --skew "$skew" --quiet --jsonl "$out/$name.bench.jsonl" > "$out/$name.bench.txt" 2> "$out/$name.bench.err" || echo "($name: isochron-bench exited $?)"
 }
 if [[ " $conds " == *" healthy "* || " $conds " == *" starved "* || " $conds " == *" hog "* || " $conds " == *" burst "* ]]; then
@@ -74,11 +83,12 @@ if [[ " $conds " == *" sim "* ]] && command -v smpirun >/dev/null; then
       --quiet --jsonl "$out/sim-$plat.clock.jsonl" > "$out/sim-$plat.clock.txt" 2>&1 || echo "(sim $plat exited $?)"
   done
 fi
-python3 - "$out" "$waits" <<'PY'
+python3 - "$out" "$waits" "${cpus:-unbound}" <<'PY'
 import glob, json, math, os, sys
-out, waits = sys.argv[1], [float(w) for w in sys.argv[2].split(",")]
+out, waits, cpus = sys.argv[1], [float(w) for w in sys.argv[2].split(",")], sys.argv[3]
 def us(x): return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x*1e6:.3f}"
 print(f"clock truth across hosts (isochron-clock, timer monotonic; truth: kernel CLOCK_MONOTONIC less namespace offsets, or simulated time)")
+print(f"1-rank-per-node rows: CPUs {cpus} (node 0's, node 1's); load average {open('/proc/loadavg').read().split()[0]} at the end, {os.cpu_count()} CPUs")
 print(f"{'condition':22} {'sync s':>7}  " + "  ".join(f"{'true@'+format(w,'g'):>9} {'stat':>8} {'hard':>8} {'kind':>4}" for w in waits)
       + f"  {'stat cov':>8} {'hard cov':>8} {'stated cov':>10}")
 for f in sorted(glob.glob(os.path.join(out, "*.clock.jsonl"))):

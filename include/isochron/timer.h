@@ -92,6 +92,19 @@ int isochron_truth_kernel_id(char *buf, size_t len);
 /** \brief The monotonic offset of this process's time namespace (seconds; 0 without one). */
 double isochron_truth_timens_offset(void);
 
+/**
+ * \brief Whether the timer's undecorated base reads the truth clock itself:
+ * base = isochron_truth_now() + \p *offset with a constant offset (timer
+ * "monotonic": CLOCK_MONOTONIC, the offset the time namespace's; "mpi_wtime"
+ * when read directly as CLOCK_MONOTONIC + its measured origin). Then the
+ * base's rate against the truth is exactly 1 and a truth reading gives the
+ * base reading at that instant exactly, with no bracketing. A decorated
+ * (skewed) timer answers for its base.
+ * \return 1 (and \p *offset set), or 0 (another clock: its rate against the
+ * truth must be measured).
+ */
+int isochron_timer_reads_truth(const isochron_timer_t *t, double *offset);
+
 /** \brief Sleep politely for \p seconds (nanosleep; yields the core). */
 void isochron_sleep(double seconds);
 

@@ -8,12 +8,15 @@
  *    hostnames or namespaces), CLOCK_MONOTONIC less each process's
  *    time-namespace offset (isochron_truth_now) is one clock for all of them,
  *    exact to the kernel's own reading: truth across the "nodes" of a cluster
- *    built from namespaces (tools/cluster) as on one host. Every rank reads it bracketing a jitter-free reading of its
- *    global clock (the base timer through the injected skew without noise,
- *    then through the model): a pair (m_i, G_i). Rank 0 knows its own global
- *    clock as a function of m from its own pairs (rate estimated over the
- *    longest span available), so true_offset_i = G_i - G_0(m_i), with no
- *    network in the way. With skew injection this is the exact error of the
+ *    built from namespaces (tools/cluster) as on one host. At each check,
+ *    after the wait, rank 0 reads it, then (after a barrier) every rank reads
+ *    it with a jitter-free reading of its global clock (the base timer through
+ *    the injected skew without noise, then through the model): a pair
+ *    (m_i, G_i); after a second barrier rank 0 reads it again. Rank 0 knows
+ *    its own global clock as a function of m between its two readings (exactly
+ *    where the base timer reads the truth clock; else at the base's rate
+ *    measured since the check's first sample), so true_offset_i =
+ *    G_i - G_0(m_i), with no network in the way (truth.c: isochron_truth_round). With skew injection this is the exact error of the
  *    synchronization against the injected truth. Under SimGrid the truth
  *    clock is the simulated time, one clock for every simulated host.
  * Waiting sleeps until shortly before each check time, so an oversubscribed
@@ -78,12 +81,12 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
     memset(&ctx, 0, sizeof ctx);
     ctx.lv = &lv;
     ctx.serialize = any_over; /* pins the measuring pair to two CPUs when oversubscribed */
-    double m_first = 0, b_first = 0, g_dummy, anchor = isochron_clock_now(global);
+    double first[2] = {0, 0}, g_dummy, anchor = isochron_clock_now(global);
     MPI_Bcast(&anchor, 1, MPI_DOUBLE, 0, work);
-    isochron_truth_sample(global, &m_first, &b_first, &g_dummy);
-    enum { NS = 5 }; /* per rank: truth, global, statistical bound, hard bound, untrusted */
-    double *samples = me == 0 ? malloc(sizeof(double) * NS * (size_t)p) : NULL;
-    if (me == 0 && !samples) rc = isochron_set_error(ISOCHRON_ENOMEM, "check: out of memory");
+    isochron_truth_sample(global, &first[0], &first[1], &g_dummy); /* the baseline of rank 0's rate */
+    enum { NX = 3 }; /* per rank, beside the truth: statistical bound, hard bound, untrusted */
+    double *err = me == 0 ? malloc(sizeof(double) * (size_t)p) : NULL, *extras = me == 0 ? malloc(sizeof(double) * NX * (size_t)p) : NULL;
+    if (me == 0 && (!err || !extras)) rc = isochron_set_error(ISOCHRON_ENOMEM, "check: out of memory");
     rc = isochron_agree(work, rc);
     if (!rc && me == 0 && each) each(-1, arg);
 
@@ -96,30 +99,23 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
         }
         if (rc) break;
         wait_global(global, target);
-        /* ground truth */
-        double mine[2], ma, ba, ga, mb, bb, gb;
-        isochron_truth_sample(global, &mine[0], &ba, &mine[1]);
-        ma = mine[0];
-        ga = mine[1];
-        double mine3[NS] = {mine[0], mine[1], track ? isochron_track_bound(track) : NAN, track ? isochron_track_bound_hard(track) : NAN,
-                            track ? isochron_track_untrusted(track) : 0};
-        MPI_Gather(mine3, NS, MPI_DOUBLE, samples, NS, MPI_DOUBLE, 0, work);
+        /* ground truth: every rank's sample inside rank 0's bracket, with the bounds stated then */
+        double mine[NX] = {track ? isochron_track_bound(track) : NAN, track ? isochron_track_bound_hard(track) : NAN,
+                           track ? isochron_track_untrusted(track) : 0};
+        if (truth) rc = isochron_truth_round(work, global, first, mine, NX, err, extras);
+        else MPI_Gather(mine, NX, MPI_DOUBLE, extras, NX, MPI_DOUBLE, 0, work);
+        if (rc) break;
         if (me == 0) {
-            isochron_truth_sample(global, &mb, &bb, &gb);
-            double rate = mb - m_first > 0.5 ? (bb - b_first) / (mb - m_first) : (mb > ma ? (bb - ba) / (mb - ma) : 1.0);
             for (int i = 0; i < p; i++) {
                 isochron_accuracy_t *a = &out[i * nwaits + w];
                 a->wait = waits[w];
-                a->true_offset = NAN;
-                if (truth && i > 0) a->true_offset = samples[NS * i + 1] - isochron_truth_global(global, ba + rate * (samples[NS * i] - ma));
-                a->bound = samples[NS * i + 2];
-                a->bound_hard = samples[NS * i + 3];
-                a->untrusted = samples[NS * i + 4] > 0;
-                if (truth && i == 0) a->true_offset = 0.0;
+                a->true_offset = truth ? err[i] : NAN;
+                a->bound = extras[NX * i];
+                a->bound_hard = extras[NX * i + 1];
+                a->untrusted = extras[NX * i + 2] > 0;
                 a->measured_offset = 0.0;
                 a->measured_hw = 0.0;
             }
-            (void)ga;
         }
         /* Alg. 6: rank 0 measures each rank's offset on the global clocks */
         for (int c = 1; c < p && !rc; c++) {
@@ -152,7 +148,8 @@ int isochron_sync_check_each(MPI_Comm comm, isochron_clock_t *global, isochron_t
         if (!rc && me == 0 && each) each(w, arg);
         if (!rc) rc = isochron_barrier_polite(work);
     }
-    free(samples);
+    free(err);
+    free(extras);
     MPI_Comm_free(&work);
     return rc;
 }

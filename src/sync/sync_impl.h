@@ -70,11 +70,23 @@ int isochron_hca3_tree(isochron_sync_ctx_t *ctx, MPI_Comm comm, isochron_tree_pa
  * nodes are not used: namespaces give one kernel many of both. Collective. */
 int isochron_truth_shared(MPI_Comm comm);
 
-/* Ground truth where all ranks share a kernel: the truth clock m read around a
- * jitter-free reading of the global clock g (base timer through the injected
- * skew without its noise, then through every model layer). */
+/* Ground truth where all ranks share a kernel: the truth clock m with the base
+ * reading b at that instant (exact where the base reads the truth clock, else m
+ * read around b) and the jitter-free global clock there, gv (b through the
+ * injected skew without its noise, then through every model layer). */
 void isochron_truth_sample(isochron_clock_t *g, double *m, double *b, double *gv);
 double isochron_truth_global(isochron_clock_t *g, double base_reading);
+/* Rank 0's global clock g at truth instant m, from its samples a and z, (m, b) each, taken before and after
+ * m, and optionally an earlier one, first (NULL: none): exact where the base reads the truth clock (rate 1),
+ * else the base's rate against the truth over the longest span (first .. z). */
+double isochron_truth_global_at(isochron_clock_t *g, double m, const double a[2], const double z[2], const double first[2]);
+/* One round of the truth, collective over comm: rank 0 samples, a barrier, every rank samples (and passes
+ * nextra <= 8 values of its own taken then), a barrier, rank 0 samples again, so every rank's sample lies
+ * inside rank 0's bracket. On rank 0: err[i] = G_i - G_0(m_i), the true offset of rank i's global clock
+ * (err[0] = 0), and extras[nextra * i + k] rank i's extra[k] (extras may be NULL). first: rank 0's earlier
+ * sample (m, b), the baseline of its base's rate where that is measured (isochron_truth_global_at). */
+int isochron_truth_round(MPI_Comm comm, isochron_clock_t *g, const double first[2], const double *extra, int nextra,
+                         double *err, double *extras);
 
 /* How far injected read jitter (skew's jitter=, standard deviation j per read)
  * can narrow an exchange's interval: 3 sigma of the two reads at either end,

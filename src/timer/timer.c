@@ -225,6 +225,14 @@ double isochron_truth_timens_offset(void)
 
 double isochron_truth_now(void) { return isochron_clock_gettime(CLOCK_MONOTONIC) - isochron_truth_timens_offset(); }
 
+int isochron_timer_reads_truth(const isochron_timer_t *t, double *offset)
+{
+    if (t->skewed) return isochron_timer_reads_truth(t->base, offset);
+    if (t->now == now_mono) { *offset = isochron_truth_timens_offset(); return 1; }
+    if (t->now == now_wtime_direct) { *offset = isochron_truth_timens_offset() + t->wtime_off; return 1; }
+    return 0;
+}
+
 int isochron_truth_kernel_id(char *buf, size_t len) { return isochron_kernel_id(buf, len); }
 
 void isochron_sleep(double seconds) { isochron_nap(seconds); }
