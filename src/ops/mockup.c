@@ -1,8 +1,8 @@
 /*
  * Mock-ups: a collective built from other collectives with the same result,
  * the right-hand sides of the self-consistent performance guidelines
- * [traff2010guidelines] (checked by ReproMPI's guideline checker and used by
- * PGMPITuneLib [hunold2018pgmpitunelib] to replace a collective that is
+ * (key traff-guidelines, docs/references.md) (checked by ReproMPI's guideline checker and used by
+ * PGMPITuneLib (key pgmpitunelib) to replace a collective that is
  * slower than its mock-up):
  *   allgather_mockup             MPI_Gather to rank 0 + MPI_Bcast of the p blocks
  *   allreduce_mockup             MPI_Reduce to rank 0 + MPI_Bcast

@@ -1,5 +1,5 @@
 /*
- * test_mockup: the guideline mock-ups (src/ops/mockup.c, [traff2010guidelines]) deliver exactly
+ * test_mockup: the guideline mock-ups (src/ops/mockup.c, (key traff-guidelines, docs/references.md)) deliver exactly
  * their collective's result, and their validation can fail.
  *  1. Every mock-up and A/A alias at 0, 1, 3, 7 (bcast: counts not divisible by p), 1000 and
  *     40000 bytes of MPI_INT / MPI_BYTE, roots 0 and p-1 for the rooted ones, reductions with
