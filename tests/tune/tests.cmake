@@ -2,3 +2,14 @@
 #   test_mockup   the guideline mock-ups and A/A aliases deliver their collective's result; a changed
 #                 element fails validation
 isochron_mpi_test(test_mockup tune/test_mockup.c "2;3;4")
+#   tune_layer    libisochron-tune.so under mpirun: redirected results equal the library's, a profile
+#                 of another run refused in one line (pass-through), isochron-bench validated under it
+add_executable(test_tune_layer tune/test_tune_layer.c)
+target_link_libraries(test_tune_layer PRIVATE MPI::MPI_C ${CMAKE_DL_LIBS})
+foreach(np 2 3 4)
+  add_test(NAME tune_layer_np${np}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tune/tune_layer.sh ${np} $<TARGET_FILE:test_tune_layer>
+                   $<TARGET_FILE:isochron_tune> $<TARGET_FILE:isochron-bench>)
+  set_tests_properties(tune_layer_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" LABELS mpi
+                       PROCESSORS ${np} TIMEOUT 300)
+endforeach()
