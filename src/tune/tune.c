@@ -41,6 +41,7 @@ static int func_of(int id)
     case ISOCHRON_PMPI_ID_MPI_Allreduce: return TUNE_ALLREDUCE;
     case ISOCHRON_PMPI_ID_MPI_Allgather: return TUNE_ALLGATHER;
     case ISOCHRON_PMPI_ID_MPI_Bcast: return TUNE_BCAST;
+    case ISOCHRON_PMPI_ID_MPI_Scan: return TUNE_SCAN;
     default: return -1;
     }
 }
@@ -166,13 +167,35 @@ int tune_redirect_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int 
     return rc;
 }
 
+/* Scan as Exscan + the own contribution: exact ops only (then the order of combination, and so the
+ * commutativity Reduce_local's operand order assumes, cannot change a bit; every exact type is a
+ * predefined contiguous one, so rank 0's copy is a memcpy); in place passes through (Exscan would
+ * overwrite the contribution it still needs). */
+int tune_redirect_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm)
+{
+    if (sendbuf == MPI_IN_PLACE || !exact(datatype, op)) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    int r = 0, ts = 0;
+    PMPI_Comm_rank(comm, &r);
+    PMPI_Type_size(datatype, &ts);
+    int rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (r == 0) {
+        if (count > 0) memcpy(recvbuf, sendbuf, (size_t)count * (size_t)ts);
+    } else {
+        rc = PMPI_Reduce_local(sendbuf, recvbuf, count, datatype, op);
+    }
+    if (rc == MPI_SUCCESS) redirected[TUNE_SCAN]++;
+    return rc;
+}
+
 /* ------------------------------------------------------------ the API (isochron/tune.h) */
 
 EXPORT int isochron_tune_active(void) { return active; }
 
 EXPORT long long isochron_tune_redirected(const char *function)
 {
-    if (!function) return redirected[TUNE_ALLREDUCE] + redirected[TUNE_ALLGATHER] + redirected[TUNE_BCAST];
+    if (!function) return redirected[TUNE_ALLREDUCE] + redirected[TUNE_ALLGATHER] + redirected[TUNE_BCAST] + redirected[TUNE_SCAN];
     int f = tune_func_find(function);
     return f < 0 ? -1 : redirected[f];
 }
@@ -186,9 +209,9 @@ EXPORT int MPI_Finalize(void)
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0)
             fprintf(stderr, "isochron-tune: rank 0 redirected %lld calls (MPI_Allreduce %lld, MPI_Allgather %lld,"
-                            " MPI_Bcast %lld); profile %s\n",
+                            " MPI_Bcast %lld, MPI_Scan %lld); profile %s\n",
                     isochron_tune_redirected(NULL), redirected[TUNE_ALLREDUCE], redirected[TUNE_ALLGATHER],
-                    redirected[TUNE_BCAST], active ? "active" : "not active");
+                    redirected[TUNE_BCAST], redirected[TUNE_SCAN], active ? "active" : "not active");
     }
     return PMPI_Finalize();
 }

@@ -3,7 +3,7 @@
  * redirectable call is made twice, through MPI_<f> (which the layer may redirect to its mock-up) and
  * through PMPI_<f> (the library's own), and the results must be equal byte for byte on every rank:
  * MPI_Allreduce (int sum, double max, long prod; double sum, which the layer must leave to the
- * library), MPI_Allgather and MPI_Bcast (bytes and a strided vector type, roots 0 and p-1), each
+ * library), MPI_Scan (int sum, double min; double sum left to the library), MPI_Allgather and MPI_Bcast (bytes and a strided vector type, roots 0 and p-1), each
  * in place and not, at counts 0, 1, 7, 1000 and 40000. Then it states how many calls the layer
  * redirected (isochron_tune_redirected, found with dlsym: the program does not link the layer).
  *   test_tune_layer id                  print the profile lines of this run (library, nprocs, hosts)
@@ -72,6 +72,26 @@ static void allreduce(int n, MPI_Datatype dt, MPI_Op op, const char *what)
     free(s); free(r1); free(r2);
 }
 
+static void scan(int n, MPI_Datatype dt, MPI_Op op, const char *what)
+{
+    int ts;
+    MPI_Type_size(dt, &ts);
+    size_t b = (size_t)n * (size_t)ts + 1;
+    unsigned char *s = malloc(b), *r1 = malloc(b), *r2 = malloc(b);
+    for (int ip = 0; ip < 2; ip++) {
+        for (int i = 0; i < n; i++) {
+            if (dt == MPI_INT) ((int *)s)[i] = (rank + 2) * (i % 89) - 5 * rank;
+            else ((double *)s)[i] = (rank % 2 ? 1e16 : 1.0) * (1 + i % 7) + 0.1 * rank;
+        }
+        memcpy(r1, s, b);
+        memcpy(r2, s, b);
+        MPI_Scan(ip ? MPI_IN_PLACE : s, r1, n, dt, op, MPI_COMM_WORLD);
+        PMPI_Scan(ip ? MPI_IN_PLACE : s, r2, n, dt, op, MPI_COMM_WORLD);
+        same(r1, r2, (size_t)n * (size_t)ts, what, n, ip);
+    }
+    free(s); free(r1); free(r2);
+}
+
 static void allgather(int n, MPI_Datatype dt, int ts)
 {
     size_t blk = (size_t)n * (size_t)ts, all = blk * (size_t)size;
@@ -124,6 +144,9 @@ int main(int argc, char **argv)
         allreduce(n, MPI_LONG, MPI_PROD, "MPI_Allreduce long prod");
         allreduce(n, MPI_DOUBLE, MPI_MAX, "MPI_Allreduce double max");
         allreduce(n, MPI_DOUBLE, MPI_SUM, "MPI_Allreduce double sum");
+        scan(n, MPI_INT, MPI_SUM, "MPI_Scan int sum");
+        scan(n, MPI_DOUBLE, MPI_MIN, "MPI_Scan double min");
+        scan(n, MPI_DOUBLE, MPI_SUM, "MPI_Scan double sum");
         allgather(n, MPI_BYTE, 1);
         allgather(n, MPI_INT, 4);
         for (int root = 0; root < 2; root++) {
@@ -134,17 +157,22 @@ int main(int argc, char **argv)
     MPI_Type_free(&vec);
     long long (*redirected)(const char *) = (long long (*)(const char *))dlsym(RTLD_DEFAULT, "isochron_tune_redirected");
     long long ar = redirected ? redirected("MPI_Allreduce") : -1, ag = redirected ? redirected("MPI_Allgather") : -1,
-              bc = redirected ? redirected("MPI_Bcast") : -1; /* before the tally's own allreduce */
+              bc = redirected ? redirected("MPI_Bcast") : -1, sc = redirected ? redirected("MPI_Scan") : -1;
+    /* (read before the tally's own allreduce) */
     int total_bad = 0;
     PMPI_Allreduce(&bad, &total_bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (!redirected) {
         if (rank == 0) printf("FAIL: isochron_tune_redirected not found (run under LD_PRELOAD=libisochron-tune.so)\n");
         total_bad++;
     } else if (argc > 2 && !strcmp(argv[1], "check")) {
-        if (rank == 0) printf("rank 0 redirected: MPI_Allreduce %lld, MPI_Allgather %lld, MPI_Bcast %lld\n", ar, ag, bc);
+        if (rank == 0)
+            printf("rank 0 redirected: MPI_Allreduce %lld, MPI_Allgather %lld, MPI_Bcast %lld, MPI_Scan %lld\n", ar, ag,
+                   bc, sc);
         int want = !strcmp(argv[2], "redirect");
-        /* allreduce: 3 exact kinds x 2 (in place or not) x 5 counts at most; the double sums stay */
-        int ok = want ? (ar > 0 && ar <= 30 && ag > 0 && bc > 0) : (ar == 0 && ag == 0 && bc == 0);
+        /* allreduce: 3 exact kinds x 2 (in place or not) x 5 counts at most, the double sums stay; scan: 2 exact
+         * kinds, not in place, x 5 counts */
+        int ok = want ? (ar > 0 && ar <= 30 && ag > 0 && bc > 0 && sc > 0 && sc <= 10)
+                      : (ar == 0 && ag == 0 && bc == 0 && sc == 0);
         if (!ok) {
             printf("FAIL rank %d: redirected counts do not match mode %s\n", rank, argv[2]);
             total_bad++;

@@ -5,8 +5,8 @@
 #     PMPI's), and each of the three functions was redirected;
 #  2. the same profile at another process count: one line on stderr naming the difference, and
 #     nothing redirected (every call passes through);
-#  3. isochron-bench itself under the layer with the matching profile: allreduce, allgather and
-#     bcast validated at 8 B, 1 KiB and 64 KiB (exit 0), and the layer redirected its calls.
+#  3. isochron-bench itself under the layer with the matching profile: allreduce, allgather,
+#     bcast and scan validated at 8 B, 1 KiB and 64 KiB (exit 0), and the layer redirected its calls.
 # usage: tune_layer.sh NP TEST_PROGRAM LAYER BENCH
 set -euo pipefail
 np=$1 prog=$2 layer=$3 bench=$4
@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 "${run[@]}" "$prog" id > "$tmp/id"
 grep -q '^mpi_library ' "$tmp/id" || fail "no id from $prog: $(cat "$tmp/id")"
 { echo "isochron_tune_profile 1"; cat "$tmp/id"
-  for f in MPI_Allreduce MPI_Allgather MPI_Bcast; do echo "redirect $f $np 0 1000000000"; done; } > "$tmp/match"
+  for f in MPI_Allreduce MPI_Allgather MPI_Bcast MPI_Scan; do echo "redirect $f $np 0 1000000000"; done; } > "$tmp/match"
 sed "s/^nprocs .*/nprocs $((np + 1))/" "$tmp/match" > "$tmp/other"
 # 1
 "${run[@]}" -x LD_PRELOAD="$layer" -x ISOCHRON_TUNE_PROFILE="$tmp/match" "$prog" check redirect > "$tmp/1.out" 2> "$tmp/1.err" \
@@ -35,8 +35,8 @@ grep -q "measured at $((np + 1)) processes, this run has $np; passing every call
 echo "ok   np $np: profile of $((np + 1)) processes refused in one line, nothing redirected"
 # 3
 "${run[@]}" -x LD_PRELOAD="$layer" -x ISOCHRON_TUNE_PROFILE="$tmp/match" -x ISOCHRON_TUNE_VERBOSE=1 \
-  "$bench" --ops allreduce,allgather,bcast --sizes 8,1K,64K --budget 0.1 --min-reps 3 > "$tmp/3.out" 2> "$tmp/3.err" \
+  "$bench" --ops allreduce,allgather,bcast,scan --sizes 8,1K,64K --budget 0.1 --min-reps 3 > "$tmp/3.out" 2> "$tmp/3.err" \
   || fail "isochron-bench under the layer: $(grep -v '^\[' "$tmp/3.err" | head -5)"
 line=$(grep "^isochron-tune: rank 0 redirected" "$tmp/3.err") || fail "isochron-bench: no report of the layer: $(tail -3 "$tmp/3.err")"
 case "$line" in *"redirected 0 calls"*) fail "isochron-bench: the layer redirected nothing: $line";; esac
-echo "ok   np $np: isochron-bench validated allreduce, allgather, bcast under the layer ($line)"
+echo "ok   np $np: isochron-bench validated allreduce, allgather, bcast, scan under the layer ($line)"
