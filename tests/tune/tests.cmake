@@ -13,3 +13,10 @@ foreach(np 2 3 4)
   set_tests_properties(tune_layer_np${np} PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" LABELS mpi
                        PROCESSORS ${np} TIMEOUT 300)
 endforeach()
+#   tune_rules_accept  Open MPI applies the dynamic rules file isochron tune writes, by message size
+add_executable(test_rules_order tune/test_rules_order.c)
+target_link_libraries(test_rules_order PRIVATE MPI::MPI_C)
+add_test(NAME tune_rules_accept
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tune/rules_accept.sh $<TARGET_FILE:test_rules_order> ${PROJECT_SOURCE_DIR})
+set_tests_properties(tune_rules_accept PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" LABELS mpi PROCESSORS 4
+                     SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -273,18 +273,63 @@ def run_sets(outdir: str, launcher: Sequence[str], bench: str, nprocs: Sequence[
     return dirs
 
 
-def load_points(paths: Sequence[str]) -> tuple[list[Record], str]:
+def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[list[Record], str]:
+    """The points of the result sets and the MPI library (up to its first comma); HOSTS, when
+    given, receives the sorted host set of the runs."""
     from .dataset import read
     pts: list[Record] = []
     mpi = ""
+    seen: set[str] = set()
     for path in paths:
         ds = read(path)
         for w in ds.warnings:
             print(f"isochron: warning: {w}", file=sys.stderr)
         pts += ds.records.get("point", [])
-        if ds.contexts and not mpi:
-            mpi = str(ds.contexts[0].get("run", {}).get("mpi_library", "")).split(",")[0]
+        for ctx in ds.contexts:
+            run = ctx.get("run", {}) if isinstance(ctx, dict) else {}
+            if not mpi:
+                mpi = str(run.get("mpi_library", "")).split(",")[0].strip()
+            seen |= {str(h) for h in run.get("hosts", []) or []}
+    if hosts is not None:
+        hosts[:] = sorted(seen)
     return pts, mpi
+
+
+#: the guidelines whose collective libisochron-tune.so can redirect, and its MPI function
+LAYER_FUNCS = {"allreduce": "MPI_Allreduce", "allgather": "MPI_Allgather", "bcast": "MPI_Bcast",
+               "scan": "MPI_Scan"}
+
+
+def profile_text(res: Result, nprocs: int, hosts: Sequence[str]) -> str:
+    """libisochron-tune.so's profile (isochron/tune.h): a redirect for every violated pair at
+    NPROCS whose collective the layer can redirect. A run of violated sizes covers message sizes
+    up to the geometric means with its measured neighbours (the whole range below the smallest
+    and above the largest measured size stays with the library)."""
+    if not res.mpi or not hosts:
+        raise IsochronError("--profile: the results do not state the MPI library and hosts they were"
+                            " measured on")
+    lines = ["# libisochron-tune.so profile written by isochron guidelines (isochron/tune.h)",
+             "isochron_tune_profile 1", f"mpi_library {res.mpi}", f"nprocs {nprocs}",
+             f"hosts {','.join(hosts)}"]
+    sizes: dict[str, list[int]] = {}
+    for p in res.pairs:
+        if p.nprocs == nprocs:
+            sizes.setdefault(p.coll, []).append(p.bytes)
+    n = 0
+    for coll, _np, a, b, k, _ in violation_ranges([p for p in res.pairs if p.nprocs == nprocs]):
+        if coll not in LAYER_FUNCS:
+            lines.append(f"# {coll}: violated at {fmt_bytes(a)} .. {fmt_bytes(b)}, not redirectable by the layer")
+            continue
+        ms = sorted(set(sizes[coll]))
+        i, j = ms.index(a), ms.index(b)
+        lo = a if i == 0 else int(math.ceil(math.sqrt(max(1, ms[i - 1]) * max(1, a))))
+        hi = b if j == len(ms) - 1 else int(math.floor(math.sqrt(max(1, b) * ms[j + 1])))
+        lines.append(f"redirect {LAYER_FUNCS[coll]} {nprocs} {lo} {hi}   # violated at {fmt_bytes(a)} .. {fmt_bytes(b)}"
+                     f" ({k} measured sizes)")
+        n += 1
+    if not n:
+        lines.append("# no violation the layer can act on: every call passes through")
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -318,10 +363,24 @@ def cmd_guidelines(args: Any) -> int:
     if not paths:
         raise IsochronError("nothing to check: give result sets (launch-set directories or JSON"
                             " Lines) or --run DIR to measure")
-    pts, mpi = load_points(paths)
+    hosts: list[str] = []
+    pts, mpi = load_points(paths, hosts)
     res = Result(analyse(pts, args.aa, args.level, args.tolerance), args.aa, args.level,
                  args.tolerance, paths, mpi)
     sys.stdout.write(table(res))
+    if args.profile:
+        if args.aa:
+            raise IsochronError("--profile comes from a guideline run, not from the A/A control (--aa)")
+        nps = sorted({p.nprocs for p in res.pairs})
+        np_ = args.profile_np if args.profile_np else nps[-1]
+        if np_ not in nps:
+            raise IsochronError(f"--profile-np {np_}: not measured (process counts: {nps})")
+        try:
+            with open(args.profile, "w", encoding="utf-8") as fh:
+                fh.write(profile_text(res, np_, hosts))
+        except OSError as exc:
+            raise IsochronError(f"--profile {args.profile}: cannot write ({exc.strerror})") from None
+        print(f"profile: {args.profile} ({np_} processes)")
     if args.json:
         try:
             with open(args.json, "w", encoding="utf-8") as fh:
@@ -368,6 +427,10 @@ def add_parser(sub: Any) -> None:
                    help="holds when the collective is at most this fraction slower at the"
                    f" confidence level (default: {DEFAULT_TOLERANCE:g})")
     g.add_argument("--json", metavar="OUT", help="write the pairs and violations as JSON")
+    g.add_argument("--profile", metavar="OUT", help="write libisochron-tune.so's profile: the violated"
+                   " ranges the layer can redirect (isochron/tune.h)")
+    g.add_argument("--profile-np", type=int, help="the process count of --profile (default: the"
+                   " largest measured)")
     g.add_argument("--launcher", default="tools/mpirun-local", help="--run: the launcher command,"
                    " -np N follows it (default: tools/mpirun-local)")
     g.set_defaults(func=cmd_guidelines)
