@@ -124,8 +124,10 @@ def launch_medians(points: Sequence[Record], op: str) -> dict[tuple[str, int, in
     return out
 
 
-def choose(points: Sequence[Record], coll: str, alpha: float = 0.05) -> list[Choice]:
-    """Per (nprocs, size): the algorithm for the rules file (see the module's design)."""
+def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launches: int = 3) -> list[Choice]:
+    """Per (nprocs, size): the algorithm for the rules file (see the module's design). An
+    algorithm is considered only with at least ``min_launches`` valid launch medians on its side and
+    on the default's (a point without a valid repetition in a launch has no median)."""
     from .launches import launch_test
     med = launch_medians(points, coll)
     if not med:
@@ -141,7 +143,7 @@ def choose(points: Sequence[Record], coll: str, alpha: float = 0.05) -> list[Cho
         best = min(times, key=lambda a: times[a])
         sig = {}
         for a, v in per.items():
-            if a == 0 or len(v) < 2 or len(per[0]) < 2:
+            if a == 0 or len(v) < max(2, min_launches) or len(per[0]) < max(2, min_launches):
                 continue
             t = launch_test(per[0], v, alpha)
             if t["significant"] and t["d"] < 0:
@@ -320,7 +322,7 @@ def cmd_tune(args: Any) -> int:
     if not paths:
         raise IsochronError("nothing to tune from: give a launch set (configurations alg<N>) or --run DIR")
     pts, mpi = _points(paths)
-    ch = choose(pts, coll, args.alpha)
+    ch = choose(pts, coll, args.alpha, args.min_launches)
     sys.stdout.write(choice_table(coll, ch, args.alpha))
     if args.rules:
         text = rules_text(coll, ch, mpi)
@@ -360,6 +362,8 @@ def add_parser(sub: Any) -> None:
     t.add_argument("--seed", type=int, help="seed of the launch order")
     t.add_argument("--timeout", type=float, help="kill a launch running longer (s)")
     t.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    t.add_argument("--min-launches", type=int, default=3, help="an algorithm is chosen only with at least"
+                   " this many valid launch medians on its side and the default's (default: 3)")
     t.add_argument("--rules", metavar="FILE", help="write (or, with --verify, use) the rules file")
     t.add_argument("--verify", metavar="DIR", help="measure (unless DIR holds a set) and compare"
                    " default, rules file and forced algorithms (--algs)")
