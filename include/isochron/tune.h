@@ -12,7 +12,8 @@
  * `#` comments:
  *
  *     isochron_tune_profile 1
- *     mpi_library Open MPI v4.1.4        (MPI_Get_library_version up to its first comma)
+ *     mpi_library Open MPI v4.1.4        (MPI_Get_library_version up to its first comma or line end,
+ *                                         tabs as spaces: "MPICH Version: 4.0.2")
  *     nprocs 4                           (MPI_COMM_WORLD's size it was measured at)
  *     hosts vm                           (the sorted set of MPI_Get_processor_name, comma-separated)
  *     redirect MPI_Allreduce 4 0 4096    (function, communicator size, smallest and largest message

@@ -101,8 +101,9 @@ int tune_profile_check(const tune_profile_t *p, char *why, size_t n)
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     PMPI_Get_library_version(lib, &len);
-    char *comma = strchr(lib, ',');
-    if (comma) *comma = 0;
+    lib[strcspn(lib, ",\n")] = 0; /* Open MPI: "Open MPI v4.1.4, package: ..."; MPICH: "MPICH Version:\t4.0.2\n..." */
+    for (char *t = lib; *t; t++)
+        if (*t == '\t') *t = ' ';
     trim(lib);
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     PMPI_Get_processor_name(name, &len);

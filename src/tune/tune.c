@@ -11,7 +11,7 @@
  *    requires to match across ranks (communicator size, the type signature's bytes, the op and the
  *    datatype), and the profile is accepted or refused by all ranks together at MPI_Init.
  *  - A profile applies only where it was measured: the library (MPI_Get_library_version up to its
- *    first comma), MPI_COMM_WORLD's size and the host set must equal the profile's; otherwise rank 0
+ *    first comma or line end), MPI_COMM_WORLD's size and the host set must equal the profile's; otherwise rank 0
  *    prints one line naming the difference and every call passes through.
  *  - Data is never changed: a redirect delivers the library's result. Reductions are redirected only
  *    where the result does not depend on the order of combination (exact ops and types), in-place

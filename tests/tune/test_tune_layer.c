@@ -34,8 +34,9 @@ static void print_id(void)
     char lib[MPI_MAX_LIBRARY_VERSION_STRING], name[MPI_MAX_PROCESSOR_NAME] = "";
     int len;
     MPI_Get_library_version(lib, &len);
-    char *c = strchr(lib, ',');
-    if (c) *c = 0;
+    lib[strcspn(lib, ",\n")] = 0;
+    for (char *t = lib; *t; t++)
+        if (*t == '\t') *t = ' ';
     while (strlen(lib) && (lib[strlen(lib) - 1] == ' ' || lib[strlen(lib) - 1] == '\n')) lib[strlen(lib) - 1] = 0;
     MPI_Get_processor_name(name, &len);
     char *all = calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);

@@ -273,6 +273,12 @@ def run_sets(outdir: str, launcher: Sequence[str], bench: str, nprocs: Sequence[
     return dirs
 
 
+def library_id(version: str) -> str:
+    """MPI_Get_library_version up to its first comma or line end, tabs as spaces: "Open MPI v4.1.4",
+    "MPICH Version: 4.0.2" (the rule of libisochron-tune.so's profile check, src/tune/profile.c)."""
+    return version.split(",")[0].split("\n")[0].replace("\t", " ").strip()
+
+
 def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[list[Record], str]:
     """The points of the result sets and the MPI library (up to its first comma); HOSTS, when
     given, receives the sorted host set of the runs."""
@@ -288,7 +294,7 @@ def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[l
         for ctx in ds.contexts:
             run = ctx.get("run", {}) if isinstance(ctx, dict) else {}
             if not mpi:
-                mpi = str(run.get("mpi_library", "")).split(",")[0].strip()
+                mpi = library_id(str(run.get("mpi_library", "")))
             seen |= {str(h) for h in run.get("hosts", []) or []}
     if hosts is not None:
         hosts[:] = sorted(seen)
