@@ -22,7 +22,7 @@ else
 fi
 [ -x "$BUILD/isochron-bench" ] || { echo "guidelines.sh: no $BUILD/isochron-bench (build it first)" >&2; exit 2; }
 echo "# guidelines, $MPI, np $NP, $LAUNCHES launches per order, sizes $SIZES, budget $BUDGET s/point;" \
-     "$(bench_cores 2>/dev/null || nproc) at start: load $(bench_load)"
+     "$(bench_cores) at start"
 "$PY" -m isochron.cli guidelines --run "$OUT/gl" --np "$NP" --launches "$LAUNCHES" --sizes "$SIZES" \
   --bench "$BUILD/isochron-bench" --bench-args "--budget $BUDGET" --launcher "$launcher" \
   --json "$OUT/guidelines.json" 2>"$OUT/gl.log" || { cat "$OUT/gl.log" >&2; exit 1; }
