@@ -20,3 +20,6 @@ add_test(NAME tune_rules_accept
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tune/rules_accept.sh $<TARGET_FILE:test_rules_order> ${PROJECT_SOURCE_DIR})
 set_tests_properties(tune_rules_accept PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" LABELS mpi PROCESSORS 4
                      SKIP_RETURN_CODE 77 TIMEOUT 120)
+# prefix_app: the collective-heavy workload of bench/tune_prefix.sh (no test)
+add_executable(tune_prefix_app tune/prefix_app.c)
+target_link_libraries(tune_prefix_app PRIVATE MPI::MPI_C)
