@@ -7,7 +7,7 @@ file(GLOB_RECURSE headers "${HEADERS_DIR}/*.h")
 # Only libisochron.so's own headers: isochron/cc.h is the API of libisochron-cc.so (the PMPI layer),
 # isochron/trace.h of libisochron-trace.so (cmake/trace.map), isochron/shmem.h of libisochron_shmem;
 # naming their functions here would export names libisochron.so does not contain.
-list(FILTER headers EXCLUDE REGEX "/isochron/(cc|trace|shmem)\\.h$")
+list(FILTER headers EXCLUDE REGEX "/isochron/(cc|trace|shmem|tune)\\.h$")
 set(names)
 foreach(h IN LISTS headers)
   file(READ "${h}" text)

@@ -130,6 +130,7 @@ const isochron_op_t *isochron_ops_builtin_thread(int *n);
 const isochron_op_t *isochron_ops_builtin_rmabw(int *n);
 const isochron_op_t *isochron_ops_builtin_part(int *n);
 const isochron_op_t *isochron_ops_builtin_bigcount(int *n);
+const isochron_op_t *isochron_ops_builtin_mockup(int *n);
 
 /* The shared functions of a kind, wrapped once per operation (the run
  * functions stay individual). */

@@ -46,7 +46,7 @@ int isochron_ops_create(isochron_ops_t **out)
                                                 isochron_ops_builtin_tput, isochron_ops_builtin_neighbor,
                                                 isochron_ops_builtin_persist, isochron_ops_builtin_thread,
                                                 isochron_ops_builtin_rmabw, isochron_ops_builtin_part,
-                                                isochron_ops_builtin_bigcount };
+                                                isochron_ops_builtin_bigcount, isochron_ops_builtin_mockup };
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         int n = 0;
         const isochron_op_t *v = tables[t](&n);

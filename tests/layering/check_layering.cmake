@@ -1,6 +1,6 @@
 # The layering rule of isochron, checked on the sources (cmake -P, no build):
 #
-#   modules, lowest first: core timer clock sync stats ops models barrier bench report shmem trace cc
+#   modules, lowest first: core timer clock sync stats ops models barrier bench report shmem trace cc tune
 #   - src/<m>/ includes "isochron/<x>.h" only for x at or below m, and private
 #     headers "<y>/..." only of its own module, of core, or of pmpi (the PMPI
 #     call record shared by the interposition layers);
@@ -16,7 +16,7 @@
 if(NOT DEFINED ROOT)
   message(FATAL_ERROR "layering: -DROOT=<source dir> is required")
 endif()
-set(MODULES core timer clock sync stats ops models barrier bench report shmem trace cc)
+set(MODULES core timer clock sync stats ops models barrier bench report shmem trace cc tune)
 set(failures "")
 
 function(_includes FILE OUTVAR)

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import launches
+from . import guidelines, launches, tune
 from ._version import __version__
 from .comparison import compare, comparison_table, parse_threshold
 from .dataset import IsochronError, read
@@ -297,6 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     mo.add_argument("--heatmap-size", metavar="BYTES", type=int,
                     help="message size of the heatmap (default: the last matrix)")
     mo.set_defaults(func=cmd_models)
+    guidelines.add_parser(sub)
+    tune.add_parser(sub)
     return p
 
 

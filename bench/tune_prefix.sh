@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# A collective-heavy program where a guideline is violated (docs/tuning.md): tune_prefix_app
+# (tests/tune/prefix_app.c: the prefix-sum step of a stream compaction, MPI_Scan of N ints ITERS
+# times) at NP ranks, without and with libisochron-tune.so and the profile isochron guidelines wrote
+# (PROFILE: MPI_Scan redirected to MPI_Exscan + the local op where the guideline was violated), in
+# ROUNDS rotated rounds. Time = the program's own loop timer (slowest rank); the checksum of every
+# prefix must be the same in every run. Prints per mode median [min max], the per-round ratio and its
+# median with a t interval on the log ratios across rounds.
+#   PROFILE=FILE (required)  NP=2 N=16384 ITERS=2000 ROUNDS=5
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+NP=${NP:-2} N=${N:-16384} ITERS=${ITERS:-2000} ROUNDS=${ROUNDS:-5} BUILD=${BUILD:-$here/build}
+PROFILE=$(readlink -f "${PROFILE:?set PROFILE to a profile written by isochron guidelines --profile}")
+prog=$BUILD/tests/tune_prefix_app layer=$BUILD/libisochron-tune.so
+[ -x "$prog" ] && [ -e "$layer" ] || { echo "tune_prefix.sh: build tune_prefix_app and isochron_tune first" >&2; exit 2; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+echo "# tune_prefix: MPI_Scan of $N ints x $ITERS at $NP ranks, $ROUNDS rounds; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq 1 "$ROUNDS"); do
+  order=(default layer); [ $((r % 2)) = 0 ] && order=(layer default)
+  for m in "${order[@]}"; do
+    if [ "$m" = layer ]; then
+      env LD_PRELOAD="$layer" ISOCHRON_TUNE_PROFILE="$PROFILE" ISOCHRON_TUNE_VERBOSE=1 "$here/tools/mpirun-local" -np "$NP" "$prog" "$N" "$ITERS" > "$tmp/$m.$r" 2> "$tmp/$m.$r.err"
+    else
+      "$here/tools/mpirun-local" -np "$NP" "$prog" "$N" "$ITERS" > "$tmp/$m.$r" 2> "$tmp/$m.$r.err"
+    fi || { echo "tune_prefix.sh: $m run $r failed: $(tail -3 "$tmp/$m.$r.err")" >&2; exit 1; }
+  done
+done
+python3 - "$tmp" "$ROUNDS" <<'PY'
+import math, re, statistics, sys
+tmp, rounds = sys.argv[1], int(sys.argv[2])
+def rd(m, r):
+    t = open(f"{tmp}/{m}.{r}").read()
+    g = re.search(r"loop ([0-9.]+) s checksum (\w+)", t)
+    return float(g.group(1)), g.group(2)
+d = [rd("default", r) for r in range(1, rounds + 1)]
+l = [rd("layer", r) for r in range(1, rounds + 1)]
+sums = {c for _, c in d + l}
+for name, v in (("default", d), ("layer", l)):
+    ts = [x for x, _ in v]
+    print(f"{name:8} loop {statistics.median(ts):.3f} s [{min(ts):.3f} {max(ts):.3f}]")
+logs = [math.log(a[0] / b[0]) for a, b in zip(l, d)]
+mean = sum(logs) / len(logs)
+line = "layer/default per round: " + " ".join(f"{math.exp(x):.3f}" for x in logs) + f"; geometric mean {math.exp(mean):.3f}"
+if len(logs) > 1:
+    from statistics import stdev
+    tq = {1: 12.71, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}.get(len(logs) - 1, 2.0)
+    h = tq * stdev(logs) / math.sqrt(len(logs))
+    line += f" [95 % CI {math.exp(mean - h):.3f}, {math.exp(mean + h):.3f}]"
+print(line)
+print("checksums: " + ("identical (" + sums.pop() + ")" if len(sums) == 1 else "DIFFER: " + ", ".join(sorted(sums))))
+err = open(f"{tmp}/layer.1.err").read()
+m = re.search(r"isochron-tune: .*", err)
+print("layer: " + (m.group(0) if m else "no report"))
+sys.exit(0 if len({c for _, c in d + l}) == 1 else 1)
+PY
+rc=$?
+echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit $rc
