@@ -8,7 +8,7 @@ real output column by column: values may differ, words may not. Two lines compar
 do after `shape()`: every number (with its time unit, `<=` before it) and every `-` cell becomes `#`, a `...` on the page
 elides (the parts around it must appear in that order),
 the stop reason becomes STOP, the two bound kinds KIND, and a row's trailing `! ...` note (whether a
-point is uncertain depends on the run) and `clock± hard` mark are dropped. So a column added,
+point is uncertain depends on the run), `retried: ...` note and `clock± hard` mark are dropped. So a column added,
 removed or renamed, a new `[timing]` cell or a changed header fails. Commands of a driver or
 library this build lacks (isochron-shmem, libisochron-trace.so) are reported as not built;
 `isochron ...` (Python) commands are left to pytest.
@@ -33,6 +33,7 @@ def shape(line):
     """The line with its values replaced: what must agree between a page and a real run."""
     s = line.strip()
     s = re.sub(r"\s+!\s.*$|\s+!$", "", s)               # the uncertain note: depends on the run
+    s = re.sub(r"\s+retried: .*$", "", s)                # a retried point's note: likewise
     s = re.sub(r"\s+clock± hard$", "", s)                # the hard bound's mark: likewise
     s = NUM.sub("#", s)
     s = re.sub(r"(?<=\s)-(?=\s|$)", "#", s)              # a cell without a value
