@@ -28,3 +28,6 @@ set_tests_properties(docs_options PROPERTIES LABELS "serial" PASS_REGULAR_EXPRES
 add_test(NAME docs_quickstart COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/docs/quickstart.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE_DIR:isochron_shared>)
 set_tests_properties(docs_quickstart PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};MPICC=${MPI_C_COMPILER};MPICXX=${MPI_CXX_COMPILER}"
                      TIMEOUT 300 LABELS "cli" PROCESSORS 2 PASS_REGULAR_EXPRESSION "quickstart: PASS")
+# Issue 36: docs/ and bench/results/ name no absolute path of the development machine (tests/docs/check_paths.py).
+add_test(NAME docs_paths COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_paths.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_paths PROPERTIES LABELS "serial" PASS_REGULAR_EXPRESSION "check_paths: PASS")
