@@ -2,7 +2,7 @@
 """quickstart: the C and C++ programs of docs/quickstart.md compile against this build's shared
 library and run at 2 ranks, each printing its one line (issue 36). The programs are taken from the
 page's own ```c and ```cpp blocks, so the page cannot drift from the API.
-  quickstart.py SOURCE_DIR LIBRARY_DIR   (MPICC, MPICXX, MPIRUN from the environment)
+  quickstart.py SOURCE_DIR LIBRARY_DIR   (MPICC, MPIRUN from the environment; MPICXX, else MPICC's C++ twin)
 Prints "quickstart: PASS" or "quickstart: FAIL: ..."."""
 import os
 import re
@@ -20,7 +20,10 @@ if len(progs["c"]) != 1 or len(progs["cpp"]) != 1:
 mpirun = [os.path.join(src, "tools", "mpirun-local")]   # MPIRUN (the build's MPI) plus what Open MPI needs here
 bad = []
 with tempfile.TemporaryDirectory() as tmp:
-    for lang, cc, std in (("c", os.environ.get("MPICC") or "mpicc", "-std=c11"), ("cpp", os.environ.get("MPICXX") or "mpicxx", "-std=c++11")):
+    mpicc = os.environ.get("MPICC") or "mpicc"
+    # the C++ wrapper of the same MPI (CMake finds only the C one: mpicc.mpich -> mpicxx.mpich)
+    mpicxx = os.environ.get("MPICXX") or os.path.join(os.path.dirname(mpicc), os.path.basename(mpicc).replace("mpicc", "mpicxx", 1))
+    for lang, cc, std in (("c", mpicc, "-std=c11"), ("cpp", mpicxx, "-std=c++11")):
         srcf, exe = os.path.join(tmp, "quick." + lang), os.path.join(tmp, "quick_" + lang)
         open(srcf, "w").write(progs[lang][0])
         build = [cc, std, "-Wall", "-Wextra", "-Werror", "-I", os.path.join(src, "include"), srcf, "-o", exe,

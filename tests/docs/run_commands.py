@@ -31,7 +31,7 @@ NUM = re.compile(r"(<=\s*)?[-+]?\d+(\.\d+)?(e[-+]?\d+)?(\s?(ns|us|µs|ms|s)\b)?"
 STOPS = r"\b(ci|max_reps|max_attempts|budget|error)\b(?!=)"
 
 
-CTX = re.compile(r"^([a-z_]+)\s{2,}(\S.*=.*)$")       # a context line: key  k1=v1, k2=v2, ...
+CTX = re.compile(r"^([a-z_]+)\s{2,}([a-z_]+=.*)$")    # a context line: key  k1=v1, k2=v2, ...
 
 
 def shape(line):
@@ -90,7 +90,7 @@ for page in pages:
                         shown.append(x)
                 cmds.append((os.path.relpath(page, src), l[2:], shown))
 
-bad, ran = [], 0
+bad, ran, skipped = [], 0, False
 with tempfile.TemporaryDirectory() as tmp:
     for page, cmd, shown in cmds:
         words = shlex.split(cmd)
@@ -101,6 +101,10 @@ with tempfile.TemporaryDirectory() as tmp:
             continue
         needs = [w for w in words if w.startswith("build/") or "=build/" in w]
         missing = [w.split("=", 1)[-1] for w in needs if not os.path.exists(os.path.join(build, w.split("=", 1)[-1][len("build/"):]))]
+        if rest[0] == "ls" and skipped:                   # lists what a command not run here wrote
+            print(f"run_commands: left out (its command was not run): {cmd}")
+            continue
+        skipped = bool(missing)
         if missing:
             print(f"run_commands: not built here ({', '.join(missing)}): {cmd}")
             continue
