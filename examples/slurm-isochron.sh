@@ -12,7 +12,9 @@ out=${SLURM_SUBMIT_DIR:-$PWD}/isochron-${SLURM_JOB_ID:-local}
 mkdir -p "$out"
 launch() { srun --cpu-bind=cores "$@"; }   # or: mpirun --hostfile hosts -np N --bind-to core
 # 1. how true is the global clock across the nodes, right after sync and later (tracked)
-launch isochron-clock --sync hca3+prop --wait 0,10,60 --jsonl "$out/clock.jsonl"
+# (prop, within a node, needs one time source per node: Open MPI's MPI_Wtime has one origin per
+# process, so the timer is monotonic; docs/running.md)
+launch isochron-clock --sync hca3+prop --timer monotonic --wait 0,10,60 --jsonl "$out/clock.jsonl"
 # 2. every blocking collective, 8 B..1 MiB, Round-Time on the tracked global clock
 launch isochron-bench --jsonl "$out/bench.jsonl" --csv "$out/bench.csv"
 # 3. barrier algorithms: exit skew and the cost of synchronizing

@@ -106,8 +106,12 @@ papers_cluster_down() {
   PAPERS_CLUSTER=
 }
 
+papers_rel() {  # a path inside the repository relative to it; one outside by its name only
+  case "$1" in "$ROOT"/*) echo "${1#"$ROOT"/}" ;; *) echo "$(basename "$1") (outside the repository)" ;; esac
+}
+
 papers_finish() {
-  echo "results: $RES"
+  echo "results: $(papers_rel "$RES")"
   [ "$PAPERS_DEFERRED" = 1 ] || return 0
   sleep 0.2  # let tee write the last lines
   mv -f "$RES.partial" "$RES"
@@ -126,8 +130,9 @@ papers_load() {
 
 papers_context() {
   echo "# $PAPER reproduction, mode $MODE, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "# isochron $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+dirty'), build $BUILD"
-  echo "# $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(mpirun --version 2>/dev/null | head -1), python $PY"
+  # paths relative to the repository (a result names no file of the machine it ran on: tests/docs/check_paths.py)
+  echo "# isochron $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+dirty'), build $(papers_rel "$BUILD")"
+  echo "# $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(mpirun --version 2>/dev/null | head -1), $("$PY" --version 2>&1)"
   echo "# $(papers_load)"
   echo "# peers: OSU ${OSU_DIR:-not given}; IMB ${IMB:-not given}; ReproMPI ${REPROMPI:-not given}"
 }

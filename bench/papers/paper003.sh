@@ -226,7 +226,7 @@ try:
         ax[2].legend()
     fig.tight_layout()
     fig.savefig(figp + ".png", dpi=130)
-    print(f"\nfigure: {figp}.png")
+    print(f"\nfigure: {figp.rsplit('/', 1)[-1]}.png (beside the results)")
 except ImportError:
     print("\nno figure: matplotlib not importable by this python")
 PY

@@ -214,7 +214,7 @@ def test_show_report_and_plot_put_the_launch_level_first(cli, tmp_path):
     rc, out, _ = cli("show", AA)
     assert rc == 0
     assert out.index("across launches") < out.index("isochron show --per-launch")
-    assert "95 % CI [µs]" in out and "between share" in out and "5 of config a1" in out
+    assert "CI(launches) 95 % [µs]" in out and "between share" in out and "5 of config a1" in out
     rc, per, _ = cli("show", AA, "--per-launch")
     assert rc == 0 and per.count("run 10:") == 1
     rc, out, _ = cli("report", AA, "-o", tmp_path / "r")

@@ -21,7 +21,7 @@ class _Page(HTMLParser):
         a = dict(attrs)
         if tag == "img":
             self.imgs.append(a)
-        if tag in ("link", "script") or (tag == "a" and "href" in a):
+        if tag in ("link", "script") or (tag == "a" and not a.get("href", "#").startswith("#")):
             self.links.append((tag, a))
         if tag == "table":
             self.tables += 1

@@ -76,9 +76,9 @@ def test_uncertain_points_are_marked(cli, tmp_path):
     path = _write(tmp_path, lambda r: r.update(uncertain=r["op"] == "get" and r["bytes"] == 4096))
     rc, out, _ = cli("show", path)
     assert rc == 0
-    assert "2.431 ?" in _row(out, "get", "4 KiB")
-    assert " ?" not in _row(out, "get", "8 B")
-    assert "? = uncertain" in out
+    assert "2.431 !" in _row(out, "get", "4 KiB")
+    assert " !" not in _row(out, "get", "8 B")
+    assert "! = uncertain" in out
 
 
 def test_clock_column_names_its_bound_kind(cli, tmp_path):
@@ -152,7 +152,7 @@ def test_report_and_terminal_stay_clean(tmp_path):
     page = open(tmp_path / "r" / "index.html", encoding="utf-8").read()
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", page)
     assert "&lt;= 0.031" in cells and "below resolution" in cells
-    assert any(c.endswith(" ?") for c in cells)
+    assert any(c.endswith(" !") for c in cells)
     assert not [c for c in cells if NEG.search(c)]
 
 

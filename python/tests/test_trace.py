@@ -50,7 +50,7 @@ def test_report_shows_trace(cli, tmp_path):
     rc, so, se = cli("report", fx("clock-hca3.jsonl"), "-o", tmp_path, "--trace", TRACE, "--instance", "2")
     assert rc == 0, se
     page = open(os.path.join(tmp_path, "index.html"), encoding="utf-8").read()
-    assert "<h2>Trace</h2>" in page and "MPI_Allreduce #2 across 4 ranks" in page
+    assert '<h2 id="trace">Trace</h2>' in page and "MPI_Allreduce #2 across 4 ranks" in page
     assert page.count("data:image/png;base64") >= 2
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""check_links: every relative link of README.md, CONTRIBUTING.md, CHANGELOG.md and docs/*.md
-resolves: the file or directory exists in the source tree and, for `page.md#anchor`, the page has
+"""check_links: every relative link of README.md, CONTRIBUTING.md, CHANGELOG.md, docs/*.md,
+docs/papers/*.md and docs/man/*.md resolves, and every docs/... path a man page (docs/man/*.1) names
+exists: the file or directory exists in the source tree and, for `page.md#anchor`, the page has
 a heading whose GitHub anchor is `anchor` (lower case, punctuation dropped, spaces to '-').
 External links (http, https, mailto) are not fetched. Issue 27.
   check_links.py SOURCE_DIR
@@ -49,8 +50,15 @@ def links(path):
 
 
 files = [f for f in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md") if os.path.exists(os.path.join(root, f))]
-files += sorted(os.path.join("docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md"))
+for sub in ("docs", "docs/papers", "docs/man"):
+    files += sorted(os.path.join(sub, f) for f in os.listdir(os.path.join(root, sub)) if f.endswith(".md"))
 bad, pending, count = [], set(), 0
+for man in sorted(f for f in os.listdir(os.path.join(root, "docs", "man")) if f.endswith(".1")):
+    for n, line in enumerate(open(os.path.join(root, "docs", "man", man), encoding="utf-8"), 1):
+        for target in re.findall(r"\bdocs/[\w./-]*[\w/]", line.replace("\\-", "-")):
+            count += 1
+            if not os.path.exists(os.path.join(root, target)):
+                bad.append(f"docs/man/{man}:{n}: {target} does not exist")
 for rel in files:
     here = os.path.dirname(rel)
     for n, target in links(os.path.join(root, rel)):

@@ -21,3 +21,13 @@ set_tests_properties(docs_man_current PROPERTIES LABELS "serial" PASS_REGULAR_EX
 add_test(NAME docs_commands COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/docs/run_commands.py ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 set_tests_properties(docs_commands PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 300 LABELS "cli" PROCESSORS 2
                      PASS_REGULAR_EXPRESSION "run_commands: PASS")
+# Issue 36: every option of a driver's --help is in its guide and the guide names no other; the
+# quick start's C and C++ programs (taken from docs/quickstart.md) compile and run at 2 ranks.
+add_test(NAME docs_options COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_options.py ${PROJECT_SOURCE_DIR} ${_man_drivers})
+set_tests_properties(docs_options PROPERTIES LABELS "serial" PASS_REGULAR_EXPRESSION "check_options: PASS")
+add_test(NAME docs_quickstart COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/docs/quickstart.py ${PROJECT_SOURCE_DIR} $<TARGET_FILE_DIR:isochron_shared>)
+set_tests_properties(docs_quickstart PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE};MPICC=${MPI_C_COMPILER};MPICXX=${MPI_CXX_COMPILER}"
+                     TIMEOUT 300 LABELS "cli" PROCESSORS 2 PASS_REGULAR_EXPRESSION "quickstart: PASS")
+# Issue 36: docs/ and bench/results/ name no absolute path of the development machine (tests/docs/check_paths.py).
+add_test(NAME docs_paths COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_paths.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_paths PROPERTIES LABELS "serial" PASS_REGULAR_EXPRESSION "check_paths: PASS")

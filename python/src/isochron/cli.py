@@ -158,6 +158,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+#: where every column of show's and the report's tables is defined (the same names as the drivers')
+LEGEND = "docs/output.md, section 'The tables, column by column'"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="isochron", epilog=EPILOG,
@@ -167,8 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("show", help="summary tables of one or more result files",
                        description="Summary tables: benchmark points by operation, then scheme"
-                       " and method (sizes in KiB, times in µs, CI, valid/reps); clock accuracy"
-                       " per wait; barrier skew, cost, shift and payoff.", epilog=EPILOG)
+                       " and method (sizes in KiB, times in µs, CI(mean), valid/reps); clock accuracy"
+                       " per wait; barrier skew, cost, shift and payoff. Every column and mark is"
+                       " defined in " + LEGEND + ".", epilog=EPILOG)
     s.add_argument("files", nargs="+", metavar="FILE")
     s.add_argument("--per-launch", action="store_true",
                    help="with several launches: also each launch's own tables")

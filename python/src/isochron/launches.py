@@ -318,7 +318,7 @@ def launch_tables(points: Iterable[Record], level: float = 0.95) -> list[Table]:
         group = [s for s in stats if s.point.get("op") == op]
         varying = [k for k in ("config", "scheme", "method", "barrier", "nprocs", "root")
                    if len({repr(s.point.get(k)) for s in group}) > 1]
-        cols = varying + ["size", "launches", "median [µs]", f"{level * 100:g} % CI [µs]",
+        cols = varying + ["size", "launches", "median [µs]", f"CI(launches) {level * 100:g} % [µs]",
                           "rerun [µs]", "launch CV", "between share", "for ±10 %",
                           "launch medians [µs]"]
         rows = []
@@ -329,7 +329,7 @@ def launch_tables(points: Iterable[Record], level: float = 0.95) -> list[Table]:
                 _ci_cell(*s.rerun), fmt_pct(s.sd_log), fmt_pct(s.between_share),
                 _needed_cell(s.sd_log), " ".join(fmt_time(m, digits=3) for m in s.medians)])
         n = len(varying)
-        notes = [f"median: of the launch medians; CI: Student's t over the logs of the launch"
+        notes = [f"median: of the launch medians; CI(launches): Student's t over the logs of the launch"
                  f" medians ({level * 100:g} %), the headline uncertainty: it is what reruns see,"
                  " unlike a single launch's CI over repetitions",
                  "rerun: where one new launch's median falls (t prediction interval);"

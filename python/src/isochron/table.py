@@ -81,10 +81,14 @@ def header_lines(ds: Dataset) -> list[str]:
     return lines
 
 
-_STAT_COLS = ["valid/reps", "median [µs]", "mean [µs]", "CI [µs]", "min [µs]", "max [µs]"]
+# Column names mean what they mean in the drivers' tables (docs/output.md, "The tables, column by
+# column"): the mean's Student-t interval is "CI(mean)", never plain "CI"; "!" marks an uncertain
+# point (the median's CI half-width plus the clock bound above 10 % of the median), as the drivers do.
+_STAT_COLS = ["valid/reps", "median [µs]", "mean [µs]", "CI(mean) [µs]", "min [µs]", "max [µs]"]
 _TIME_KEYS = ("median_s", "mean_s", "ci_lo_s", "ci_hi_s", "min_s", "max_s", "median_ci_lo_s",
               "median_ci_hi_s")
-UNCERTAIN_MARK = " ?"
+UNCERTAIN_MARK = " !"
+CLOCK_MARK = " >5%"   # the clock cell of a point whose bound is above CLOCK_WARN of its median
 
 
 def resolution_cell(p: Mapping[str, Any]) -> str:
@@ -167,7 +171,7 @@ def _rate_cells(p):
 def _ci_note(points):
     levels = {p.get("ci_level") for p in points if not is_missing(p.get("ci_level"))}
     level = ", ".join(f"{100 * lv:g} %" for lv in sorted(levels)) or "?"
-    return f"CI: {level} confidence interval of the mean (Student's t), over valid repetitions"
+    return f"CI(mean): {level} confidence interval of the mean (Student's t), over valid repetitions"
 
 
 CLOCK_WARN = 0.05   # a clock error bound above this share of the median makes a point doubtful
@@ -180,7 +184,7 @@ def _clock_cells(p, with_true, kinds=()):
     b, med = p.get("clock_bound_s"), p.get("median_s")
     cell = fmt_time(b)
     if not is_missing(b) and not is_missing(med) and med and b > CLOCK_WARN * abs(med):
-        cell += " !"
+        cell += CLOCK_MARK
     if len(kinds) > 1 and isinstance(p.get("clock_bound_kind"), str) and not is_missing(b):
         cell += f" ({p['clock_bound_kind']})"
     return [cell] + ([fmt_time(p.get("clock_true_s"))] if with_true else [])
@@ -245,7 +249,7 @@ def _point_table(title, group, lead, right_from):
     if with_clock:
         notes.append("clock ±: the tracked clock's estimated error bound at the end of the point"
                      + ("; true: against the host-wide clock or the injected skew" if with_true else "")
-                     + f"; ! = bound above {100 * CLOCK_WARN:g} % of the median"
+                     + f";{CLOCK_MARK} = bound above {100 * CLOCK_WARN:g} % of the median"
                      + "".join(f"; {_KIND_NOTE.get(k, k)}" for k in kinds))
     if with_rate:
         notes.append("MB/s = 10^6 bytes/s: bytes one run moves (a window of every sender) / median time of a run;"
