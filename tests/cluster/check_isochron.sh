@@ -142,6 +142,7 @@ r=$(grep '^residual' "$out/cc.plain")
 awk '$1 !~ /^#/ {print $1, $4}' "/run/isochron-cluster/$ISOCHRON_CLUSTER/nodes" > "$out/offsets"
 SH
 slurm=$(command -v slurmctld >/dev/null && command -v munged >/dev/null && echo 1)
+trap 'rm -f "/run/isochron-cluster/$ISOCHRON_CLUSTER.lock"' EXIT # the cluster's lock file, once with took it down
 "$cl" with 2 --offsets 0,7 -- bash "$out/runs.sh" "$cl" "$build" "$out" "$ccex" "${MPI:-ompi}" "$slurm" < /dev/null || exit 1
 python3 - "$out" "${MPI:-ompi}" <<'PY' || exit 1
 import json, math, sys

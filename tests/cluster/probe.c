@@ -7,7 +7,8 @@
  * of 20 tries; REALTIME is not namespaced, so mono - real differs between two nodes by their
  * monotonic offsets: truth the kernel keeps, independent of any MPI or isochron code). It also
  * reports MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)'s size, i.e. how the MPI library groups ranks
- * into nodes. Rank 0 prints one line per rank, "key=value" fields, for tests to parse.
+ * into nodes, and the CPUs the rank may run on (Cpus_allowed_list of /proc/self/status: tools/cluster
+ * gives each node its own). Rank 0 prints one line per rank, "key=value" fields, for tests to parse.
  * With --pingpong N, rank 0 and the first rank on another host (by hostname; rank 1 when all share
  * one) exchange 8 bytes N times after 20 warm-up round trips and rank 0 prints the median, minimum
  * and maximum round trip from MPI_Wtime; the other ranks wait in MPI_Barrier (busy-polling, as MPI
@@ -26,6 +27,7 @@
 typedef struct {
   char host[64];
   char boot_id[40];
+  char cpus[64]; /* Cpus_allowed_list */
   long long timens_mono_s; /* -1: no time namespaces in this kernel */
   long long mono_ns, real_ns, mono_minus_real_ns, read_width_ns;
   int node_size, node_rank;
@@ -52,6 +54,21 @@ static long long timens_monotonic(void) {
     if (strcmp(key, "monotonic") == 0) r = s;
   fclose(f);
   return r;
+}
+
+static void cpus_allowed(char *out, size_t n) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  snprintf(out, n, "unknown");
+  if (!f) return;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+      char *v = line + 18;
+      v += strspn(v, " \t");
+      v[strcspn(v, "\n")] = '\0';
+      snprintf(out, n, "%s", v);
+    }
+  fclose(f);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -84,6 +101,7 @@ int main(int argc, char **argv) {
   gethostname(me.host, sizeof me.host - 1);
   read_line("/proc/sys/kernel/random/boot_id", me.boot_id, sizeof me.boot_id);
   me.timens_mono_s = timens_monotonic();
+  cpus_allowed(me.cpus, sizeof me.cpus);
   me.read_width_ns = -1;
   for (int t = 0; t < 20; t++) {
     struct timespec r0, m, r1;
@@ -113,9 +131,9 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     for (int r = 0; r < size; r++)
       printf("rank=%d host=%s boot_id=%s timens_monotonic_s=%lld node_size=%d node_rank=%d mono_ns=%lld real_ns=%lld "
-             "mono_minus_real_ns=%lld read_width_ns=%lld\n",
+             "mono_minus_real_ns=%lld read_width_ns=%lld cpus=%s\n",
              r, all[r].host, all[r].boot_id, all[r].timens_mono_s, all[r].node_size, all[r].node_rank, all[r].mono_ns,
-             all[r].real_ns, all[r].mono_minus_real_ns, all[r].read_width_ns);
+             all[r].real_ns, all[r].mono_minus_real_ns, all[r].read_width_ns, all[r].cpus);
     fflush(stdout);
   }
 

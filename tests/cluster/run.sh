@@ -3,8 +3,10 @@
 # offsets 0 and 7 s; cluster_probe (tests/cluster/probe.c) launched across it by Open MPI, MPICH and
 # Slurm's srun (Open MPI over PMIx, MPICH over PMI-2; SLURM=0 leaves Slurm out); each run's hostnames, timens offsets, clock differences,
 # boot_id and MPI node grouping are checked against the configured cluster (check_probe.py). Also
-# checks the tool itself: bad input is refused, `up` is idempotent, `down` stops processes left
-# inside a node. Exit 77 (CTest SKIP_RETURN_CODE) where namespaces cannot be made (not root, no time
+# checks the tool itself: bad input to `up`, `with` and the other commands is refused while a cluster
+# of the same name is up, and the refusal leaves it as it was (nodes alive, state unchanged); `up` is
+# idempotent; each node's ranks run on the node's CPUs (the state's cpus file: with 2 or more CPUs,
+# the 2 nodes' ranks on different ones); `down` stops processes left inside a node. Exit 77 (CTest SKIP_RETURN_CODE) where namespaces cannot be made (not root, no time
 # namespaces); the reason is printed. The packages the cluster needs beyond `make test`'s are
 # installed here (tools/install-deps.sh with EXTRA_PKGS), so `make run` does not pay for them.
 # usage: run.sh PROBE_OPENMPI BUILD_DIR   (SLURM=0: without the Slurm part and its packages)
@@ -31,7 +33,7 @@ if ! why=$("$cluster" check); then
   exit 77
 fi
 
-work=$build/cluster-test # outside /tmp: every node has its own /tmp
+work=$build/cluster-test
 rm -rf "$work"
 mkdir -p "$work"
 mpicc.mpich -O2 -o "$work/probe.mpich" "$here/probe.c"
@@ -84,12 +86,6 @@ expect_fail() { # expect_fail REGEX cmd..: cmd must fail and print REGEX
   fi
 }
 
-step "bad input"
-expect_fail "node count '9'" "$cluster" up 9
-expect_fail "--offsets '0,7,13' gives 3 value" "$cluster" up 2 --offsets 0,7,13
-expect_fail "--offsets value 'x'" "$cluster" up 2 --offsets 0,x
-expect_fail "ISOCHRON_CLUSTER 'Bad_name'" env ISOCHRON_CLUSTER=Bad_name "$cluster" status
-
 step "up 2 (twice: idempotent)"
 "$cluster" up 2 --offsets 0,7
 pids1=$(awk '!/^#/ {print $5}' "$state/nodes")
@@ -100,6 +96,44 @@ expect_fail "is up with nodes/offsets/slots '2 0 7 2'" "$cluster" up 2 --offsets
 "$cluster" status
 nodes=$state/nodes
 
+step "bad input is refused and leaves the running cluster as it was"
+snapshot() { # the state files and whether each holder lives
+  local f pid
+  for f in nodes config cpus hostfile hostfile.mpich hosts agent; do echo "== $f"; cat "$state/$f"; done
+  for pid in $(awk '!/^#/ {print $5}' "$state/nodes"); do echo "holder $pid $([ -e "/proc/$pid" ] && echo alive || echo gone)"; done
+}
+before=$(snapshot)
+for cmd in up with; do
+  dd=(); [ $cmd = with ] && dd=(-- true)
+  expect_fail "node count '9'" "$cluster" $cmd 9 "${dd[@]}"
+  expect_fail "node count '0'" "$cluster" $cmd 0 "${dd[@]}"
+  expect_fail "--offsets '0,7,13' gives 3 value" "$cluster" $cmd 2 --offsets 0,7,13 "${dd[@]}"
+  expect_fail "--offsets value 'x'" "$cluster" $cmd 2 --offsets 0,x "${dd[@]}"
+  expect_fail "--slots '0'" "$cluster" $cmd 2 --slots 0 "${dd[@]}"
+  expect_fail "--slots 'y'" "$cluster" $cmd 2 --slots=y "${dd[@]}"
+  expect_fail "--cpus '0' gives 1 CPU" "$cluster" $cmd 2 --cpus 0 "${dd[@]}"
+  expect_fail "--cpus value '4096'" "$cluster" $cmd 2 --cpus 0,4096 "${dd[@]}"
+  expect_fail "unknown option '--bogus'" "$cluster" $cmd 2 --bogus "${dd[@]}"
+done
+expect_fail "--offsets needs a value" "$cluster" up 2 --offsets
+expect_fail "is up with nodes/offsets/slots '2 0 7 2'" "$cluster" up 3
+expect_fail "no '--' before the command" "$cluster" with 2 true
+expect_fail "no command after '--'" "$cluster" with 2 --
+expect_fail "cluster '$ISOCHRON_CLUSTER' is already up" "$cluster" with 2 --offsets 0,7 -- true
+expect_fail "down: takes no arguments" "$cluster" down 2
+expect_fail "status: takes no arguments" "$cluster" status x
+expect_fail "node '5' is not in cluster" "$cluster" unhog 5
+expect_fail "node '5' is not in cluster" "$cluster" exec 5 true
+expect_fail "is not --burst ON_MS/PERIOD_MS" "$cluster" hog 1 --burst 5
+expect_fail "ISOCHRON_CLUSTER 'Bad_name'" env ISOCHRON_CLUSTER=Bad_name "$cluster" status
+after=$(snapshot)
+if [ "$before" != "$after" ] || ! "$cluster" status >/dev/null; then
+  echo "FAIL: a refused command changed the running cluster:"; diff <(echo "$before") <(echo "$after") || true
+  fails=$((fails + 1))
+else
+  echo "ok: the cluster survived every refusal (state files unchanged, holders alive)"
+fi
+
 step "Open MPI: 2 nodes x 2 ranks"
 launch ompi "$cluster" mpirun-ompi -np 4 "$probe" --pingpong 50
 python3 "$here/check_probe.py" "$nodes" "$work/ompi.txt" 4 2 openmpi || fails=$((fails + 1))
@@ -107,6 +141,15 @@ python3 "$here/check_probe.py" "$nodes" "$work/ompi.txt" 4 2 openmpi || fails=$(
 step "Open MPI: 1 rank per node, mpi_yield_when_idle 1"
 launch ompi2 "$cluster" mpirun-ompi -np 2 --map-by node --mca mpi_yield_when_idle 1 "$probe" --pingpong 200
 python3 "$here/check_probe.py" "$nodes" "$work/ompi2.txt" 2 2 openmpi-yield || fails=$((fails + 1))
+# each rank on its node's CPUs (Open MPI binds within the node's cpuset): what the state's cpus file says
+check_cpus() { # LABEL OUTPUT: every rank's Cpus_allowed_list within its node's cpus; nodes that share none, apart
+  python3 "$here/check_cpus.py" "$state/cpus" "$nodes" "$2" "$1"
+}
+check_cpus openmpi-cpus "$work/ompi.txt" || fails=$((fails + 1))
+check_cpus openmpi-yield-cpus "$work/ompi2.txt" || fails=$((fails + 1))
+if [ "$(nproc)" -ge 2 ] && ! grep -q '^1 [0-9,-]* -$' "$state/cpus"; then
+  echo "FAIL: with $(nproc) CPUs the 2 nodes share CPUs: $(cat "$state/cpus")"; fails=$((fails + 1))
+fi
 
 # 1 rank per node: with 2 ranks on a node, Debian's MPICH 4.0.2 over UCX 1.13.1's TCP transport hangs in
 # MPI_Finalize in most runs (ranks of one node spin in uct_tcp_iface_progress flushing endpoints while
@@ -114,6 +157,7 @@ python3 "$here/check_probe.py" "$nodes" "$work/ompi2.txt" 2 2 openmpi-yield || f
 step "MPICH: 2 nodes x 1 rank"
 launch_mpich mpich 2 "$cluster" mpirun-mpich -np 2 -ppn 1 "$work/probe.mpich" --pingpong 50
 python3 "$here/check_probe.py" "$nodes" "$work/mpich.txt" 2 2 mpich || fails=$((fails + 1))
+check_cpus mpich-cpus "$work/mpich.txt" || fails=$((fails + 1))
 
 if [ "$SLURM" = 1 ]; then
   step "Slurm: slurmctld + munged in node 0, slurmd in both"
@@ -121,6 +165,7 @@ if [ "$SLURM" = 1 ]; then
   step "Slurm: srun -N 2 -n 4 (Open MPI, PMIx)"
   launch srun "$cluster" srun -N 2 -n 4 "$probe" --pingpong 50
   python3 "$here/check_probe.py" "$nodes" "$work/srun.txt" 4 2 srun-openmpi || fails=$((fails + 1))
+  check_cpus srun-cpus "$work/srun.txt" || fails=$((fails + 1))
   step "Slurm: srun --mpi=pmi2 -N 2 --ntasks-per-node=1 (MPICH)"
   launch_mpich srun-mpich 2 "$cluster" srun --mpi=pmi2 -N 2 --ntasks-per-node=1 "$work/probe.mpich" --pingpong 50
   python3 "$here/check_probe.py" "$nodes" "$work/srun-mpich.txt" 2 2 srun-mpich || fails=$((fails + 1))

@@ -12,3 +12,7 @@ add_test(NAME cluster_isochron
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_isochron.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} $<TARGET_FILE:cc_checkpoint>)
 set_tests_properties(cluster_isochron PROPERTIES LABELS "cluster" SKIP_RETURN_CODE 77 TIMEOUT 400 RUN_SERIAL TRUE
                      PASS_REGULAR_EXPRESSION "check_isochron: PASS")
+# the cluster run from a fresh copy of the repository under /tmp (issue 35): the nodes see the host's /tmp
+add_test(NAME cluster_clone COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/clone.sh ${PROJECT_SOURCE_DIR} /tmp)
+set_tests_properties(cluster_clone PROPERTIES LABELS "cluster" SKIP_RETURN_CODE 77 TIMEOUT 180 RUN_SERIAL TRUE
+                     PASS_REGULAR_EXPRESSION "cluster_clone: 0 failure")
