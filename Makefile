@@ -1,7 +1,9 @@
-# Front door for a fresh machine. `make run` installs what is missing, builds, runs the clock
-# synchronization accuracy check, a small benchmark and the barrier experiments on 4 local
-# ranks, and writes an HTML report of the three (its path is printed last); `make test` does the same set-up and runs every
-# test: CTest (C, real mpirun jobs) and pytest (the Python analysis package).
+# Front door for a fresh machine. `make run` finds or brings what is missing (tools/install-deps.sh:
+# Debian's packages as root; else nothing system-wide, MPI and CMake from PyPI into $(VENV) when not on
+# PATH), builds, runs the clock synchronization accuracy check, a small benchmark and the barrier
+# experiments on 4 local ranks, and writes an HTML report of the three (its path is printed last);
+# `make test` does the same set-up and runs every test: CTest (C, real mpirun jobs) and pytest (the
+# Python analysis package).
 BUILD ?= build
 NP ?= 4
 SPEC ?= hca3
@@ -9,21 +11,25 @@ MPIRUN := $(CURDIR)/tools/mpirun-local
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
+# An MPI or CMake that tools/install-deps.sh brought from PyPI is linked here: first on PATH for every
+# command below (the build, its tests and the runs use it); absent otherwise.
+export PATH := $(abspath $(VENV))/isochron-bin:$(PATH)
 
 .PHONY: all deps pydeps build run test pytest bench clean
 
 all: build
 
 deps:
-	@bash tools/install-deps.sh
+	@VENV=$(VENV) PYTHON=$(PYTHON) bash tools/install-deps.sh
 
-# The Python package, editable, with its test dependencies, in $(VENV); reinstalled only when
-# importing it (from this tree) or a dependency fails.
+# The Python package, editable, with its test dependencies, in $(VENV); installed only when importing
+# it (from this tree) or a dependency fails. The venv is made anew only when its Python does not run
+# (it may hold the MPI and CMake from PyPI: tools/install-deps.sh).
 pydeps: deps
 	@$(PY) -c 'import isochron, pandas, matplotlib, scipy, pytest, jsonschema, ruff, mypy, sys; \
 	  sys.exit(not isochron.__file__.startswith("$(CURDIR)/python/"))' 2>/dev/null || { \
 	  echo "installing the Python package and its dependencies into $(VENV)"; \
-	  rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) && \
+	  { $(PY) -c 'import sys' 2>/dev/null || { rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }; } && \
 	  $(PY) -m pip install -q --upgrade pip && \
 	  $(PY) -m pip install -q -e 'python[test]'; }
 
