@@ -15,30 +15,42 @@ PYTHON ?= python3
 # command below (the build, its tests and the runs use it); absent otherwise.
 export PATH := $(abspath $(VENV))/isochron-bin:$(PATH)
 
-.PHONY: all deps pydeps build run test pytest bench clean
+.PHONY: all deps pydeps pyreport configure build run test pytest bench clean
 
 all: build
 
 deps:
 	@VENV=$(VENV) PYTHON=$(PYTHON) bash tools/install-deps.sh
 
-# The Python package, editable, with its test dependencies, in $(VENV); installed only when importing
-# it (from this tree) or a dependency fails. The venv is made anew only when its Python does not run
-# (it may hold the MPI and CMake from PyPI: tools/install-deps.sh).
+# The Python package, editable, in $(VENV): with its test dependencies (pydeps, for `make test`) or
+# without (pyreport: the report of `make run`); installed only when importing it (from this tree) or a
+# dependency fails. The venv is made anew only when its Python does not run (it may hold the MPI and
+# CMake from PyPI: tools/install-deps.sh).
+define pyinstall
+@$(PY) -c 'import sys, isochron, $(1); sys.exit(not isochron.__file__.startswith("$(CURDIR)/python/"))' 2>/dev/null || { \
+  echo "installing the Python package and its dependencies into $(VENV)"; \
+  { $(PY) -c 'import sys' 2>/dev/null || { rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }; } && \
+  $(PY) -m pip install -q --upgrade pip && \
+  $(PY) -m pip install -q -e '$(2)'; }
+endef
+# ($(,) is a comma inside $(call))
+, := ,
+PYMODS := pandas, matplotlib, scipy, jsonschema
 pydeps: deps
-	@$(PY) -c 'import isochron, pandas, matplotlib, scipy, pytest, jsonschema, ruff, mypy, sys; \
-	  sys.exit(not isochron.__file__.startswith("$(CURDIR)/python/"))' 2>/dev/null || { \
-	  echo "installing the Python package and its dependencies into $(VENV)"; \
-	  { $(PY) -c 'import sys' 2>/dev/null || { rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }; } && \
-	  $(PY) -m pip install -q --upgrade pip && \
-	  $(PY) -m pip install -q -e 'python[test]'; }
+	$(call pyinstall,$(PYMODS)$(,) pytest$(,) ruff$(,) mypy,python[test])
+pyreport: deps
+	$(call pyinstall,$(PYMODS),python)
 
 # A plain build installs nothing (`make deps` does; run and test call it first).
-build:
+configure:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+build: configure
 	cmake --build $(BUILD) -j 2
 
-run: deps build pydeps
+# `make run` builds the drivers it runs (`make test` and `make build` build everything)
+run: deps configure pyreport
+	cmake --build $(BUILD) -j 2 --target isochron-clock isochron-bench isochron-barrier \
+	  $$(cmake --build $(BUILD) --target help | grep -ow 'isochron-shmem' | head -1)
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-clock --sync $(SPEC) --wait 0,1,10 --jsonl $(BUILD)/clock-run.jsonl
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-bench --ops allreduce,bcast --sizes 8,1K,64K --raw --jsonl $(BUILD)/bench-run.jsonl
 	$(MPIRUN) -np $(NP) $(BUILD)/isochron-barrier --calls 300 --trials 100 --payoff-trials 50 --jsonl $(BUILD)/barrier-run.jsonl
