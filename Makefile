@@ -53,7 +53,7 @@ build: configure
 # the drivers `make run` runs
 drivers: configure
 	MAKEFLAGS= cmake --build $(BUILD) -j 2 --target isochron-clock isochron-bench isochron-barrier \
-	  $$(cmake --build $(BUILD) --target help | grep -ow 'isochron-shmem' | head -1)
+	  $$(MAKEFLAGS= cmake --build $(BUILD) --target help | grep -ow 'isochron-shmem' | head -1)
 
 # run and test: the set-up first, then the build and the Python package side by side (pip mostly waits
 # for the network and the disk)
