@@ -42,8 +42,8 @@ say() { echo "isochron: $*"; }
 # which MPI is used, one line: the MPI library's name and version, its mpicc and its launcher
 mpi_line() {
   local cc run out ver from=""
-  cc=$(command -v mpicc) || { say "MPI: no mpicc on PATH"; return; }
-  run=$(command -v mpirun || command -v mpiexec) || { say "MPI: no mpirun or mpiexec on PATH"; return; }
+  cc=$(command -v mpicc) || { say "MPI: no mpicc on PATH"; return 1; }
+  run=$(command -v mpirun || command -v mpiexec) || { say "MPI: no mpirun or mpiexec on PATH"; return 1; }
   out=$("$run" --version 2>&1 | head -5 || true)
   if grep -Eq "\((Open MPI|OpenRTE)\)" <<<"$out"; then
     ver="Open MPI $(grep -m1 -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' <<<"$out")"
@@ -90,7 +90,7 @@ if [ "${DEPS:-}" != user ] && [ -n "$as_root" ] && have apt-get && have dpkg-que
       for p in "${missing_opt[@]}"; do apt "$p" 2>/dev/null || say "optional $p: apt-get cannot install it here: the parts that need it are left out"; done
     fi
   fi
-  [ ${#extra_pkgs[@]} -gt 0 ] || mpi_line
+  [ ${#extra_pkgs[@]} -gt 0 ] || mpi_line || exit 1
   exit 0
 fi
 
@@ -106,14 +106,14 @@ have "${CC:-cc}" || have gcc || lack+=("a C compiler")
 have "${CXX:-c++}" || have g++ || lack+=("a C++ compiler")
 have make || lack+=(make)
 python_ok || lack+=("Python >= 3.9 with venv ($PYTHON: $("$PYTHON" --version 2>&1 | head -1))")
-pypi=()
-have mpicc && { have mpirun || have mpiexec; } || pypi+=("$PYPI_MPI")
-cmake_ok || pypi+=("cmake>=3.18")
+pypi=() pypi_what=()
+have mpicc && { have mpirun || have mpiexec; } || { pypi+=("$PYPI_MPI"); pypi_what+=("an MPI (mpicc and mpirun)"); }
+cmake_ok || { pypi+=("cmake>=3.18"); pypi_what+=("CMake >= 3.18"); }
 join() { local IFS=,; sed 's/,/, /g' <<<"$*"; }
 if have dnf || have yum; then
   pm=$(have dnf && echo dnf || echo yum)
   if [ ${#lack[@]} -gt 0 ] || { [ "$(id -u)" -eq 0 ] && [ ${#pypi[@]} -gt 0 ]; }; then
-    say "missing: $(join "${lack[@]}" "${pypi[@]}"); install them: $pm install -y gcc gcc-c++ make python3 cmake openmpi-devel hwloc-devel valgrind pkgconf-pkg-config, then: module load mpi/openmpi-x86_64"
+    say "missing: $(join "${lack[@]}" "${pypi_what[@]}"); install them: $pm install -y gcc gcc-c++ make python3 cmake openmpi-devel hwloc-devel valgrind pkgconf-pkg-config, then: module load mpi/openmpi-x86_64"
     exit 1
   fi
 elif [ ${#lack[@]} -gt 0 ]; then
