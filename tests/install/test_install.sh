@@ -4,7 +4,9 @@
 # the shared library, CMake package with the static one, pkg-config with the
 # MPI compiler wrappers) and each build runs on 2 ranks: the C example
 # opt_scatter and the C++ one cpp_hello (the public headers are extern "C"),
-# and cc_checkpoint over isochron::isochron_cc. The shared library
+# and cc_checkpoint over isochron::isochron_cc; then projects that enable only
+# C++ (cpp_hello, shared and static) or only Fortran (tests/install/*_only),
+# built with the plain compilers. The shared library
 # must export the public API and nothing private; every library installed is
 # in the CMake package and has its pkg-config file.
 #   test_install.sh BUILD_DIR SOURCE_DIR MPICC [MPICXX]
@@ -68,10 +70,39 @@ for link in shared static; do
     { echo "test_install: FAIL: find_package C++ build ($link) did not run"; echo "$out"; exit 1; }
   echo "  find_package(isochron), $link: built and ran opt_scatter (C) and cpp_hello (C++)"
 done
+# consumers that enable one language only, built with the plain compilers (every MPI flag from the
+# imported targets; isochronConfig.cmake looks MPI up through CXX or Fortran there, as FindMPI refuses C)
+for link in shared static; do
+  cmake -S "$src/tests/install/cxx_only" -B "$tmp/cxx-$link" -DCMAKE_PREFIX_PATH="$prefix" -DEXAMPLES="$src/examples" \
+    -DISOCHRON_LINK=$link -DMPI_CXX_COMPILER="$mpicxx" >"$tmp/cxx-$link.log" 2>&1 && cmake --build "$tmp/cxx-$link" >>"$tmp/cxx-$link.log" 2>&1 ||
+    { cat "$tmp/cxx-$link.log"; echo "test_install: FAIL: a CXX-only project ($link) cannot build against find_package(isochron)"; exit 1; }
+  out=$(run "$tmp/cxx-$link/cpp_hello")
+  grep -q "^clocks synchronized with hca3" <<<"$out" || { echo "test_install: FAIL: the CXX-only build ($link) did not run"; echo "$out"; exit 1; }
+  echo "  project(... CXX) only, $link: find_package(isochron) built cpp_hello with $(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$tmp/cxx-$link/CMakeCache.txt"), ran"
+done
+# Fortran only: where this MPI has a Fortran wrapper beside mpicc and a Fortran compiler is on PATH
+mpifort=$(dirname "$(command -v "$mpicc")")/$(sed 's|mpicc\([^/]*\)$|mpifort\1|' <<<"$(basename "$mpicc")")
+fc=${FC:-$(compgen -c gfortran | sort -V | tail -1)}
+if [ -x "$mpifort" ] && [ -n "$fc" ] && command -v "$fc" >/dev/null; then
+  cmake -S "$src/tests/install/fortran_only" -B "$tmp/fortran" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_Fortran_COMPILER="$fc" \
+    -DMPI_Fortran_COMPILER="$mpifort" >"$tmp/fortran.log" 2>&1 && cmake --build "$tmp/fortran" >>"$tmp/fortran.log" 2>&1 ||
+    { cat "$tmp/fortran.log"; echo "test_install: FAIL: a Fortran-only project cannot build against find_package(isochron)"; exit 1; }
+  out=$(run "$tmp/fortran/fortran_hello")
+  grep -q "^fortran_hello: 2 ranks, sum of 250ms = .500 s, rc 0, rc for 'soon' -[1-9]" <<<"$out" ||
+    { echo "test_install: FAIL: the Fortran-only build did not run"; echo "$out"; exit 1; }
+  echo "  project(... Fortran) only: find_package(isochron) built fortran_hello with $fc, ran"
+else
+  echo "  project(... Fortran) only: not tried (Fortran wrapper '$mpifort', compiler '${fc:-none}' on PATH)"
+fi
 out=$(run "$tmp/ex-shared/cc_checkpoint" 20 1000 2>&1)
 grep -q "^residual" <<<"$out" || { echo "test_install: FAIL: cc_checkpoint (isochron::isochron_cc) did not run"; echo "$out"; exit 1; }
 echo "  find_package(isochron COMPONENTS cc): cc_checkpoint built and ran"
 
+if ! command -v pkg-config >/dev/null; then
+  echo "  pkg-config: not on PATH, its builds not tried (the .pc files: $(cd "$libdir/pkgconfig" && echo *.pc))"
+  echo "test_install: PASS"
+  exit 0
+fi
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 for pc in "$libdir"/pkgconfig/*.pc; do
   pkg-config --cflags --libs "$(basename "$pc" .pc)" >/dev/null || { echo "test_install: FAIL: pkg-config cannot read $pc"; exit 1; }
