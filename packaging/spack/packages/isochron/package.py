@@ -4,7 +4,13 @@
 #   spack develop --path "$PWD" isochron@main && spack install isochron@main +hwloc
 # tests/packaging/check_spack_recipe.py checks that it parses and agrees with
 # CMakeLists.txt (options, version, dependencies).
+import spack
 from spack.package import *
+
+# The compilers became providers of the language virtuals (depends_on("c")) in Spack 0.23.0; a
+# development snapshot before that (0.23.0.dev0 of June 2024, the one bench/spack.sh ran) stops at
+# "Package 'c' not found", so the dependency is declared only by releases that know it.
+LANGUAGE_VIRTUALS = spack.spack_version_info[:2] >= (0, 23) and "dev" not in spack.spack_version
 
 
 class Isochron(CMakePackage):
@@ -25,7 +31,8 @@ class Isochron(CMakePackage):
     variant("simgrid", default=False, description="SimGrid SMPI builds of the drivers (sim/build.sh)")
     variant("otf2", default=False, description="libisochron-trace.so, the MPI tracer writing OTF2 and Perfetto traces")
 
-    depends_on("c", type="build")
+    if LANGUAGE_VIRTUALS:
+        depends_on("c", type="build")
     depends_on("cmake@3.18:", type="build")
     depends_on("mpi")
     depends_on("hwloc", when="+hwloc")
