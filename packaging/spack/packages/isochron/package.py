@@ -103,5 +103,8 @@ class Isochron(CMakePackage):
         for r in acc:
             if r.get("true_offset_s") is None or r.get("bound_kind") != "hard":
                 continue  # no truth here, or a statistical bound (covers with a probability, not always)
-            err = abs(r["measured_offset_s"] - r["true_offset_s"])
-            assert err <= r["bound_s"], f"rank {r['rank']}: error {err:.3g} s beyond the hard bound {r['bound_s']:.3g} s"
+            # true_offset_s: the synchronized clocks' true residual offset (the error); 20 ns: the truth's
+            # own read resolution (tests/cluster/check_isochron.sh). % formatting: the unparser of
+            # Spack 0.23.0.dev0, hashing the recipe, prints junk for f-string format specs.
+            err = abs(r["true_offset_s"])
+            assert err <= r["bound_s"] + 2e-8, "rank %d: true error %.3g s beyond the hard bound %.3g s" % (r["rank"], err, r["bound_s"])
