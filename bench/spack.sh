@@ -63,7 +63,10 @@ spack:
   repos: [$ROOT/packaging/spack]
 EOF
 E compiler find
-E external find --not-buildable openmpi cmake hwloc otf2 python gmake pkgconf ninja
+# the system's directories only: a pyenv shim (/root/.pyenv/shims here) is no Python prefix, and Spack's
+# python package then fails the dependent build ("Unable to locate python command in .../shims/bin")
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  E external find --not-buildable openmpi cmake hwloc otf2 python gmake pkgconf ninja
 # OTF2 has no detection in Spack's package: Debian's, declared by hand (its otf2-config says the version)
 if command -v otf2-config >/dev/null; then
   printf 'packages:\n  otf2:\n    externals:\n    - spec: otf2@%s\n      prefix: /usr\n    buildable: false\n' \

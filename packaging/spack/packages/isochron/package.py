@@ -108,3 +108,18 @@ class Isochron(CMakePackage):
             # Spack 0.23.0.dev0, hashing the recipe, prints junk for f-string format specs.
             err = abs(r["true_offset_s"])
             assert err <= r["bound_s"] + 2e-8, "rank %d: true error %.3g s beyond the hard bound %.3g s" % (r["rank"], err, r["bound_s"])
+
+    def test_shmem(self):
+        """isochron-shmem at 2 PEs (+shmem): put and get measured"""
+        if not self.spec.satisfies("+shmem"):
+            raise SkipTest("built without +shmem")
+        mpiexec = self._mpiexec()
+        # Open MPI's memory patcher makes oshmem's shmem_finalize segfault (README "OpenSHMEM")
+        mpiexec.add_default_env("OMPI_MCA_memory", "^patcher")
+        mpiexec("-n", "2", join_path(self.prefix.bin, "isochron-shmem"), "--ops", "put,get", "--sizes", "8",
+                "--min-reps", "3", "--max-reps", "3", "--iters", "5", "--check", "0",
+                "--quiet", "--format", "none", "--jsonl", "smoke-shmem.jsonl")
+        points = [r for r in self._records("smoke-shmem.jsonl") if r.get("type") == "point"]
+        assert len(points) == 2, "%d points, expected 2 (put, get)" % len(points)
+        for p in points:
+            assert p.get("median_s") and p["median_s"] > 0, "isochron-shmem %s: no median" % p.get("op")
