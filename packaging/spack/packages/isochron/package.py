@@ -1,9 +1,11 @@
-# Spack recipe for isochron (issue 17). A repository of its own, so it can be
+# Spack recipe for isochron (issue 17; built for real in issue 39: bench/spack.sh, results in
+# bench/results/spack.txt). A repository of its own (repo.yaml, namespace "isochron"), so it can be
 # used from a checkout before isochron is in Spack's builtin repository:
-#   spack repo add packaging/spack
-#   spack develop --path "$PWD" isochron@main && spack install isochron@main +hwloc
-# tests/packaging/check_spack_recipe.py checks that it parses and agrees with
-# CMakeLists.txt (options, version, dependencies).
+#   spack repo add packaging/spack       (in an environment: repos: [PATH/packaging/spack])
+#   spack develop --no-clone --path "$PWD" isochron@main && spack add isochron@main+hwloc && spack install
+#   spack test run isochron              (the stand-alone tests below: 2-rank runs of the installed drivers)
+# tests/packaging/check_spack_recipe.py checks that it parses and agrees with CMakeLists.txt (options,
+# version, dependencies) and that repo.yaml is there.
 import spack
 from spack.package import *
 
