@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """check_spack_recipe: the Spack recipe parses as Python, defines a
-CMakePackage named Isochron that depends on mpi and cmake, lists the version
+CMakePackage named Isochron that depends on mpi and cmake, sits in a Spack
+repository (repo.yaml with a namespace), lists the version
 CMakeLists.txt declares, and every CMake option it passes exists in
 CMakeLists.txt (Spack itself is not installed here: this checks the recipe's
 text with Python's ast, not by running Spack).
@@ -13,6 +14,12 @@ def fail(msg):
     sys.exit(1)
 
 recipe, cmakelists = sys.argv[1], sys.argv[2]
+# `spack repo add packaging/spack` needs the repository's repo.yaml (namespace) beside packages/: without
+# it Spack refuses the repository ("No repo.yaml found"), as the first real build showed (issue 39)
+repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(recipe))))
+ry = os.path.join(repo, "repo.yaml")
+if not os.path.isfile(ry) or not re.search(r"^repo:\s*\n\s+namespace:\s*[A-Za-z_][A-Za-z0-9_]*\s*$", open(ry).read(), re.M):
+    fail(f"{ry}: missing, or without 'repo:' and its 'namespace:' (Spack refuses the repository)")
 tree = ast.parse(open(recipe).read(), recipe)
 cls = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Isochron"]
 if not cls: fail("no class Isochron")
