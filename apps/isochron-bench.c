@@ -29,7 +29,7 @@ static const app_option_t opts[NOPT] = {
     [O_OPS] = {"ops", "LIST", "operations (comma-separated names, or 'collectives' = all blocking collectives); see --list-ops", "collectives"},
     [O_SIZES] = {"sizes", "LIST", "message sizes: 8,1K,64K or ranges A..B (x2 steps) or A..B*F (xF steps); K/M/G = 2^10/2^20/2^30", "8..1M"},
     [O_SCHEME] = {"scheme", "NAME", "process synchronization: roundtime, window, barrier, none; see --list-schemes", ISOCHRON_BENCH_DEFAULT_SCHEME},
-    [O_METHOD] = {"method", "NAME", "timing method: global, max, root, ack; see --list-methods", ISOCHRON_BENCH_DEFAULT_METHOD},
+    [O_METHOD] = {"method", "NAME", "timing method: global, max, root, ack, overlap (non-blocking operations); see --list-methods", ISOCHRON_BENCH_DEFAULT_METHOD},
     [O_TIMING] = {"timing", "NAME", "how a repetition is timed: auto (one-sided operations at the origin, as a loop of k calls when a call is shorter than 20 timer reads; others by --method), origin, global (--method as it is), loop or loop:K (k back-to-back calls; collectives may overlap); see --list-timings", ISOCHRON_BENCH_DEFAULT_TIMING},
     [O_BARRIER] = {"barrier", "NAME", "barrier algorithm of the barrier scheme; see --list-barriers", ISOCHRON_BENCH_DEFAULT_BARRIER},
     [O_BARRIER2] = {"barrier-twice", NULL, "two barriers before each repetition", NULL},

@@ -88,7 +88,7 @@ static void print_info(const char *const *v)
     if (v[O_HELP]) {
         app_help(stdout, "isochron-shmem", "[options]   (directly for one PE, or under oshrun / mpirun)", opts, NOPT);
         printf("\nMeasures OpenSHMEM routines as SKaMPI-OpenSHMEM does (paper 002): each repetition runs --iters\n"
-               "operations timed per --loop; repetitions continue until the mean's CI is within --rel-ci. Times are\n"
+               "operations timed per --loop; repetitions continue until the CI of --ci-of (median) is within --rel-ci. Times are\n"
                "per operation; pair measurements are PE 0 -> PE 1, collective ones the largest over PEs.\n"
                "Every repetition's data is checked; where the library delivered wrong data, the point is recorded\n"
                "without a time and with \"library_defect\", and the call is named on stderr (see docs/shmem.md).\n"
