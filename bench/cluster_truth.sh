@@ -10,20 +10,23 @@
 # Conditions: healthy network (Open MPI --mca mpi_yield_when_idle 1 --bind-to none, 1 rank per node:
 # Open MPI binds each node's rank to "its" core 0, which in this cluster is one core for both nodes,
 # so every exchange waited for a context switch; real nodes have cores of their own) with drift
-# injected per node at 0.5, 2 and 5 ppm, and 1 ppm changing by up to 0.05 ppm/s; starved (2 ranks per node polling on 2 cores, no yield);
+# injected per node at 0.5, 2 and 5 ppm, and 1 ppm changing by up to 0.05 ppm/s; starved (2 ranks per node polling, both nodes on CPU 0, no yield);
 # a CPU hog on node 1; bursts of delay (a hog on node 1 busy 50 ms of every 500 ms: exchanges that
 # meet a burst wait for the scheduler); SimGrid asym-2 (1 us one way, 11 us back) and asym-star-4.
 # Usage (root): bench/cluster_truth.sh [BUILD_DIR]   env: WAITS (default 0,10,30,60), SEED (default
 # 9100; tests use other seeds), CONDITIONS (default all: healthy starved hog burst sim), CPUS (node 0's
-# and node 1's CPU, e.g. 0,1: each rank of the 1-rank-per-node rows under taskset; default unbound;
-# the starved rows keep Open MPI's own binding, which is what starves them)
+# and node 1's CPU, e.g. 0,1: the nodes' CPU groups (tools/cluster up --cpus) and each rank of the
+# 1-rank-per-node rows under taskset; default: tools/cluster's own, node K on CPU K mod the CPU count;
+# the starved rows bring the cluster up again with both nodes on CPU 0, which is what starves them)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(readlink -f "${1:-$here/build}")
 waits=${WAITS:-0,10,30,60} seed=${SEED:-9100} conds=${CONDITIONS:-healthy starved hog burst sim} cpus=${CPUS:-}
 [ -z "$cpus" ] || [[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "cluster_truth: CPUS '$cpus': expected node 0's and node 1's CPU, e.g. 0,1"; exit 2; }
 # each rank on its node's CPU (CPUS), read in the rank's own UTS namespace: host "<cluster>-nodeK"
-pin=()
+# tools/cluster holds node K on its own CPU (K mod the CPU count) unless CPUS names them: up --cpus
+pin=() upcpus=()
+[ -z "$cpus" ] || upcpus=(--cpus "$cpus")
 [ -z "$cpus" ] || pin=(env CT_CPUS="$cpus" bash -c 'IFS=, read -ra c <<< "$CT_CPUS"; h=$(hostname); exec taskset -c "${c[${h##*node}]}" "$@"' pin)
 export ISOCHRON_CLUSTER=${ISOCHRON_CLUSTER:-bench}
 cl=$here/tools/cluster
@@ -48,7 +51,7 @@ run_bench() {
 }
 if [[ " $conds " == *" healthy "* || " $conds " == *" starved "* || " $conds " == *" hog "* || " $conds " == *" burst "* ]]; then
   "$cl" check >/dev/null || { echo "cluster_truth: namespaces cannot be made here: $("$cl" check 2>&1)"; exit 77; }
-  "$cl" up 2 >/dev/null
+  "$cl" up 2 "${upcpus[@]}" >/dev/null
   trap '"$cl" down >/dev/null 2>&1 || true' EXIT
   s=$seed
   if [[ " $conds " == *" healthy "* ]]; then
@@ -61,8 +64,11 @@ if [[ " $conds " == *" healthy "* || " $conds " == *" starved "* || " $conds " =
     run_bench healthy 2 "drift=2,seed=$s,by=host" --mca mpi_yield_when_idle 1 --bind-to none; s=$((s + 1))
   fi
   if [[ " $conds " == *" starved "* ]]; then
+    # starving needs nodes that share a CPU (tools/cluster gives each node its own): both on CPU 0
+    "$cl" down >/dev/null; "$cl" up 2 --cpus 0,0 >/dev/null
     run_clock starved-drift2 4 "drift=2,seed=$s,by=host"; s=$((s + 1))
     run_bench starved 4 "drift=2,seed=$s,by=host"; s=$((s + 1))
+    "$cl" down >/dev/null; "$cl" up 2 "${upcpus[@]}" >/dev/null
   fi
   if [[ " $conds " == *" hog "* ]]; then
     "$cl" hog 1 >/dev/null

@@ -14,7 +14,7 @@
 #   SKEW (default drift=2), WAITS (default 0,5,10,15,20,30,40,50,60), RUNS (default 2),
 #   MPI (ompi, default: Open MPI's TCP BTL with --mca mpi_yield_when_idle 1; mpich: BUILD_DIR built
 #   against Debian's MPICH, over UCX's TCP, hydra at 1 rank a node), CPUS (node 0's and node 1's CPU,
-#   e.g. 0,1 or 0,0 for one core for both: each rank under taskset; default unbound)
+#   e.g. 0,1 or 0,0 for one core for both: the nodes' CPU groups (tools/cluster up --cpus) and each rank under taskset; default: node K on CPU K mod the CPU count, ranks unbound within it)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(readlink -f "${1:-$here/build}")
@@ -30,7 +30,8 @@ cl=$here/tools/cluster
 out=$build/track_truth
 mkdir -p "$out"
 "$cl" check >/dev/null || { echo "track_truth: namespaces cannot be made here: $("$cl" check 2>&1)"; exit 77; }
-"$cl" up 2 >/dev/null
+upcpus=(); [ -z "$cpus" ] || upcpus=(--cpus "$cpus") # the nodes' CPU groups (tools/cluster up --cpus)
+"$cl" up 2 "${upcpus[@]}" >/dev/null
 trap '"$cl" down >/dev/null 2>&1 || true' EXIT
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 for ((r = 0; r < runs; r++)); do
