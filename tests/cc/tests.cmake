@@ -104,7 +104,7 @@ foreach(cfg "2;1401" "3;1402" "4;1403")
                        PASS_REGULAR_EXPRESSION "seed ${seed} np ${np} .* kill-restart ok invariants ok .*: PASS")
 endforeach()
 # Fault 5 (seed 236 at 4 ranks, 300 operations): its killed run deadlocked 1-2 times in 3 before
-# the needs of src/cc/cc_ckpt.c (a rank inside MPI_Bcast held every round open while the rank it
+# the needs of src/cc/cc_agree.c (a rank inside MPI_Bcast held every round open while the rank it
 # waited for waited in MPI_Sendrecv for a rank stopped at a collective entry).
 add_test(NAME cc_stress_np4_s236
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cc/cc_stress_run.sh --exe $<TARGET_FILE:cc_stress> --np 4
@@ -165,7 +165,7 @@ foreach(cfg "dup;2" "rev;3")
                        PASS_REGULAR_EXPRESSION "test_cc_ggid ${kind} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
 
-# The 2pc baseline's checkpoints (MANA's two-phase commit, src/cc/cc_ckpt.c "2pc mode"): requests by API
+# The 2pc baseline's checkpoints (MANA's two-phase commit, src/cc/cc_2pc.c): requests by API
 # served with the uninterrupted result and the state-log invariants; killed after a 2pc checkpoint and
 # restarted from it; one stress seed whose 2pc step checks the logs and kills and restarts under 2pc.
 foreach(tag api restart)
