@@ -2,7 +2,8 @@
  * Algorithms 2-3; the two-phase commit of [mana]). Each calls only the ones above it here:
  *   cc_ckpt.c          the protocol's state (icc_ckpt_state), control messages, the watchdog, the API's
  *                      flags and counts
- *   cc_ckpt_file.c     checkpoint files: written at a safe state, read and checked at a restart;
+ *   cc_ckpt_file.c     checkpoint files: the job's identity, written at a safe state
+ *   cc_restart.c       restart: the checkpoint chosen, every file read and checked, the job compared;
  *                      isochron_cc_register
  *   cc_2pc.c           2pc mode: MANA's two-phase commit
  *   cc_agree.c         cc mode: requests, targets, agreement rounds; icc_poll (both modes)
@@ -37,6 +38,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <mpi.h>
 
@@ -50,7 +52,7 @@ typedef struct { MPI_Request r; long long *buf; } ctl_send_t;
 typedef struct stash { int src, tag, n; long long *buf; struct stash *next; } stash_t;
 #define ICC_MAX_REGIONS 64
 #define ICC_MAX_CALLBACKS 16
-typedef struct { char name[64]; size_t bytes; unsigned char *data; } saved_region_t;
+typedef struct { char name[64]; size_t bytes; unsigned char *data; int claimed; } saved_region_t;   /* claimed: registered */
 
 /* The protocol's state: one structure, one instance (icc_ckpt_state, cc_ckpt.c), reached through `ck`. */
 typedef struct {
@@ -84,6 +86,12 @@ typedef struct {
     int rs_nregions;
     char *rs_buf;                        /* the restart file, whole: rs_regions' data point into it */
     char rs_path[4200];                  /* its path */
+    int allow;                           /* ISOCHRON_CC_RESTART_ALLOW: ICC_ALLOW_* bits */
+    int fallback;                        /* ISOCHRON_CC_RESTART_FALLBACK=1 */
+    int unclaimed_checked;               /* the saved regions were checked against the registered ones */
+    /* this job's identity, written into every checkpoint file (icc_job_identity) */
+    char job_program[4096];              /* the executable's path (/proc/self/exe), "" until known */
+    unsigned long long job_binary;       /* FNV-1a (64 bit) of its bytes */
     FILE *icc_log;
     char log_path[4200];
     /* the ticker thread */
@@ -119,8 +127,19 @@ void icc_drain_ctl(icc_ctl_handler_t handle);         /* receive control message
 void icc_watchdog(void);                              /* MPI_Abort(3) after ISOCHRON_CC_TIMEOUT */
 double icc_now_s(void);                               /* CLOCK_MONOTONIC seconds */
 /* cc_ckpt_file.c */
+#define CKPT_VERSION 3
+#define CKPT_MAGIC "isochron-cc-checkpoint"
+#define MARKER_MAGIC "isochron-cc-complete"
+#define FNV_INIT 1469598103934665603ull
+enum { ICC_ALLOW_PROGRAM = 1, ICC_ALLOW_BINARY = 2, ICC_ALLOW_MODE = 4, ICC_ALLOW_REGIONS = 8 };
+uint64_t icc_fnv1a(uint64_t h, const void *p, size_t n);   /* FNV-1a, 64 bit, continued from h */
+const char *icc_mode_name(int mode);                  /* "cc", "2pc", "native" */
+void icc_job_identity(void);                          /* ck->job_program, ck->job_binary (once) */
 void icc_take_checkpoint(const char *call);           /* the action at a safe state: files, command, marker */
-void icc_load_restart(const char *dir, char *err, size_t len);   /* ISOCHRON_CC_RESTART: read, check; err "" or why not */
+/* Saved regions of a restart that no isochron_cc_register claimed: "" or the message (once per run) */
+void icc_unclaimed_regions(char *err, size_t len);
+/* cc_restart.c */
+void icc_load_restart(const char *dir, char *err, size_t len);   /* ISOCHRON_CC_RESTART (collective): err "" or why not */
 /* cc_2pc.c */
 void icc_poll_2pc(int kind, const char *call);        /* icc_poll of 2pc mode */
 

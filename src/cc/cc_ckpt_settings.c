@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include "pmpi/pmpi.h"
@@ -67,6 +68,7 @@ static void *ticker_main(void *arg)
 static const char *const icc_known[] = {
     "ISOCHRON_CC_MODE", "ISOCHRON_CC_DIR", "ISOCHRON_CC_LOG", "ISOCHRON_CC_RESTART", "ISOCHRON_CC_COMMAND",
     "ISOCHRON_CC_INTERVAL", "ISOCHRON_CC_TIMEOUT", "ISOCHRON_CC_POLL_MS", "ISOCHRON_CC_TEST_COLLIDE",
+    "ISOCHRON_CC_RESTART_ALLOW", "ISOCHRON_CC_RESTART_FALLBACK",
 };
 #define ICC_PATH_MAX 3800   /* a directory's bytes: room for /ckpt.N/rank.R.tmp and cc-log.R.jsonl in 4096 */
 #define ICC_COMMAND_MAX 4000
@@ -85,9 +87,32 @@ static int check_command(const char *cmd, char *err, size_t len)
     return 0;
 }
 
+/* ISOCHRON_CC_RESTART_ALLOW: a list of the differences a restart accepts (cc_restart.c) */
+static int check_allow(const char *v, char *err, size_t len)
+{
+    static const char *const names[] = { "program", "binary", "mode", "regions" };
+    if (isochron_setting_list("ISOCHRON_CC_RESTART_ALLOW", v, err, len) ||
+        isochron_setting_text("ISOCHRON_CC_RESTART_ALLOW", v, 255, err, len))
+        return -1;
+    char copy[256], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", v);
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int k = 0;
+        while (k < 4 && strcasecmp(tok, names[k]) != 0) k++;
+        if (k == 4) {
+            snprintf(err, len, "ISOCHRON_CC_RESTART_ALLOW=%s: unknown '%s'; valid (comma-separated): program (another executable), "
+                     "binary (the same path, rebuilt), mode (cc/2pc), regions (registered regions the file lacks, saved "
+                     "regions nobody registers)", v, tok);
+            return -1;
+        }
+        ck->allow |= 1 << k;
+    }
+    return 0;
+}
+
 /* Every ISOCHRON_CC_* variable, into err ("" when all are good). Directories are made ready (cc mode only:
  * no other mode writes): ISOCHRON_CC_DIR created and written to, ISOCHRON_CC_LOG created and this rank's
- * log opened, ISOCHRON_CC_RESTART read (load_restart). */
+ * log opened, ISOCHRON_CC_RESTART checked (read afterwards: icc_settings). */
 static void check_settings(char *err, size_t len)
 {
     const char *v;
@@ -102,8 +127,11 @@ static void check_settings(char *err, size_t len)
         isochron_setting_number("ISOCHRON_CC_POLL_MS", isochron_setting_get("ISOCHRON_CC_POLL_MS", "10"), 0.01, 1000, 0,
                                 "milliseconds", &ck->poll_ms, err, len) ||
         isochron_setting_choice("ISOCHRON_CC_TEST_COLLIDE", isochron_setting_get("ISOCHRON_CC_TEST_COLLIDE", "0"), zero_one, 2,
-                                "switch", &collide, err, len))
+                                "switch", &collide, err, len) ||
+        isochron_setting_choice("ISOCHRON_CC_RESTART_FALLBACK", isochron_setting_get("ISOCHRON_CC_RESTART_FALLBACK", "0"), zero_one,
+                                2, "switch", &ck->fallback, err, len))
         return;
+    if ((v = isochron_setting_get("ISOCHRON_CC_RESTART_ALLOW", NULL)) && check_allow(v, err, len)) return;
     icc->collide = collide;
     if ((v = isochron_setting_get("ISOCHRON_CC_COMMAND", NULL)) && check_command(v, err, len)) return;
     if (icc->mode == ICC_NATIVE) return;
@@ -119,10 +147,9 @@ static void check_settings(char *err, size_t len)
             return;
         }
     }
-    if ((v = isochron_setting_get("ISOCHRON_CC_RESTART", NULL))) {
-        if (isochron_setting_dir("ISOCHRON_CC_RESTART", v, ICC_PATH_MAX, 0, err, len)) return;
-        icc_load_restart(v, err, len);
-    }
+    if ((v = isochron_setting_get("ISOCHRON_CC_RESTART", NULL)) &&
+        isochron_setting_dir("ISOCHRON_CC_RESTART", v, ICC_PATH_MAX, 0, err, len))
+        return;
 }
 
 void icc_settings(void)
@@ -132,6 +159,12 @@ void icc_settings(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &icc->size);
     check_settings(err, sizeof err);
     isochron_pmpi_agree_or_stop("isochron-cc", err, ISOCHRON_PMPI_EXIT_SETTING);
+    /* the restart reads collectively (every rank takes the same checkpoint): after every rank's settings are good */
+    const char *v = isochron_setting_get("ISOCHRON_CC_RESTART", NULL);
+    if (v && icc->mode != ICC_NATIVE) {
+        icc_load_restart(v, err, sizeof err);
+        isochron_pmpi_agree_or_stop("isochron-cc", err, ISOCHRON_PMPI_EXIT_SETTING);
+    }
 }
 
 void icc_init_protocol(void)
@@ -174,6 +207,10 @@ void icc_finalize_protocol(void)
     icc_reap_sends(1);
     PMPI_Comm_free(&ck->icomm);
     icc->inited = 0;
+    /* every rank is done with the protocol: saved regions nobody registered stop the job here (status 2) */
+    char err[4096];
+    icc_unclaimed_regions(err, sizeof err);
+    isochron_pmpi_agree_or_stop("isochron-cc", err, ISOCHRON_PMPI_EXIT_SETTING);
     if (ck->icc_log) {
         /* a line the log lost (a full disk) makes the job's exit status non-zero (cc.c, MPI_Finalize's wrapper) */
         int bad = fflush(ck->icc_log) != 0 || ferror(ck->icc_log);
