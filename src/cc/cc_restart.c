@@ -418,7 +418,9 @@ void icc_load_restart(const char *dir, char *err, size_t len)
         int who = mine == C_DAMAGED ? icc->rank : icc->size, first = who;
         PMPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         if (first == icc->rank) {
-            fprintf(stderr, "isochron-cc: %s; ISOCHRON_CC_RESTART_FALLBACK=1: trying the checkpoint before it\n", err);
+            if (icc->rank) fprintf(stderr, "isochron-cc: rank %d: %s; ISOCHRON_CC_RESTART_FALLBACK=1: trying the checkpoint before it\n",
+                                   icc->rank, err);
+            else fprintf(stderr, "isochron-cc: %s; ISOCHRON_CC_RESTART_FALLBACK=1: trying the checkpoint before it\n", err);
             fflush(stderr);
         }
         err[0] = 0;

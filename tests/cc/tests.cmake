@@ -149,6 +149,23 @@ foreach(cfg "intact,magic,version,flipped,truncated,groups,members,member,hash,r
                        PASS_REGULAR_EXPRESSION "test_ckpt_corrupt ${cases} np ${np}: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
 
+# A checkpoint restores only into the job that wrote it; damage is answered alike (issue 40): another
+# program's checkpoint (test_ckpt's, isochron-bench's under LD_PRELOAD), another mode, a rebuilt binary,
+# a region registered but not saved, a saved region nobody registers, each refused in one line (exit 2);
+# a damaged complete marker stops like a damaged rank file, falling back only with
+# ISOCHRON_CC_RESTART_FALLBACK=1 (said in one line); a newest checkpoint without a marker is passed over
+# with one line (test_ckpt_identity.sh lists the cases and their messages).
+foreach(cfg "job;program,bench,region,unclaimed,allow" "build;mode,binary" "damage;marker,marker_fallback,region_cut,file_fallback,incomplete")
+  list(GET cfg 0 tag)
+  list(GET cfg 1 cases)
+  add_test(NAME cc_ckpt_identity_${tag}_np2
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_ckpt_identity.sh ${cases} 2 $<TARGET_FILE:test_ckpt>
+                   $<TARGET_FILE:cc_checkpoint> $<TARGET_FILE:isochron-bench> $<TARGET_FILE:isochron_cc>)
+  set_tests_properties(cc_ckpt_identity_${tag}_np2 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
+                       TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi;error" PROCESSORS 2
+                       PASS_REGULAR_EXPRESSION "test_ckpt_identity ${cases} np 2: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+
 # paper 003's ggid over the SET of members (4.1): communicators over the same processes in another order
 # or duplicated share one SEQ; non-blocking collectives started in crossing orders on two of them must not
 # end in a safe state holding a collective only some members started; peers counted through each
