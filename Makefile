@@ -10,7 +10,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: all deps pydeps build run test pytest bench clean
+.PHONY: all deps pydeps build run test pytest bench bench-scripts clean
 
 all: build
 
@@ -45,8 +45,12 @@ run: deps build pydeps
 # Runs that must fail (label "error") mostly wait for mpirun and run 4 at a time; the rest one by one.
 test: deps build pydeps
 	cd $(BUILD) && rc=0; ctest --output-on-failure --timeout 300 -L error -j 4 || rc=1; \
-	  ctest --output-on-failure --timeout 300 -LE error || rc=1; exit $$rc
+	  ctest --output-on-failure --timeout 300 -LE 'error|bench_scripts' || rc=1; exit $$rc
 	$(PY) -m pytest -q python/tests
+
+# every bench script once in its quick mode (BENCH_QUICK=1; tests/bench_scripts): minutes, not in `test`
+bench-scripts: build
+	cd $(BUILD) && ctest --output-on-failure -L bench_scripts
 
 pytest: pydeps
 	$(PY) -m pytest -q python/tests

@@ -11,6 +11,7 @@
 # A benchmark, not a test. usage: bench/barrier_sync.sh ; env NP (4), BUILD, CALLS, TRIALS, KEEP=dir
 set -euo pipefail
 cd "$(dirname "$0")/.."
+extra=(); [ -z "${BENCH_QUICK:-}" ] || { : "${NP:=2}" "${CALLS:=10}" "${TRIALS:=5}"; extra=(--barriers mpi,dissemination --payoff-trials 3 --payoff-sizes 0,4K --max-reps 20); }   # BENCH_QUICK=1: a short smoke run
 NP=${NP:-4}
 BUILD=${BUILD:-build}
 CALLS=${CALLS:-1000}
@@ -20,7 +21,7 @@ out=${KEEP:-$(mktemp -d)}
 mkdir -p "$out"
 [ -z "${KEEP:-}" ] && trap 'rm -rf "$out"' EXIT
 run() { local tag=$1 np=$2; shift 2
-  tools/mpirun-local -np "$np" "$BUILD/isochron-barrier" --calls "$CALLS" --trials "$TRIALS" --quiet --format none --jsonl "$out/$tag.jsonl" "$@"; }
+  tools/mpirun-local -np "$np" "$BUILD/isochron-barrier" --calls "$CALLS" --trials "$TRIALS" --quiet --format none --jsonl "$out/$tag.jsonl" "${extra[@]}" "$@"; }
 echo "isochron barrier benchmark: $(nproc) cores, $(mpirun --version 2>/dev/null | head -1), $CALLS skew calls, $TRIALS shift trials per size"
 run "np${NP}-spin" "$NP"
 run "np${NP}-yield" "$NP" --wait yield

@@ -18,6 +18,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(readlink -f "${1:-$here/build}")
+[ -z "${BENCH_QUICK:-}" ] || : "${WAITS:=0,1}" "${CONDITIONS:=healthy}"   # BENCH_QUICK=1: a short smoke run
 waits=${WAITS:-0,10,30,60} seed=${SEED:-9100} conds=${CONDITIONS:-healthy starved hog burst sim}
 export ISOCHRON_CLUSTER=${ISOCHRON_CLUSTER:-bench}
 cl=$here/tools/cluster

@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 B=${BUILD:-build}
 NP=${1:-4}
 ITERS=${2:-2000}
+[ -z "${BENCH_QUICK:-}" ] || { NP=${1:-2}; ITERS=${2:-200}; }   # BENCH_QUICK=1: a short smoke run
 OUT=${OUT:-$(mktemp -d)}
 LIB=$PWD/$B/libisochron-trace.so
 SKEW=offset=1ms,drift=50,seed=3
