@@ -117,7 +117,7 @@ set_tests_properties(cc_stress_np4_s236 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC
 # numbers that are not finite or out of range (ISOCHRON_CC_POLL_MS=1e9 slept for days at MPI_Finalize),
 # bad switches and command escapes, directories that are files, misspelt variables; and a state log that
 # could not be written makes the job's exit status non-zero.
-foreach(case poll_nan poll_days timeout_inf interval_nan interval_neg native_poll twopc_timeout collide_bad command_escape
+foreach(case poll_nan poll_days timeout_inf interval_nan interval_neg native_poll twopc_timeout collide_bad allow_bad fallback_bad command_escape
              command_percent dir_file log_file restart_file misspelt log_lost)
   set(np 2)
   if(case STREQUAL "dir_file" OR case STREQUAL "poll_nan")
