@@ -242,7 +242,7 @@ void icc_take_checkpoint(const char *call)
     }
     char why[1024];
     icc_unclaimed_regions(why, sizeof why);
-    if (why[0]) icc_die("%s%s", why, "; this checkpoint would lose it");
+    if (why[0]) icc_die("%s%s", why, "; stopped before a checkpoint that would lose them");
     icc_job_identity();
     for (int i = 0; i < ck->ncallbacks; i++) ck->callbacks[i].fn(ISOCHRON_CC_BEFORE_SAVE, ck->callbacks[i].arg);
     char dir[4096], path[4200];

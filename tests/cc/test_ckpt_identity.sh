@@ -13,6 +13,7 @@
 #               its region "state" is not in the file: isochron_cc_register says so, the program stops
 #   unclaimed   with ISOCHRON_CC_RESTART_ALLOW=program, cc_checkpoint's checkpoint given to isochron-bench,
 #               which registers nothing: "committed" is claimed by nobody: exit 2 at MPI_Finalize
+#   unclaimed_ckpt  the same with ISOCHRON_CC_INTERVAL: stopped (MPI_Abort, 2) before its first checkpoint
 #   allow       ISOCHRON_CC_RESTART_ALLOW=program,regions: the same run goes on (exit 0), each difference said
 #   mode        test_ckpt's cc checkpoint restarted under ISOCHRON_CC_MODE=2pc: exit 2, "mode cc (this run: 2pc)"
 #   binary      the program's file changed after its checkpoint (same path): exit 2, "binary ... rebuilt"
@@ -72,6 +73,12 @@ case $case in
     ISOCHRON_CC_RESTART_ALLOW=program ISOCHRON_CC_RESTART=$d bench_run > "$tmp/out" 2>&1; rc=$?; show "$tmp/out"
     [ "$rc" = 2 ] || fail "exit status $rc, expected 2 (saved regions nobody registered)"
     once "$tmp/out" "^isochron-cc: the checkpoint file $d/ckpt.1/rank.0 \(checkpoint 1\) holds regions this program did not register: 'committed' \([0-9]+ bytes\)" ;;
+  unclaimed_ckpt)
+    need_ex; fresh ex
+    ISOCHRON_CC_RESTART_ALLOW=program ISOCHRON_CC_RESTART=$d ISOCHRON_CC_DIR="$tmp/u" ISOCHRON_CC_INTERVAL=0.05 bench_run > "$tmp/out" 2>&1; rc=$?; show "$tmp/out"
+    [ "$rc" = 2 ] || fail "exit status $rc, expected 2 (MPI_Abort before a checkpoint that would lose a saved region)"
+    once "$tmp/out" "^isochron-cc: rank 0: the checkpoint file $d/ckpt.1/rank.0 \(checkpoint 1\) holds regions this program did not register: 'committed' \([0-9]+ bytes\) .*; stopped before a checkpoint that would lose them$"
+    ! ls "$tmp"/u/ckpt.2/complete > /dev/null 2>&1 || fail "a checkpoint without the saved region was completed" ;;
   allow)
     need_ex; fresh ex
     ISOCHRON_CC_RESTART_ALLOW=program,regions ISOCHRON_CC_RESTART=$d "$run" -np "$np" "$ckbin" api > "$tmp/out" 2>&1; rc=$?; show "$tmp/out"

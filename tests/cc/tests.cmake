@@ -155,7 +155,7 @@ endforeach()
 # a damaged complete marker stops like a damaged rank file, falling back only with
 # ISOCHRON_CC_RESTART_FALLBACK=1 (said in one line); a newest checkpoint without a marker is passed over
 # with one line (test_ckpt_identity.sh lists the cases and their messages).
-foreach(cfg "job;program,bench,region,unclaimed,allow" "build;mode,binary" "damage;marker,marker_fallback,region_cut,file_fallback,incomplete")
+foreach(cfg "job;program,bench,region,unclaimed,unclaimed_ckpt,allow" "build;mode,binary" "damage;marker,marker_fallback,region_cut,file_fallback,incomplete")
   list(GET cfg 0 tag)
   list(GET cfg 1 cases)
   add_test(NAME cc_ckpt_identity_${tag}_np2
