@@ -60,6 +60,7 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.jsonl"))):
     for k, lab in (("reference_s", "concurrent"), ("synced_s", "rds+shift"), ("unsynced_s", "shift only")):
         print(f"  {lab:<11}" + " ".join(f"{us(v):>7}" for v in p[k]))
     mm = p["model_min_bytes"]
-    print(f"  model m >= (2 d b_s - b_l/2)/a with a = {p['a_s_per_byte']*1e9:.3f} ns/B, b_l = {us(p['b_l_s'])} us: "
+    a_ns = "-" if p["a_s_per_byte"] is None else f"{p['a_s_per_byte'] * 1e9:.3f}"   # too few sends to fit a (quick mode)
+    print(f"  model m >= (2 d b_s - b_l/2)/a with a = {a_ns} ns/B, b_l = {us(p['b_l_s'])} us: "
           f"{'none' if mm is None else str(int(mm)) + ' B'}; measured: {'never cheaper in this range' if p['measured_min_bytes'] is None else str(int(p['measured_min_bytes'])) + ' B'}")
 PY
