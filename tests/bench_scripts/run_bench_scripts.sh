@@ -11,6 +11,13 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: run_bench_scripts.sh BUILD_DIR [SCRIPT...]}" && pwd); shift
 export BUILD=$build BENCH_QUICK=1
+# the scripts that read results with the isochron package need its environment (make pydeps)
+if [ -x "$root/.venv/bin/python" ] && "$root/.venv/bin/python" -c 'import pandas' 2>/dev/null; then
+  export PY=$root/.venv/bin/python
+  have_py=1
+else
+  have_py=
+fi
 timeout_s=${TIMEOUT:-150}
 logs=$(mktemp -d); trap 'rm -rf "$logs"' EXIT
 # the reason a script cannot run here ("" when it can)
@@ -24,8 +31,8 @@ why_not() {
     bench/cc_instr.sh) command -v valgrind >/dev/null || echo "needs valgrind" ;;
     bench/rma_small.sh) command -v mpicc >/dev/null || echo "needs mpicc" ;;
     bench/trace_drift.sh|bench/trace_overhead.sh) [ -e "$build/libisochron-trace.so" ] || echo "libisochron-trace.so not built (no OTF2)" ;;
-    bench/python_load.sh) { [ -x "$root/.venv/bin/python" ] && "$root/.venv/bin/python" -c 'import pandas' 2>/dev/null; } ||
-                          echo "needs the Python package's environment (make pydeps: .venv)" ;;
+    bench/python_load.sh|bench/launch_spread.sh|bench/reproducibility.sh)
+      [ -n "$have_py" ] || echo "needs the Python package's environment (make pydeps: .venv)" ;;
     bench/apps/apps.sh) command -v lmp >/dev/null || echo "needs Debian's lammps (lmp)" ;;
     bench/papers/paper*.sh) echo "its MODE=quick still takes minutes and it has no BENCH_QUICK yet (tests/papers checks --help and MODE)" ;;
   esac
