@@ -34,7 +34,7 @@ why_not() {
     bench/python_load.sh|bench/launch_spread.sh|bench/reproducibility.sh)
       [ -n "$have_py" ] || echo "needs the Python package's environment (make pydeps: .venv)" ;;
     bench/apps/apps.sh) command -v lmp >/dev/null || echo "needs Debian's lammps (lmp)" ;;
-    bench/papers/paper*.sh) echo "its MODE=quick still takes minutes and it has no BENCH_QUICK yet (tests/papers checks --help and MODE)" ;;
+    bench/papers/paper*.sh) echo "no BENCH_QUICK yet: its MODE=quick takes minutes and rewrites bench/results/papers/ (tests/papers checks --help and MODE)" ;;
   esac
 }
 # the arguments a script needs besides its defaults
