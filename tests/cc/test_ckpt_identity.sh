@@ -31,6 +31,9 @@ fail() { echo "FAIL test_ckpt_identity $case np $np: $*"; exit 1; }
 show() { grep -v '^\s*$' "$1" | grep -v "^--\|^  \|^Primary\|^a non-zero\|^mpirun\|^the job\|^\[\|^\*\|^MPI_ABORT\|^with errorcode\|^NOTE\|^You may" | head -6 | cut -c1-400; }
 # one line matching the pattern (extended regex) in the file, exactly once
 once() { local n; n=$(grep -Ec -- "$2" "$1"); [ "$n" = 1 ] || { show "$1"; fail "expected one line matching '$2', found $n"; }; }
+# at least one such line: where each rank stops with MPI_Abort, the first abort may end the others
+# before they print theirs
+some() { grep -Eq -- "$2" "$1" || { show "$1"; fail "expected a line matching '$2'"; }; }
 bench_run() { "$run" -np "$np" env LD_PRELOAD="$libcc" "$bench" --ops allreduce --sizes 8,1K --max-reps 200 --format none --quiet "$@"; }
 case=setup
 export TEST_CKPT_SLEEP_US=1000 TEST_CKPT_ITERS=70 ISOCHRON_CC_TIMEOUT=40
@@ -66,7 +69,7 @@ case $case in
     need_ex; fresh ex
     ISOCHRON_CC_RESTART_ALLOW=program ISOCHRON_CC_RESTART=$d "$run" -np "$np" "$ckbin" api > "$tmp/out" 2>&1; rc=$?; show "$tmp/out"
     [ "$rc" != 0 ] || fail "exit 0: the program started fresh"
-    once "$tmp/out" "^isochron-cc: rank 0: isochron_cc_register: region 'state' is not in the checkpoint file $d/ckpt.1/rank.0 \(checkpoint 1, 1 regions\)"
+    some "$tmp/out" "^isochron-cc: rank ([0-9]+): isochron_cc_register: region 'state' is not in the checkpoint file $d/ckpt.1/rank.[0-9]+ \(checkpoint 1, 1 regions\)"
     ! grep -q '^result' "$tmp/out" || fail "the program ran" ;;
   unclaimed)
     need_ex; fresh ex
@@ -77,7 +80,7 @@ case $case in
     need_ex; fresh ex
     ISOCHRON_CC_RESTART_ALLOW=program ISOCHRON_CC_RESTART=$d ISOCHRON_CC_DIR="$tmp/u" ISOCHRON_CC_INTERVAL=0.05 bench_run > "$tmp/out" 2>&1; rc=$?; show "$tmp/out"
     [ "$rc" = 2 ] || fail "exit status $rc, expected 2 (MPI_Abort before a checkpoint that would lose a saved region)"
-    once "$tmp/out" "^isochron-cc: rank 0: the checkpoint file $d/ckpt.1/rank.0 \(checkpoint 1\) holds regions this program did not register: 'committed' \([0-9]+ bytes\) .*; stopped before a checkpoint that would lose them$"
+    some "$tmp/out" "^isochron-cc: rank [0-9]+: the checkpoint file $d/ckpt.1/rank.[0-9]+ \(checkpoint 1\) holds regions this program did not register: 'committed' \([0-9]+ bytes\) .*; stopped before a checkpoint that would lose them$"
     ! ls "$tmp"/u/ckpt.2/complete > /dev/null 2>&1 || fail "a checkpoint without the saved region was completed" ;;
   allow)
     need_ex; fresh ex
