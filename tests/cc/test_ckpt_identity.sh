@@ -13,7 +13,8 @@
 #               its region "state" is not in the file: isochron_cc_register says so, the program stops
 #   unclaimed   with ISOCHRON_CC_RESTART_ALLOW=program, cc_checkpoint's checkpoint given to isochron-bench,
 #               which registers nothing: "committed" is claimed by nobody: exit 2 at MPI_Finalize
-#   unclaimed_ckpt  the same with ISOCHRON_CC_INTERVAL: stopped (MPI_Abort, 2) before its first checkpoint
+#   unclaimed_ckpt  cc_checkpoint's own checkpoint with an extra saved region: stopped (MPI_Abort, 2)
+#               before the checkpoint it requests
 #   allow       ISOCHRON_CC_RESTART_ALLOW=program,regions: the same run goes on (exit 0), each difference said
 #   mode        test_ckpt's cc checkpoint restarted under ISOCHRON_CC_MODE=2pc: exit 2, "mode cc (this run: 2pc)"
 #   binary      the program's file changed after its checkpoint (same path): exit 2, "binary ... rebuilt"
@@ -78,9 +79,26 @@ case $case in
     once "$tmp/out" "^isochron-cc: the checkpoint file $d/ckpt.1/rank.0 \(checkpoint 1\) holds regions this program did not register: 'committed' \([0-9]+ bytes\)" ;;
   unclaimed_ckpt)
     need_ex; fresh ex
-    ISOCHRON_CC_RESTART_ALLOW=program ISOCHRON_CC_RESTART=$d ISOCHRON_CC_DIR="$tmp/u" ISOCHRON_CC_INTERVAL=0.05 bench_run > "$tmp/out" 2>&1; rc=$?; show "$tmp/out"
+    # cc_checkpoint's own checkpoint with one more region, "extra", in every rank's file (checksum
+    # recomputed): the same program restarts, claims "committed", runs on to 200 iterations and
+    # requests a checkpoint at 150 (REQUEST_AT): it must stop before writing one without "extra"
+    for f in "$d"/ckpt.1/rank.*; do
+      python3 - "$f" <<'PY'
+import sys
+p = sys.argv[1]
+body = open(p, "rb").read()[:-25]
+assert body.count(b"\nregions 1\n") == 1 and body.endswith(b"\nend\n")
+body = body.replace(b"\nregions 1\n", b"\nregions 2\n").replace(b"\nend\n", b"\nregion extra 8\n01234567\nend\n")
+h = 1469598103934665603
+for c in body:
+    h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+open(p, "wb").write(body + b"fnv1a64 %016x\n" % h)
+PY
+    done
+    ISOCHRON_CC_RESTART=$d ISOCHRON_CC_DIR="$tmp/u" "$run" -np "$np" "$exbin" 200 1000 150 > "$tmp/out" 2>&1; rc=$?; show "$tmp/out"
     [ "$rc" = 2 ] || fail "exit status $rc, expected 2 (MPI_Abort before a checkpoint that would lose a saved region)"
-    some "$tmp/out" "^isochron-cc: rank [0-9]+: the checkpoint file $d/ckpt.1/rank.[0-9]+ \(checkpoint 1\) holds regions this program did not register: 'committed' \([0-9]+ bytes\) .*; stopped before a checkpoint that would lose them$"
+    some "$tmp/out" "^isochron-cc: rank [0-9]+: the checkpoint file $d/ckpt.1/rank.[0-9]+ \(checkpoint 1\) holds regions this program did not register: 'extra' \(8 bytes\) .*; stopped before a checkpoint that would lose them$"
+    ! grep -q '^checkpoint 2 written' "$tmp/out" || fail "a checkpoint without the saved region was written"
     ! ls "$tmp"/u/ckpt.2/complete > /dev/null 2>&1 || fail "a checkpoint without the saved region was completed" ;;
   allow)
     need_ex; fresh ex
