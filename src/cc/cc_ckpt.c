@@ -34,9 +34,9 @@ icc_ckpt_t icc_ckpt_state = {
 
 void icc_die(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "isochron-cc: rank %d: ", icc->rank);
-    fprintf(stderr, fmt, a, b);
-    fputc('\n', stderr);
+    char msg[8192];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    fprintf(stderr, "isochron-cc: rank %d: %s\n", icc->rank, msg);   /* one write: ranks' lines never interleave */
     fflush(stderr);
     PMPI_Abort(MPI_COMM_WORLD, 2);
     _exit(2);
