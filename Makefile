@@ -15,7 +15,7 @@ PYTHON ?= python3
 # command below (the build, its tests and the runs use it); absent otherwise.
 export PATH := $(abspath $(VENV))/isochron-bin:$(PATH)
 
-.PHONY: all deps pydeps pyreport py-test py-report configure build drivers run test pytest bench clean
+.PHONY: all deps pydeps pyreport py-test py-report configure build drivers run test pytest bench bench-scripts clean
 
 all: build
 
@@ -72,8 +72,12 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory -j 2 build py-test
 	cd $(BUILD) && rc=0; ctest --output-on-failure --timeout 300 -L error -j 4 || rc=1; \
-	  ctest --output-on-failure --timeout 300 -LE error || rc=1; exit $$rc
+	  ctest --output-on-failure --timeout 300 -LE 'error|bench_scripts' || rc=1; exit $$rc
 	$(PY) -m pytest -q python/tests
+
+# every bench script once in its quick mode (BENCH_QUICK=1; tests/bench_scripts): minutes, not in `test`
+bench-scripts: build
+	cd $(BUILD) && ctest --output-on-failure -L bench_scripts
 
 pytest: pydeps
 	$(PY) -m pytest -q python/tests

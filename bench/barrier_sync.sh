@@ -11,6 +11,7 @@
 # A benchmark, not a test. usage: bench/barrier_sync.sh ; env NP (4), BUILD, CALLS, TRIALS, KEEP=dir
 set -euo pipefail
 cd "$(dirname "$0")/.."
+extra=(); [ -z "${BENCH_QUICK:-}" ] || { : "${NP:=2}" "${CALLS:=10}" "${TRIALS:=5}"; extra=(--barriers mpi,dissemination --payoff-trials 3 --payoff-sizes 0,4K --max-reps 20); }   # BENCH_QUICK=1: a short smoke run
 NP=${NP:-4}
 BUILD=${BUILD:-build}
 CALLS=${CALLS:-1000}
@@ -20,7 +21,7 @@ out=${KEEP:-$(mktemp -d)}
 mkdir -p "$out"
 [ -z "${KEEP:-}" ] && trap 'rm -rf "$out"' EXIT
 run() { local tag=$1 np=$2; shift 2
-  tools/mpirun-local -np "$np" "$BUILD/isochron-barrier" --calls "$CALLS" --trials "$TRIALS" --quiet --format none --jsonl "$out/$tag.jsonl" "$@"; }
+  tools/mpirun-local -np "$np" "$BUILD/isochron-barrier" --calls "$CALLS" --trials "$TRIALS" --quiet --format none --jsonl "$out/$tag.jsonl" "${extra[@]}" "$@"; }
 echo "isochron barrier benchmark: $(nproc) cores, $(mpirun --version 2>/dev/null | head -1), $CALLS skew calls, $TRIALS shift trials per size"
 run "np${NP}-spin" "$NP"
 run "np${NP}-yield" "$NP" --wait yield
@@ -59,6 +60,7 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.jsonl"))):
     for k, lab in (("reference_s", "concurrent"), ("synced_s", "rds+shift"), ("unsynced_s", "shift only")):
         print(f"  {lab:<11}" + " ".join(f"{us(v):>7}" for v in p[k]))
     mm = p["model_min_bytes"]
-    print(f"  model m >= (2 d b_s - b_l/2)/a with a = {p['a_s_per_byte']*1e9:.3f} ns/B, b_l = {us(p['b_l_s'])} us: "
+    a_ns = "-" if p["a_s_per_byte"] is None else f"{p['a_s_per_byte'] * 1e9:.3f}"   # too few sends to fit a (quick mode)
+    print(f"  model m >= (2 d b_s - b_l/2)/a with a = {a_ns} ns/B, b_l = {us(p['b_l_s'])} us: "
           f"{'none' if mm is None else str(int(mm)) + ' B'}; measured: {'never cheaper in this range' if p['measured_min_bytes'] is None else str(int(p['measured_min_bytes'])) + ' B'}")
 PY

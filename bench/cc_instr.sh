@@ -8,6 +8,7 @@
 #   bash bench/cc_instr.sh        env: BUILD (build), N (20000)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+[ -z "${BENCH_QUICK:-}" ] || : "${N:=500}"   # BENCH_QUICK=1: a short smoke run
 build=${BUILD:-$here/build}; N=${N:-20000}
 lib=$build/libisochron-cc.so
 [ -e "$lib" ] || { echo "cc_instr: $lib not built" >&2; exit 2; }

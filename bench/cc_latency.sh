@@ -15,7 +15,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$here/build}
 exe=$build/tests/cc_latency
 [ -x "$exe" ] || { echo "cc_latency: $exe not built (cmake --build $build --target cc_latency)" >&2; exit 2; }
-nps=("$@"); [ ${#nps[@]} -gt 0 ] || nps=(2 3 4)
+[ -z "${BENCH_QUICK:-}" ] || : "${REQUESTS:=2}"   # BENCH_QUICK=1: a short smoke run (2 ranks)
+nps=("$@"); [ ${#nps[@]} -gt 0 ] || nps=(2 3 4); [ $# -gt 0 ] || [ -z "${BENCH_QUICK:-}" ] || nps=(2)
 for np in "${nps[@]}"; do [[ $np =~ ^[234]$ ]] || { echo "cc_latency: NP must be 2, 3 or 4, got '$np'" >&2; exit 2; }; done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 failed=0

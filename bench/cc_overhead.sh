@@ -16,7 +16,8 @@ bench=$build/isochron-bench
 for f in "$lib" "$bench"; do
   [ -e "$f" ] || { echo "cc_overhead: $f not built (cmake --build $build --target isochron_cc isochron-bench)" >&2; exit 2; }
 done
-nps=("$@"); [ ${#nps[@]} -gt 0 ] || nps=(4 2)
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${BUDGET:=0.05}" "${MAXREPS:=20}"   # BENCH_QUICK=1: a short smoke run (2 ranks)
+nps=("$@"); [ ${#nps[@]} -gt 0 ] || nps=(4 2); [ $# -gt 0 ] || [ -z "${BENCH_QUICK:-}" ] || nps=(2)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 ROUNDS=${ROUNDS:-5}
 # Modes interleaved round by round, in a rotated order: the machine's state changes within seconds

@@ -14,6 +14,7 @@
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$here/build}
+[ -z "${BENCH_QUICK:-}" ] || : "${OPS:=60}"   # BENCH_QUICK=1: short programs (the seeds are the arguments)
 exe=$build/tests/cc_stress
 if [ $# -lt 2 ] || ! [[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] || [ $1 -gt $2 ]; then
   echo "usage: bench/cc_stress.sh FIRST LAST [NP]   (seeds FIRST..LAST, NP 2..4)" >&2; exit 2

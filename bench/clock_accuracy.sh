@@ -10,7 +10,9 @@
 #   ALGS="hca3/100/skampi/50,span=0.12 ..." gives the long one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${NP:=2}" "${WAIT:=0.5}" "${ALGS:=hca3}"   # BENCH_QUICK=1: a short smoke run
 RUNS=${1:-3}
+[ -z "${BENCH_QUICK:-}" ] || RUNS=${1:-1}
 NP=${NP:-4}
 WAIT=${WAIT:-10}
 TRACK=${TRACK:-off}

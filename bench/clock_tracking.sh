@@ -12,6 +12,7 @@
 # The seeds default to 101-105, which no test uses. Raw JSON Lines go to $OUT (a directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${NP:=2}" "${SEEDS:=101}" "${DRIFTS:=2}" "${WAITS:=0,1}"   # BENCH_QUICK=1: a short smoke run
 NP=${NP:-4}
 SEEDS=${SEEDS:-"101 102 103 104 105"}
 OFF_SEEDS=${OFF_SEEDS:-$SEEDS}

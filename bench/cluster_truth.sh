@@ -21,6 +21,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(readlink -f "${1:-$here/build}")
+[ -z "${BENCH_QUICK:-}" ] || : "${WAITS:=0,1}" "${CONDITIONS:=healthy}"   # BENCH_QUICK=1: a short smoke run
 waits=${WAITS:-0,10,30,60} seed=${SEED:-9100} conds=${CONDITIONS:-healthy starved hog burst sim} cpus=${CPUS:-}
 [ -z "$cpus" ] || [[ $cpus =~ ^[0-9]+,[0-9]+$ ]] || { echo "cluster_truth: CPUS '$cpus': expected node 0's and node 1's CPU, e.g. 0,1"; exit 2; }
 # each rank on its node's CPU (CPUS), read in the rank's own UTS namespace: host "<cluster>-nodeK"

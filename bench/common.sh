@@ -10,6 +10,8 @@
 #                                repository; OUT, a scratch directory removed at exit (KEEP, when
 #                                given, is used instead and kept); this checkout's isochron package
 #                                on PYTHONPATH
+#   bench_quick NAME=VALUE...    with BENCH_QUICK=1 (a smoke run: tests/bench_scripts), each NAME the
+#                                user did not set becomes VALUE; call it before bench_init
 #   bench_load                   "a b c": the 1, 5 and 15 minute load averages
 #   bench_cores                  "N cores, load a b c": the machine in a table's title
 
@@ -24,6 +26,15 @@ bench_init() { # NAME=DEFAULT...
   [ -n "${KEEP:-}" ] || trap 'rm -rf "$OUT"' EXIT
   mkdir -p "$OUT"
   export PYTHONPATH="$PWD/python/src${PYTHONPATH:+:$PYTHONPATH}"
+}
+
+bench_quick() { # NAME=VALUE...
+  local kv name
+  [ -n "${BENCH_QUICK:-}" ] || return 0
+  for kv in "$@"; do
+    name=${kv%%=*}
+    [ -n "${!name:-}" ] || printf -v "$name" '%s' "${kv#*=}"
+  done
 }
 
 bench_load() { cut -d' ' -f1-3 /proc/loadavg; }

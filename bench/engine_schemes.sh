@@ -10,21 +10,23 @@
 # A benchmark, not a test: it prints tables. usage: bench/engine_schemes.sh ; env NP, BUILD
 set -euo pipefail
 cd "$(dirname "$0")/.."
+schemes="roundtime window barrier none" methods="global max root" quick=() sweep=()
+[ -z "${BENCH_QUICK:-}" ] || { : "${NP:=2}"; schemes=roundtime methods=global quick=(--min-reps 10 --max-reps 20) sweep=(--ops allreduce --sizes 8); }   # BENCH_QUICK=1: a short smoke run
 NP=${NP:-4}
 BUILD=${BUILD:-build}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-run() { tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --quiet --format none "$@"; }
+run() { tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --quiet --format none "$@" "${quick[@]}"; }
 echo "isochron engine benchmark: $NP ranks, $(nproc) cores, $(mpirun --version 2>/dev/null | head -1)"
-for scheme in roundtime window barrier none; do
-  for method in global max root; do
+for scheme in $schemes; do
+  for method in $methods; do
     run --ops allreduce,bcast --sizes 8,1K,64K --scheme "$scheme" --method "$method" --jsonl "$out/$scheme.$method.jsonl"
   done
 done
 run --ops bcast --sizes 8,1K,64K --scheme barrier --method ack --jsonl "$out/barrier.ack.jsonl"
 run --ops allreduce,bcast --sizes 8,1K,64K --scheme barrier --method max --raw --min-reps 100 --max-reps 100 --rel-ci 0 --jsonl "$out/osu.jsonl"
 start=$(date +%s.%N)
-run --jsonl "$out/sweep.jsonl"
+run "${sweep[@]}" --jsonl "$out/sweep.jsonl"
 end=$(date +%s.%N)
 python3 - "$out" "$start" "$end" <<'PY'
 import glob, json, os, sys

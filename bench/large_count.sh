@@ -11,6 +11,7 @@
 # isochron-bench refuses the point before allocating otherwise, and the script says so.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${SIZES:=1M}" "${OPS:=pingpong_c}"   # BENCH_QUICK=1: a short smoke run
 BUILD=${BUILD:-build-mpich}
 export MPIRUN=${MPIRUN:-$(command -v mpirun.mpich)}
 SIZES=${SIZES:-1G,2560M}

@@ -15,6 +15,7 @@
 # (max-reps, 200), SEED (1), OPS, SIZES, BUILD, PY, KEEP (keep the set in this directory)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+bench_quick LAUNCHES=2 REPS=20 OPS=allreduce SIZES=8
 bench_init NP=2 LAUNCHES=6 SEED=1 REPS=200 OPS=allreduce,bcast,alltoall SIZES=8,1K,64K
 mkdir -p "$OUT/cfg"
 common="--quiet --format none --max-reps $REPS"

@@ -8,6 +8,7 @@
 #   bash bench/passes_spread.sh          env: NP (2), LAUNCHES (16), N (20), REPS (12000), OPS, SIZES, BUILD
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${LAUNCHES:=2}" "${N:=4}" "${REPS:=100}" "${OPS:=allreduce}" "${SIZES:=8}"   # BENCH_QUICK=1: a short smoke run
 NP=${NP:-2}; LAUNCHES=${LAUNCHES:-16}; N=${N:-20}; REPS=${REPS:-12000}
 OPS=${OPS:-allreduce,bcast,alltoall}; SIZES=${SIZES:-8,1K,64K}; BUILD=${BUILD:-build}
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT

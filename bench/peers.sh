@@ -184,6 +184,7 @@
 # column's iterations, 0: no such column)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${LAUNCHES:=1}" "${SIZES:=8}"   # BENCH_QUICK=1: a short smoke run
 NP=${NP:-2}
 NPN=${NP_NEIGHBOR:-4}
 LAUNCHES=${LAUNCHES:-3}

@@ -11,6 +11,7 @@
 # python3), KEEP (a directory to keep the files in)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${POINTS:=2000}"   # BENCH_QUICK=1: a short smoke run
 POINTS=${POINTS:-200000}
 PY=${PY:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3)}
 out=${KEEP:-$(mktemp -d)}

@@ -24,6 +24,7 @@
 # measured before it are analysed; when it is the first, the script stops with the launch's error.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+bench_quick PAIRS=1 LAUNCHES=2 REPS=1 SIZES=8 OPS=allreduce
 bench_init NP=2 LAUNCHES=5 PAIRS=20 OPS=allreduce,bcast,alltoall SIZES=8,1K,64K SLOW=0.1 REPS=1000
 need_int() { # NAME MIN WHY: the setting NAME an integer >= MIN, else one line and exit 2
   [[ ${!1} =~ ^[0-9]+$ ]] && [ "${!1}" -ge "$2" ] ||

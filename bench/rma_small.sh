@@ -13,6 +13,7 @@
 #   NP=2 SIZES=8,64 ROUNDS=5 bash bench/rma_small.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${ROUNDS:=1}" "${OPS:=put}"   # BENCH_QUICK=1: a short smoke run
 BUILD=${BUILD:-build}
 NP=${NP:-2}
 SIZES=${SIZES:-8}

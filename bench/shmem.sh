@@ -11,6 +11,7 @@
 # numbers carry that load. usage: bench/shmem.sh ; env BUILD, NPS ("2 4"), MAXREPS
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${NPS:=2}" "${MAXREPS:=5}"   # BENCH_QUICK=1: a short smoke run
 BUILD=${BUILD:-build}
 NPS=${NPS:-"2 4"}
 MAXREPS=${MAXREPS:-30}

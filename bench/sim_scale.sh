@@ -24,6 +24,7 @@
 # The algorithms run with --track off and their default fit (40 points over 20 ms; skampi: none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${ALGS:=hca3}" "${DRIFTS:=1}" "${SIZES:=64}" "${PARTS:=sync}" "${EXTRA_P:=0}" "${OUT:=${BUILD:-build}/sim_scale-quick}"   # BENCH_QUICK=1: a short smoke run
 SIZES=${SIZES:-"64 256 1024 4096"}
 ALGS=${ALGS:-"skampi jk hca2 hca3 hier"}
 DRIFTS=${DRIFTS:-"50 1"}

@@ -8,6 +8,7 @@
 # KEEP (a directory to keep the launches' files in)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+bench_quick NPMAX=2 LAUNCHES=1
 bench_init NPMAX=4 LAUNCHES=5
 echo "start-up: 1..$NPMAX ranks, $(bench_cores), $LAUNCHES launches; OSU: ${OSU_DIR:-not given}"
 for i in $(seq 1 "$LAUNCHES"); do

@@ -9,6 +9,7 @@
 #   SKEW=offset=1ms,drift=5,seed=3 RUNS=2 bash bench/sweep_clock.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${NP:=2}" "${RUNS:=1}" "${ARGS:=--ops allreduce --sizes 8}"   # BENCH_QUICK=1: a short smoke run
 NP=${NP:-4}
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-3}

@@ -10,6 +10,7 @@
 #       in accuracy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${NP:=2}" "${RUNS:=1}" "${ARGS:=--ops allreduce --sizes 8}"   # BENCH_QUICK=1: a short smoke run
 NP=${NP:-4}
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-3}

@@ -9,6 +9,7 @@
 #   OPS=put_fence,put_lock SIZES=8 LAUNCHES=10 bench/timing_choice.sh
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+bench_quick LAUNCHES=2 SIZES=8 OPS=put_lock,allreduce
 bench_init NP=2 LAUNCHES=5 SIZES=8,1K \
   OPS=put_fence,get_fence,put_pscw,put_lock,get_lock,put_lockall,get_lockall,pingpong,barrier,allreduce,bcast BENCH=
 BENCH=${BENCH:-$BUILD/isochron-bench}

@@ -20,6 +20,7 @@
 #   PARTS=2,3 REPS=10 STEP=4 bash bench/timing_methods.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${BENCH_QUICK:-}" ] || : "${NP:=2}" "${REPS:=5}" "${STEP:=50}" "${PARTS:=1}"   # BENCH_QUICK=1: a short smoke run
 BUILD=${BUILD:-build}
 NP=${NP:-4}
 REPS=${REPS:-50}          # repetitions per point, part 1 (fixed: min = max, no CI stop)

@@ -12,6 +12,7 @@
 # (2), LAUNCHES (8), REPS (isochron max-reps, 200), BUILD, PY, KEEP (a directory to keep the launches' files in)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+bench_quick LAUNCHES=2 REPS=20
 bench_init NP=2 LAUNCHES=8 REPS=200
 echo "between-launch spread per tool: $NP ranks, $(bench_cores)," \
      "$LAUNCHES launches per tool; OSU: ${OSU_DIR:-not given}; IMB: ${IMB:-not given}"

@@ -17,8 +17,9 @@ cd "$(dirname "$0")/.."
 B=${BUILD:-build}
 NP=${1:-4}
 ITERS=${2:-2000}
+[ -z "${BENCH_QUICK:-}" ] || { NP=${1:-2}; ITERS=${2:-200}; }   # BENCH_QUICK=1: a short smoke run
 OUT=${OUT:-$(mktemp -d)}
-LIB=$PWD/$B/libisochron-trace.so
+LIB=$(cd "$B" && pwd)/libisochron-trace.so   # BUILD relative to the repository or absolute
 SKEW=offset=1ms,drift=50,seed=3
 run() { local name=$1; shift; env "$@" ISOCHRON_TRACE_DIR="$OUT" ISOCHRON_TRACE_NAME="$name" LD_PRELOAD="$LIB" \
           tools/mpirun-local -np "$NP" "$B/trace_stencil" "$ITERS" 20000 > /dev/null; }

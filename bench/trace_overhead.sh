@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 B=${BUILD:-build}
 NP=${1:-2}
 ROUNDS=${2:-5}
+[ -z "${BENCH_QUICK:-}" ] || ROUNDS=${2:-1}   # BENCH_QUICK=1: a short smoke run
 LIB=$B/libisochron-trace.so
 APP=$B/trace_microbench
 [ -x "$APP" ] && [ -f "$LIB" ] || { echo "trace_overhead: build $APP and $LIB first (cmake --build $B)" >&2; exit 2; }

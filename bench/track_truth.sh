@@ -18,6 +18,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(readlink -f "${1:-$here/build}")
+[ -z "${BENCH_QUICK:-}" ] || : "${WAITS:=0,1}" "${RUNS:=1}"   # BENCH_QUICK=1: a short smoke run
 seed=${SEED:-9700} skew=${SKEW:-drift=2} waits=${WAITS:-0,5,10,15,20,30,40,50,60} runs=${RUNS:-2}
 mpi=${MPI:-ompi} cpus=${CPUS:-}
 case $mpi in ompi|mpich) ;; *) echo "track_truth: MPI '$mpi': expected ompi or mpich"; exit 2 ;; esac

@@ -3,7 +3,10 @@
 # section 5.2, Fig. 5 and Table 1, at the scale of one machine).
 #   usage: bench/apps/apps.sh lammps|qe [NP (default 2)] [ROUNDS (default 3)]
 #   env:   BUILD (default build/); LAMMPS: CELLS (fcc cells per side, default 10: 4000 atoms), STEPS (500);
-#          QE: ECUT (Ry, default 18), K (k-point grid K^3, default 4); INTERVAL (s between checkpoints, 0.5)
+#          QE: ECUT (Ry, default 18), K (k-point grid K^3, default 4); INTERVAL (s between checkpoints; default:
+#          a quarter of the first native run's own time, at least 0.01 s, so that a run of any length takes
+#          checkpoints: LAMMPS's 500 default steps take 0.46 s here, shorter than the 0.5 s that was the default)
+#          BENCH_QUICK=1: the defaults shrink to one round, 100 steps (LAMMPS), ecutwfc 12 Ry and 2^3 k-points (QE)
 # Applications: lammps = Debian's lmp on bench/apps/in.melt (Lennard-Jones melt, paper 003's LJ liquid);
 # qe = Debian's Quantum ESPRESSO pw.x on bench/apps/si.scf.in (SCF of bulk Si, 2 atoms, LDA, the
 # Si.pz-vbc.UPF pseudopotential that Debian's quantum-espresso-data ships in /usr/share/espresso/pseudo),
@@ -31,7 +34,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${BUILD:-$here/build}" && pwd)
 app=${1:-}
 NP=${2:-2}
-ROUNDS=${3:-3}
+if [ -n "${BENCH_QUICK:-}" ]; then ROUNDS=${3:-1} STEPS=${STEPS:-100} ECUT=${ECUT:-12} K=${K:-2}; else ROUNDS=${3:-3}; fi
 case $app in
   lammps) exe=$(command -v lmp) || { echo "apps.sh: lmp not found (Debian package lammps)" >&2; exit 2; } ;;
   qe) exe=$(command -v pw.x) || { echo "apps.sh: pw.x not found (Debian package quantum-espresso)" >&2; exit 2; }
@@ -83,15 +86,35 @@ for r in $(seq 1 "$ROUNDS"); do
     esac
   done
 done
-run ckpt ISOCHRON_CC_MODE=cc ISOCHRON_CC_DIR=ck ISOCHRON_CC_LOG=log ISOCHRON_CC_INTERVAL="${INTERVAL:-0.5}" "${fortran[@]}" LD_PRELOAD="$cc_lib"
-run ckpt2pc ISOCHRON_CC_MODE=2pc ISOCHRON_CC_DIR=ck ISOCHRON_CC_LOG=log ISOCHRON_CC_INTERVAL="${INTERVAL:-0.5}" "${fortran[@]}" LD_PRELOAD="$cc_lib"
+# the checkpoint interval: INTERVAL, or a quarter of the first native run's own time (its timer, else its
+# launch's wall time), at least 0.01 s (ISOCHRON_CC_INTERVAL's lower bound)
+if [ -z "${INTERVAL:-}" ]; then
+  INTERVAL=$(python3 - "$app" native.1 <<'PY'
+import re, sys
+app, d = sys.argv[1:]
+text = open(f"{d}/out", errors="replace").read()
+if app == "lammps":
+    m = re.search(r"Loop time of ([0-9.eE+-]+)", text)
+    t = float(m.group(1)) if m else None
+else:
+    m = re.search(r"PWSCF\s*:.*CPU\s+(?:(\d+)h\s*)?(?:(\d+)m\s*)?([0-9.]+)s WALL", text)
+    t = (int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + float(m.group(3))) if m else None
+if t is None:
+    rc, t0, t1 = open(f"{d}/status").read().split()
+    t = float(t1) - float(t0)
+print(f"{max(0.01, t / 4):.3g}")
+PY
+) || INTERVAL=0.5
+fi
+run ckpt ISOCHRON_CC_MODE=cc ISOCHRON_CC_DIR=ck ISOCHRON_CC_LOG=log ISOCHRON_CC_INTERVAL="$INTERVAL" "${fortran[@]}" LD_PRELOAD="$cc_lib"
+run ckpt2pc ISOCHRON_CC_MODE=2pc ISOCHRON_CC_DIR=ck ISOCHRON_CC_LOG=log ISOCHRON_CC_INTERVAL="$INTERVAL" "${fortran[@]}" LD_PRELOAD="$cc_lib"
 run traced ISOCHRON_TRACE_DIR=tr ISOCHRON_TRACE_MAX_EVENTS=20000000 "${fortran[@]}" LD_PRELOAD="$tr_lib"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 for d in ckpt ckpt2pc; do
   python3 "$here/tests/cc/check_cc_log.py" $d/log --np "$NP" --interval --latency > $d/check 2>&1
 done
 (cd traced && python3 "$here/tests/trace/check_trace.py" tr isochron-trace "$NP" > check 2>&1; echo $? > check.rc)
-python3 - "$tmp" "$app" "$NP" "$ROUNDS" "$here" "$desc" "$load0" "$load1" "$(nproc)" "${INTERVAL:-0.5}" <<'PY'
+python3 - "$tmp" "$app" "$NP" "$ROUNDS" "$here" "$desc" "$load0" "$load1" "$(nproc)" "$INTERVAL" <<'PY'
 import json, os, re, statistics, subprocess, sys
 tmp, app, np_, rounds, here, desc, load0, load1, ncpu, interval = sys.argv[1:]
 rounds = int(rounds)

@@ -1,9 +1,9 @@
 /* libisochron-cc.so: the collective-clock layer of paper 003 (sections 3-4),
  * interposed through PMPI with the wrappers tools/gen-pmpi.py generates from
  * src/pmpi/mpi.tbl (layer prefix "icc"); cc_p2p.c writes the blocking
- * point-to-point, probe and completion wrappers by hand, cc_ckpt.c holds the
- * checkpoint protocol (its design paragraph: Algorithms 2-3, agreement, safe
- * state, action, restart, state log).
+ * point-to-point, probe and completion wrappers by hand, the checkpoint protocol
+ * lives in the rooms cc_ckpt.h lists (the design paragraph of cc_agree.c: Algorithms 2-3,
+ * agreement, safe state; cc_ckpt_file.c: action, restart; cc_ckpt.h: the state log).
  *
  * Design of this file. ISOCHRON_CC_MODE (read once, at load) selects
  *   native  every wrapper is a tail call to PMPI (icc_bypass = 1 from the
@@ -12,7 +12,7 @@
  *           blocking collective and every non-blocking collective initiation,
  *           PMPI_Ibarrier on the same communicator and a PMPI_Test loop, with
  *           its checkpoints (prepare, vote, commit or abort and retry, and
- *           restart: cc_ckpt.c, "2pc mode"); point-to-point calls are counted
+ *           restart: cc_2pc.c); point-to-point calls are counted
  *           and polled as in cc mode;
  *   cc      Algorithm 1's bookkeeping on the fast path: each communicator maps
  *           to a ggid computed from its group's world ranks as the paper
@@ -36,7 +36,7 @@
  *           may reuse a freed handle. The only extra
  *           work per call when no checkpoint is in progress is one load of
  *           icc_attn (set by SIGUSR1, isochron_cc_request, the ticker of
- *           cc_ckpt.c, and kept set while a checkpoint is in progress).
+ *           cc_ckpt_settings.c, and kept set while a checkpoint is in progress).
  * ISOCHRON_CC_TEST_COLLIDE=1 makes every hash equal (tests the member
  * comparison). The layer calls only PMPI_ functions itself. Every variable
  * and its range: docs/layers.md.
@@ -56,7 +56,7 @@ static const char *const icc_mode_names[] = { "native", "cc", "2pc" };
 /* ISOCHRON_CC_MODE is read when the library is loaded (the wrappers need the
  * mode from the first call on): a bad one ends every process that loads the
  * library with exit status 2 and the valid modes, before the application's
- * main. The other settings are checked in MPI_Init (cc_ckpt.c, icc_settings),
+ * main. The other settings are checked in MPI_Init (cc_ckpt_settings.c, icc_settings),
  * in every mode: until MPI_Init has returned even native mode runs the hooks
  * of MPI_Init, then it bypasses. */
 __attribute__((constructor)) static void icc_load(void)
@@ -99,8 +99,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 
 /* 2pc mode (MANA's two-phase commit, paper 003 2.2): a stop point at the entry (a rank prepared for a
  * checkpoint votes and holds here, before its barrier), then PMPI_Ibarrier on the collective's
- * communicator and a test loop that is a stop point too while the barrier is incomplete (cc_ckpt.c,
- * "2pc mode"). Only a completed barrier lets the rank into the collective. */
+ * communicator and a test loop that is a stop point too while the barrier is incomplete (cc_2pc.c). Only a completed barrier lets the rank into the collective. */
 void icc_2pc_enter(MPI_Comm comm, const char *name)
 {
     if (icc->attn) icc_poll(ICC_STOP, name, -1);

@@ -1,9 +1,9 @@
 /* libisochron-cc.so: the ggid table (paper 003, 4.1) -- the bottom of src/cc, below the message
- * tracking (cc_track.c), the protocol (cc_ckpt.c) and the wrappers (cc.c, cc_p2p.c); it calls none
+ * tracking (cc_track.c), the protocol (cc_ckpt*.c, cc_2pc.c, cc_agree.c) and the wrappers (cc.c, cc_p2p.c); it calls none
  * of them. It holds the layer's one shared state (icc_state), the communicator -> group/view cache,
  * the groups (a ggid: FNV-1a over the SET of world ranks, as the paper defines it; why one SEQ per
  * set is safe: docs/collective-clocks.md, "ggid") and their views (a communicator's rank order), and
- * restores a group's SEQ from a restart file's groups (icc->rs_groups, read by cc_ckpt.c) when the
+ * restores a group's SEQ from a restart file's groups (icc->rs_groups, read by cc_ckpt_file.c) when the
  * group is seen again. */
 #include <stdint.h>
 #include <stdio.h>

@@ -2,12 +2,13 @@
  *   cc_groups.c the shared state, the ggid table and views (Algorithm 1's SEQ[ggid])
  *   cc_track.c  message counting, request tracking, what a blocked call waits for
  *   cc.c        modes, generated-wrapper hooks, the 2pc barrier
- *   cc_ckpt.c   the checkpoint protocol (Algorithms 2-3, agreement, safe
- *               state, action, restart, state log, watchdog)
+ *   cc_ckpt.c, cc_ckpt_file.c, cc_2pc.c, cc_agree.c, cc_ckpt_settings.c
+ *               the checkpoint protocol (Algorithms 2-3, agreement, safe state,
+ *               action, restart, state log, watchdog; its rooms: cc_ckpt.h)
  *   cc_p2p.c    hand-written point-to-point, probe and completion wrappers
  *               (protocol progress while blocked)
  * Layers, each calling only those below it: cc_groups.c < cc_track.c <
- * cc_ckpt.c < cc.c, cc_p2p.c (tests/layering/check_cycles.py).
+ * the protocol (cc_ckpt.h lists its order) < cc.c, cc_p2p.c (tests/layering/check_cycles.py).
  * Not installed; nothing outside src/cc includes it. */
 #ifndef ISOCHRON_CC_INTERNAL_H
 #define ISOCHRON_CC_INTERNAL_H
@@ -46,11 +47,11 @@ void icc_forget(MPI_Comm comm);              /* at MPI_Comm_free/disconnect: the
 uint64_t icc_members_hash(const int *w, int n);   /* a group's ggid: the hash of its members in ascending order, whatever
                                                      order w has (42 for all with ISOCHRON_CC_TEST_COLLIDE=1) */
 
-/* ---- protocol (cc_ckpt.c) */
+/* ---- protocol (cc_agree.c: icc_poll, icc_seq_bumped, icc_need_check; cc_ckpt_settings.c: the rest) */
 
 /* ICC_RECV: blocked in a call only an application message can complete (a
  * blocking receive or probe): counts as stopped like ICC_BLOCKED, but returns
- * after every step so the caller keeps testing its operation (cc_ckpt.c) */
+ * after every step so the caller keeps testing its operation (cc_agree.c) */
 /* ICC_STOP, ICC_BARRIER (2pc mode, cc.c icc_2pc_enter): the entry of a collective before its
  * Ibarrier, and the Ibarrier's test loop (icc->barrier the request) */
 enum { ICC_PASS, ICC_COLL, ICC_BLOCKED, ICC_RECV, ICC_STOP, ICC_BARRIER };
@@ -67,7 +68,7 @@ void icc_init_protocol(void);             /* then, in cc mode */
 void icc_finalize_protocol(void);         /* in MPI_Finalize's wrapper, before PMPI_Finalize */
 void icc_group_created(int g);            /* restore SEQ of a group seen again after restart */
 
-/* message counting (cc_p2p.c counts, cc_ckpt.c reads) */
+/* message counting (cc_p2p.c counts, the protocol reads) */
 void icc_count_sent(MPI_Comm comm, int dest);
 int icc_peer_view(MPI_Comm comm);               /* view whose world[] translates peer ranks; -1 for intercomms */
 void icc_count_recvd_status(int v, const MPI_Status *st);   /* v: the receive's view */
@@ -87,16 +88,16 @@ int icc_req_count_arrived(void);          /* count tracked receives that complet
 /* What the blocking call in progress waits for, set by its wrapper (cc_p2p.c)
  * before it polls: the peers that must act for it to complete. icc_poll
  * resolves it (icc_waitfor_peers) only when it tells those peers they are
- * needed (cc_ckpt.c, "Needs"). comm/r1/r2: ranks of comm (MPI_ANY_SOURCE:
+ * needed (cc_agree.c, "Needs"). comm/r1/r2: ranks of comm (MPI_ANY_SOURCE:
  * every member; MPI_PROC_NULL: none); else reqs/nreqs: request handles (the
  * values before the call); neither (comm == MPI_COMM_NULL, nreqs == 0): any rank. */
 typedef struct { MPI_Comm comm; int r1, r2; const MPI_Request *reqs; int nreqs; } icc_waitfor_t;
 void icc_waitfor_peers(unsigned char *mark);   /* mark[world rank] = 1 for each peer */
-void icc_need_check(void);                /* a completion test found its operation incomplete (cc_ckpt.c) */
+void icc_need_check(void);                /* a completion test found its operation incomplete (cc_agree.c) */
 
-/* ---- the layer's shared state: one instance (icc_state, cc.c), reached through the pointer `icc`.
+/* ---- the layer's shared state: one instance (icc_state, cc_groups.c), reached through the pointer `icc`.
  * Every mutable variable more than one file of src/cc reads or writes lives here (each file's own
- * state is a structure of that file: cc_ckpt.c's protocol, cc_p2p.c's tables, cc.c's handle cache). */
+ * state is a structure of that file: cc_ckpt.h's protocol state, cc_p2p.c's tables, cc.c's handle cache). */
 typedef struct { int n; int *members; long long seq; } icc_saved_group_t;   /* a restart file's group */
 typedef struct icc_state {
     /* modes (cc.c) */
@@ -104,21 +105,21 @@ typedef struct icc_state {
     volatile int bypass;            /* native mode after MPI_Init: every wrapper is a tail call */
     int collide;                    /* ISOCHRON_CC_TEST_COLLIDE=1 */
     int saw_init;                   /* this layer's MPI_Init returned (icc_unload) */
-    /* the ggid table (cc.c) */
+    /* the ggid table (cc_groups.c) */
     icc_group_t *groups;
     int ngroups, capgroups;
     icc_view_t *views;
     int nviews, capviews;
     MPI_Comm last_comm;             /* the communicator icc_lookup found last (cc_hooks.h) */
     int last_group, last_view;      /* its group and view (-1: MPI_COMM_NULL) */
-    /* protocol flags (cc_ckpt.c writes, the wrappers read) */
+    /* protocol flags (the protocol writes, the wrappers read) */
     int inited;                     /* after MPI_Init, cc or 2pc mode */
     int rank, size;
     volatile sig_atomic_t attn;     /* fast-path flag: nonzero sends wrappers to icc_poll */
     int pending;                    /* a checkpoint is in progress on this rank */
     int output_lost;                /* a state log could not be written: MPI_Finalize's wrapper exits non-zero */
     unsigned long long version;     /* bumped at every local state change */
-    /* message counting and blocked calls (cc_p2p.c writes, cc_ckpt.c reads) */
+    /* message counting and blocked calls (cc_p2p.c writes, the protocol reads) */
     long long app_sent, app_recvd;
     long long *sent_to, *recvd_from;   /* per world rank */
     int open_recvs;                 /* receives inside blocking wrappers, in progress */
@@ -126,7 +127,7 @@ typedef struct icc_state {
     icc_waitfor_t waitfor;          /* what the blocking call in progress waits for (above) */
     int reqlive;                    /* requests tracked (cc_track.c): none lets completion calls go straight to PMPI */
     MPI_Request *barrier;           /* 2pc: the Ibarrier whose test loop polls (ICC_BARRIER), else NULL */
-    /* restart: the groups of this rank's checkpoint file (cc_ckpt.c reads them, cc_groups.c restores SEQ) */
+    /* restart: the groups of this rank's checkpoint file (cc_ckpt_file.c reads them, cc_groups.c restores SEQ) */
     icc_saved_group_t *rs_groups;
     int rs_ngroups;
 } icc_state_t;

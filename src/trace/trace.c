@@ -20,6 +20,7 @@
  * 1, so its own MPI calls pass straight to PMPI. MPI_Init, MPI_Init_thread
  * and MPI_Finalize go through the same generated wrappers: their hooks set
  * the tracer up after PMPI_Init and write the trace before PMPI_Finalize.
+ * The settings (ISOCHRON_TRACE_*) are checked in trace_settings.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -49,8 +50,6 @@ unsigned char itr_mask[ISOCHRON_PMPI_NIDS];
 isochron_timer_t *itr_timer;
 int itr_fast_mono;
 
-#define ITR_DIR_MAX 2048  /* bytes of ISOCHRON_TRACE_DIR: with a name, room for the OTF2 archive's paths in 4096 */
-#define ITR_NAME_MAX 200  /* bytes of ISOCHRON_TRACE_NAME: NAME.json, NAME/NAME.otf2 stay under NAME_MAX (255) */
 #define MAX_COMMS 1024 /* < 32768: itr_event_t.comm is an int16_t */
 #define MAX_SEGS 4096
 #define NMETA 24
@@ -201,179 +200,6 @@ int isochron_trace_set_active(int on)
 
 long isochron_trace_event_count(void) { return itr_buf.n; }
 
-/* the functions that can be traced: every wrapped one but MPI_Init, MPI_Init_thread, MPI_Finalize */
-static int traceable(int i) { return itr_calls[i].name && itr_calls[i].category != ISOCHRON_PMPI_INIT; }
-
-/* ISOCHRON_TRACE_CALLS into itr_mask; -1 with the message in err */
-static int parse_calls(const char *v, char *err, size_t len)
-{
-    memset(itr_mask, 0, sizeof itr_mask);
-    if (!strcmp(v, "all")) {
-        for (int i = 0; i < ISOCHRON_PMPI_NIDS; i++) itr_mask[i] = (unsigned char)traceable(i);
-        return 0;
-    }
-    if (isochron_setting_list("ISOCHRON_TRACE_CALLS", v, err, len)) return -1;
-    char *copy = strdup(v), *save = NULL;
-    if (!copy) return snprintf(err, len, "ISOCHRON_TRACE_CALLS: out of memory"), -1;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int found = 0;
-        for (int i = 0; i < ISOCHRON_PMPI_NIDS; i++)
-            if (traceable(i) && (!strcasecmp(tok, itr_calls[i].name) || !strcmp(tok, itr_calls[i].kind)))
-                itr_mask[i] = 1, found = 1;
-        if (!found) {
-            size_t o = (size_t)snprintf(err, len, "ISOCHRON_TRACE_CALLS=%s: unknown '%s'; valid: all, a kind (", v, tok);
-            for (int c = 0, k = 0; c < ISOCHRON_PMPI_NCATEGORIES; c++)
-                if (c != ISOCHRON_PMPI_INIT && o < len)
-                    o += (size_t)snprintf(err + o, len - o, "%s%s", k++ ? ", " : "", category_names[c]);
-            if (o < len) o += (size_t)snprintf(err + o, len - o, "), or:");
-            for (int i = 0, k = 0; i < ISOCHRON_PMPI_NIDS && o < len; i++)
-                if (traceable(i)) o += (size_t)snprintf(err + o, len - o, "%s %s", k++ ? "," : "", itr_calls[i].name);
-            free(copy);
-            return -1;
-        }
-    }
-    free(copy);
-    return 0;
-}
-
-/* The variables of this layer (docs/layers.md): any other ISOCHRON_TRACE_* is refused as misspelt. */
-static const char *const itr_known[] = {
-    "ISOCHRON_TRACE_DIR", "ISOCHRON_TRACE_NAME", "ISOCHRON_TRACE_FORMATS", "ISOCHRON_TRACE_SYNC",
-    "ISOCHRON_TRACE_SYNC_LIMIT", "ISOCHRON_TRACE_TRACK", "ISOCHRON_TRACE_MIN_INTERVAL", "ISOCHRON_TRACE_POLL",
-    "ISOCHRON_TRACE_CALLS", "ISOCHRON_TRACE_TIMER", "ISOCHRON_TRACE_SKEW", "ISOCHRON_TRACE_MAX_EVENTS",
-    "ISOCHRON_TRACE_LIST",
-};
-
-/* What setup() reads besides S. */
-typedef struct {
-    int track, list;
-    long max_events;
-    double min_interval, sync_limit;
-    const char *sync;                /* "none" or a spec (parsed into spec) */
-    isochron_sync_spec_t spec;
-    isochron_skew_spec_t skew;
-} itr_settings_t;
-
-/* Every ISOCHRON_TRACE_* setting, checked without MPI (the output directory on rank 0 only, where the
- * trace is written). -1 with the message in err. */
-static int check_settings(itr_settings_t *o, char *err, size_t len)
-{
-    static const char *const on_off[] = { "off", "on" }, *const zero_one[] = { "0", "1" };
-    long n;
-    if (isochron_settings_known("ISOCHRON_TRACE_", itr_known, (int)(sizeof itr_known / sizeof *itr_known), err, len))
-        return -1;
-    const char *dir = isochron_setting_get("ISOCHRON_TRACE_DIR", "."), *name = isochron_setting_get("ISOCHRON_TRACE_NAME", "isochron-trace");
-    if (isochron_setting_text("ISOCHRON_TRACE_DIR", dir, ITR_DIR_MAX, err, len) ||
-        isochron_setting_file_name("ISOCHRON_TRACE_NAME", name, ITR_NAME_MAX, err, len))
-        return -1;
-    snprintf(S.dir, sizeof S.dir, "%s", dir);
-    snprintf(S.name, sizeof S.name, "%s", name);
-
-    const char *fmts = isochron_setting_get("ISOCHRON_TRACE_FORMATS", "json,otf2");
-    if (isochron_setting_list("ISOCHRON_TRACE_FORMATS", fmts, err, len)) return -1;
-    char copy[256], *save = NULL;
-    if (isochron_setting_text("ISOCHRON_TRACE_FORMATS", fmts, sizeof copy - 1, err, len)) return -1;
-    snprintf(copy, sizeof copy, "%s", fmts);
-    int none = 0, ntok = 0;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), ntok++) {
-        if (!strcmp(tok, "json")) S.json = 1;
-        else if (!strcmp(tok, "otf2")) S.otf2 = 1;
-        else if (!strcmp(tok, "none")) none = 1;
-        else {
-            snprintf(err, len, "ISOCHRON_TRACE_FORMATS=%s: unknown format '%s'; valid: json, otf2 (comma-separated), or none "
-                     "(record, write nothing)", fmts, tok);
-            return -1;
-        }
-    }
-    if (none && ntok > 1) {
-        snprintf(err, len, "ISOCHRON_TRACE_FORMATS=%s: none (write nothing) cannot be combined with a format; valid: json, otf2 "
-                 "(comma-separated), or none", fmts);
-        return -1;
-    }
-    if (parse_calls(isochron_setting_get("ISOCHRON_TRACE_CALLS", "all"), err, len) ||
-        isochron_setting_choice("ISOCHRON_TRACE_LIST", isochron_setting_get("ISOCHRON_TRACE_LIST", "0"), zero_one, 2, "switch",
-                                &o->list, err, len) ||
-        isochron_setting_integer("ISOCHRON_TRACE_POLL", isochron_setting_get("ISOCHRON_TRACE_POLL", "16"), 1, 1000000, &n, err, len))
-        return -1;
-    S.poll_every = (int)n;
-    if (isochron_setting_integer("ISOCHRON_TRACE_MAX_EVENTS", isochron_setting_get("ISOCHRON_TRACE_MAX_EVENTS", "1000000"), 1,
-                                 1000000000L, &o->max_events, err, len) ||
-        isochron_setting_choice("ISOCHRON_TRACE_TRACK", isochron_setting_get("ISOCHRON_TRACE_TRACK", "on"), on_off, 2, "switch",
-                                &o->track, err, len) ||
-        isochron_setting_number("ISOCHRON_TRACE_MIN_INTERVAL", isochron_setting_get("ISOCHRON_TRACE_MIN_INTERVAL", "0.1"), 0.001, 10,
-                                0, "seconds", &o->min_interval, err, len) ||
-        isochron_setting_number("ISOCHRON_TRACE_SYNC_LIMIT", isochron_setting_get("ISOCHRON_TRACE_SYNC_LIMIT", "600"), 1, 1e7, 1,
-                                "seconds", &o->sync_limit, err, len))
-        return -1;
-
-    const char *tn = isochron_setting_get("ISOCHRON_TRACE_TIMER", "monotonic");
-    if (isochron_setting_text("ISOCHRON_TRACE_TIMER", tn, sizeof S.timer_name - 1, err, len)) return -1;
-    snprintf(S.timer_name, sizeof S.timer_name, "%s", tn);
-    const char *sk = isochron_setting_get("ISOCHRON_TRACE_SKEW", "none");
-    if (isochron_setting_text("ISOCHRON_TRACE_SKEW", sk, sizeof S.skew - 1, err, len)) return -1;
-    snprintf(S.skew, sizeof S.skew, "%s", sk);
-    if (isochron_skew_spec_parse(S.skew, &o->skew)) {
-        snprintf(err, len, "ISOCHRON_TRACE_SKEW=%s: %s", S.skew, isochron_last_error());
-        return -1;
-    }
-    o->sync = isochron_setting_get("ISOCHRON_TRACE_SYNC", ISOCHRON_TRACE_DEFAULT_SYNC);
-    if (strcmp(o->sync, "none") && isochron_sync_spec_parse(o->sync, &o->spec)) {
-        snprintf(err, len, "ISOCHRON_TRACE_SYNC=%s: %s (or none: no correction)", o->sync, isochron_last_error());
-        return -1;
-    }
-
-    /* the output: created and tried now, on the rank that writes it, not found unwritable at MPI_Finalize */
-    if (S.rank == 0 && (S.json || S.otf2)) {
-        char p[ITR_DIR_MAX + ITR_NAME_MAX + 16];
-        struct stat st;
-        if (isochron_setting_dir("ISOCHRON_TRACE_DIR", S.dir, ITR_DIR_MAX, ISOCHRON_DIR_CREATE | ISOCHRON_DIR_WRITE, err, len))
-            return -1;
-        snprintf(p, sizeof p, "%s/%s.json", S.dir, S.name);
-        if (S.json && stat(p, &st) == 0 && !S_ISREG(st.st_mode)) {
-            snprintf(err, len, "ISOCHRON_TRACE_NAME=%s: %s exists and is not a regular file: the JSON trace cannot be written there",
-                     S.name, p);
-            return -1;
-        }
-        snprintf(p, sizeof p, "%s/%s", S.dir, S.name);
-        if (S.otf2 && stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
-            snprintf(err, len, "ISOCHRON_TRACE_NAME=%s: %s exists and is not a directory: the OTF2 archive cannot be written there",
-                     S.name, p);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* The estimated duration of the sync spec against ISOCHRON_TRACE_SYNC_LIMIT, as the drivers' --sync-limit
- * (apps/common.c app_sync_guard): a round trip between rank 0 and the last rank measured, the estimate
- * (isochron_sync_estimate) compared on rank 0. Collective; "" or the message (rank 0). */
-static void check_sync_limit(const itr_settings_t *o, char *err, size_t len)
-{
-    err[0] = 0;
-    if (!strcmp(o->sync, "none") || o->sync_limit == 0) return;
-    double rtt = 0;
-    int peer = S.size - 1, buf = 0;
-    if (S.size > 1 && (S.rank == 0 || S.rank == peer)) {
-        double t0 = PMPI_Wtime();
-        for (int i = 0; i < 20; i++) {
-            if (S.rank == 0) {
-                PMPI_Send(&buf, 1, MPI_INT, peer, 7001, MPI_COMM_WORLD);
-                PMPI_Recv(&buf, 1, MPI_INT, peer, 7002, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else {
-                PMPI_Recv(&buf, 1, MPI_INT, 0, 7001, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                PMPI_Send(&buf, 1, MPI_INT, 0, 7002, MPI_COMM_WORLD);
-            }
-        }
-        rtt = (PMPI_Wtime() - t0) / 20;
-    }
-    if (S.rank != 0) return;
-    double est = isochron_sync_estimate(&o->spec, S.size, rtt);
-    if (est > o->sync_limit)
-        snprintf(err, len, "ISOCHRON_TRACE_SYNC=%s: estimated to take %.3g s at %d ranks (round trip %.2g us measured), beyond "
-                 "ISOCHRON_TRACE_SYNC_LIMIT=%g s; use fewer fit points or ping-pongs, or raise ISOCHRON_TRACE_SYNC_LIMIT (0: no limit)",
-                 o->sync, est, S.size, rtt * 1e6, o->sync_limit);
-}
-
 static void setup(void)
 {
     char err[16384];
@@ -388,8 +214,15 @@ static void setup(void)
         ci->kind = category_names[ci->category];
     }
     /* 1. every setting (a bad one stops the job here, on every rank, before the application runs) */
-    if (check_settings(&o, err, sizeof err) == 0) err[0] = 0;
+    if (itr_check_settings(&o, S.rank, itr_calls, itr_mask, err, sizeof err) == 0) err[0] = 0;
     isochron_pmpi_agree_or_stop("isochron-trace", err, ISOCHRON_PMPI_EXIT_SETTING);
+    snprintf(S.dir, sizeof S.dir, "%s", o.dir);
+    snprintf(S.name, sizeof S.name, "%s", o.name);
+    snprintf(S.timer_name, sizeof S.timer_name, "%s", o.timer_name);
+    snprintf(S.skew, sizeof S.skew, "%s", o.skew_text);
+    S.json = o.json;
+    S.otf2 = o.otf2;
+    S.poll_every = o.poll_every;
     /* the settings that drive the tracer's collective operations must be rank 0's on every rank (a rank
      * with another sync spec or poll period would wait in a collective the others never enter) */
     char mine[1024], first[1024];
@@ -423,12 +256,12 @@ static void setup(void)
     memset(itr_buf.ev, 0, (size_t)itr_buf.cap * sizeof *itr_buf.ev); /* fault the pages in now, not inside traced calls */
     if (o.list && S.rank == 0)
         for (int i = 0; i < ISOCHRON_PMPI_NIDS; i++)
-            if (traceable(i)) printf("%-26s %s\n", itr_calls[i].name, itr_calls[i].kind);
+            if (itr_traceable(itr_calls, i)) printf("%-26s %s\n", itr_calls[i].name, itr_calls[i].kind);
     itr_timer = t;
     itr_fast_mono = !strcmp(S.timer_name, "monotonic") && !isochron_timer_is_skewed(t);
     isochron_clock_create(itr_timer, &S.base);
     /* 3. the sync's estimated duration against its limit */
-    check_sync_limit(&o, err, sizeof err);
+    itr_check_sync_limit(&o, S.rank, S.size, err, sizeof err);
     isochron_pmpi_agree_or_stop("isochron-trace", err, ISOCHRON_PMPI_EXIT_SETTING);
 
     /* synchronization */

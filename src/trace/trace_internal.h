@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <time.h>
+#include "isochron/sync.h"
 #include "isochron/timer.h"
 #include "isochron/trace.h"
 #include "pmpi/pmpi.h"
@@ -131,5 +132,24 @@ int itr_write_json(const char *path, const itr_trace_t *t);
 /* 0, or -1 (itr_write_json: errno says why; itr_write_otf2: why, whylen bytes, says it) */
 int itr_write_otf2(const char *dir, const char *name, const itr_trace_t *t, char *why, size_t whylen);
 void itr_comm_label(const itr_out_t *e, char *buf, size_t len);
+/* The settings (trace_settings.c): checked at MPI_Init, applied by trace.c's setup(). */
+#define ITR_DIR_MAX 2048  /* bytes of ISOCHRON_TRACE_DIR: with a name, room for the OTF2 archive's paths in 4096 */
+#define ITR_NAME_MAX 200  /* bytes of ISOCHRON_TRACE_NAME: NAME.json, NAME/NAME.otf2 stay under NAME_MAX (255) */
+typedef struct {
+    int track, list;
+    long max_events;
+    double min_interval, sync_limit;
+    const char *sync;                /* "none" or a spec (parsed into spec) */
+    isochron_sync_spec_t spec;
+    isochron_skew_spec_t skew;
+    char dir[ITR_DIR_MAX + 1], name[ITR_NAME_MAX + 1], timer_name[64], skew_text[256];
+    int json, otf2, poll_every;
+} itr_settings_t;
+
+int itr_traceable(const itr_call_info_t *calls, int i);   /* wrapped, and not MPI_Init/_thread/Finalize */
+/* Every ISOCHRON_TRACE_* setting into *o and mask (the calls traced, by id); -1 with the message in err */
+int itr_check_settings(itr_settings_t *o, int rank, const itr_call_info_t *calls, unsigned char *mask, char *err, size_t len);
+/* The sync spec's estimated duration against ISOCHRON_TRACE_SYNC_LIMIT (collective); err "" or why (rank 0) */
+void itr_check_sync_limit(const itr_settings_t *o, int rank, int size, char *err, size_t len);
 #pragma GCC visibility pop
 #endif

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check libisochron-cc.so state logs (format: header of src/cc/cc_ckpt.c)
+"""Check libisochron-cc.so state logs (format: header of src/cc/cc_ckpt.h)
 against the safe-state invariants of paper 003 for every checkpoint:
   - every rank logged exactly one request, safe, saved and resume for it, in
     that order, and no safe state without a request;

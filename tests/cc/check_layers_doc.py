@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """docs/layers.md lists every variable of both PMPI layers: the names each layer accepts (the tables
-icc_known in src/cc/cc_ckpt.c and itr_known in src/trace/trace.c, which refuse any other ISOCHRON_CC_* /
+icc_known in src/cc/cc_ckpt_settings.c and itr_known in src/trace/trace_settings.c, which refuse any other ISOCHRON_CC_* /
 ISOCHRON_TRACE_*) must each have a row of the page's tables, with a range and a default, and the page
 must name no variable the layers do not accept. Usage: check_layers_doc.py SOURCE_DIR"""
 import re
@@ -17,7 +17,7 @@ def known(path, table):
     return set(re.findall(r'"(ISOCHRON_[A-Z_]+)"', m.group(1)))
 
 
-names = known("src/cc/cc_ckpt.c", "icc_known") | known("src/trace/trace.c", "itr_known")
+names = known("src/cc/cc_ckpt_settings.c", "icc_known") | known("src/trace/trace_settings.c", "itr_known")
 doc = open(f"{src}/docs/layers.md").read()
 rows = {}
 for line in doc.splitlines():

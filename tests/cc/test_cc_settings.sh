@@ -25,6 +25,8 @@ case $case in
   native_poll)   envs=(ISOCHRON_CC_MODE=native ISOCHRON_CC_POLL_MS=inf); want="ISOCHRON_CC_POLL_MS=inf: expected milliseconds" ;;
   twopc_timeout) envs=(ISOCHRON_CC_MODE=2pc ISOCHRON_CC_TIMEOUT=0); want="ISOCHRON_CC_TIMEOUT=0: expected seconds" ;;
   collide_bad)   envs=(ISOCHRON_CC_TEST_COLLIDE=yes); want="ISOCHRON_CC_TEST_COLLIDE=yes: not a switch; valid: 0, 1" ;;
+  allow_bad)     envs=(ISOCHRON_CC_RESTART_ALLOW=program,everything); want="ISOCHRON_CC_RESTART_ALLOW=program,everything: unknown 'everything'; valid \(comma-separated\): program .*binary .*mode .*regions" ;;
+  fallback_bad)  envs=(ISOCHRON_CC_RESTART_FALLBACK=yes); want="ISOCHRON_CC_RESTART_FALLBACK=yes: not a switch; valid: 0, 1" ;;
   command_escape) envs=("ISOCHRON_CC_COMMAND=cp -r %d /x/%q"); want="ISOCHRON_CC_COMMAND=cp -r %d /x/%q: '%q' is not an escape; valid: %r .*%n .*%d .*%%" ;;
   command_percent) envs=("ISOCHRON_CC_COMMAND=echo 100%"); want="ISOCHRON_CC_COMMAND=echo 100%: '%' is not an escape" ;;
   dir_file)      envs=(ISOCHRON_CC_DIR=$tmp/file); want="ISOCHRON_CC_DIR=$tmp/file: names a regular file, not a directory" ;;

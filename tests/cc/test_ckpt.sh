@@ -63,7 +63,7 @@ case $tag in
   badrestart)
     mkdir -p "$tmp/bad/ckpt.3"; : > "$tmp/bad/ckpt.3/rank.0"
     ISOCHRON_CC_RESTART="$tmp/bad" "$run" -np "$np" "$bin" none > "$tmp/out" 2>&1 && fail "a restart from a directory without a complete checkpoint ran"
-    grep -q "ISOCHRON_CC_RESTART=$tmp/bad: no complete checkpoint in this directory (1 incomplete)" "$tmp/out" || { cat "$tmp/out"; fail "no clear message"; }
+    grep -q "ISOCHRON_CC_RESTART=$tmp/bad: no complete checkpoint in this directory (1 without a complete marker, 0 damaged" "$tmp/out" || { cat "$tmp/out"; fail "no clear message"; }
     ISOCHRON_CC_RESTART="$tmp/missing" "$run" -np "$np" "$bin" none > "$tmp/out" 2>&1 && fail "a restart from a missing directory ran"
     grep -q "ISOCHRON_CC_RESTART=$tmp/missing: No such file or directory" "$tmp/out" || { cat "$tmp/out"; fail "no clear message for a missing directory"; } ;;
   *) fail "unknown case $tag (api, signal, interval, restart, badrestart)" ;;

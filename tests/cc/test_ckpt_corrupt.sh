@@ -45,7 +45,7 @@ file_re="checkpoint file $tmp/d/ckpt.2/rank.1: field"
 case $case in
   intact) ;;
   magic)     edit "$f" 'b"X" + body[1:]' keep; want="rank 1: .*$file_re 'magic': not an isochron-cc checkpoint file" ;;
-  version)   edit "$f" 'body.replace(b"isochron-cc-checkpoint 2\n", b"isochron-cc-checkpoint 7\n", 1)'; want="rank 1: .*$file_re 'version': '7', this library reads version 2" ;;
+  version)   edit "$f" 'body.replace(b"isochron-cc-checkpoint 3\n", b"isochron-cc-checkpoint 7\n", 1)'; want="rank 1: .*$file_re 'version': '7', this library reads version 3" ;;
   flipped)   edit "$f" 'body[:-12] + bytes([body[-12] ^ 1]) + body[-11:]' keep; want="rank 1: .*$file_re 'checksum': the file says [0-9a-f]{16}, its contents give [0-9a-f]{16}" ;;
   truncated) python3 -c "import sys; p=sys.argv[1]; d=open(p,'rb').read(); open(p,'wb').write(d[:-40])" "$f"; want="rank 1: .*$file_re 'checksum': no 'fnv1a64' line at the end" ;;
   groups)    edit "$f" '__import__("re").sub(rb"\ngroups [0-9]+\n", b"\ngroups 2000000000\n", body, count=1)'; want="rank 1: .*$file_re 'groups': 2000000000 groups cannot fit in the [0-9]+ bytes that follow" ;;

@@ -126,6 +126,22 @@ def _check_pair(r):
             raise record_error(r, "pair", key, f"{v!r}: not a finite time >= 0")
 
 
+def _pair_nprocs(r, contexts):
+    """A pair record's process count: its own ``nprocs``, else its run's context's (both optional in
+    the schema); neither is the same one-line error as any other malformed record."""
+    if r.get("nprocs") is not None:
+        return
+    run = r.get("run")
+    ctx = contexts[run] if isinstance(run, int) and 0 <= run < len(contexts) else {}
+    n = ctx.get("nprocs")
+    if isinstance(n, int) and not isinstance(n, bool) and n >= 1:
+        r["nprocs"] = n
+        return
+    raise record_error(r, "pair", "nprocs", "missing, and its run's context record has no process count"
+                       f" ('nprocs' {'is ' + repr(n) if 'nprocs' in ctx else 'absent'}): the ranks of"
+                       " the pair cannot be checked")
+
+
 def fit(path_or_ds: str | Dataset, mode: str | None = None) -> dict[str, Any]:
     """Models of every pair from the ``pair`` records of an allpairs run (a path or a Dataset).
 
@@ -145,6 +161,7 @@ def fit(path_or_ds: str | Dataset, mode: str | None = None) -> dict[str, Any]:
         raise IsochronError(f"no pair records of mode {mode!r}; the file has: {', '.join(modes)}")
     recs = [r for r in recs if r.get("mode", "parallel") == mode]
     for r in recs:
+        _pair_nprocs(r, ds.contexts)
         _check_pair(r)
     nprocs = max(r["nprocs"] for r in recs)
     by_pair: dict[Any, Any] = {}
@@ -347,7 +364,9 @@ def _measured(ds):
         if not (_finite(r["median_s"]) and r["median_s"] > 0):
             raise record_error(r, "point", "median_s", f"{r['median_s']!r}: a measured time is"
                                " positive and finite")
-        if r.get("nprocs", 0) < 1:
+        if r.get("nprocs") is None:
+            raise record_error(r, "point", "nprocs", "missing: a prediction needs the process count")
+        if r["nprocs"] < 1:
             raise record_error(r, "point", "nprocs", f"{r.get('nprocs')!r}: no processes")
         root = r.get("root") or 0
         if not 0 <= root < r["nprocs"]:

@@ -160,12 +160,21 @@ def load_trace(path: str) -> Trace:
 
 
 def _meta_us(tr, key):
-    """A metadata time (seconds, a string or a number) in µs, NaN when absent or not a number."""
+    """A metadata time (seconds, a string or a number) as text in µs: "0.123 us"; what is not a time
+    is named, never printed as nan: "not recorded" (absent), "not measured" (nan, as the tracer
+    writes a figure it has no data for), or the key and its value."""
+    v = tr.meta.get(key)
+    if v is None:
+        return f"not recorded ({key} absent)"
     try:
-        v = float(tr.meta.get(key, "nan"))
+        x = float(v)
     except (TypeError, ValueError):
-        return math.nan
-    return v * US
+        return f"unknown ({key} is {v!r}, not a number)"
+    if math.isnan(x):
+        return f"not measured ({key} is {v!r})"
+    if math.isinf(x):
+        return f"unknown ({key} is {v!r}, not a finite number)"
+    return f"{x * US:.3f} us"
 
 
 def instance_table(tr: Trace, call: str, n: int) -> list[str]:
@@ -174,7 +183,7 @@ def instance_table(tr: Trace, call: str, n: int) -> list[str]:
     g0 = min(c["global_start_s"] for c in inst)
     l0 = min(c["local_start_s"] for c in inst)
     lines = [f"{call} #{n} across {len(inst)} ranks ({tr.meta.get('clock_correction')}; sync {tr.meta.get('sync_spec')};"
-             f" check {_meta_us(tr, 'check_max_abs_measured_offset_s'):.3f} us)",
+             f" check {_meta_us(tr, 'check_max_abs_measured_offset_s')})",
              f"{'rank':>4} {'global enter':>13} {'global exit':>12} {'local enter':>12} {'local exit':>11}  (us)"]
     for c in inst:
         lines.append(f"{c['rank']:>4} {(c['global_start_s'] - g0) * US:>13.3f} {(c['global_end_s'] - g0) * US:>12.3f}"
