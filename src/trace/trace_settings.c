@@ -157,7 +157,8 @@ int itr_check_settings(itr_settings_t *o, int rank, const itr_call_info_t *calls
 }
 
 /* The estimated duration of the sync spec against ISOCHRON_TRACE_SYNC_LIMIT, as the drivers' --sync-limit
- * (apps/common.c app_sync_guard): a round trip between rank 0 and the last rank measured, the estimate
+ * (isochron_sync_budget, src/sync/budget.c; its probe calls MPI_*, which this layer intercepts, so the round
+ * trip is measured here with PMPI_*): a round trip between rank 0 and the last rank measured, the estimate
  * (isochron_sync_estimate) compared on rank 0. Collective; "" or the message (rank 0). */
 void itr_check_sync_limit(const itr_settings_t *o, int rank, int size, char *err, size_t len)
 {
