@@ -55,6 +55,11 @@ int app_bind(const char *prog, const char *v, MPI_Comm comm, int rank, int *boun
  * flag given). Returns 0, or 2 after printing a clear message to stderr (rank 0). */
 int app_parse(int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank);
 void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_t *opts, int nopts);
+/* The drivers' exit statuses: one table (options.c) for --help's "exit status:" block, which
+ * tools/gen-man.py turns into the man pages' EXIT STATUS and tests/docs/check_options.py compares with
+ * docs/output.md's table. APP_EXIT_DEFECT is isochron-shmem's alone. */
+enum { APP_EXIT_OK = 0, APP_EXIT_FAILED = 1, APP_EXIT_USAGE = 2, APP_EXIT_WATCHDOG = 3, APP_EXIT_DEFECT = 4, APP_EXIT_SIGNAL = 128 };
+void app_help_exit(FILE *f, int with_defect);
 /* The drivers' shared start, after MPI started: parse argv against opts (app_parse), answer --help
  * (the table, then \p about, which may be NULL) and --version on rank 0 (the table's "help" and
  * "version" entries). 0: go on; 1: answered, exit 0; 2: a message was printed, exit 2. */

@@ -70,7 +70,7 @@ static const char *const families[] = {"rma", "nbi", "atomic", "lock", "order", 
 
 
 /* Exit statuses (documented in --help and docs/shmem.md) */
-enum { EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_DEFECT = 4 };
+enum { EXIT_FAILED = APP_EXIT_FAILED, EXIT_USAGE = APP_EXIT_USAGE, EXIT_DEFECT = APP_EXIT_DEFECT };
 
 /* the timing method recorded with a point */
 static const char *method_of(const isochron_shmem_op_t *op, int loop)
@@ -93,10 +93,8 @@ static void print_info(const char *const *v)
                "Every repetition's data is checked; where the library delivered wrong data, the point is recorded\n"
                "without a time and with \"library_defect\", and the call is named on stderr (see docs/shmem.md).\n"
                "Open MPI: oshmem's shmem_finalize crashes while its memory patcher is on; isochron-shmem sets\n"
-               "OMPI_MCA_memory=^patcher for itself unless OMPI_MCA_memory is already set.\n"
-               "\nexit status: 0 every point measured and its data right; 1 a measurement failed (the points before\n"
-               "it are kept); 2 a usage error (nothing measured); 3 the watchdog ended a point that hung; 4 the library\n"
-               "delivered wrong data (every other point measured); 128+N ended by signal N (an \"end\" record says so).\n");
+               "OMPI_MCA_memory=^patcher for itself unless OMPI_MCA_memory is already set.\n");
+        app_help_exit(stdout, 1);
     } else if (v[O_VERSION]) printf("isochron-shmem %s\n", ISOCHRON_VERSION_STRING);
     else if (v[O_LOPS])
         for (int i = 0; i < isochron_shmem_op_count(); i++) {

@@ -24,6 +24,26 @@ void app_help(FILE *f, const char *prog, const char *synopsis, const app_option_
     }
 }
 
+static const struct {
+    const char *status, *meaning;
+    int defect_only;
+} app_exit_table[] = {
+    {"0", "the run completed", 0},
+    {"1", "a measurement failed (the points before it are kept)", 0},
+    {"2", "a usage error: bad option or value; nothing measured", 0},
+    {"3", "the watchdog (--watchdog) ended a point that hung", 0},
+    {"4", "the OpenSHMEM library delivered wrong data (every other point measured)", 1},
+    {"128+N", "ended by signal N (130: Ctrl-C, 143: SIGTERM); the JSON Lines file ends with an end record that says so", 0},
+};
+
+void app_help_exit(FILE *f, int with_defect)
+{
+    fputs("\nexit status:\n", f);
+    for (size_t i = 0; i < sizeof app_exit_table / sizeof app_exit_table[0]; i++)
+        if (with_defect || !app_exit_table[i].defect_only)
+            fprintf(f, "  %-6s %s\n", app_exit_table[i].status, app_exit_table[i].meaning);
+}
+
 int app_preamble(const char *prog, int argc, char **argv, const app_option_t *opts, int nopts, const char **values, int rank, const char *about)
 {
     int code = app_parse(argc, argv, opts, nopts, values, rank);
@@ -34,6 +54,7 @@ int app_preamble(const char *prog, int argc, char **argv, const app_option_t *op
             if (rank == 0) {
                 app_help(stdout, prog, "[options]   (run under mpirun)", opts, nopts);
                 if (about) printf("\n%s", about);
+                app_help_exit(stdout, 0);
             }
             return 1;
         }

@@ -56,7 +56,7 @@ static void on_interrupt(int sig)
         struct timespec d = {2, 0};
         nanosleep(&d, NULL);
     }
-    _exit(128 + sig);
+    _exit(APP_EXIT_SIGNAL + sig);
 }
 void app_interrupt_install(FILE *jsonl, int rank, const char *unit)
 {
@@ -91,7 +91,7 @@ static void on_alarm(int sig)
     (void)sig;
     ssize_t w = write(2, wd_msg, strlen(wd_msg));
     (void)w;
-    _exit(3);
+    _exit(APP_EXIT_WATCHDOG);
 }
 void app_watchdog_arm(const char *prog, double secs, int rank, const char *what, const char *out)
 {

@@ -9,7 +9,8 @@ reads them.
   tools/gen-man.py --check OUTDIR DRIVER...    exit 1 when a committed page differs from what the driver gives
 
 The page: NAME (from the usage line and the first sentence after the options), SYNOPSIS (the usage
-line), OPTIONS (one tagged paragraph per option), DESCRIPTION (the text after the options), SEE ALSO
+line), OPTIONS (one tagged paragraph per option), DESCRIPTION (the text after the options), EXIT STATUS
+(the --help's "exit status:" block, apps/options.c's one table), SEE ALSO
 (the guide in docs/). --help runs without MPI being started by a launcher (singleton); Open MPI's
 memory patcher is turned off for it as tools/mpirun-local does (isochron-shmem needs that).
 """
@@ -52,8 +53,19 @@ def page(exe):
             opts[-1][1] += " " + lines[i].strip()
         i += 1
     desc = [l for l in lines[i:]]
+    # the "exit status:" block (apps/options.c's one table) becomes EXIT STATUS
+    exits = []
+    if "exit status:" in desc:
+        k = desc.index("exit status:")
+        j = k + 1
+        while j < len(desc) and desc[j].startswith("  "):
+            exits.append(desc[j].strip().split(None, 1))
+            j += 1
+        desc = desc[:k] + desc[j:]
     while desc and not desc[0].strip():
         desc.pop(0)
+    while desc and not desc[-1].strip():
+        desc.pop()
     # NAME: the description's opening words, up to its first ':', '(' or end of sentence
     first = re.split(r":|\(|\. ", " ".join(l.strip() for l in desc))[0].strip().rstrip(".,") if desc else ""
     out = [
@@ -79,6 +91,10 @@ def page(exe):
                 out += [".br", esc(l.strip())]
             else:
                 out.append(esc(l.strip()))
+    if exits:
+        out += [".SH EXIT STATUS"]
+        for st, meaning in exits:
+            out += [".TP", f".B {esc(st)}", esc(meaning)]
     out += [
         ".SH SEE ALSO",
         f"The guide docs/{name}.md, the output format docs/output.md and the other pages of docs/ in the "
