@@ -16,8 +16,9 @@ from typing import Sequence
 
 from . import guidelines, launches, tune
 from ._version import __version__
+from .base import Record
 from .comparison import compare, comparison_table, parse_threshold
-from .dataset import IsochronError, read
+from .dataset import Dataset, IsochronError, read
 from .plots import FORMATS, KINDS, available, check_output, plot, save
 from .report import write_report
 from .table import describe_run, render_text
@@ -26,12 +27,12 @@ EPILOG = """input: JSON Lines written by isochron-clock, isochron-bench or isoch
 (--jsonl FILE), schema 1; several runs may be concatenated in one file."""
 
 
-def _warn(ds):
+def _warn(ds: Dataset) -> None:
     for w in ds.warnings:
         print(f"isochron: warning: {w}", file=sys.stderr)
 
 
-def _points(ds, path):
+def _points(ds: Dataset, path: str) -> list[Record]:
     for rtype in ("point", "cost"):
         if ds.records.get(rtype):
             return ds.records[rtype]
@@ -95,7 +96,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list_kinds(ds=None):
+def _list_kinds(ds: Dataset | None = None) -> None:
     fits = available(ds) if ds is not None else list(KINDS)
     width = max(len(k) for k in KINDS)
     lines = ["plot kinds" + (" (* = has data in the given files)" if ds is not None else "") + ":"]
@@ -307,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _models_ops():
+def _models_ops() -> tuple[str, ...]:
     from .models import PREDICTED_OPS
     return PREDICTED_OPS
 

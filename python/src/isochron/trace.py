@@ -64,14 +64,14 @@ class Trace:
 TIMES = ("global_start_s", "global_end_s", "local_start_s", "local_end_s")
 
 
-def _event_lines(text, n):
+def _event_lines(text: str, n: int) -> list[int] | None:
     """Line number of each event when the file holds one event per line (as the tracer writes
     it), else None."""
     starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.lstrip().startswith('{"ph"')]
     return starts if len(starts) == n else None
 
 
-def _is_time(x):
+def _is_time(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
@@ -112,7 +112,7 @@ def load_trace(path: str) -> Trace:
                             " of events")
     lines = _event_lines(text, len(events))
 
-    def bad(k, what):
+    def bad(k: int, what: str) -> IsochronError:
         where = f"{path}:{lines[k]}" if lines else path
         return IsochronError(f"{where}: event {k} (traceEvents[{k}]): {what}")
 
@@ -159,7 +159,7 @@ def load_trace(path: str) -> Trace:
     return Trace(path, meta, calls, len(ranks), ranks)
 
 
-def _meta_us(tr, key):
+def _meta_us(tr: Trace, key: str) -> str:
     """A metadata time (seconds, a string or a number) as text in µs: "0.123 us"; what is not a time
     is named, never printed as nan: "not recorded" (absent), "not measured" (nan, as the tracer
     writes a figure it has no data for), or the key and its value."""

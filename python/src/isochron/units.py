@@ -79,7 +79,7 @@ def rate(p: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
         return None
     b, m = p["bytes_per_run"], p.get("msgs_per_run") or 0
 
-    def inv(t, x):
+    def inv(t: Any, x: Any) -> float:
         return math.nan if is_missing(t) or t <= 0 else x / t
     med = p.get("median_s")
     return (inv(med, b), inv(p.get("median_ci_hi_s"), b), inv(p.get("median_ci_lo_s"), b), inv(med, m))
