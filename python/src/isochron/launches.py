@@ -63,12 +63,12 @@ def point_key(p: Record, keys: Sequence[str] = POINT_KEYS) -> tuple[str, ...]:
 # statistics
 # ---------------------------------------------------------------------------------------------
 
-def _tq(level, df):
+def _tq(level: float, df: float) -> float:
     from scipy.stats import t
     return float(t.ppf(0.5 + level / 2, df))
 
 
-def _median(xs):
+def _median(xs: Iterable[float]) -> float:
     xs = sorted(xs)
     n = len(xs)
     return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
@@ -170,8 +170,8 @@ def paired_test(pairs: Sequence[tuple[float, float]], alpha: float = 0.05) -> Re
     mean = sum(d) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
     ratio = _median([b for _, b in pairs]) / _median([a for a, _ in pairs])
-    out = {"ratio": ratio, "d": mean, "na": n, "nb": n, "one_launch": False, "spread": sd,
-           "source": "pairs"}
+    out: Record = {"ratio": ratio, "d": mean, "na": n, "nb": n, "one_launch": False, "spread": sd,
+                   "source": "pairs"}
     if sd == 0:
         out.update(limit=0.0, p=0.0 if mean != 0 else 1.0, significant=mean != 0)
         return out
@@ -186,8 +186,8 @@ def block_pairs(pa: Sequence[Record], pb: Sequence[Record]) -> list[tuple[float,
     """[(median A, median B)] per block when A and B are two configurations of one interleaved
     launch set (same directory, one launch per block on each side, at least 3 blocks); else
     None."""
-    def by_block(pts):
-        out = {}
+    def by_block(pts: Sequence[Record]) -> dict[tuple[str, int], Any] | None:
+        out: dict[tuple[str, int], Any] = {}
         for p in pts:
             if is_missing(p.get("block")) or is_missing(p.get("median_s")) or p["median_s"] <= 0:
                 return None
@@ -217,8 +217,8 @@ def launch_test(med_a: Sequence[float], med_b: Sequence[float], alpha: float = 0
     d = mb - ma
     dof = (na - 1 if sa is not None else 0) + (nb - 1 if sb is not None else 0)
     se_f = math.sqrt(1 / na + 1 / nb)
-    out = {"ratio": _median(med_b) / _median(med_a), "d": d, "na": na, "nb": nb,
-           "one_launch": na == 1 and nb == 1}
+    out: Record = {"ratio": _median(med_b) / _median(med_a), "d": d, "na": na, "nb": nb,
+                   "one_launch": na == 1 and nb == 1}
     if dof > 0:
         pooled = math.sqrt(((na - 1) * (sa or 0) ** 2 + (nb - 1) * (sb or 0) ** 2) / dof)
         out.update(spread=pooled, source="data")
@@ -294,13 +294,13 @@ def detectable(spread: float, n: int, alpha: float = 0.05, target: float = 0.8, 
 # tables and the plot
 # ---------------------------------------------------------------------------------------------
 
-def _ci_cell(lo, hi):
+def _ci_cell(lo: float | None, hi: float | None) -> str:
     if lo is None or hi is None:
         return MISSING
     return f"{fmt_time(lo)} .. {fmt_time(hi)}"
 
 
-def _needed_cell(spread):
+def _needed_cell(spread: float | None) -> str:
     n = launches_needed(spread, math.log(1.1)) if spread else None
     return MISSING if n is None else (f"{n}" if n < 10000 else ">10000")
 
