@@ -110,7 +110,7 @@ def check_run_options(launcher: Sequence[str], launches: int, timeout: float | N
         raise IsochronError(f"launcher {exe}: command not found (not in PATH)")
 
 
-def _tag(path, launch, config, block):
+def _tag(path: str, launch: int, config: str, block: int) -> tuple[int, str | None]:
     """Add ``launch``, ``config`` and ``block`` to every complete record of a launch's file.
     Returns (results, problem): the number of result records (the tool's primary type) and,
     when there are none, why the launch measured nothing (None otherwise)."""
@@ -124,7 +124,8 @@ def _tag(path, launch, config, block):
         return 0, f"{name} is not text (not isochron JSON Lines)"
     except OSError as exc:
         return 0, f"{name}: cannot read ({exc.strerror})"
-    out, n, primary, records = [], 0, "point", 0
+    out: list[str] = []
+    n, primary, records = 0, "point", 0
     for line in lines:
         try:
             rec = json.loads(line)
@@ -135,7 +136,8 @@ def _tag(path, launch, config, block):
             records += 1
             rec["launch"], rec["config"], rec["block"] = launch, config, block
             if rec.get("type") == "context":
-                primary = PRIMARY.get(rec.get("tool"), "point")
+                tool: Any = rec.get("tool")
+                primary = PRIMARY.get(tool, "point")
             n += rec.get("type") == primary
         out.append(json.dumps(rec, separators=(",", ":")))
     if records:
@@ -150,9 +152,9 @@ def _tag(path, launch, config, block):
     return n, None
 
 
-def _error_lines(err):
+def _error_lines(err: str | None) -> list[str]:
     """The launch's own message: stderr up to the launcher's boilerplate (a line of dashes)."""
-    out = []
+    out: list[str] = []
     for line in (err or "").splitlines():
         if line.startswith("-----"):
             break
@@ -191,7 +193,7 @@ def run(launcher: Sequence[str], launches: int, configs: Sequence[str] = (), see
                 "configs": {n: {"args": a, "launcher_args": la} for n, a, la in cfgs},
                 "launcher": list(launcher), "order": order, "launches": []}
 
-    def write_manifest():
+    def write_manifest() -> None:
         try:
             with open(os.path.join(outdir, MANIFEST), "w", encoding="utf-8") as fh:
                 json.dump(manifest, fh, indent=1)
@@ -221,8 +223,8 @@ def run(launcher: Sequence[str], launches: int, configs: Sequence[str] = (), see
         wall = time.monotonic() - t0
         block = (i - 1) // len(cfgs) + 1
         points, problem = _tag(path, i, name, block)
-        entry = {"launch": i, "config": name, "block": block, "file": fname, "command": cmd, "rc": rc,
-                 "wall_s": round(wall, 3), "results": points}
+        entry: Record = {"launch": i, "config": name, "block": block, "file": fname, "command": cmd, "rc": rc,
+                         "wall_s": round(wall, 3), "results": points}
         if rc != 0:
             entry["error"] = _error_lines(err)
         elif problem:                       # exit 0 but nothing measured: a failed launch too
