@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 from . import launches as _launches
 from .base import Points, Record
@@ -48,7 +48,7 @@ def parse_threshold(text: str) -> float:
     return value
 
 
-def _valid_raw(p):
+def _valid_raw(p: Record) -> list[Any] | None:
     times, valid = p.get("raw_time_s"), p.get("raw_valid")
     if not isinstance(times, list):
         return None
@@ -75,23 +75,24 @@ class Comparison:
         return self.rows[0].get("level", "repetition") if self.rows else "repetition"
 
 
-def _test(pa, pb, alpha):
+def _test(pa: Record, pb: Record, alpha: float) -> tuple[str, float | None, bool]:
     """(test name, p-value or None, significant) for one matched pair of points."""
     ra, rb = _valid_raw(pa), _valid_raw(pb)
     if ra is not None and rb is not None and len(ra) >= MIN_RAW and len(rb) >= MIN_RAW:
         from scipy.stats import mannwhitneyu  # here: scipy takes a second to import
         p = float(mannwhitneyu(ra, rb, alternative="two-sided").pvalue)
         return "Mann-Whitney U", p, p < alpha
-    lo_a, hi_a, lo_b, hi_b = (pa.get("ci_lo_s"), pa.get("ci_hi_s"), pb.get("ci_lo_s"),
-                              pb.get("ci_hi_s"))
-    if any(is_missing(x) for x in (lo_a, hi_a, lo_b, hi_b)):
+    ends: tuple[Any, ...] = (pa.get("ci_lo_s"), pa.get("ci_hi_s"), pb.get("ci_lo_s"), pb.get("ci_hi_s"))
+    lo_a, hi_a, lo_b, hi_b = ends
+    if any(is_missing(x) for x in ends):
         return "none", None, False
     overlap = lo_a <= hi_b and lo_b <= hi_a
     return "CI overlap: " + ("yes" if overlap else "no"), None, not overlap
 
 
-def _index(points, keys, side, warnings, level):
-    out = {}
+def _index(points: Sequence[Record], keys: Sequence[str], side: str, warnings: list[str],
+           level: str) -> dict[tuple[str, ...], list[Record]]:
+    out: dict[tuple[str, ...], list[Record]] = {}
     for p in points:
         k = tuple(repr(p.get(key)) for key in keys)
         if k in out and level == "repetition":
@@ -100,15 +101,16 @@ def _index(points, keys, side, warnings, level):
     return out
 
 
-def _launch_medians(pts):
-    by = {}
+def _launch_medians(pts: Sequence[Record]) -> list[float]:
+    by: dict[tuple[Any, ...], list[float]] = {}
     for p in pts:
         if not is_missing(p.get("median_s")) and p["median_s"] > 0:
             by.setdefault(_launches.launch_of(p), []).append(p["median_s"])
     return [_launches._median(v) for v in by.values()]
 
 
-def _launch_row(row, pa_list, pb_list, threshold, alpha, default_spread):
+def _launch_row(row: Record, pa_list: Sequence[Record], pb_list: Sequence[Record], threshold: float, alpha: float,
+                default_spread: float) -> None:
     ma, mb = _launch_medians(pa_list), _launch_medians(pb_list)
     if not ma or not mb:
         row.update(ratio=None, test="none", p=None, significant=False, verdict="no data",
@@ -142,7 +144,7 @@ def _launch_row(row, pa_list, pb_list, threshold, alpha, default_spread):
                needed=need)
 
 
-def _label(p, keys):
+def _label(p: Record, keys: Sequence[str]) -> str:
     return " ".join(fmt_bytes(p.get(k)) if k == "bytes" else f"{k}={p.get(k)}" for k in keys)
 
 
@@ -174,12 +176,13 @@ def compare(a: Points, b: Points, threshold: float = 0.05, alpha: float = 0.05,
     warnings: list[str] = []
     ia, ib = _index(a, keys, "A", warnings, level), _index(b, keys, "B", warnings, level)
     rows = []
-    for k, la in ia.items():
-        lb = ib.get(k)
+    for ik, la in ia.items():
+        lb = ib.get(ik)
         if lb is None:
             continue
         pa, pb = la[-1], lb[-1]
-        ma, mb = pa.get("median_s"), pb.get("median_s")
+        ma: Any = pa.get("median_s")
+        mb: Any = pb.get("median_s")
         row = {key: pa.get(key) for key in keys}
         row.update(a_median_s=ma, b_median_s=mb, a=pa, b=pb, level=level)
         if any(below_resolution(q) for q in la + lb):     # no ratio of sub-resolution values
@@ -206,7 +209,7 @@ def compare(a: Points, b: Points, threshold: float = 0.05, alpha: float = 0.05,
                       only_b=len(set(ib) - set(ia)), warnings=warnings)
 
 
-def _median_cell(r, side):
+def _median_cell(r: Record, side: str) -> str:
     p = r.get(side) or {}
     return resolution_cell(p) if below_resolution(p) else fmt_time(r[f"{side}_median_s"])
 
