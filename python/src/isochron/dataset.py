@@ -22,9 +22,9 @@ import json
 import os
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from .base import PRIMARY, IsochronError, IsochronWarning, record_error  # noqa: F401 (their home was here)
+from .base import PRIMARY, IsochronError, IsochronWarning, Record, record_error  # noqa: F401 (their home was here)
 from .launchset import expand  # a launch-set directory (isochron run) is its files
 
 if TYPE_CHECKING:                            # for the annotations only
@@ -77,7 +77,7 @@ class Dataset:
         }
 
 
-def _flatten(rtype, rec):
+def _flatten(rtype: str, rec: Record) -> Record:
     """A record as one table row: nested raw repetitions become list columns."""
     row = {k: v for k, v in rec.items() if k not in ("schema", "type", "raw")}
     raw = rec.get("raw")
@@ -87,16 +87,16 @@ def _flatten(rtype, rec):
     return row
 
 
-_VALIDATOR = None
-_FAST = None
+_VALIDATOR: Any = None
+_FAST: Callable[[Any], Any] | None = None
 
 
-def _schema():
+def _schema() -> Any:
     with open(os.path.join(os.path.dirname(__file__), "results-1.schema.json"), encoding="utf-8") as fh:
         return json.load(fh)
 
 
-def _validator():
+def _validator() -> Any:
     """The JSON Schema of the records (results-1.schema.json, shipped in the package)."""
     global _VALIDATOR
     if _VALIDATOR is None:
@@ -105,7 +105,7 @@ def _validator():
     return _VALIDATOR
 
 
-def _fast_check():
+def _fast_check() -> Callable[[Any], Any]:
     """The schema compiled to a predicate (schema_check.py); the full validator's is_valid
     when the schema uses a keyword the compiler does not know."""
     global _FAST
@@ -118,7 +118,7 @@ def _fast_check():
     return _FAST
 
 
-def _check_record(path, lineno, rec):
+def _check_record(path: str, lineno: int, rec: Any) -> None:
     """Raise one clear IsochronError naming file, line and field if rec breaks the schema.
 
     The compiled predicate decides; the full validator runs only on a record it refuses, to
@@ -138,13 +138,14 @@ def _check_record(path, lineno, rec):
                         " (not what isochron's drivers write: see results-1.schema.json)")
 
 
-def _parse_lines(path, text):
+def _parse_lines(path: str, text: str) -> tuple[list[tuple[int, Record]], int | None]:
     """(line number, record) pairs; a last line cut mid-JSON is reported, not parsed."""
     lines = text.splitlines()
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     if last < 0:
         raise IsochronError(f"{path}: empty file (no isochron records)")
-    out, cut = [], None
+    out: list[tuple[int, Record]] = []
+    cut: int | None = None
     for i, line in enumerate(lines[: last + 1]):
         if not line.strip():
             continue
@@ -179,7 +180,7 @@ def _parse_lines(path, text):
     return out, cut
 
 
-def _check_schema(path, lineno, rec, run_schema):
+def _check_schema(path: str, lineno: int, rec: Record, run_schema: Any) -> Any:
     version = rec.get("schema", run_schema)
     if version is None:
         raise IsochronError(f"{path}:{lineno}: the context record has no 'schema' version")
@@ -196,7 +197,7 @@ def _check_schema(path, lineno, rec, run_schema):
     return version
 
 
-def _read_one(path, ds):
+def _read_one(path: str, ds: Dataset) -> None:
     if not os.path.exists(path):
         raise IsochronError(f"{path}: no such file")
     if os.path.isdir(path):
@@ -262,7 +263,7 @@ def _read_one(path, ds):
     _attach_sync(ds, first_run)
 
 
-def _attach_sync(ds, first_run):
+def _attach_sync(ds: Dataset, first_run: int) -> None:
     """Give clock ``accuracy`` rows their run's sync spec and duration (for plots by spec)."""
     syncs = {s["run"]: s for s in ds.records.get("sync", []) if s["run"] >= first_run}
     for row in ds.records.get("accuracy", []):
