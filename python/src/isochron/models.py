@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Mapping, NoReturn, Sequence, cast
 
 from .base import Record, read_json
 from .dataset import IsochronError, read, record_error
@@ -90,7 +90,7 @@ def loggp_from(h: Mapping[str, Any], o: float, g: float | None = None) -> dict[s
             "g_bound": bound}
 
 
-def _one_way_se(rec):
+def _one_way_se(rec: Record) -> float:
     lo, hi = rec.get("median_ci_lo_s"), rec.get("median_ci_hi_s")
     e = (hi - lo) / (2 * _Z95) if lo is not None and hi is not None else math.nan
     if not (e > 0):
@@ -101,11 +101,11 @@ def _one_way_se(rec):
     return e / 2
 
 
-def _finite(x):
+def _finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def _check_pair(r):
+def _check_pair(r: Record) -> None:
     """Refuse a pair record that cannot be a measurement (the schema has checked the types):
     a rank paired with itself or beyond the process count, a round trip that is not a positive
     finite time, a negative overhead or gap."""
@@ -126,7 +126,7 @@ def _check_pair(r):
             raise record_error(r, "pair", key, f"{v!r}: not a finite time >= 0")
 
 
-def _pair_nprocs(r, contexts):
+def _pair_nprocs(r: Record, contexts: Sequence[Record]) -> None:
     """A pair record's process count: its own ``nprocs``, else its run's context's (both optional in
     the schema); neither is the same one-line error as any other malformed record."""
     if r.get("nprocs") is not None:
@@ -199,7 +199,7 @@ def fit(path_or_ds: str | Dataset, mode: str | None = None) -> dict[str, Any]:
 
 def to_json(models: Mapping[str, Any], path: str) -> str:
     """Write models (from :func:`fit`) as JSON; NaN becomes null."""
-    def clean(x):
+    def clean(x: Any) -> Any:
         if isinstance(x, float) and not math.isfinite(x):
             return None
         if isinstance(x, dict):
@@ -229,14 +229,14 @@ def from_json(path: str) -> dict[str, Any]:
     return m
 
 
-def _check_models(path, m):
+def _check_models(path: str, m: dict[str, Any]) -> None:
     """Every field the tables, predictions and plots read, with its type (NaN is null in the
     file: allowed only for the standard errors and residuals)."""
-    def bad(where, what):
+    def bad(where: str, what: str) -> NoReturn:
         raise IsochronError(f"{path}: field {where!r}: {what}")
 
-    def num(obj, key, where, null=False, lo=None):
-        v = obj.get(key) if isinstance(obj, dict) else None
+    def num(obj: Any, key: str, where: str, null: bool = False, lo: float | None = None) -> None:
+        v: Any = obj.get(key) if isinstance(obj, dict) else None
         if v is None and null:
             obj[key] = math.nan
             return
@@ -246,7 +246,7 @@ def _check_models(path, m):
         if lo is not None and v < lo:
             bad(f"{where}.{key}" if where else key, f"{v!r} is below {lo}")
 
-    def integer(obj, key, where, lo=0):
+    def integer(obj: Any, key: str, where: str, lo: int = 0) -> None:
         v = obj.get(key)
         if not isinstance(v, int) or isinstance(v, bool) or v < lo:
             bad(f"{where}.{key}" if where else key, f"{v!r} is not an integer >= {lo}")
@@ -299,7 +299,7 @@ def pair_params(models: Mapping[str, Any]) -> dict[tuple[int, int], tuple[float,
 
 # ---------------------------------------------------------------- predictions
 
-def _edge(params, a, b, nbytes):
+def _edge(params: Mapping[tuple[int, int], tuple[float, float]], a: int, b: int, nbytes: float) -> float:
     if (a, b) not in params:
         raise IsochronError(f"no model for pair {a}-{b}: the models cover"
                             f" {len(params) // 2} pairs; measure allpairs on as many ranks as"
@@ -346,7 +346,7 @@ def predict(op: str, p: int, m: int, params: Any, root: int = 0) -> float:
                 mask >>= 1
         return max(done.values())
     # gather: mask ascending; receive from child vr+mask, else send to the parent and stop
-    def finish(vr):                         # when vr holds its whole subtree's blocks
+    def finish(vr: int) -> float:                         # when vr holds its whole subtree's blocks
         t, mask = 0.0, 1
         while mask < p and not vr & mask:
             if vr + mask < p:
@@ -357,7 +357,7 @@ def predict(op: str, p: int, m: int, params: Any, root: int = 0) -> float:
     return finish(0)
 
 
-def _measured(ds):
+def _measured(ds: Dataset) -> list[Record]:
     pts = [r for r in ds.records.get("point", []) if r.get("op") in PREDICTED_OPS
            and r.get("median_s") is not None]
     for r in pts:
@@ -381,7 +381,7 @@ def _measured(ds):
 def compare(models: Mapping[str, Any], measured_path_or_ds: str | Dataset) -> list[Record]:
     """Rows (op, bytes, nprocs, root, predicted_s, measured_s, rel_err) for every measured point."""
     ds = read(measured_path_or_ds) if not hasattr(measured_path_or_ds, "records") \
-        else measured_path_or_ds
+        else cast("Dataset", measured_path_or_ds)
     params = pair_params(models)
     rows = []
     for r in _measured(ds):
@@ -396,7 +396,7 @@ def compare(models: Mapping[str, Any], measured_path_or_ds: str | Dataset) -> li
 
 # ---------------------------------------------------------------- text
 
-def _us(x):
+def _us(x: float | None) -> str:
     return "-" if x is None or not math.isfinite(x) else f"{x * 1e6:.3f}"
 
 
