@@ -53,18 +53,18 @@ ol.notes{font-size:12px;color:#444;padding-left:1.6em}
 """
 
 
-def _e(x):
+def _e(x: Any) -> str:
     return html.escape(str(x))
 
 
 class _Notes:
     """The footnotes of one section: each distinct note once, numbered; tables refer to them."""
 
-    def __init__(self, prefix: str):
+    def __init__(self, prefix: str) -> None:
         self.prefix = prefix
         self.index: dict[str, int] = {}
 
-    def refs(self, notes) -> str:
+    def refs(self, notes: Sequence[str]) -> str:
         nums = []
         for n in notes:
             nums.append(self.index.setdefault(n, len(self.index) + 1))
@@ -104,18 +104,18 @@ def figure_html(fig: Figure, caption: str) -> str:
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
 
-def _gantt_figures(ds):
+def _gantt_figures(ds: Dataset) -> dict[str, tuple[Figure, str]]:
     """One Gantt chart per operation (largest size with raw data), at most four: {op: (fig, caption)}."""
     ops = list(dict.fromkeys(p["op"] for p in ds.records.get("point", [])
                              if isinstance(p.get("raw_start_s"), list) and p["raw_start_s"]))
     return {op: (plot(ds, "gantt", op=op), f"gantt ({op}): {KINDS['gantt'][2]}") for op in ops[:4]}
 
 
-def _comparisons(ds):
+def _comparisons(ds: Dataset) -> list[Table]:
     """Each benchmark run against the first one, when they measured the same points."""
     points = ds.records.get("point", [])
     runs = list(dict.fromkeys(p["run"] for p in points))
-    out = []
+    out: list[Table] = []
     if any(p.get("launch") is not None for p in points):   # a launch set: config vs the first
         configs = list(dict.fromkeys(p.get("config") for p in points))
         for cfg in configs[1:]:
@@ -145,7 +145,7 @@ _SECTION_OF = (("operation ", "bench"), ("clock synchronization", "clock"), ("rd
 _SECTIONS = {"bench": "Benchmark points", "clock": "Clock synchronization", "barrier": "Barriers"}
 
 
-def _num(x):
+def _num(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and not is_missing(x)
 
 
@@ -177,7 +177,7 @@ def _headlines(ds: Dataset) -> list[str]:
             f"{r.get('barrier')} {fmt_time(r['exit_skew_s']['median'], digits=3)} µs"
             for r in sorted(skew, key=lambda r: r["exit_skew_s"]["median"])))
     for r in ds.records.get("payoff", []):
-        def at(b):
+        def at(b: Any) -> str:
             return f"from {fmt_bytes(b)}" if _num(b) else "at no size measured"
         out.append(f"synchronizing before a shift pays off {at(r.get('measured_min_bytes'))} (measured),"
                    f" {at(r.get('model_min_bytes'))} (model)")
@@ -226,7 +226,7 @@ def _warnings(ds: Dataset, not_drawn: list[str]) -> list[str]:
     return out + not_drawn
 
 
-def _figures(ds: Dataset):
+def _figures(ds: Dataset) -> tuple[dict[str, Any], list[str]]:
     """{kind: [(figure html, caption)]} and the notes of plots that could not be drawn."""
     figs: dict[str, Any] = {}
     not_drawn: list[str] = []
