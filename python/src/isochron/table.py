@@ -35,14 +35,14 @@ class Table:
         widths = [max(len(c), max(map(len, col), default=0)) for c, col in zip(self.columns, cols)]
         just = [str.rjust if i in self.right else str.ljust for i in range(ncol)]
 
-        def line(cells):
+        def line(cells: Sequence[str]) -> str:
             return "  ".join([j(v, w) for j, v, w in zip(just, cells, widths)]).rstrip()
 
         body = [self.title, line(self.columns)] + [line(r) for r in rows]
         return "\n".join(body + [f"  {n}" for n in self.notes])
 
 
-def _varies(rows, key):
+def _varies(rows: Sequence[Record], key: str) -> bool:
     return len({repr(r.get(key)) for r in rows}) > 1
 
 
@@ -147,7 +147,7 @@ def time_cell(p: Mapping[str, Any], key: str, below: bool | None = None) -> str:
     return fmt_time(v)
 
 
-def _stat_cells(p):
+def _stat_cells(p: Record) -> list[str]:
     below = below_resolution(p)
     ci = MISSING
     if not is_missing(p.get("ci_lo_s")) and not is_missing(p.get("ci_hi_s")):
@@ -159,7 +159,7 @@ def _stat_cells(p):
             time_cell(p, "min_s", below), time_cell(p, "max_s", below)]
 
 
-def _rate_cells(p):
+def _rate_cells(p: Record) -> list[str]:
     r = rate(p)
     if r is None:
         return [MISSING] * 4
@@ -168,8 +168,8 @@ def _rate_cells(p):
     return [fmt_mbps(med), ci, MISSING if is_missing(msgs) else f"{msgs:.4g}", str(p.get("msg_window", MISSING))]
 
 
-def _ci_note(points):
-    levels = {p.get("ci_level") for p in points if not is_missing(p.get("ci_level"))}
+def _ci_note(points: Sequence[Record]) -> str:
+    levels: set[Any] = {p.get("ci_level") for p in points if not is_missing(p.get("ci_level"))}
     level = ", ".join(f"{100 * lv:g} %" for lv in sorted(levels)) or "?"
     return f"CI(mean): {level} confidence interval of the mean (Student's t), over valid repetitions"
 
@@ -177,7 +177,7 @@ def _ci_note(points):
 CLOCK_WARN = 0.05   # a clock error bound above this share of the median makes a point doubtful
 
 
-def _clock_cells(p, with_true, kinds=()):
+def _clock_cells(p: Record, with_true: bool, kinds: Sequence[str] = ()) -> list[str]:
     """The clock's error at the end of the point: estimated bound (flagged when it is more than
     5 % of the median), and the true error when all ranks shared a host. With several bound
     kinds in one table, each cell says its own."""
@@ -190,7 +190,7 @@ def _clock_cells(p, with_true, kinds=()):
     return [cell] + ([fmt_time(p.get("clock_true_s"))] if with_true else [])
 
 
-def _clock_kinds(group):
+def _clock_kinds(group: Sequence[Record]) -> list[str]:
     return sorted({p["clock_bound_kind"] for p in group if isinstance(p.get("clock_bound_kind"), str)
                    and not is_missing(p.get("clock_bound_s"))})
 
@@ -200,7 +200,7 @@ _KIND_NOTE = {"statistical": "statistical: the clock error is within the bound w
               "hard": "hard: the clock error cannot exceed the bound (from round-trip limits)"}
 
 
-def _timing_cell(p):
+def _timing_cell(p: Record) -> str:
     t = p.get("timing")
     if not isinstance(t, str):
         return MISSING
@@ -209,7 +209,7 @@ def _timing_cell(p):
     return cell + (" (user)" if p.get("timing_choice") == "user" else "")
 
 
-def _point_table(title, group, lead, right_from):
+def _point_table(title: str, group: Sequence[Record], lead: list[str], right_from: set[int]) -> Table:
     """Rows of points: the ``lead`` columns, then columns that vary, size and statistics."""
     optional = [k for k in ("run", "nprocs", "root", "dtype", "redop", "in_place")
                 if _varies(group, k)]
