@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 import numpy as np
 
+from .base import Record
 from .dataset import IsochronError, record_error
 from .figures import _fig, _run_title
 from .stats import median_ci
@@ -33,7 +34,7 @@ FORMATS = ("png", "svg", "pdf")
 US = 1e6
 
 
-def _log(ax, axis="y"):
+def _log(ax: Any, axis: str = "y") -> None:
     """A log axis with plain numbers (10, 20, 50, 100) instead of powers of ten.
 
     Call it after plotting: over more than three decades only the powers of ten are labelled.
@@ -49,7 +50,7 @@ def _log(ax, axis="y"):
     a.set_minor_formatter(NullFormatter())
 
 
-def _widen_log(ax, axis="y", factor=10):
+def _widen_log(ax: Any, axis: str = "y", factor: float = 10) -> None:
     """On a log axis whose data span less than ``factor``, centre them in a span of ``factor``."""
     lo, hi = ax.get_ylim() if axis == "y" else ax.get_xlim()
     if lo > 0 and hi / lo < factor:
@@ -58,7 +59,7 @@ def _widen_log(ax, axis="y", factor=10):
         (ax.set_ylim if axis == "y" else ax.set_xlim)(mid / half, mid * half)
 
 
-def _colors(n):
+def _colors(n: int) -> list[Any]:
     """n distinct colours: tab10, tab20 up to 20 series, then samples of a continuous map."""
     import matplotlib
     if n <= 20:
@@ -68,7 +69,7 @@ def _colors(n):
     return [cmap(i / (n - 1)) for i in range(n)]
 
 
-def _end_labels(ax, items, log=True):
+def _end_labels(ax: Any, items: Sequence[tuple[Any, Any, str, Any]], log: bool = True) -> None:
     """Label each line at its right end, nudging labels apart so none overlap.
 
     ``items`` are (x, y, text, color) in data coordinates; the x axis gets room on the right.
@@ -81,7 +82,7 @@ def _end_labels(ax, items, log=True):
     lo, hi = ax.get_ylim()
     gap = (f(hi) - f(lo)) * 0.055
     order = sorted(items, key=lambda it: f(it[1]))
-    placed = []
+    placed: list[float] = []
     for _x, y, _t, _c in order:
         pos = f(y)
         if placed and pos < placed[-1] + gap:
@@ -93,17 +94,17 @@ def _end_labels(ax, items, log=True):
                     va="center", ha="left", color=color, fontsize=8, annotation_clip=False)
 
 
-def _finite(x):
+def _finite(x: Any) -> bool:
     return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool) \
         and math.isfinite(x)
 
 
-def _positive(x):
+def _positive(x: Any) -> bool:
     """A value a log axis can show."""
     return _finite(x) and x > 0
 
 
-def _need(ds, rtype, kind, what):
+def _need(ds: Dataset, rtype: str, kind: str, what: str) -> list[Record]:
     rows = ds.records.get(rtype, [])
     if not rows:
         have = ", ".join(available(ds)) or "none"
@@ -113,19 +114,20 @@ def _need(ds, rtype, kind, what):
 
 
 # ---- latency vs message size ------------------------------------------------------------
-def _center_and_ci(p, stat, level):
+def _center_and_ci(p: Record, stat: str, level: float) -> tuple[float, float, float]:
     if stat == "median":
         times = p["raw_time_s"]
-        flags = p.get("raw_valid") if isinstance(p.get("raw_valid"), list) else [1] * len(times)
+        flags: Any = p.get("raw_valid") if isinstance(p.get("raw_valid"), list) else [1] * len(times)
         ok = [t for t, v in zip(times, flags) if v and _finite(t)]
         if not ok:
             return math.nan, math.nan, math.nan
         return median_ci(ok, level)          # the C library's rule (stats.py): bars = table
-    mean, lo, hi = p["mean_s"], p.get("ci_lo_s"), p.get("ci_hi_s")
+    ci: tuple[Any, ...] = (p["mean_s"], p.get("ci_lo_s"), p.get("ci_hi_s"))
+    mean, lo, hi = ci
     return mean, (mean if is_missing(lo) else lo), (mean if is_missing(hi) else hi)
 
 
-def _stat_for(pts, stat, kind):
+def _stat_for(pts: Sequence[Record], stat: str | None, kind: str) -> str:
     has_raw = all(isinstance(p.get("raw_time_s"), list) for p in pts)
     stat = stat or ("median" if has_raw else "mean")
     if stat not in ("median", "mean"):
@@ -136,7 +138,8 @@ def _stat_for(pts, stat, kind):
     return stat
 
 
-def _vs_size(ds, pts, values, ylabel, title, label, scale=US):
+def _vs_size(ds: Dataset, pts: Sequence[Record], values: Callable[[Record], tuple[float, ...]], ylabel: str, title: str,
+             label: str, scale: float | None = US) -> Figure:
     """A line per series (op x scheme x method ... that vary) of values(point) = (y, lo, hi) vs size."""
     keys = ["op", "scheme", "method", "nprocs", "root", "dtype", "redop", "run"]
     ops = {p["op"] for p in pts}        # dtype and redop follow the op unless they vary within one
@@ -146,7 +149,7 @@ def _vs_size(ds, pts, values, ylabel, title, label, scale=US):
     if "run" in varying and len({(p["op"], p["scheme"], p["method"]) for p in pts}) == \
             len({(p["op"], p["scheme"], p["method"], p["run"]) for p in pts}):
         varying.remove("run")
-    series = {}
+    series: dict[tuple[Any, ...], list[Record]] = {}
     for p in pts:
         series.setdefault(tuple(p.get(k) for k in varying) or ("",), []).append(p)
     fig, axes = _fig()
@@ -161,7 +164,7 @@ def _vs_size(ds, pts, values, ylabel, title, label, scale=US):
         drawn, below = [], []
         for p in group:
             if below_resolution(p):               # '<= R': a downward triangle at R, no bar
-                r = p.get("resolution_s")
+                r: Any = p.get("resolution_s")
                 if _positive(r) and scale is not None:
                     below.append((p["bytes"], r * scale))
                 else:
@@ -203,13 +206,13 @@ def _vs_size(ds, pts, values, ylabel, title, label, scale=US):
     return fig
 
 
-def _sized_points(ds, rates):
+def _sized_points(ds: Dataset, rates: bool) -> list[Record]:
     """Points with a valid repetition and a size > 0: the throughput ones (rates) or the others."""
     return [p for p in ds.records.get("point", [])
             if not is_missing(p.get("mean_s")) and p.get("bytes") and is_rate(p) == rates]
 
 
-def _plot_points(ds, kind, rates, none_msg, stat):
+def _plot_points(ds: Dataset, kind: str, rates: bool, none_msg: str, stat: str | None) -> tuple[list[Record], str]:
     _need(ds, "point", kind, "isochron-bench points")
     pts = _sized_points(ds, rates)
     if not pts:
@@ -217,8 +220,8 @@ def _plot_points(ds, kind, rates, none_msg, stat):
     return pts, _stat_for(pts, stat, kind)
 
 
-def _ci_label(pts, stat):
-    level = pts[0].get("ci_level")
+def _ci_label(pts: Sequence[Record], stat: str) -> tuple[float, str]:
+    level: Any = pts[0].get("ci_level")
     level = level if _finite(level) and 0 < level < 1 else 0.95
     how = "order statistics" if stat == "median" else "Student's t"
     return level, f"{stat}, bars {100 * level:g} % CI ({how})"
@@ -242,8 +245,8 @@ def plot_bandwidth(ds: Dataset, **_: Any) -> Figure:
         raise IsochronError("plot kind 'bandwidth': no throughput point (bw, bibw, mbw_mr, bw_fan_in/out)"
                             " with a valid repetition and a size > 0")
 
-    def values(p):
-        med, lo, hi, _msgs = rate(p)
+    def values(p: Record) -> tuple[float, ...]:
+        med, lo, hi, _msgs = cast("tuple[float, float, float, float]", rate(p))   # pts are rate points
         return tuple(med / 1e6 if is_missing(v) else v / 1e6 for v in (med, lo, hi))
     _level, what = _ci_label(pts, "median")
     return _vs_size(ds, pts, values, f"bandwidth [MB/s]: {what}",
@@ -271,7 +274,7 @@ def plot_offset(ds: Dataset, **_: Any) -> Figure:
             t = [r["wait_s"] for r in pts]
             meas = [r["measured_offset_s"] * US for r in pts]
             ax.plot(t, meas, "-o", color=color, ms=4, label=f"rank {rank} measured")
-            true = [r.get("true_offset_s") for r in pts]
+            true: list[Any] = [r.get("true_offset_s") for r in pts]
             if all(_finite(v) for v in true):
                 ax.plot(t, [v * US for v in true], "--x", color=color, ms=5, alpha=0.8,
                         label=f"rank {rank} true")
@@ -387,7 +390,7 @@ def plot_skew(ds: Dataset, **_: Any) -> Figure:
 
 
 # ---- Gantt chart of raw repetitions on the global clock (paper 000, Fig. 10) -------------
-def _pick_point(pts, op=None, size=None):
+def _pick_point(pts: Sequence[Record], op: str | None = None, size: int | str | None = None) -> Record:
     raw = [p for p in pts if isinstance(p.get("raw_start_s"), list) and p["raw_start_s"]]
     if not raw:
         raise IsochronError("plot kind 'gantt' needs raw repetitions: run isochron-bench"
@@ -410,7 +413,7 @@ def _pick_point(pts, op=None, size=None):
     return raw[0]
 
 
-def _parse_reps(reps, n):
+def _parse_reps(reps: int | str | None, n: int) -> tuple[int, int]:
     if reps is None:
         return 0, min(n, 4)
     try:
@@ -427,7 +430,7 @@ def plot_gantt(ds: Dataset, op: str | None = None, size: int | str | None = None
                **_: Any) -> Figure:
     p = _pick_point(_need(ds, "point", "gantt", "isochron-bench points with --raw"), op, size)
     starts, ends = p["raw_start_s"], p.get("raw_end_s")
-    valid = p.get("raw_valid") if isinstance(p.get("raw_valid"), list) else [1] * len(starts)
+    valid: Any = p.get("raw_valid") if isinstance(p.get("raw_valid"), list) else [1] * len(starts)
     if not isinstance(ends, list) or len(ends) != len(starts) or len(valid) != len(starts):
         raise record_error(p, "point", "raw.end_s", f"{len(ends) if isinstance(ends, list) else 'no'}"
                            f" end rows and {len(valid)} valid flags for {len(starts)} start rows")
@@ -499,7 +502,7 @@ def plot_shift(ds: Dataset, **_: Any) -> Figure:
     return fig
 
 
-def _size_index(sizes, v):
+def _size_index(sizes: Sequence[float], v: float) -> float:
     """Position of size ``v`` on an axis that puts ``sizes`` at 0, 1, 2, ... (log between)."""
     for i in range(len(sizes) - 1):
         a, b = sizes[i], sizes[i + 1]
@@ -536,7 +539,7 @@ def plot_payoff(ds: Dataset, **_: Any) -> Figure:
     _log(ax)
     for key, text, style in (("measured_min_bytes", "measured", "-"),
                              ("model_min_bytes", "model", ":")):
-        v = p.get(key)
+        v: Any = p.get(key)
         if not _finite(v):
             ax.annotate(f"{text}: " + ("synchronizing first was never cheaper in this range"
                                        if text == "measured" else "no size where it pays off"),
@@ -560,7 +563,7 @@ def plot_payoff(ds: Dataset, **_: Any) -> Figure:
     return fig
 
 
-def _plot_launches(ds, **opts):
+def _plot_launches(ds: Dataset, **opts: Any) -> Figure:
     from .launches import plot_launches  # launches.py holds the launch-level statistics
     return plot_launches(ds, **opts)
 
