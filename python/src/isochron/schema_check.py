@@ -27,7 +27,11 @@ class Unsupported(Exception):
     """The schema uses a keyword this compiler does not know: use the full validator."""
 
 
-def _is_number(x):
+#: a compiled schema: value -> valid
+_Pred = Callable[[Any], bool]
+
+
+def _is_number(x: Any) -> bool:
     return (isinstance(x, (int, float))) and not isinstance(x, bool)
 
 
@@ -43,7 +47,7 @@ _TYPES = {
 }
 
 
-def _equal(a, b):
+def _equal(a: Any, b: Any) -> bool:
     """JSON equality as jsonschema's ``equal``: booleans are not numbers, 1 == 1.0."""
     if a is b:
         return True
@@ -60,7 +64,7 @@ def _equal(a, b):
     return a == b
 
 
-def _type_check(t):
+def _type_check(t: Any) -> _Pred:
     names = [t] if isinstance(t, str) else list(t)
     for n in names:
         if n not in _TYPES:
@@ -73,11 +77,12 @@ def _type_check(t):
     return lambda x: any(c(x) for c in checks)
 
 
-def _fast_form(s):
+def _fast_form(s: Mapping[str, Any]) -> _Pred | None:
     """A quick sufficient test for the schema forms most fields use (exact classes: a bool is
     not an int here either), or None; what it does not accept goes to the exact checks."""
     keys = set(s) - _ANNOTATIONS
-    t, lo = s.get("type"), s.get("minimum")
+    t = s.get("type")
+    lo: Any = s.get("minimum")
     if keys == {"type", "minimum"} and t == "integer" and _is_number(lo):
         return lambda x: x.__class__ is int and x >= lo
     if keys == {"type", "minimum"} and t in (["number", "null"], ["null", "number"]) and _is_number(lo):
@@ -90,12 +95,12 @@ def _fast_form(s):
     return None
 
 
-def compile_schema(root: Mapping[str, Any]) -> Callable[[Any], None]:
+def compile_schema(root: Mapping[str, Any]) -> Callable[[Any], bool]:
     """A predicate rec -> bool equivalent to Draft202012Validator(root).is_valid(rec)."""
     defs = root.get("$defs", {})
-    cache = {}
+    cache: dict[str, Any] = {}            # name -> predicate (None while it is being compiled)
 
-    def ref(target):
+    def ref(target: str) -> _Pred:
         if not target.startswith("#/$defs/") or target[len("#/$defs/"):] not in defs:
             raise Unsupported(f"$ref {target!r}")
         name = target[len("#/$defs/"):]
@@ -107,39 +112,40 @@ def compile_schema(root: Mapping[str, Any]) -> Callable[[Any], None]:
             return lambda x: cache[name](x)
         return fn
 
-    def comp(s):
+    def comp(s: Any) -> _Pred:
         if s is True:
             return lambda x: True
         if s is False:
             return lambda x: False
         if not isinstance(s, dict):
             raise Unsupported(f"schema {s!r}")
-        checks = []
+        found: list[Callable[..., bool]] = []   # predicates; the lambdas bind their operands as defaults
         for k in s:
             if k in _ANNOTATIONS or k in ("$defs", "then", "else"):
                 continue
             v = s[k]
             if k == "type":
-                checks.append(_type_check(v))
+                found.append(_type_check(v))
             elif k == "const":
-                checks.append(lambda x, v=v: _equal(x, v))
+                found.append(lambda x, v=v: _equal(x, v))
             elif k == "enum":
-                checks.append(lambda x, v=tuple(v): any(_equal(x, e) for e in v))
+                found.append(lambda x, v=tuple(v): any(_equal(x, e) for e in v))
             elif k == "minimum":
-                checks.append(lambda x, v=v: not _is_number(x) or not x < v)
+                found.append(lambda x, v=v: not _is_number(x) or not x < v)
             elif k == "maximum":
-                checks.append(lambda x, v=v: not _is_number(x) or not x > v)
+                found.append(lambda x, v=v: not _is_number(x) or not x > v)
             elif k == "minLength":
-                checks.append(lambda x, v=v: not isinstance(x, str) or len(x) >= v)
+                found.append(lambda x, v=v: not isinstance(x, str) or len(x) >= v)
             elif k == "items":
                 if "prefixItems" in s:
                     raise Unsupported("prefixItems")
                 item = comp(v)
-                checks.append(lambda x, item=item: not isinstance(x, list) or all(item(e) for e in x))
+                found.append(lambda x, item=item: not isinstance(x, list) or all(item(e) for e in x))
             elif k == "properties":
                 props = {name: comp(sub) for name, sub in v.items()}
 
-                def properties(x, props=props, get=props.get):
+                def properties(x: Any, props: dict[str, _Pred] = props,
+                               get: Callable[[str], _Pred | None] = props.get) -> bool:
                     if not isinstance(x, dict):
                         return True
                     if len(x) <= len(props):      # walk the shorter of the two
@@ -152,23 +158,23 @@ def compile_schema(root: Mapping[str, Any]) -> Callable[[Any], None]:
                         if name in x and not fn(x[name]):
                             return False
                     return True
-                checks.append(properties)
+                found.append(properties)
             elif k == "required":
                 req = tuple(v)
-                checks.append(lambda x, req=req: not isinstance(x, dict) or all(r in x for r in req))
+                found.append(lambda x, req=req: not isinstance(x, dict) or all(r in x for r in req))
             elif k == "allOf":
                 subs = tuple(comp(sub) for sub in v)
-                checks.append(lambda x, subs=subs: all(f(x) for f in subs))
+                found.append(lambda x, subs=subs: all(f(x) for f in subs))
             elif k == "if":
                 cond = comp(v)
                 then = comp(s["then"]) if "then" in s else (lambda x: True)
                 other = comp(s["else"]) if "else" in s else (lambda x: True)
-                checks.append(lambda x, c=cond, t=then, o=other: t(x) if c(x) else o(x))
+                found.append(lambda x, c=cond, t=then, o=other: t(x) if c(x) else o(x))
             elif k == "$ref":
-                checks.append(ref(v))
+                found.append(ref(v))
             else:
                 raise Unsupported(f"keyword {k!r}")
-        checks = tuple(checks)
+        checks = tuple(found)
         fast = _fast_form(s)
         if fast is not None:                  # a sufficient test first, the exact one after
             exact = checks[0] if len(checks) == 1 else (lambda x, cs=checks: all(c(x) for c in cs))
@@ -187,7 +193,7 @@ def compile_schema(root: Mapping[str, Any]) -> Callable[[Any], None]:
     base = comp(rest)
     branches = {t: ref(target) for t, target in targets.items()}
 
-    def general(x):
+    def general(x: Any) -> bool:
         if not base(x):
             return False
         if isinstance(x, dict) and isinstance(x.get("type"), str):
@@ -199,13 +205,13 @@ def compile_schema(root: Mapping[str, Any]) -> Callable[[Any], None]:
     return _ShapeChecker(general, rest, schemas, comp)
 
 
-def _flat(s):
+def _flat(s: Any) -> bool:
     """A schema of a plain record: only type object, required and properties (and annotations)."""
     return (isinstance(s, dict) and set(s) - _ANNOTATIONS <= {"type", "required", "properties"}
             and s.get("type", "object") == "object" and isinstance(s.get("properties", {}), dict))
 
 
-def _type_only(sub):
+def _type_only(sub: Any) -> _Pred | None:
     """The field's verdict depends on the class of its value only: a schema of a ``type`` alone,
     unless it admits integers but not numbers (a float is an integer or not by its value)."""
     if not isinstance(sub, dict) or set(sub) - _ANNOTATIONS != {"type"}:
@@ -224,23 +230,25 @@ class _ShapeChecker:
 
     LIMIT = 10000
 
-    def __init__(self, general, rest, schemas, comp):
+    def __init__(self, general: _Pred, rest: dict[str, Any], schemas: dict[str, list[Any]],
+                 comp: Callable[[Any], _Pred]) -> None:
         self.general, self.rest, self.schemas, self.comp = general, rest, schemas, comp
-        self.plans, self.compiled = {}, {}
+        self.plans: dict[tuple[Any, ...], tuple[tuple[str, _Pred], ...]] = {}
+        self.compiled: dict[int, _Pred] = {}
 
-    def _fn(self, sub):
+    def _fn(self, sub: Any) -> _Pred:
         fn = self.compiled.get(id(sub))
         if fn is None:
             fn = self.compiled[id(sub)] = self.comp(sub)
         return fn
 
-    def _plan(self, x, rtype):
+    def _plan(self, x: dict[str, Any], rtype: str) -> tuple[tuple[str, _Pred], ...] | None:
         """[(field, predicate)] still to run on records of x's shape; None: use the general
         predicate (not a flat record schema, or the shape itself is invalid)."""
         schemas = self.schemas.get(rtype, [self.rest])
         if not all(_flat(s) for s in schemas):
             return None
-        plan = []
+        plan: list[tuple[str, _Pred]] = []
         for s in schemas:
             if not all(r in x for r in s.get("required", ())):
                 return None
@@ -256,7 +264,7 @@ class _ShapeChecker:
                     return None
         return tuple(plan)
 
-    def __call__(self, x):
+    def __call__(self, x: Any) -> bool:
         if x.__class__ is not dict:
             return self.general(x)
         t = x.get("type")
@@ -276,9 +284,9 @@ class _ShapeChecker:
         return True
 
 
-def _type_dispatch(root):
+def _type_dispatch(root: Mapping[str, Any]) -> dict[str, str] | None:
     """{type name: $ref} when the root's allOf is only `if type const T then $ref`; else None."""
-    out = {}
+    out: dict[str, str] = {}
     for sub in root.get("allOf", []):
         cond = sub.get("if")
         if set(sub) != {"if", "then"} or not isinstance(cond, dict):
