@@ -38,6 +38,10 @@ void icc_die(const char *fmt, const char *a, const char *b)
     snprintf(msg, sizeof msg, fmt, a, b);
     fprintf(stderr, "isochron-cc: rank %d: %s\n", icc->rank, msg);   /* one write: ranks' lines never interleave */
     fflush(stderr);
+    /* the launcher forwards stderr through a pipe; an abort's teardown can drop what it has not read
+     * yet (MPICH's hydra lost this line in 1 of 3 runs): give it 0.3 s to deliver the cause first */
+    struct timespec pause = {0, 300000000L};
+    nanosleep(&pause, NULL);
     PMPI_Abort(MPI_COMM_WORLD, 2);
     _exit(2);
 }
