@@ -159,6 +159,12 @@ int isochron_report_check_head(FILE *f, const isochron_check_run_t *run);
 int isochron_report_check_wait(FILE *f, const isochron_check_run_t *run, int w);
 /** \brief After the check, when tracked: the "track" record (refreshes, cost, every rank's filter). */
 int isochron_report_check_track(FILE *f, const isochron_check_run_t *run);
+/** \brief After the check (and its "track" record), the check as a table through reporter \p r: the run's head
+ *  (version, spec, timer and injected skew, ranks and nodes, sync, tracking, truth), every rank's model, fit and its
+ *  true and measured offsets at each wait (µs), the largest offsets and, when tracked, the bound stated per wait
+ *  (isochron_check_bounds) and every rank's tracking filter. A reporter of another format writes nothing.
+ *  EINVAL without \p r, the run's sync report, ranks, waits or accuracies. */
+int isochron_report_check_table(isochron_reporter_t *r, const isochron_check_run_t *run);
 
 /** What every measuring driver's context record opens with (isochron-bench, isochron-barrier, isochron-shmem):
  *  which tool, where (the run, ranks, nodes, oversubscription) and on which clock (timer, synchronization).
