@@ -222,6 +222,23 @@ int isochron_report_barrier_cost(FILE *f, const isochron_point_t *p, const char 
 /** \brief The "payoff" record: RDS + shift against the shift alone, measured and modelled. */
 int isochron_report_barrier_payoff(FILE *f, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *run);
 
+/* The same results as tables for a reader (isochron-barrier's stdout), through reporter \p r: a reporter of another
+ * format writes nothing. EINVAL (nothing written) on a NULL argument or a name not listed. */
+/** \brief The head: version, ranks, nodes, oversubscription, whether barriers yield, the clocks' \p sync_spec and the
+ *  \p sync_s it took; with \p ri the RDS constants. */
+int isochron_report_barrier_table_head(isochron_reporter_t *r, const isochron_barrier_run_t *run, const char *sync_spec, double sync_s,
+                                       const isochron_rds_info_t *ri);
+/** \brief What the table of \p experiment ("skew", "cost", "shift", "payoff") shows, and its column heads; "cost" names
+ *  the engine's repetitions and CI target from \p cost (else unused, may be NULL). */
+int isochron_report_barrier_table_section(isochron_reporter_t *r, const char *experiment, const isochron_barrier_run_t *run,
+                                          const isochron_bench_opts_t *cost);
+/** \brief One line of the "skew" or "shift" table (\p type): the statistics of the \p sm, or why there are none. */
+int isochron_report_barrier_table_samples(isochron_reporter_t *r, const char *type, const isochron_barrier_samples_t *sm);
+/** \brief One line of the "cost" table: the median, CI half-width and minimum of \p barrier's point \p p. */
+int isochron_report_barrier_table_cost(isochron_reporter_t *r, const isochron_point_t *p, const char *barrier);
+/** \brief The "payoff" table: one line per size, then the fit, the model's and the measured smallest size. */
+int isochron_report_barrier_table_payoff(isochron_reporter_t *r, const isochron_barrier_payoff_t *po);
+
 /* ------------------------------------------------------------------------ */
 /* The records of isochron-shmem (src/report/shmem_records.c): plain data,    */
 /* since the report module sits below the OpenSHMEM module. Every point is    */
