@@ -84,7 +84,7 @@ static double global_read(void *arg) { return isochron_clock_now(arg); }
 
 /* What a measurement pays per timestamp: the raw clock_gettime, and the
  * global clock (mpi_wtime under a sync layer and a tracking layer). */
-static void timer_cost_global(FILE *tab)
+static void timer_cost_global(isochron_reporter_t *tab)
 {
     isochron_timer_t *t;
     isochron_clock_t *c, *g;
@@ -94,21 +94,20 @@ static void timer_cost_global(FILE *tab)
     isochron_clock_nest(c, sync, &g);
     isochron_clock_push_layer(g, trk, NULL);
     double raw = cost_ns(raw_read, NULL), glob = cost_ns(global_read, g);
-    fprintf(tab, "%-14s %12.1f %14s  %s\n", "raw", raw, "-", "clock_gettime(CLOCK_MONOTONIC) called directly (reference)");
-    fprintf(tab, "%-14s %12.1f %14s  %.2fx raw: mpi_wtime through a sync and a tracking layer (isochron_clock_now)\n", "global", glob, "-", glob / raw);
+    isochron_report_clock_read_cost(tab, raw, glob);
     isochron_clock_destroy(g);
     isochron_clock_destroy(c);
     isochron_timer_destroy(t);
 }
 
-static void timer_cost(FILE *tab, FILE *js)
+static void timer_cost(isochron_reporter_t *tab, FILE *js)
 {
-    if (tab) fprintf(tab, "%-14s %12s %14s  %s\n", "timer", "ns/call", "resolution_ns", "note");
+    if (tab) isochron_report_timer_cost_line(tab, NULL, NULL, NAN, NAN, NAN);
     for (int i = 0; i < isochron_timer_count(); i++) {
         const isochron_timer_info_t *info = isochron_timer_info(i);
         isochron_timer_t *t;
         if (isochron_timer_create(info->name, &t)) {
-            if (tab) fprintf(tab, "%-14s %12s %14s  %s\n", info->name, "-", "-", isochron_last_error());
+            if (tab) isochron_report_timer_cost_line(tab, info->name, isochron_last_error(), NAN, NAN, NAN);
             if (js) isochron_report_timer_cost(js, info->name, isochron_last_error(), NAN, NAN, NAN);
             continue;
         }
@@ -126,9 +125,7 @@ static void timer_cost(FILE *tab, FILE *js)
             if (c < best) best = c;
             if (sink == 42) fputs("", stderr);
         }
-        char note[64] = "";
-        if (isochron_timer_tsc_hz(t) > 0) snprintf(note, sizeof note, "calibrated at %.6f GHz", isochron_timer_tsc_hz(t) * 1e-9);
-        if (tab) fprintf(tab, "%-14s %12.1f %14.1f  %s\n", info->name, best * 1e9, res * 1e9, note);
+        if (tab) isochron_report_timer_cost_line(tab, info->name, NULL, best * 1e9, res * 1e9, isochron_timer_tsc_hz(t));
         if (js) isochron_report_timer_cost(js, info->name, NULL, best * 1e9, res * 1e9, isochron_timer_tsc_hz(t));
         isochron_timer_destroy(t);
     }
@@ -181,6 +178,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *v[NOPT];
+    isochron_reporter_t *tab = NULL; /* the tables on stdout (rank 0, --format table): the report module's */
     static const char about[] = "Synchronizes the clocks of all ranks with --sync, then checks the result: every rank's\n"
                                 "model and fit, and its offset to rank 0 at each --wait time, measured by ping-pong\n"
                                 "(paper 000, Alg. 6) and, when all ranks share a host, against CLOCK_MONOTONIC (truth).\n";
@@ -202,12 +200,12 @@ int main(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "isochron-clock: %s\n", isochron_last_error());
         code = 2; goto done;
     }
-    FILE *tab = rank == 0 && !strcmp(fmt, "table") ? stdout : NULL;
     FILE *js = rank == 0 && !strcmp(fmt, "jsonl") ? stdout : NULL, *jsf = NULL;
     if (v[O_JSONL] && rank == 0) {
         if (!strcmp(v[O_JSONL], "-")) js = stdout;
         else code = app_open_output("isochron-clock", "--jsonl", v[O_JSONL], &jsf);
     }
+    if (!code && rank == 0 && !strcmp(fmt, "table") && isochron_reporter_create("table", stdout, &tab)) code = fail(rank, "--format table");
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) goto done;
     FILE *out2 = jsf; /* second JSON sink besides stdout */
@@ -309,11 +307,7 @@ int main(int argc, char **argv)
         if (o.sinks[s]) isochron_report_check_track(o.sinks[s], &o.run);
     if (rank == 0) write_end(&o, 1);
 
-    if (tab) { /* the table is the report module's, from the run the records state */
-        isochron_reporter_t *tr = NULL;
-        if (isochron_reporter_create("table", tab, &tr) || isochron_report_check_table(tr, &o.run)) code = fail(rank, "clock check table");
-        isochron_reporter_destroy(tr);
-    }
+    if (tab && isochron_report_check_table(tab, &o.run)) code = fail(rank, "clock check table"); /* from the run the records state */
     free(recs);
     free(ctxbuf);
 free_all:
@@ -325,6 +319,7 @@ free_all:
 close:
     if (jsf && app_close_output("isochron-clock", "--jsonl", v[O_JSONL], jsf) && !code) code = 1; /* rank 0 only has it */
 done:
+    isochron_reporter_destroy(tab);
     MPI_Finalize();
     return code;
 }

@@ -105,6 +105,14 @@ size_t isochron_report_end_interrupted(char *buf, size_t len, const char *count_
  *  is not NULL, that the timer is not available and why. */
 int isochron_report_timer_cost(FILE *f, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,
                                double tsc_hz);
+/** \brief The same as a line of a table through reporter \p r (isochron-clock --timer-cost; another format: nothing):
+ *  with \p timer NULL the column heads, else the timer, its cost and resolution (ns), or "-" and why it is
+ *  \p unavailable, and its TSC calibration when \p tsc_hz > 0. EINVAL without \p r. */
+int isochron_report_timer_cost_line(isochron_reporter_t *r, const char *timer, const char *unavailable, double ns_per_call,
+                                    double resolution_ns, double tsc_hz);
+/** \brief What a timestamp costs (ns per call) read directly (\p raw_ns, clock_gettime) and through the global clock
+ *  (\p global_ns: mpi_wtime under a sync and a tracking layer), two lines of the timer-cost table through \p r. */
+int isochron_report_clock_read_cost(isochron_reporter_t *r, double raw_ns, double global_ns);
 
 /** One rank's synchronization as the clock check reports it. Every member is a double, so that the
  *  ranks gather it to rank 0 as ISOCHRON_CHECK_RANK_NDOUBLES MPI_DOUBLEs. */

@@ -216,6 +216,36 @@ int isochron_report_check_track(FILE *f, const isochron_check_run_t *o)
     return ISOCHRON_OK;
 }
 
+/* ---- the timer costs as a table for a reader (isochron-clock --timer-cost) */
+
+int isochron_report_timer_cost_line(isochron_reporter_t *r, const char *timer, const char *unavailable, double ns_per_call,
+                                    double resolution_ns, double tsc_hz)
+{
+    if (!r) return isochron_set_error(ISOCHRON_EINVAL, "timer cost table: no reporter");
+    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
+    FILE *f = r->f;
+    if (!timer) fprintf(f, "%-14s %12s %14s  %s\n", "timer", "ns/call", "resolution_ns", "note");
+    else if (unavailable) fprintf(f, "%-14s %12s %14s  %s\n", timer, "-", "-", unavailable);
+    else {
+        char note[64] = "";
+        if (tsc_hz > 0) snprintf(note, sizeof note, "calibrated at %.6f GHz", tsc_hz * 1e-9);
+        fprintf(f, "%-14s %12.1f %14.1f  %s\n", timer, ns_per_call, resolution_ns, note);
+    }
+    fflush(f);
+    return ISOCHRON_OK;
+}
+
+int isochron_report_clock_read_cost(isochron_reporter_t *r, double raw_ns, double global_ns)
+{
+    if (!r) return isochron_set_error(ISOCHRON_EINVAL, "clock read cost: no reporter");
+    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
+    fprintf(r->f, "%-14s %12.1f %14s  %s\n", "raw", raw_ns, "-", "clock_gettime(CLOCK_MONOTONIC) called directly (reference)");
+    fprintf(r->f, "%-14s %12.1f %14s  %.2fx raw: mpi_wtime through a sync and a tracking layer (isochron_clock_now)\n", "global", global_ns, "-",
+            global_ns / raw_ns);
+    fflush(r->f);
+    return ISOCHRON_OK;
+}
+
 /* ---- the check as a table for a reader (isochron-clock's stdout): the same run, the same bound rule */
 
 static void table_head(FILE *f, const isochron_check_run_t *run)
