@@ -4,9 +4,8 @@
  * once, when the reporter is made: a table of its writers (format.h), one
  * file per format (table.c, jsonl.c, csv.c). This file holds what they
  * share: the reporter's life and the format names the drivers' --format
- * checks, the writers that hand each record to the format, and the records
- * made of points (all-pairs pairs, triplets), which every format writes as
- * points. What the formats derive alike from a point is in fields.c.
+ * checks, and the writers that hand each record to the format. What the
+ * formats derive alike from a point is in fields.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -98,60 +97,8 @@ int isochron_report_end(isochron_reporter_t *r, double wall_s, int npoints, int 
     return isochron_report_end_skipped(r, wall_s, npoints, complete, NULL, 0);
 }
 
-/* ---- the records of isochron-bench's other experiments (all-pairs, start-up, tracking): written
- * here, beside the points, so that every record of the drivers goes through one writer */
-
-int isochron_report_point_labeled(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
-                                  const isochron_kv_t *extra, int nextra, const char *label)
-{
-    if (r->fmt->keeps_type) return isochron_report_point_as(r, p, scheme, method, type, extra, nextra);
-    isochron_point_t q = *p;
-    snprintf(q.op, sizeof q.op, "%s", label);
-    return isochron_report_point(r, &q, scheme, method);
-}
-
-/* the extra fields of a "pair" or "triplet" record after the point's: numbers made by the one writer */
-int isochron_report_pairs(isochron_reporter_t *r, const char *mode, size_t bytes, int p, int reps, double wall,
-                          const isochron_pair_t *pr)
-{
-    if (!r || !mode || (!pr && p > 1)) return isochron_set_error(ISOCHRON_EINVAL, "pair records: no reporter, mode or pairs");
-    char mj[32], wj[40], sj[40], gj[40], ij[16], jj[16], label[40];
-    snprintf(mj, sizeof mj, "\"%.24s\"", mode);
-    isochron_json_format_number(wall, wj, sizeof wj);
-    int rc = ISOCHRON_OK;
-    for (int k = 0; k < p * (p - 1) / 2 && !rc; k++) {
-        isochron_point_t pt;
-        isochron_point_p2p(&pt, "allpairs", bytes, pr[k].i, p, reps, &pr[k].s, 2);
-        snprintf(ij, sizeof ij, "%d", pr[k].i);
-        snprintf(jj, sizeof jj, "%d", pr[k].j);
-        snprintf(label, sizeof label, "allpairs:%d-%d", pr[k].i, pr[k].j);
-        isochron_json_format_number(pr[k].send_s, sj, sizeof sj);
-        isochron_json_format_number(pr[k].gap_s, gj, sizeof gj);
-        isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"mode", mj}, {"send_s", sj}, {"gap_s", gj}, {"wall_s", wj}};
-        rc = isochron_report_point_labeled(r, &pt, "none", "roundtrip", "pair", ex, 6, label);
-    }
-    return rc;
-}
-
-int isochron_report_triplets(isochron_reporter_t *r, size_t bytes, int p, int reps, double wall, const isochron_triplet_t *tr,
-                             int n)
-{
-    if (!r || (!tr && n > 0)) return isochron_set_error(ISOCHRON_EINVAL, "triplet records: no reporter or triplets");
-    char wj[40], ij[16], jj[16], kj[16], label[48];
-    isochron_json_format_number(wall, wj, sizeof wj);
-    int rc = ISOCHRON_OK;
-    for (int t = 0; t < n && !rc; t++) {
-        isochron_point_t pt;
-        isochron_point_p2p(&pt, "p2t", bytes, tr[t].i, p, reps, &tr[t].s, 3);
-        snprintf(ij, sizeof ij, "%d", tr[t].i);
-        snprintf(jj, sizeof jj, "%d", tr[t].j);
-        snprintf(kj, sizeof kj, "%d", tr[t].k);
-        snprintf(label, sizeof label, "p2t:%d-%d+%d", tr[t].i, tr[t].j, tr[t].k);
-        isochron_kv_t ex[] = {{"i", ij}, {"j", jj}, {"k", kj}, {"wall_s", wj}};
-        rc = isochron_report_point_labeled(r, &pt, "none", "roundtrip", "triplet", ex, 4, label);
-    }
-    return rc;
-}
+/* ---- the records of isochron-bench's other experiments each format writes its own way (the pairs and
+ * triplets, written as points, are bench_records.c's) */
 
 int isochron_report_matrix(isochron_reporter_t *r, const char *mode, size_t bytes, int p, int reps, double wall, const isochron_pair_t *pr)
 {
