@@ -25,9 +25,9 @@
  *
  * Thin by design: the barriers, the trial and the experiments (with the
  * payoff fit) live in libisochron (src/barrier, include/isochron/barrier.h);
- * this file parses options, runs the experiments in turn and writes their
- * results (the table here; the JSON Lines records are the report module's,
- * src/report/barrier_records.c).
+ * this file parses options, runs the experiments in turn and hands their
+ * results to the report module (src/report/barrier_records.c), which writes
+ * both the JSON Lines records and the table.
  */
 #include <math.h>
 #include <stdint.h>
@@ -89,51 +89,15 @@ static const char *exp_desc[4] = {
 
 typedef struct {
     int rank, size;
-    FILE *jf, *out;     /* JSON Lines file, table stream (rank 0; may be NULL) */
+    FILE *jf;           /* JSON Lines file (rank 0; may be NULL) */
+    isochron_reporter_t *tab; /* the table on stdout (rank 0, --format table; else NULL) */
     isochron_barrier_exp_t *exp;
     int quiet;
     isochron_barrier_run_t rec; /* the run as its records state it (src/report/barrier_records.c) */
 } run_t;
 
-/* ---- the tables (the experiments are in src/barrier/experiment.c, the JSON Lines records in
- * src/report/barrier_records.c) ---- */
-
-static isochron_summary_t summary(const double *v, int n)
-{
-    double q[1] = {0.95};
-    isochron_summary_t s;
-    isochron_summarize(v, n, 0.95, q, 1, &s);
-    return s;
-}
-
-static void skew_table(run_t *r, const isochron_barrier_samples_t *sm)
-{
-    if (!r->out) return;
-    char a[32], b[32], c[32], d[32];
-    isochron_summary_t sk = summary(sm->value, sm->valid), co = summary(sm->cost, sm->valid);
-    if (sm->valid == 0)
-        fprintf(r->out, "%-14s %6d %6d  no valid calls (in every one a rank was late for the common start, or entered after --late-tolerance)\n", sm->name, sm->trials, 0);
-    else
-        fprintf(r->out, "%-14s %6d %6d %12s %12s %12s %12s\n", sm->name, sm->trials, sm->valid, isochron_fmt_time(sk.median, a, sizeof a),
-                isochron_fmt_time(sk.qv[0], b, sizeof b), isochron_fmt_time(sk.max, c, sizeof c), isochron_fmt_time(co.median, d, sizeof d));
-    fflush(r->out);
-}
-
-static void shift_table(run_t *r, const isochron_barrier_samples_t *sm)
-{
-    if (!r->out) return;
-    char sz[32], a[32], b[32], c[32];
-    isochron_summary_t s = summary(sm->value, sm->valid);
-    if (sm->valid == 0)
-        fprintf(r->out, "%-14s %9s  no valid trials\n", sm->name, isochron_fmt_bytes((size_t)sm->bytes, sz, sizeof sz));
-    else if (!isfinite(sm->reference))
-        fprintf(r->out, "%-14s %9s  no valid concurrent reference trial: success not judged\n", sm->name, isochron_fmt_bytes((size_t)sm->bytes, sz, sizeof sz));
-    else
-        fprintf(r->out, "%-14s %9s %12s %7.1f%% %12s %12s %7d\n", sm->name, isochron_fmt_bytes((size_t)sm->bytes, sz, sizeof sz),
-                isochron_fmt_time(sm->reference, c, sizeof c), 100.0 * sm->successes / sm->valid, isochron_fmt_time(s.median, a, sizeof a),
-                isochron_fmt_time(s.qv[0], b, sizeof b), sm->valid);
-    fflush(r->out);
-}
+/* ---- the experiments in turn: rank 0 hands each result to the report module, JSON Lines and table
+ * (src/report/barrier_records.c) ---- */
 
 static int exp_skew(run_t *r, isochron_barrier_t **bars, int nb, int calls)
 {
@@ -141,7 +105,7 @@ static int exp_skew(run_t *r, isochron_barrier_t **bars, int nb, int calls)
     int rc = sm ? isochron_barrier_exp_skew(r->exp, bars, nb, calls, sm) : ISOCHRON_ENOMEM;
     for (int b = 0; !rc && r->rank == 0 && b < nb; b++) {
         if (r->jf) isochron_report_barrier_samples(r->jf, "skew", &sm[b], &r->rec);
-        skew_table(r, &sm[b]);
+        if (r->tab) isochron_report_barrier_table_samples(r->tab, "skew", &sm[b]);
     }
     isochron_barrier_samples_free(sm, nb);
     free(sm);
@@ -158,15 +122,7 @@ static int exp_cost(run_t *r, isochron_barrier_t *bar, isochron_bench_t *bench)
     int rc = isochron_bench_measure(bench, &op, &c, &pt);
     if (!rc && r->rank == 0) {
         if (r->jf) isochron_report_barrier_cost(r->jf, &pt, isochron_barrier_name(bar));
-        if (r->out && pt.valid == 0)
-            fprintf(r->out, "%-14s no valid repetitions of %d: a rank started more than one Bcast latency late in each (descheduled?)\n",
-                    isochron_barrier_name(bar), pt.reps);
-        else if (r->out) {
-            char a[32], b[32], d[32];
-            fprintf(r->out, "%-14s %12s %12s %12s %7d/%-5d\n", isochron_barrier_name(bar), isochron_fmt_time(pt.s.median, a, sizeof a),
-                    isochron_fmt_time(pt.s.ci_half, b, sizeof b), isochron_fmt_time(pt.s.min, d, sizeof d), pt.valid, pt.reps);
-            fflush(r->out);
-        }
+        if (r->tab) isochron_report_barrier_table_cost(r->tab, &pt, isochron_barrier_name(bar));
     }
     isochron_point_free(&pt);
     return rc;
@@ -181,7 +137,7 @@ static int exp_shift(run_t *r, isochron_barrier_t **bars, int nb, const size_t *
         rc = isochron_barrier_exp_shift(r->exp, bars, nb, (long)sizes[s], n, r->rec.threshold, sm);
         for (int c = 0; !rc && r->rank == 0 && c < nc; c++) {
             if (r->jf) isochron_report_barrier_samples(r->jf, "shift", &sm[c], &r->rec);
-            shift_table(r, &sm[c]);
+            if (r->tab) isochron_report_barrier_table_samples(r->tab, "shift", &sm[c]);
         }
         isochron_barrier_samples_free(sm, nc);
         if (!rc && !r->quiet && r->rank == 0) fprintf(stderr, PROG ": shift %zu B done\n", sizes[s]);
@@ -196,20 +152,7 @@ static int exp_payoff(run_t *r, isochron_barrier_t *rds, const size_t *sizes, in
     int rc = isochron_barrier_exp_payoff(r->exp, rds, sizes, ns, n, &po);
     if (rc || r->rank != 0) { isochron_barrier_payoff_free(&po); return rc; }
     if (r->jf) isochron_report_barrier_payoff(r->jf, &po, &r->rec);
-    if (r->out) {
-        char sz[32], x[32], y[32], z[32];
-        for (int s = 0; s < ns; s++)
-            fprintf(r->out, "%9s %14s %14s %14s  %s\n", isochron_fmt_bytes(sizes[s], sz, sizeof sz), isochron_fmt_time(po.reference[s], x, sizeof x),
-                    isochron_fmt_time(po.synced[s], y, sizeof y), isochron_fmt_time(po.unsynced[s], z, sizeof z),
-                    po.synced[s] < po.unsynced[s] ? "sync pays off" : "");
-        fprintf(r->out, "fit of the concurrent shift: a = %.4g ns/B, b_l = %s; d = %d, b_s = %s\n", po.a * 1e9, isochron_fmt_time(po.b_l, x, sizeof x),
-                po.d, isochron_fmt_time(po.b_s, y, sizeof y));
-        if (isfinite(po.model_min_bytes)) fprintf(r->out, "model (paper 004, sec. 4.3): synchronize from m >= (2 d b_s - b_l/2) / a = %.0f B\n", po.model_min_bytes);
-        else fprintf(r->out, "model (paper 004, sec. 4.3): no prediction (the fitted per-byte cost a is not positive)\n");
-        if (isfinite(po.measured_min_bytes)) fprintf(r->out, "measured: synchronizing first is cheaper from %.0f B (smallest size measured where it is)\n", po.measured_min_bytes);
-        else fprintf(r->out, "measured: synchronizing first was not cheaper at any size measured\n");
-        fflush(r->out);
-    }
+    if (r->tab) isochron_report_barrier_table_payoff(r->tab, &po);
     isochron_barrier_payoff_free(&po);
     return ISOCHRON_OK;
 }
@@ -225,6 +168,7 @@ int main(int argc, char **argv)
     const char *v[NOPT];
     isochron_barrier_t *bars[16] = {NULL};
     int nb = 0;
+    isochron_reporter_t *tab = NULL; /* the table on stdout (rank 0, --format table) */
     char about[1024];
     size_t au = (size_t)snprintf(about, sizeof about, "Experiments on barrier algorithms, timed on a global clock (clocks are synchronized once, --sync):\n");
     for (int i = 0; i < 4 && au < sizeof about; i++) au += (size_t)snprintf(about + au, sizeof about - au, "  %-7s %s\n", exp_names[i], exp_desc[i]);
@@ -327,9 +271,13 @@ int main(int argc, char **argv)
     isochron_barrier_exp_opts_t eo = {slack, spread, skspread, tol, seed, NULL};
     if (rank == 0) code = app_open_output(PROG, "--jsonl", v[O_JSONL], &r.jf);
     app_interrupt_install(r.jf, rank, "steps");
+    if (!code && rank == 0 && !strcmp(fmt, "table") && isochron_reporter_create("table", stdout, &tab)) {
+        fprintf(stderr, PROG ": %s\n", isochron_last_error());
+        code = 1;
+    }
+    r.tab = tab;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) goto done;
-    if (rank == 0 && !strcmp(fmt, "table")) r.out = stdout;
 
     /* ---- clocks, barriers, trial */
     double wall0 = isochron_truth_now();
@@ -367,22 +315,12 @@ int main(int argc, char **argv)
     if (rank == 0 && r.jf) isochron_report_barrier_context(r.jf, &r.rec);
     r.rec.head.run_json = NULL; /* freed next: the records after the context do not use it */
     free(ctxbuf);
-    if (r.out) {
-        fprintf(r.out, "# " PROG " %s: %d ranks, %d node(s)%s%s; clocks: %s, synchronized in %.2f s\n", ISOCHRON_VERSION_STRING, size, ck.rep.nodes,
-                over ? ", oversubscribed" : "", yields ? ", barriers yield while waiting (--wait)" : "", ck.spec_text, ck.rep.duration);
-    }
+    isochron_rds_info_t ri = {0};
     if (rds) {
-        isochron_rds_info_t ri;
         isochron_barrier_rds_info(rds, &ri);
         if (rank == 0 && r.jf) isochron_report_barrier_rds(r.jf, &ri);
-        if (r.out) {
-            char a[32], b[32], c[32];
-            fprintf(r.out, "# RDS constants: b_s = %s, s = %s (%s), d = %d, busy waits up to %s\n", isochron_fmt_time(ri.b_s, a, sizeof a),
-                    isochron_fmt_time(ri.s, b, sizeof b), ri.samples ? "medians of round trips between ranks 0 and 1" : "given", ri.d,
-                    isochron_fmt_time(ri.max_wait, c, sizeof c));
-            if (ri.samples) fprintf(r.out, "#   (%d round trips)\n", ri.samples);
-        }
     }
+    if (r.tab) isochron_report_barrier_table_head(r.tab, &r.rec, ck.spec_text, ck.rep.duration, rds ? &ri : NULL);
 
     /* ---- experiments */
     int rc = ISOCHRON_OK, steps = 0;
@@ -390,24 +328,19 @@ int main(int argc, char **argv)
 #define STEP(desc, call) do { snprintf(what, sizeof what, "%s", desc); app_watchdog_arm(PROG, watchdog, rank, what, v[O_JSONL]); rc = (call); app_watchdog_disarm(); \
         if (!rc) { steps++; app_interrupt_count(steps); if (!r.quiet && rank == 0) fprintf(stderr, PROG ": %s done (%.1f s)\n", what, isochron_truth_now() - wall0); } } while (0)
     if (exps[0] && !rc) {
-        if (r.out) fprintf(r.out, "\n# exit skew: %d calls from a common start on the global clock%s; skew = last exit - first exit\n%-14s %6s %6s %12s %12s %12s %12s\n",
-                           calls, skspread > 0 ? " + random arrival delays (--skew-spread)" : "", "barrier", "calls", "valid", "skew median", "skew p95", "skew max", "cost median");
+        if (r.tab) isochron_report_barrier_table_section(r.tab, "skew", &r.rec, NULL);
         STEP("skew", exp_skew(&r, bars, nb, calls));
     }
     if (exps[1] && !rc) {
-        if (r.out) fprintf(r.out, "\n# cost: engine, Round-Time / global method, %d..%d repetitions, CI target %g%%\n%-14s %12s %12s %12s %13s\n",
-                           bo.min_reps, bo.max_reps, 100 * bo.rel_ci, "barrier", "median", "CI +-", "min", "valid/reps");
+        if (r.tab) isochron_report_barrier_table_section(r.tab, "cost", &r.rec, &bo);
         for (int i = 0; i < nb && !rc; i++) { char d[48]; snprintf(d, sizeof d, "cost of %.24s", names[i]); STEP(d, exp_cost(&r, bars[i], bench)); }
     }
     if (exps[2] && !rc) {
-        if (r.out) fprintf(r.out, "\n# ring shift after each barrier: arrivals spread over %s; success = cost <= %.2f x the concurrent reference\n%-14s %9s %12s %8s %12s %12s %7s\n",
-                           (snprintf(what, sizeof what, "%g us", spread * 1e6), what), 1 + thr, "barrier", "size", "reference", "success",
-                           "cost median", "cost p95", "valid");
+        if (r.tab) isochron_report_barrier_table_section(r.tab, "shift", &r.rec, NULL);
         STEP("shift", exp_shift(&r, bars, nb, shift_sizes, nss, ntr));
     }
     if (exps[3] && !rc) {
-        if (r.out) fprintf(r.out, "\n# when synchronizing pays off: rds + shift vs shift alone, both from the first arrival (medians of %d trials)\n%9s %14s %14s %14s\n",
-                           ptr, "size", "concurrent", "rds + shift", "shift alone");
+        if (r.tab) isochron_report_barrier_table_section(r.tab, "payoff", &r.rec, NULL);
         STEP("payoff", exp_payoff(&r, rds, pay_sizes, nps, ptr));
     }
     if (rc) { if (rank == 0) fprintf(stderr, PROG ": %s failed: %s\n", what, isochron_last_error()); code = 1; }
@@ -419,6 +352,7 @@ int main(int argc, char **argv)
     if (rank == 0 && app_close_output(PROG, "--jsonl", v[O_JSONL], r.jf) && !code) code = 1;
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
 done:
+    isochron_reporter_destroy(tab);
     for (int i = 0; i < nb; i++) isochron_barrier_destroy(bars[i]);
     MPI_Finalize();
     return code;

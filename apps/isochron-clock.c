@@ -6,8 +6,9 @@
  * both by ping-pong (Alg. 6) and against the truth (host-wide
  * CLOCK_MONOTONIC, exact with skew injection). Output: a table on stdout
  * and/or JSON Lines. Also lists the registries and measures timer costs.
- * Thin by design: parsing and the table here, everything else in libisochron
- * (the JSON Lines records: src/report/check_records.c).
+ * Thin by design: parsing and the timer-cost lines here, everything else in
+ * libisochron (the check's JSON Lines records and its table:
+ * src/report/check_records.c).
  */
 #include <math.h>
 #include <time.h>
@@ -83,7 +84,7 @@ static double global_read(void *arg) { return isochron_clock_now(arg); }
 
 /* What a measurement pays per timestamp: the raw clock_gettime, and the
  * global clock (mpi_wtime under a sync layer and a tracking layer). */
-static void timer_cost_global(FILE *tab)
+static void timer_cost_global(isochron_reporter_t *tab)
 {
     isochron_timer_t *t;
     isochron_clock_t *c, *g;
@@ -93,21 +94,20 @@ static void timer_cost_global(FILE *tab)
     isochron_clock_nest(c, sync, &g);
     isochron_clock_push_layer(g, trk, NULL);
     double raw = cost_ns(raw_read, NULL), glob = cost_ns(global_read, g);
-    fprintf(tab, "%-14s %12.1f %14s  %s\n", "raw", raw, "-", "clock_gettime(CLOCK_MONOTONIC) called directly (reference)");
-    fprintf(tab, "%-14s %12.1f %14s  %.2fx raw: mpi_wtime through a sync and a tracking layer (isochron_clock_now)\n", "global", glob, "-", glob / raw);
+    isochron_report_clock_read_cost(tab, raw, glob);
     isochron_clock_destroy(g);
     isochron_clock_destroy(c);
     isochron_timer_destroy(t);
 }
 
-static void timer_cost(FILE *tab, FILE *js)
+static void timer_cost(isochron_reporter_t *tab, FILE *js)
 {
-    if (tab) fprintf(tab, "%-14s %12s %14s  %s\n", "timer", "ns/call", "resolution_ns", "note");
+    if (tab) isochron_report_timer_cost_line(tab, NULL, NULL, NAN, NAN, NAN);
     for (int i = 0; i < isochron_timer_count(); i++) {
         const isochron_timer_info_t *info = isochron_timer_info(i);
         isochron_timer_t *t;
         if (isochron_timer_create(info->name, &t)) {
-            if (tab) fprintf(tab, "%-14s %12s %14s  %s\n", info->name, "-", "-", isochron_last_error());
+            if (tab) isochron_report_timer_cost_line(tab, info->name, isochron_last_error(), NAN, NAN, NAN);
             if (js) isochron_report_timer_cost(js, info->name, isochron_last_error(), NAN, NAN, NAN);
             continue;
         }
@@ -125,9 +125,7 @@ static void timer_cost(FILE *tab, FILE *js)
             if (c < best) best = c;
             if (sink == 42) fputs("", stderr);
         }
-        char note[64] = "";
-        if (isochron_timer_tsc_hz(t) > 0) snprintf(note, sizeof note, "calibrated at %.6f GHz", isochron_timer_tsc_hz(t) * 1e-9);
-        if (tab) fprintf(tab, "%-14s %12.1f %14.1f  %s\n", info->name, best * 1e9, res * 1e9, note);
+        if (tab) isochron_report_timer_cost_line(tab, info->name, NULL, best * 1e9, res * 1e9, isochron_timer_tsc_hz(t));
         if (js) isochron_report_timer_cost(js, info->name, NULL, best * 1e9, res * 1e9, isochron_timer_tsc_hz(t));
         isochron_timer_destroy(t);
     }
@@ -180,6 +178,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *v[NOPT];
+    isochron_reporter_t *tab = NULL; /* the tables on stdout (rank 0, --format table): the report module's */
     static const char about[] = "Synchronizes the clocks of all ranks with --sync, then checks the result: every rank's\n"
                                 "model and fit, and its offset to rank 0 at each --wait time, measured by ping-pong\n"
                                 "(paper 000, Alg. 6) and, when all ranks share a host, against CLOCK_MONOTONIC (truth).\n";
@@ -201,12 +200,12 @@ int main(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "isochron-clock: %s\n", isochron_last_error());
         code = 2; goto done;
     }
-    FILE *tab = rank == 0 && !strcmp(fmt, "table") ? stdout : NULL;
     FILE *js = rank == 0 && !strcmp(fmt, "jsonl") ? stdout : NULL, *jsf = NULL;
     if (v[O_JSONL] && rank == 0) {
         if (!strcmp(v[O_JSONL], "-")) js = stdout;
         else code = app_open_output("isochron-clock", "--jsonl", v[O_JSONL], &jsf);
     }
+    if (!code && rank == 0 && !strcmp(fmt, "table") && isochron_reporter_create("table", stdout, &tab)) code = fail(rank, "--format table");
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (code) goto done;
     FILE *out2 = jsf; /* second JSON sink besides stdout */
@@ -308,78 +307,7 @@ int main(int argc, char **argv)
         if (o.sinks[s]) isochron_report_check_track(o.sinks[s], &o.run);
     if (rank == 0) write_end(&o, 1);
 
-    if (tab) {
-        fprintf(tab, "isochron-clock %s: clock synchronization accuracy\n", ISOCHRON_VERSION_STRING);
-        fprintf(tab, "  spec    %s\n", spec_text);
-        fprintf(tab, "  timer   %s%s%s\n", isochron_timer_base_name(timer), isochron_skew_spec_active(&skew) ? ", skew injected: " : "",
-                isochron_skew_spec_active(&skew) ? v[O_SKEW] : "");
-        fprintf(tab, "  ranks   %d on %d node(s)%s%s\n", size, rep.nodes, spec.node_size > 0 ? " (blocks of --node-size ranks)" : "", rep.oversubscribed ? ", oversubscribed (more ranks than cores): pairs took turns" : "");
-        fprintf(tab, "  sync    %.3f s, %d rounds\n", rep.duration, rep.rounds);
-        if (trk)
-            fprintf(tab, "  track   on: %d refreshes, %.1f ms in all (%.2f ms each), between the checks as the engine does between points\n",
-                    (int)recs[0].trk_refreshes, recs[0].trk_cost * 1e3, recs[0].trk_cost * 1e3 / fmax(recs[0].trk_refreshes, 1));
-        else
-            fprintf(tab, "  track   off: the clock is synchronized once\n");
-#ifdef SMPI_ISOCHRON
-        fprintf(tab, "  truth   %s\n\n", "SimGrid's simulated time (one clock for all simulated hosts)");
-#else
-        fprintf(tab, "  truth   %s\n\n", has_truth ? "the kernel's CLOCK_MONOTONIC less each process's time-namespace offset (all ranks share one kernel: one boot_id)"
-                                                : "none (the ranks run on more than one kernel): only Alg. 6 measured offsets");
-#endif
-        fprintf(tab, "%4s %4s %13s %9s %5s %9s %9s", "rank", "ref", "slope[ppm]", "±se", "kept", "resid[ns]", "pts");
-        for (int k = 0; k < 2; k++)
-            for (int w = 0; w < nwaits; w++) {
-                char lab[32];
-                snprintf(lab, sizeof lab, "%s@%gs", k ? "meas" : "true", waits[w]);
-                fprintf(tab, "  %10s", lab);
-            }
-        fprintf(tab, "   [offsets in µs]\n");
-        for (int i = 0; i < size; i++) {
-            isochron_check_rank_t *q = &recs[i];
-            if (q->partner >= 0)
-                fprintf(tab, "%4d %4d %13.4f %9.4f %5s %9.1f %4d/%-4d", i, (int)q->partner, q->slope * 1e6, q->fse * 1e6, q->kept ? "yes" : "no",
-                        q->resid * 1e9, (int)q->nused, (int)q->npoints);
-            else
-                fprintf(tab, "%4d %4s %13.4f %9s %5s %9s %9s", i, "-", q->slope * 1e6, "-", "-", "-", "-");
-            for (int w = 0; w < nwaits; w++) fprintf(tab, "  %10.3f", acc[i * nwaits + w].true_offset * 1e6);
-            for (int w = 0; w < nwaits; w++) fprintf(tab, "  %10.3f", acc[i * nwaits + w].measured_offset * 1e6);
-            fputc('\n', tab);
-        }
-        fprintf(tab, "\nmax |offset| [µs]");
-        for (int w = 0; w < nwaits; w++) {
-            double mt = 0, mm = 0, mh = 0;
-            for (int i = 0; i < size; i++) {
-                if (fabs(acc[i * nwaits + w].true_offset) > mt) mt = fabs(acc[i * nwaits + w].true_offset);
-                if (fabs(acc[i * nwaits + w].measured_offset) > mm) mm = fabs(acc[i * nwaits + w].measured_offset);
-                if (acc[i * nwaits + w].measured_hw > mh) mh = acc[i * nwaits + w].measured_hw;
-            }
-            isochron_check_bounds_t wb = isochron_check_bounds(acc, size, nwaits, w);
-            if (has_truth) fprintf(tab, "   @%gs: true %.3f, measured %.3f (±%.3f)", waits[w], mt * 1e6, mm * 1e6, mh * 1e6);
-            else fprintf(tab, "   @%gs: measured %.3f (±%.3f)", waits[w], mm * 1e6, mh * 1e6);
-            if (trk) fprintf(tab, ", bound %.3f %s (%s %.3f)", (wb.kind_hard ? wb.hard : wb.stat) * 1e6, wb.kind_hard ? "hard" : "stat",
-                             wb.kind_hard ? "stat" : "hard", (wb.kind_hard ? wb.stat : wb.hard) * 1e6);
-        }
-        fputc('\n', tab);
-        if (trk)
-            fprintf(tab, "bounds: stat = 4 sigma of the tracking filter, assumes both directions of a path take equal time;\n"
-                         "        hard = from ping-pong intervals alone, holds on asymmetric paths. The first is stated unless\n"
-                         "        its premises failed (or the hard one is smaller): quote the one named first.\n"
-                         "measured (±w): Alg. 6's ping-pong offset and the half-width its exchanges guarantee.\n");
-        if (trk) {
-            int sk = isochron_skew_spec_active(&skew);
-            fprintf(tab, "\ntracked (Kalman filter on the refreshes): drift left after sync, estimated%s\n%4s %14s %10s %14s %10s %9s%s\n",
-                    sk ? ", and the injected truth" : "", "rank", "drift[ppm]", "±se", "ddrift[ppm/s]", "noise[ns]", "set aside",
-                    sk ? "   injected drift - model slope [ppm]" : "");
-            for (int i = 1; i < size; i++) {
-                isochron_check_rank_t *q = &recs[i];
-                fprintf(tab, "%4d %14.4f %10.4f %14.5f %10.1f %4d/%-4d", i, q->trk_drift * 1e6, q->trk_drift_se * 1e6, q->trk_ddrift * 1e6, q->trk_noise * 1e9,
-                        (int)q->trk_aside, (int)(q->trk_aside + q->trk_updates));
-                /* the inner clock reads b(1+d_i) and maps through slope s_i; the reference (rank 0) reads b(1+d_0) */
-                if (sk) fprintf(tab, "   %14.4f", ((1 + recs[0].inj_drift * 1e-6) / ((1 + q->inj_drift * 1e-6) * (1 + q->slope)) - 1) * 1e6);
-                fputc('\n', tab);
-            }
-        }
-    }
+    if (tab && isochron_report_check_table(tab, &o.run)) code = fail(rank, "clock check table"); /* from the run the records state */
     free(recs);
     free(ctxbuf);
 free_all:
@@ -391,6 +319,7 @@ free_all:
 close:
     if (jsf && app_close_output("isochron-clock", "--jsonl", v[O_JSONL], jsf) && !code) code = 1; /* rank 0 only has it */
 done:
+    isochron_reporter_destroy(tab);
     MPI_Finalize();
     return code;
 }

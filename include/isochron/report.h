@@ -105,6 +105,14 @@ size_t isochron_report_end_interrupted(char *buf, size_t len, const char *count_
  *  is not NULL, that the timer is not available and why. */
 int isochron_report_timer_cost(FILE *f, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,
                                double tsc_hz);
+/** \brief The same as a line of a table through reporter \p r (isochron-clock --timer-cost; another format: nothing):
+ *  with \p timer NULL the column heads, else the timer, its cost and resolution (ns), or "-" and why it is
+ *  \p unavailable, and its TSC calibration when \p tsc_hz > 0. EINVAL without \p r. */
+int isochron_report_timer_cost_line(isochron_reporter_t *r, const char *timer, const char *unavailable, double ns_per_call,
+                                    double resolution_ns, double tsc_hz);
+/** \brief What a timestamp costs (ns per call) read directly (\p raw_ns, clock_gettime) and through the global clock
+ *  (\p global_ns: mpi_wtime under a sync and a tracking layer), two lines of the timer-cost table through \p r. */
+int isochron_report_clock_read_cost(isochron_reporter_t *r, double raw_ns, double global_ns);
 
 /** One rank's synchronization as the clock check reports it. Every member is a double, so that the
  *  ranks gather it to rank 0 as ISOCHRON_CHECK_RANK_NDOUBLES MPI_DOUBLEs. */
@@ -159,6 +167,12 @@ int isochron_report_check_head(FILE *f, const isochron_check_run_t *run);
 int isochron_report_check_wait(FILE *f, const isochron_check_run_t *run, int w);
 /** \brief After the check, when tracked: the "track" record (refreshes, cost, every rank's filter). */
 int isochron_report_check_track(FILE *f, const isochron_check_run_t *run);
+/** \brief After the check (and its "track" record), the check as a table through reporter \p r: the run's head
+ *  (version, spec, timer and injected skew, ranks and nodes, sync, tracking, truth), every rank's model, fit and its
+ *  true and measured offsets at each wait (µs), the largest offsets and, when tracked, the bound stated per wait
+ *  (isochron_check_bounds) and every rank's tracking filter. A reporter of another format writes nothing.
+ *  EINVAL without \p r, the run's sync report, ranks, waits or accuracies. */
+int isochron_report_check_table(isochron_reporter_t *r, const isochron_check_run_t *run);
 
 /** What every measuring driver's context record opens with (isochron-bench, isochron-barrier, isochron-shmem):
  *  which tool, where (the run, ranks, nodes, oversubscription) and on which clock (timer, synchronization).
@@ -215,6 +229,23 @@ int isochron_report_barrier_samples(FILE *f, const char *type, const isochron_ba
 int isochron_report_barrier_cost(FILE *f, const isochron_point_t *p, const char *barrier);
 /** \brief The "payoff" record: RDS + shift against the shift alone, measured and modelled. */
 int isochron_report_barrier_payoff(FILE *f, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *run);
+
+/* The same results as tables for a reader (isochron-barrier's stdout), through reporter \p r: a reporter of another
+ * format writes nothing. EINVAL (nothing written) on a NULL argument or a name not listed. */
+/** \brief The head: version, ranks, nodes, oversubscription, whether barriers yield, the clocks' \p sync_spec and the
+ *  \p sync_s it took; with \p ri the RDS constants. */
+int isochron_report_barrier_table_head(isochron_reporter_t *r, const isochron_barrier_run_t *run, const char *sync_spec, double sync_s,
+                                       const isochron_rds_info_t *ri);
+/** \brief What the table of \p experiment ("skew", "cost", "shift", "payoff") shows, and its column heads; "cost" names
+ *  the engine's repetitions and CI target from \p cost (else unused, may be NULL). */
+int isochron_report_barrier_table_section(isochron_reporter_t *r, const char *experiment, const isochron_barrier_run_t *run,
+                                          const isochron_bench_opts_t *cost);
+/** \brief One line of the "skew" or "shift" table (\p type): the statistics of the \p sm, or why there are none. */
+int isochron_report_barrier_table_samples(isochron_reporter_t *r, const char *type, const isochron_barrier_samples_t *sm);
+/** \brief One line of the "cost" table: the median, CI half-width and minimum of \p barrier's point \p p. */
+int isochron_report_barrier_table_cost(isochron_reporter_t *r, const isochron_point_t *p, const char *barrier);
+/** \brief The "payoff" table: one line per size, then the fit, the model's and the measured smallest size. */
+int isochron_report_barrier_table_payoff(isochron_reporter_t *r, const isochron_barrier_payoff_t *po);
 
 /* ------------------------------------------------------------------------ */
 /* The records of isochron-shmem (src/report/shmem_records.c): plain data,    */

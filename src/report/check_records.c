@@ -9,15 +9,17 @@
  * version and the flushing of every other record (schema:
  * python/src/isochron/results-1.schema.json). The records of one wait are
  * written as soon as that wait is measured, so an interrupted check keeps
- * every wait it finished. The bound rule (isochron_check_bounds) is here
- * because the summary record and the driver's table must state the same
- * bound.
+ * every wait it finished. After the check, the same run is a table for a
+ * reader (isochron_report_check_table, through a "table" reporter). The
+ * bound rule (isochron_check_bounds) is here because the summary record and
+ * the table must state the same bound.
  */
 #include <math.h>
 #include <string.h>
 #include "isochron.h"
 #include "isochron/report.h"
 #include "core/util.h"
+#include "report/format.h"
 
 int isochron_report_timer_cost(FILE *f, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,
                                double tsc_hz)
@@ -211,5 +213,145 @@ int isochron_report_check_track(FILE *f, const isochron_check_run_t *o)
     }
     isochron_json_array_end(&j);
     isochron_json_record_end(&j);
+    return ISOCHRON_OK;
+}
+
+/* ---- the timer costs as a table for a reader (isochron-clock --timer-cost) */
+
+int isochron_report_timer_cost_line(isochron_reporter_t *r, const char *timer, const char *unavailable, double ns_per_call,
+                                    double resolution_ns, double tsc_hz)
+{
+    if (!r) return isochron_set_error(ISOCHRON_EINVAL, "timer cost table: no reporter");
+    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
+    FILE *f = r->f;
+    if (!timer) fprintf(f, "%-14s %12s %14s  %s\n", "timer", "ns/call", "resolution_ns", "note");
+    else if (unavailable) fprintf(f, "%-14s %12s %14s  %s\n", timer, "-", "-", unavailable);
+    else {
+        char note[64] = "";
+        if (tsc_hz > 0) snprintf(note, sizeof note, "calibrated at %.6f GHz", tsc_hz * 1e-9);
+        fprintf(f, "%-14s %12.1f %14.1f  %s\n", timer, ns_per_call, resolution_ns, note);
+    }
+    fflush(f);
+    return ISOCHRON_OK;
+}
+
+int isochron_report_clock_read_cost(isochron_reporter_t *r, double raw_ns, double global_ns)
+{
+    if (!r) return isochron_set_error(ISOCHRON_EINVAL, "clock read cost: no reporter");
+    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
+    fprintf(r->f, "%-14s %12.1f %14s  %s\n", "raw", raw_ns, "-", "clock_gettime(CLOCK_MONOTONIC) called directly (reference)");
+    fprintf(r->f, "%-14s %12.1f %14s  %.2fx raw: mpi_wtime through a sync and a tracking layer (isochron_clock_now)\n", "global", global_ns, "-",
+            global_ns / raw_ns);
+    fflush(r->f);
+    return ISOCHRON_OK;
+}
+
+/* ---- the check as a table for a reader (isochron-clock's stdout): the same run, the same bound rule */
+
+static void table_head(FILE *f, const isochron_check_run_t *run)
+{
+    const isochron_sync_report_t *rep = run->sync;
+    const isochron_check_rank_t *r0 = &run->ranks[0];
+    fprintf(f, "isochron-clock %s: clock synchronization accuracy\n", ISOCHRON_VERSION_STRING);
+    fprintf(f, "  spec    %s\n", run->sync_spec);
+    fprintf(f, "  timer   %s%s%s\n", run->timer, run->skew_spec ? ", skew injected: " : "", run->skew_spec ? run->skew_spec : "");
+    fprintf(f, "  ranks   %d on %d node(s)%s%s\n", run->nranks, rep->nodes, run->node_size > 0 ? " (blocks of --node-size ranks)" : "",
+            rep->oversubscribed ? ", oversubscribed (more ranks than cores): pairs took turns" : "");
+    fprintf(f, "  sync    %.3f s, %d rounds\n", rep->duration, rep->rounds);
+    if (run->tracking)
+        fprintf(f, "  track   on: %d refreshes, %.1f ms in all (%.2f ms each), between the checks as the engine does between points\n",
+                (int)r0->trk_refreshes, r0->trk_cost * 1e3, r0->trk_cost * 1e3 / fmax(r0->trk_refreshes, 1));
+    else
+        fprintf(f, "  track   off: the clock is synchronized once\n");
+#ifdef SMPI_ISOCHRON
+    fprintf(f, "  truth   %s\n\n", "SimGrid's simulated time (one clock for all simulated hosts)");
+#else
+    fprintf(f, "  truth   %s\n\n", run->truth ? "the kernel's CLOCK_MONOTONIC less each process's time-namespace offset (all ranks share one kernel: one boot_id)"
+                                             : "none (the ranks run on more than one kernel): only Alg. 6 measured offsets");
+#endif
+}
+
+/* one line per rank: its model, its fit, its true and measured offsets at each wait (µs) */
+static void table_ranks(FILE *f, const isochron_check_run_t *run)
+{
+    int nw = run->nwaits;
+    fprintf(f, "%4s %4s %13s %9s %5s %9s %9s", "rank", "ref", "slope[ppm]", "±se", "kept", "resid[ns]", "pts");
+    for (int k = 0; k < 2; k++)
+        for (int w = 0; w < nw; w++) {
+            char lab[32];
+            snprintf(lab, sizeof lab, "%s@%gs", k ? "meas" : "true", run->waits[w]);
+            fprintf(f, "  %10s", lab);
+        }
+    fprintf(f, "   [offsets in µs]\n");
+    for (int i = 0; i < run->nranks; i++) {
+        const isochron_check_rank_t *q = &run->ranks[i];
+        const isochron_accuracy_t *a = &run->acc[i * nw];
+        if (q->partner >= 0)
+            fprintf(f, "%4d %4d %13.4f %9.4f %5s %9.1f %4d/%-4d", i, (int)q->partner, q->slope * 1e6, q->fse * 1e6, q->kept ? "yes" : "no",
+                    q->resid * 1e9, (int)q->nused, (int)q->npoints);
+        else
+            fprintf(f, "%4d %4s %13.4f %9s %5s %9s %9s", i, "-", q->slope * 1e6, "-", "-", "-", "-");
+        for (int w = 0; w < nw; w++) fprintf(f, "  %10.3f", a[w].true_offset * 1e6);
+        for (int w = 0; w < nw; w++) fprintf(f, "  %10.3f", a[w].measured_offset * 1e6);
+        fputc('\n', f);
+    }
+}
+
+/* the largest offsets over the ranks at each wait and, when tracked, the bound stated (isochron_check_bounds) */
+static void table_max(FILE *f, const isochron_check_run_t *run)
+{
+    int nw = run->nwaits;
+    fprintf(f, "\nmax |offset| [µs]");
+    for (int w = 0; w < nw; w++) {
+        double mt = 0, mm = 0, mh = 0;
+        for (int i = 0; i < run->nranks; i++) {
+            const isochron_accuracy_t *a = &run->acc[i * nw + w];
+            if (fabs(a->true_offset) > mt) mt = fabs(a->true_offset);
+            if (fabs(a->measured_offset) > mm) mm = fabs(a->measured_offset);
+            if (a->measured_hw > mh) mh = a->measured_hw;
+        }
+        isochron_check_bounds_t wb = isochron_check_bounds(run->acc, run->nranks, nw, w);
+        if (run->truth) fprintf(f, "   @%gs: true %.3f, measured %.3f (±%.3f)", run->waits[w], mt * 1e6, mm * 1e6, mh * 1e6);
+        else fprintf(f, "   @%gs: measured %.3f (±%.3f)", run->waits[w], mm * 1e6, mh * 1e6);
+        if (run->tracking)
+            fprintf(f, ", bound %.3f %s (%s %.3f)", (wb.kind_hard ? wb.hard : wb.stat) * 1e6, wb.kind_hard ? "hard" : "stat",
+                    wb.kind_hard ? "stat" : "hard", (wb.kind_hard ? wb.stat : wb.hard) * 1e6);
+    }
+    fputc('\n', f);
+    if (run->tracking)
+        fprintf(f, "bounds: stat = 4 sigma of the tracking filter, assumes both directions of a path take equal time;\n"
+                   "        hard = from ping-pong intervals alone, holds on asymmetric paths. The first is stated unless\n"
+                   "        its premises failed (or the hard one is smaller): quote the one named first.\n"
+                   "measured (±w): Alg. 6's ping-pong offset and the half-width its exchanges guarantee.\n");
+}
+
+/* the tracking filter of every rank but the reference: drift left after the sync, and the injected truth */
+static void table_track(FILE *f, const isochron_check_run_t *run)
+{
+    int sk = run->skew_spec != NULL;
+    const isochron_check_rank_t *r0 = &run->ranks[0];
+    fprintf(f, "\ntracked (Kalman filter on the refreshes): drift left after sync, estimated%s\n%4s %14s %10s %14s %10s %9s%s\n",
+            sk ? ", and the injected truth" : "", "rank", "drift[ppm]", "±se", "ddrift[ppm/s]", "noise[ns]", "set aside",
+            sk ? "   injected drift - model slope [ppm]" : "");
+    for (int i = 1; i < run->nranks; i++) {
+        const isochron_check_rank_t *q = &run->ranks[i];
+        fprintf(f, "%4d %14.4f %10.4f %14.5f %10.1f %4d/%-4d", i, q->trk_drift * 1e6, q->trk_drift_se * 1e6, q->trk_ddrift * 1e6, q->trk_noise * 1e9,
+                (int)q->trk_aside, (int)(q->trk_aside + q->trk_updates));
+        /* the inner clock reads b(1+d_i) and maps through slope s_i; the reference (rank 0) reads b(1+d_0) */
+        if (sk) fprintf(f, "   %14.4f", ((1 + r0->inj_drift * 1e-6) / ((1 + q->inj_drift * 1e-6) * (1 + q->slope)) - 1) * 1e6);
+        fputc('\n', f);
+    }
+}
+
+int isochron_report_check_table(isochron_reporter_t *r, const isochron_check_run_t *run)
+{
+    if (!r || !run || !run->sync || !run->ranks || !run->acc || !run->waits || run->nranks < 1 || run->nwaits < 1)
+        return isochron_set_error(ISOCHRON_EINVAL, "clock check table: no reporter, run, sync report, ranks, waits or offsets");
+    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
+    table_head(r->f, run);
+    table_ranks(r->f, run);
+    table_max(r->f, run);
+    if (run->tracking) table_track(r->f, run);
+    fflush(r->f);
     return ISOCHRON_OK;
 }

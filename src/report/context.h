@@ -5,7 +5,7 @@
  * nprocs, nodes, oversubscribed, timer, clock_sync) before their own and
  * make their string values JSON text alike (src/report/run_records.c); the
  * point records and the barrier records state the clock's error alike
- * (report.c).
+ * (fields.c).
  */
 #ifndef ISOCHRON_REPORT_CONTEXT_H
 #define ISOCHRON_REPORT_CONTEXT_H
@@ -18,7 +18,7 @@ char *isochron_report_json_text(const char *s);
 /* An object as JSON text whose members \p members writes from \p arg (caller frees; NULL when out of memory) */
 char *isochron_report_object_text(void (*members)(isochron_json_t *j, const void *arg), const void *arg);
 
-/* The clock's error of a record (report.c): "clock_bound_s", "clock_true_s" and, with a finite bound, which one is
+/* The clock's error of a record (fields.c): "clock_bound_s", "clock_true_s" and, with a finite bound, which one is
  * stated ("clock_bound_kind": "hard" when \p is_hard, else "statistical"), the statistical bound when \p stat is not
  * NULL ("clock_bound_stat_s") and the hard one ("clock_bound_hard_s"). Every point (the barrier's "cost" too) and the
  * barrier experiments' "skew", "shift" and "payoff" records state it so. */
