@@ -8,15 +8,10 @@
 #   bash bench/sweep_clock.sh                 # ~4 min
 #   SKEW=offset=1ms,drift=5,seed=3 RUNS=2 bash bench/sweep_clock.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-[ -z "${BENCH_QUICK:-}" ] || : "${NP:=2}" "${RUNS:=1}" "${ARGS:=--ops allreduce --sizes 8}"   # BENCH_QUICK=1: a short smoke run
-NP=${NP:-4}
-BUILD=${BUILD:-build}
-RUNS=${RUNS:-3}
-SKEW=${SKEW:-offset=1ms,drift=2,seed=9}
-OUT=${OUT:-$BUILD/sweep_clock}
-ARGS=${ARGS:-}
-mkdir -p "$OUT"
+. "$(dirname "$0")/common.sh"
+bench_quick NP=2 RUNS=1 ARGS="--ops allreduce --sizes 8"   # BENCH_QUICK=1: a short smoke run
+KEEP=${KEEP:-${OUT:-${BUILD:-build}/sweep_clock}}   # the JSON Lines are kept: in OUT (or KEEP), else here
+bench_init NP=4 RUNS=3 SKEW=offset=1ms,drift=2,seed=9 ARGS=
 tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --quiet --format none $ARGS --skew "$SKEW" --jsonl "$OUT/skew.jsonl"
 for i in $(seq 1 "$RUNS"); do
   tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --quiet --format none $ARGS --jsonl "$OUT/plain-$i.jsonl"

@@ -9,16 +9,12 @@
 #       to its 10 s / size cap), with no CI and no validity check: a speed reference, not a peer
 #       in accuracy.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-[ -z "${BENCH_QUICK:-}" ] || : "${NP:=2}" "${RUNS:=1}" "${ARGS:=--ops allreduce --sizes 8}"   # BENCH_QUICK=1: a short smoke run
-NP=${NP:-4}
-BUILD=${BUILD:-build}
-RUNS=${RUNS:-3}
-ARGS=${ARGS:-}
-OUT=${OUT:-$BUILD/sweep_speed}
-mkdir -p "$OUT"
+. "$(dirname "$0")/common.sh"
+bench_quick NP=2 RUNS=1 ARGS="--ops allreduce --sizes 8"   # BENCH_QUICK=1: a short smoke run
+KEEP=${KEEP:-${OUT:-${BUILD:-build}/sweep_speed}}   # the JSON Lines are kept: in OUT (or KEEP), else here
+bench_init NP=4 RUNS=3 ARGS=
 IMB_COLL="Bcast Allgather Allgatherv Gather Gatherv Scatter Scatterv Alltoall Alltoallv Reduce Reduce_scatter Reduce_scatter_block Allreduce Barrier"
-echo "load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores, $NP ranks"
+echo "load $(bench_load), $(nproc) cores, $NP ranks"
 for i in $(seq 1 "$RUNS"); do
   tools/mpirun-local -np "$NP" "$BUILD/isochron-bench" --quiet --format none $ARGS --jsonl "$OUT/run-$i.jsonl"
   if [ -n "${IMB:-}" ]; then

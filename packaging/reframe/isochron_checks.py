@@ -33,6 +33,12 @@ SOURCE = os.path.dirname(os.path.dirname(HERE))        # the checkout holding pa
 TRUTH_RES_S = 20e-9     # the truth is read by bracketing clock reads: errors below this are its resolution
 
 
+def within_bound(where, true_s, bound_s, bound_kind):
+    '''SanityError unless a true clock error lies within the stated bound (to the truth's resolution).'''
+    if not abs(true_s) <= bound_s + TRUTH_RES_S:
+        raise SanityError(f'{where}: true clock error {true_s:.3g} s beyond the stated {bound_kind} bound {bound_s:.3g} s')
+
+
 class isochron_build(rfm.CompileOnlyRegressionTest):
     '''isochron's drivers: built from source with CMake, or an existing build/installation (bindir).'''
 
@@ -176,9 +182,7 @@ class isochron_clock_check(isochron_run):
             raise SanityError(f'{len(acc)} accuracy records, expected {self.ranks} ranks x {len(self.waits.split(","))} waits')
         truth = [r for r in acc if r.get('true_offset_s') is not None]
         for r in truth:
-            if not abs(r['true_offset_s']) <= r['bound_s'] + TRUTH_RES_S:
-                raise SanityError(f'rank {r["rank"]} @{r["wait_s"]} s: true error {r["true_offset_s"]:.3g} s beyond '
-                                  f'the stated {r["bound_kind"]} bound {r["bound_s"]:.3g} s')
+            within_bound(f'rank {r["rank"]} @{r["wait_s"]} s', r['true_offset_s'], r['bound_s'], r['bound_kind'])
         return f'{len(acc)} checks, {len(truth)} with truth, each within its stated bound'
 
     def perf_values(self):
@@ -231,9 +235,7 @@ class isochron_bench_check(isochron_run):
                 raise SanityError(f'{name}: no clock bound stated')
             if p.get('clock_true_s') is not None:
                 truth += 1
-                if not abs(p['clock_true_s']) <= p['clock_bound_s'] + TRUTH_RES_S:
-                    raise SanityError(f'{name}: true clock error {p["clock_true_s"]:.3g} s beyond the stated '
-                                      f'{p.get("clock_bound_kind")} bound {p["clock_bound_s"]:.3g} s')
+                within_bound(name, p['clock_true_s'], p['clock_bound_s'], p.get('clock_bound_kind'))
         return f'{len(pts)} points measured and validated, {truth} with truth within the stated clock bound'
 
     def perf_values(self):

@@ -269,9 +269,19 @@ static int read_rank_file(const char *dir, const char *path, int best, job_t *id
         return rd_fail(&r, "groups", "%lld groups cannot fit in the %lld bytes that follow", ng, (long long)(r.end - r.p));
     unsigned char *mark = malloc((size_t)icc->size);
     icc->rs_groups = calloc((size_t)(ng ? ng : 1), sizeof *icc->rs_groups);
-    if (!mark || !icc->rs_groups) return rd_fail(&r, "groups", "out of memory for %lld groups", ng);
+    if (!mark || !icc->rs_groups) {
+        free(mark);
+        return rd_fail(&r, "groups", "out of memory for %lld groups", ng);
+    }
     for (long long i = 0; i < ng; i++) {
-        if (rd_group(&r, (int)i, mark, &icc->rs_groups[i])) return -1;
+        /* a group rejected after its members were read is not counted: its members go here (forget_candidate
+         * frees the rs_ngroups counted ones) */
+        if (rd_group(&r, (int)i, mark, &icc->rs_groups[i])) {
+            free(icc->rs_groups[i].members);
+            icc->rs_groups[i].members = NULL;
+            free(mark);
+            return -1;
+        }
         icc->rs_ngroups++;
     }
     free(mark);

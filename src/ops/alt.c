@@ -28,14 +28,24 @@ static void copy_bytes(void *dst, const void *src, size_t n) { if (n) memcpy(dst
 #define DT (c->dtype)
 #define CM (c->comm)
 
-ISOCHRON_OPS_KIND(bcast_linear, SEM_BCAST, ALG_LINEAR)
-ISOCHRON_OPS_KIND(bcast_binomial, SEM_BCAST, ALG_BINOMIAL)
-ISOCHRON_OPS_KIND(scatter_linear, SEM_SCATTER, ALG_LINEAR)
-ISOCHRON_OPS_KIND(scatter_binomial, SEM_SCATTER, ALG_BINOMIAL)
-ISOCHRON_OPS_KIND(gather_linear, SEM_GATHER, ALG_LINEAR)
-ISOCHRON_OPS_KIND(gather_binomial, SEM_GATHER, ALG_BINOMIAL)
-ISOCHRON_OPS_KIND(reduce_linear, SEM_REDUCE, ALG_LINEAR)
-ISOCHRON_OPS_KIND(reduce_binomial, SEM_REDUCE, ALG_BINOMIAL)
+#define F_RO ISOCHRON_OP_ROOTED
+#define F_RED (ISOCHRON_OP_ROOTED | ISOCHRON_OP_REDUCTION)
+/* The four collectives, each in a linear and a binomial form: id (= family), semantics, flags, the two
+ * descriptions. The kind wrappers and the descriptors of both forms come from this one list. */
+#define ALTS(X)                                                                                              \
+    X(bcast, SEM_BCAST, F_RO, "root sends the buffer to every rank in turn (MPI_Send/MPI_Recv)",              \
+      "binomial tree broadcast on MPI_Send/MPI_Recv")                                                         \
+    X(scatter, SEM_SCATTER, F_RO, "root sends each rank its block in turn",                                   \
+      "binomial tree scatter, a subtree's blocks per message")                                                \
+    X(gather, SEM_GATHER, F_RO, "root receives each rank's block in turn",                                    \
+      "binomial tree gather, a subtree's blocks per message")                                                 \
+    X(reduce, SEM_REDUCE, F_RED, "root receives every rank's buffer in turn, MPI_Reduce_local",               \
+      "binomial tree reduction, MPI_Reduce_local at each level")
+
+#define KINDS(id, sem, fl, linear, binomial)                                                                  \
+    ISOCHRON_OPS_KIND(id##_linear, sem, ALG_LINEAR)                                                           \
+    ISOCHRON_OPS_KIND(id##_binomial, sem, ALG_BINOMIAL)
+ALTS(KINDS)
 
 static char *blk(void *buf, size_t b, const isochron_op_ctx_t *c)
 {
@@ -81,23 +91,36 @@ static int run_bcast_binomial(isochron_op_ctx_t *c)
     return ISOCHRON_OK;
 }
 
-/* ------------------------------------------------------------ scatter */
+/* ------------------------------------------------------------ scatter and gather, linear */
 
-static int run_scatter_linear(isochron_op_ctx_t *c)
+/* The linear scatter and gather are one exchange in two directions: the root moves block i of its p blocks
+ * to (scatter) or from (gather) rank i, one rank after the other from root + 1 on, and copies its own block;
+ * every other rank sends or receives its one block. */
+static int linear_blocks(isochron_op_ctx_t *c, int gather)
 {
-    int n = (int)c->count, p = c->size, root = c->root;
-    if (c->rank == root) {
-        for (int i = 1; i < p; i++) {
-            int dst = (root + i) % p;
-            ISOCHRON_OPS_MPI(MPI_Send(blk(c->sbuf, (size_t)dst, c), n, DT, dst, ISOCHRON_TAG_SCATTER, CM), c,
-                             "MPI_Send");
-        }
-        copy_bytes(c->rbuf, blk(c->sbuf, (size_t)root, c), c->count * (size_t)c->dtype_size);
-    } else {
-        ISOCHRON_OPS_MPI(MPI_Recv(c->rbuf, n, DT, root, ISOCHRON_TAG_SCATTER, CM, MPI_STATUS_IGNORE), c, "MPI_Recv");
+    int n = (int)c->count, p = c->size, root = c->root, tag = gather ? ISOCHRON_TAG_GATHER : ISOCHRON_TAG_SCATTER;
+    void *one = gather ? c->sbuf : c->rbuf, *many = gather ? c->rbuf : c->sbuf;
+    if (c->rank != root) {
+        if (gather) ISOCHRON_OPS_MPI(MPI_Send(one, n, DT, root, tag, CM), c, "MPI_Send");
+        else ISOCHRON_OPS_MPI(MPI_Recv(one, n, DT, root, tag, CM, MPI_STATUS_IGNORE), c, "MPI_Recv");
+        return ISOCHRON_OK;
     }
+    for (int i = 1; i < p; i++) {
+        int peer = (root + i) % p;
+        void *b = blk(many, (size_t)peer, c);
+        if (gather) ISOCHRON_OPS_MPI(MPI_Recv(b, n, DT, peer, tag, CM, MPI_STATUS_IGNORE), c, "MPI_Recv");
+        else ISOCHRON_OPS_MPI(MPI_Send(b, n, DT, peer, tag, CM), c, "MPI_Send");
+    }
+    size_t bytes = c->count * (size_t)c->dtype_size;
+    if (gather) copy_bytes(blk(many, (size_t)root, c), one, bytes);
+    else copy_bytes(one, blk(many, (size_t)root, c), bytes);
     return ISOCHRON_OK;
 }
+
+static int run_scatter_linear(isochron_op_ctx_t *c) { return linear_blocks(c, 0); }
+static int run_gather_linear(isochron_op_ctx_t *c) { return linear_blocks(c, 1); }
+
+/* ------------------------------------------------------------ scatter, binomial */
 
 /* Blocks b..p-1 of src, then 0..b-1: absolute order -> relative to rank b. */
 static void rotate_from(void *dst, void *src, int b, const isochron_op_ctx_t *c)
@@ -142,24 +165,7 @@ static int run_scatter_binomial(isochron_op_ctx_t *c)
     return ISOCHRON_OK;
 }
 
-/* ------------------------------------------------------------ gather */
-
-static int run_gather_linear(isochron_op_ctx_t *c)
-{
-    int n = (int)c->count, p = c->size, root = c->root;
-    if (c->rank == root) {
-        for (int i = 1; i < p; i++) {
-            int src = (root + i) % p;
-            ISOCHRON_OPS_MPI(MPI_Recv(blk(c->rbuf, (size_t)src, c), n, DT, src, ISOCHRON_TAG_GATHER, CM,
-                                      MPI_STATUS_IGNORE),
-                             c, "MPI_Recv");
-        }
-        copy_bytes(blk(c->rbuf, (size_t)root, c), c->sbuf, c->count * (size_t)c->dtype_size);
-    } else {
-        ISOCHRON_OPS_MPI(MPI_Send(c->sbuf, n, DT, root, ISOCHRON_TAG_GATHER, CM), c, "MPI_Send");
-    }
-    return ISOCHRON_OK;
-}
+/* ------------------------------------------------------------ gather, binomial */
 
 static int run_gather_binomial(isochron_op_ctx_t *c)
 {
@@ -232,23 +238,12 @@ static int run_reduce_binomial(isochron_op_ctx_t *c)
     return ISOCHRON_OK;
 }
 
-#define F_RO ISOCHRON_OP_ROOTED
 #define DESC(id, fam, desc, fl)                                                                       \
     { #id, fam, desc, fl, setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,              \
       isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL }
+#define ROWS(id, sem, fl, linear, binomial) DESC(id##_linear, #id, linear, fl), DESC(id##_binomial, #id, binomial, fl),
 
-static const isochron_op_t alt_ops[] = {
-    DESC(bcast_linear, "bcast", "root sends the buffer to every rank in turn (MPI_Send/MPI_Recv)", F_RO),
-    DESC(bcast_binomial, "bcast", "binomial tree broadcast on MPI_Send/MPI_Recv", F_RO),
-    DESC(scatter_linear, "scatter", "root sends each rank its block in turn", F_RO),
-    DESC(scatter_binomial, "scatter", "binomial tree scatter, a subtree's blocks per message", F_RO),
-    DESC(gather_linear, "gather", "root receives each rank's block in turn", F_RO),
-    DESC(gather_binomial, "gather", "binomial tree gather, a subtree's blocks per message", F_RO),
-    DESC(reduce_linear, "reduce", "root receives every rank's buffer in turn, MPI_Reduce_local",
-         F_RO | ISOCHRON_OP_REDUCTION),
-    DESC(reduce_binomial, "reduce", "binomial tree reduction, MPI_Reduce_local at each level",
-         F_RO | ISOCHRON_OP_REDUCTION),
-};
+static const isochron_op_t alt_ops[] = { ALTS(ROWS) };
 
 const isochron_op_t *isochron_ops_builtin_alt(int *n)
 {

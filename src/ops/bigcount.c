@@ -119,13 +119,7 @@ static int run_reduce_scatter_block_c(isochron_op_ctx_t *c)
 }
 static int run_pingpong_c(isochron_op_ctx_t *c)
 {
-    if (c->rank == 0) {
-        ISOCHRON_OPS_MPI(MPI_Send_c(c->sbuf, NC, DT, 1, ISOCHRON_TAG_PING, CM), c, "MPI_Send_c");
-        ISOCHRON_OPS_MPI(MPI_Recv_c(c->rbuf, NC, DT, 1, ISOCHRON_TAG_PONG, CM, MPI_STATUS_IGNORE), c, "MPI_Recv_c");
-    } else if (c->rank == 1) {
-        ISOCHRON_OPS_MPI(MPI_Recv_c(c->rbuf, NC, DT, 0, ISOCHRON_TAG_PING, CM, MPI_STATUS_IGNORE), c, "MPI_Recv_c");
-        ISOCHRON_OPS_MPI(MPI_Send_c(c->sbuf, NC, DT, 0, ISOCHRON_TAG_PONG, CM), c, "MPI_Send_c");
-    }
+    if (c->rank < 2) ISOCHRON_OPS_ROUND_TRIP(c, MPI_Send_c, MPI_Recv_c, NC, 1 - c->rank, c->rank == 0);
     return ISOCHRON_OK;
 }
 #else

@@ -213,10 +213,11 @@ static int is_rma(int sem) { return sem == SEM_PUT || sem == SEM_GET || sem == S
 /* rbuf is a buffer of its own, not the window */
 static int own_rbuf(int sem) { return !is_rma(sem) || sem == SEM_GET || is_atomic(sem) || sem == SEM_GET_1ALL || sem == SEM_GET_AALL; }
 
-int isochron_ops_state_new(isochron_op_ctx_t *c, size_t bytes, const char *name)
+int isochron_ops_state_new(isochron_op_ctx_t *c, const void *init, size_t bytes, const char *name)
 {
     isochron_ops_state_t *st = calloc(1, bytes);
     if (!st) return isochron_set_error(ISOCHRON_ENOMEM, "%s: out of memory for its state", name);
+    if (init) memcpy(st, init, bytes);
     c->state = st;
     st->name = name;
     st->tk = isochron_ops_tkind(c->dtype);
@@ -234,7 +235,7 @@ static int kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *n
                                   "%s: %zu bytes of %s make a buffer of %zu elements on %d processes, "
                                   "more than an MPI count can hold (%d)",
                                   name, c->bytes, isochron_op_dtype_name(c->dtype), maxel, p, INT_MAX);
-    int rc = isochron_ops_state_new(c, sizeof(isochron_ops_state_t), name);
+    int rc = isochron_ops_state_new(c, NULL, sizeof(isochron_ops_state_t), name);
     if (rc) return rc;
     isochron_ops_state_t *st = ISOCHRON_OPS_ST(c);
     st->kind = k;

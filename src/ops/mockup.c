@@ -83,23 +83,22 @@ static size_t mock_memory(const isochron_op_ctx_t *c, int sem)
     return isochron_ops_kind_memory(c, (isochron_ops_kind_t){ sem, ALG_MPI }) + most * (size_t)c->dtype_size;
 }
 
-#define MOCK(id, sem)                                                               \
-    static int setup_##id(isochron_op_ctx_t *c) { return mock_setup(c, sem, #id); } \
-    static size_t memory_##id(const isochron_op_ctx_t *c) { return mock_memory(c, sem); }
+/* The six collectives, one line each: id, semantics, flags, what the mock-up composes, the MPI call its
+ * A/A alias makes. Both operations of a line (id_mockup, id_alias) and their descriptors come from it. */
+#define MOCKUPS(X)                                                                                            \
+    X(allgather, SEM_ALLGATHER, 0, "MPI_Gather to rank 0 + MPI_Bcast of all blocks", "MPI_Allgather")        \
+    X(allreduce, SEM_ALLREDUCE, F_RED, "MPI_Reduce to rank 0 + MPI_Bcast", "MPI_Allreduce")                   \
+    X(reduce_scatter_block, SEM_REDUCE_SCATTER_BLOCK, F_RED, "MPI_Reduce of all blocks to rank 0 + MPI_Scatter", \
+      "MPI_Reduce_scatter_block")                                                                             \
+    X(bcast, SEM_BCAST, F_RO, "MPI_Scatterv of count/p pieces + MPI_Allgatherv", "MPI_Bcast")                 \
+    X(gather, SEM_GATHER, F_RO, "MPI_Allgather (every rank receives all blocks)", "MPI_Gather")               \
+    X(scan, SEM_SCAN, F_RED, "MPI_Exscan + MPI_Reduce_local of the own buffer", "MPI_Scan")
 
-MOCK(allgather_mockup, SEM_ALLGATHER)
-MOCK(allreduce_mockup, SEM_ALLREDUCE)
-MOCK(reduce_scatter_block_mockup, SEM_REDUCE_SCATTER_BLOCK)
-MOCK(bcast_mockup, SEM_BCAST)
-MOCK(gather_mockup, SEM_GATHER)
-MOCK(scan_mockup, SEM_SCAN)
-
-ISOCHRON_OPS_KIND(allgather_alias, SEM_ALLGATHER, ALG_MPI)
-ISOCHRON_OPS_KIND(allreduce_alias, SEM_ALLREDUCE, ALG_MPI)
-ISOCHRON_OPS_KIND(reduce_scatter_block_alias, SEM_REDUCE_SCATTER_BLOCK, ALG_MPI)
-ISOCHRON_OPS_KIND(bcast_alias, SEM_BCAST, ALG_MPI)
-ISOCHRON_OPS_KIND(gather_alias, SEM_GATHER, ALG_MPI)
-ISOCHRON_OPS_KIND(scan_alias, SEM_SCAN, ALG_MPI)
+#define WRAPPERS(id, sem, fl, composed, call)                                                                  \
+    static int setup_##id##_mockup(isochron_op_ctx_t *c) { return mock_setup(c, sem, #id "_mockup"); }        \
+    static size_t memory_##id##_mockup(const isochron_op_ctx_t *c) { return mock_memory(c, sem); }            \
+    ISOCHRON_OPS_KIND(id##_alias, sem, ALG_MPI)
+MOCKUPS(WRAPPERS)
 
 /* ------------------------------------------------------------ mock-ups */
 
@@ -205,22 +204,11 @@ static int run_scan_alias(isochron_op_ctx_t *c)
     { #id, fam, desc, fl, setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,              \
       isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL }
 
-static const isochron_op_t mockup_ops[] = {
-    DESC(allgather_mockup, "allgather", "guideline mock-up: MPI_Gather to rank 0 + MPI_Bcast of all blocks", 0),
-    DESC(allreduce_mockup, "allreduce", "guideline mock-up: MPI_Reduce to rank 0 + MPI_Bcast", F_RED),
-    DESC(reduce_scatter_block_mockup, "reduce_scatter_block",
-         "guideline mock-up: MPI_Reduce of all blocks to rank 0 + MPI_Scatter", F_RED),
-    DESC(bcast_mockup, "bcast", "guideline mock-up: MPI_Scatterv of count/p pieces + MPI_Allgatherv", F_RO),
-    DESC(gather_mockup, "gather", "guideline mock-up: MPI_Allgather (every rank receives all blocks)", F_RO),
-    DESC(scan_mockup, "scan", "guideline mock-up: MPI_Exscan + MPI_Reduce_local of the own buffer", F_RED),
-    DESC(allgather_alias, "allgather", "MPI_Allgather under a second name (A/A control of the guidelines)", 0),
-    DESC(allreduce_alias, "allreduce", "MPI_Allreduce under a second name (A/A control of the guidelines)", F_RED),
-    DESC(reduce_scatter_block_alias, "reduce_scatter_block",
-         "MPI_Reduce_scatter_block under a second name (A/A control of the guidelines)", F_RED),
-    DESC(bcast_alias, "bcast", "MPI_Bcast under a second name (A/A control of the guidelines)", F_RO),
-    DESC(gather_alias, "gather", "MPI_Gather under a second name (A/A control of the guidelines)", F_RO),
-    DESC(scan_alias, "scan", "MPI_Scan under a second name (A/A control of the guidelines)", F_RED),
-};
+#define ROW_MOCKUP(id, sem, fl, composed, call) DESC(id##_mockup, #id, "guideline mock-up: " composed, fl),
+#define ROW_ALIAS(id, sem, fl, composed, call) \
+    DESC(id##_alias, #id, call " under a second name (A/A control of the guidelines)", fl),
+
+static const isochron_op_t mockup_ops[] = { MOCKUPS(ROW_MOCKUP) MOCKUPS(ROW_ALIAS) };
 
 const isochron_op_t *isochron_ops_builtin_mockup(int *n)
 {

@@ -124,12 +124,10 @@ static int make_topology(isochron_op_ctx_t *c, nb_state_t *st)
 
 static int setup_of(int topo, int what, isochron_op_ctx_t *c, const char *name)
 {
-    int rc = isochron_ops_state_new(c, sizeof(nb_state_t), name);
+    nb_state_t init = { .topo = topo, .what = what, .tcomm = MPI_COMM_NULL };
+    int rc = isochron_ops_state_new(c, &init, sizeof init, name);
     if (rc) return rc;
     nb_state_t *st = c->state;
-    st->topo = topo;
-    st->what = what;
-    st->tcomm = MPI_COMM_NULL;
     int d = degree(topo, c->size), ts = c->dtype_size;
     st->indeg = st->outdeg = d;
     size_t per = c->count * (size_t)ts;

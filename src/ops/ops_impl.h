@@ -78,9 +78,10 @@ const char *isochron_ops_thread_level_name(int level);
 /* A page-aligned buffer of n bytes (64 when n is 0, so every pointer is valid); free() releases it (kind.c). */
 void *isochron_ops_alloc(size_t n);
 
-/* A zeroed state of BYTES (an isochron_ops_state_t first) as c->state, with NAME and the element kind of
- * c->dtype filled in; ENOMEM with a sentence naming the operation (kind.c). */
-int isochron_ops_state_new(isochron_op_ctx_t *c, size_t bytes, const char *name);
+/* A state of BYTES (an isochron_ops_state_t first) as c->state: a copy of INIT (the operation's own fields
+ * set, the rest zero), or zeroed when INIT is NULL, with NAME and the element kind of c->dtype filled in;
+ * ENOMEM with a sentence naming the operation (kind.c). */
+int isochron_ops_state_new(isochron_op_ctx_t *c, const void *init, size_t bytes, const char *name);
 
 /* Shared implementation of a kind (kind.c). */
 int isochron_ops_kind_setup(isochron_op_ctx_t *c, isochron_ops_kind_t k, const char *name);
@@ -118,31 +119,19 @@ void isochron_ops_vblock(isochron_ops_vstate_t *v, const void *buf, size_t off, 
 void isochron_ops_rblock(isochron_ops_vstate_t *v, const void *buf, size_t off, size_t n, int tk, int rk, int lo, int hi,
                          size_t first, int rep, int size);
 
-/* Tables of built-in descriptors (one per source file). */
-const isochron_op_t *isochron_ops_builtin_coll(int *n);
-const isochron_op_t *isochron_ops_builtin_p2p(int *n);
-const isochron_op_t *isochron_ops_builtin_rma(int *n);
-const isochron_op_t *isochron_ops_builtin_alt(int *n);
-const isochron_op_t *isochron_ops_builtin_tput(int *n);
-const isochron_op_t *isochron_ops_builtin_neighbor(int *n);
-const isochron_op_t *isochron_ops_builtin_persist(int *n);
-const isochron_op_t *isochron_ops_builtin_thread(int *n);
-const isochron_op_t *isochron_ops_builtin_rmabw(int *n);
-const isochron_op_t *isochron_ops_builtin_part(int *n);
-const isochron_op_t *isochron_ops_builtin_bigcount(int *n);
-const isochron_op_t *isochron_ops_builtin_mockup(int *n);
+/* Tables of built-in descriptors, one per source file (isochron_ops_builtin_<file>), in the order the
+ * registry lists them (registry.c): declared and gathered from this one list. */
+#define ISOCHRON_OPS_BUILTINS(X) \
+    X(coll) X(p2p) X(rma) X(alt) X(tput) X(neighbor) X(persist) X(thread) X(rmabw) X(part) X(bigcount) X(mockup)
+#define ISOCHRON_OPS_BUILTIN_DECL(file) const isochron_op_t *isochron_ops_builtin_##file(int *n);
+ISOCHRON_OPS_BUILTINS(ISOCHRON_OPS_BUILTIN_DECL)
 
 /* The shared functions of a kind, wrapped once per operation (the run
- * functions stay individual). */
-#define ISOCHRON_OPS_KIND(id, sem, alg)                                                   \
-    static int setup_##id(isochron_op_ctx_t *c)                                           \
-    {                                                                                     \
-        return isochron_ops_kind_setup(c, (isochron_ops_kind_t){ sem, alg }, #id);        \
-    }                                                                                     \
-    static size_t memory_##id(const isochron_op_ctx_t *c)                                 \
-    {                                                                                     \
-        return isochron_ops_kind_memory(c, (isochron_ops_kind_t){ sem, alg });            \
-    }
+ * functions stay individual): the kind is one constant both wrappers read. */
+#define ISOCHRON_OPS_KIND(id, sem, alg)                                                                      \
+    static const isochron_ops_kind_t kind_##id = { sem, alg };                                                 \
+    static int setup_##id(isochron_op_ctx_t *c) { return isochron_ops_kind_setup(c, kind_##id, #id); }         \
+    static size_t memory_##id(const isochron_op_ctx_t *c) { return isochron_ops_kind_memory(c, kind_##id); }
 
 #define ISOCHRON_OPS_ST(c) ((isochron_ops_state_t *)(c)->state)
 
@@ -152,6 +141,23 @@ const isochron_op_t *isochron_ops_builtin_mockup(int *n);
         if ((call) != MPI_SUCCESS)                                                        \
             return isochron_set_error(ISOCHRON_EMPI, "%s: %s failed on rank %d",          \
                                       ISOCHRON_OPS_ST(c)->name, what, (c)->rank);         \
+    } while (0)
+
+/* One round trip of a ping-pong between this rank and PEER (p2p.c pingpong, bigcount.c pingpong_c, tput.c
+ * multi_lat): the rank where STARTS is true sends PING and receives PONG, its peer receives PING and sends
+ * PONG. SEND and RECV are the MPI calls (MPI_Send/MPI_Recv or their large-count _c forms), N the count in
+ * the type they take. Returns from the enclosing run function on an MPI failure. */
+#define ISOCHRON_OPS_ROUND_TRIP(c, SEND, RECV, N, peer, starts)                                           \
+    do {                                                                                                  \
+        if (starts) {                                                                                     \
+            ISOCHRON_OPS_MPI(SEND((c)->sbuf, N, (c)->dtype, peer, ISOCHRON_TAG_PING, (c)->comm), c, #SEND);   \
+            ISOCHRON_OPS_MPI(RECV((c)->rbuf, N, (c)->dtype, peer, ISOCHRON_TAG_PONG, (c)->comm, MPI_STATUS_IGNORE), \
+                             c, #RECV);                                                                   \
+        } else {                                                                                          \
+            ISOCHRON_OPS_MPI(RECV((c)->rbuf, N, (c)->dtype, peer, ISOCHRON_TAG_PING, (c)->comm, MPI_STATUS_IGNORE), \
+                             c, #RECV);                                                                   \
+            ISOCHRON_OPS_MPI(SEND((c)->sbuf, N, (c)->dtype, peer, ISOCHRON_TAG_PONG, (c)->comm), c, #SEND);   \
+        }                                                                                                 \
     } while (0)
 
 /* Tags of the point-to-point based operations (on the measured communicator;

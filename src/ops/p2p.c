@@ -23,21 +23,24 @@
 #define DT (c->dtype)
 #define CM (c->comm)
 
-ISOCHRON_OPS_KIND(pingpong, SEM_PINGPONG, ALG_MPI)
-ISOCHRON_OPS_KIND(pingpong_isend, SEM_PINGPONG, ALG_MPI)
-ISOCHRON_OPS_KIND(pingpong_sendrecv, SEM_PINGPONG, ALG_MPI)
-ISOCHRON_OPS_KIND(exchange, SEM_EXCHANGE, ALG_MPI)
-ISOCHRON_OPS_KIND(ringshift, SEM_RINGSHIFT, ALG_MPI)
+#define F_P2P (ISOCHRON_OP_P2P | ISOCHRON_OP_MIN2)
+#define F_PAIR (F_P2P | ISOCHRON_OP_PAIR)
+/* The table: id, family, semantics, flags, description; the kind wrappers and the descriptors come from it. */
+#define P2PS(X)                                                                                                \
+    X(pingpong, "pingpong", SEM_PINGPONG, F_PAIR, "rank 0 <-> 1 round trip, MPI_Send/MPI_Recv")                 \
+    X(pingpong_isend, "pingpong", SEM_PINGPONG, F_PAIR, "rank 0 <-> 1 round trip, MPI_Isend/MPI_Irecv + waits") \
+    X(pingpong_sendrecv, "pingpong", SEM_PINGPONG, F_PAIR,                                                      \
+      "ranks 0 and 1 exchange a message each way at once, MPI_Sendrecv")                                       \
+    X(exchange, "exchange", SEM_EXCHANGE, F_P2P,                                                               \
+      "every rank sends to and receives from both ring neighbours, non-blocking")                              \
+    X(ringshift, "ringshift", SEM_RINGSHIFT, F_P2P, "every rank sends right and receives from the left, MPI_Sendrecv")
+
+#define KINDS(id, fam, sem, fl, desc) ISOCHRON_OPS_KIND(id, sem, ALG_MPI)
+P2PS(KINDS)
 
 static int run_pingpong(isochron_op_ctx_t *c)
 {
-    if (c->rank == 0) {
-        ISOCHRON_OPS_MPI(MPI_Send(c->sbuf, N, DT, 1, ISOCHRON_TAG_PING, CM), c, "MPI_Send");
-        ISOCHRON_OPS_MPI(MPI_Recv(c->rbuf, N, DT, 1, ISOCHRON_TAG_PONG, CM, MPI_STATUS_IGNORE), c, "MPI_Recv");
-    } else if (c->rank == 1) {
-        ISOCHRON_OPS_MPI(MPI_Recv(c->rbuf, N, DT, 0, ISOCHRON_TAG_PING, CM, MPI_STATUS_IGNORE), c, "MPI_Recv");
-        ISOCHRON_OPS_MPI(MPI_Send(c->sbuf, N, DT, 0, ISOCHRON_TAG_PONG, CM), c, "MPI_Send");
-    }
+    if (c->rank < 2) ISOCHRON_OPS_ROUND_TRIP(c, MPI_Send, MPI_Recv, N, 1 - c->rank, c->rank == 0);
     return ISOCHRON_OK;
 }
 
@@ -93,19 +96,11 @@ static int run_ringshift(isochron_op_ctx_t *c)
     return ISOCHRON_OK;
 }
 
-#define F_P2P (ISOCHRON_OP_P2P | ISOCHRON_OP_MIN2)
-#define DESC(id, fam, desc) DESCF(id, fam, desc, 0)
-#define DESCF(id, fam, desc, fl)                                                                      \
-    { #id, fam, desc, F_P2P | (fl), setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,           \
-      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL }
+#define ROW(id, fam, sem, fl, desc)                                                                   \
+    { #id, fam, desc, fl, setup_##id, isochron_ops_kind_prepare, run_##id, NULL, NULL,                  \
+      isochron_ops_kind_validate, isochron_ops_kind_teardown, memory_##id, NULL, NULL },
 
-static const isochron_op_t p2p_ops[] = {
-    DESCF(pingpong, "pingpong", "rank 0 <-> 1 round trip, MPI_Send/MPI_Recv", ISOCHRON_OP_PAIR),
-    DESCF(pingpong_isend, "pingpong", "rank 0 <-> 1 round trip, MPI_Isend/MPI_Irecv + waits", ISOCHRON_OP_PAIR),
-    DESCF(pingpong_sendrecv, "pingpong", "ranks 0 and 1 exchange a message each way at once, MPI_Sendrecv", ISOCHRON_OP_PAIR),
-    DESC(exchange, "exchange", "every rank sends to and receives from both ring neighbours, non-blocking"),
-    DESC(ringshift, "ringshift", "every rank sends right and receives from the left, MPI_Sendrecv"),
-};
+static const isochron_op_t p2p_ops[] = { P2PS(ROW) };
 
 const isochron_op_t *isochron_ops_builtin_p2p(int *n)
 {

@@ -41,12 +41,9 @@ int isochron_ops_create(isochron_ops_t **out)
     *out = NULL;
     isochron_ops_t *s = calloc(1, sizeof *s);
     if (!s) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory for the operation registry");
-    const isochron_op_t *(*tables[])(int *) = { isochron_ops_builtin_coll, isochron_ops_builtin_p2p,
-                                                isochron_ops_builtin_rma, isochron_ops_builtin_alt,
-                                                isochron_ops_builtin_tput, isochron_ops_builtin_neighbor,
-                                                isochron_ops_builtin_persist, isochron_ops_builtin_thread,
-                                                isochron_ops_builtin_rmabw, isochron_ops_builtin_part,
-                                                isochron_ops_builtin_bigcount, isochron_ops_builtin_mockup };
+#define TABLE(file) isochron_ops_builtin_##file,
+    const isochron_op_t *(*tables[])(int *) = { ISOCHRON_OPS_BUILTINS(TABLE) };
+#undef TABLE
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         int n = 0;
         const isochron_op_t *v = tables[t](&n);

@@ -84,15 +84,11 @@ static void teardown_rbw(isochron_op_ctx_t *c)
 
 static int setup_rbw(isochron_op_ctx_t *c, const char *name, int get, int alg, int uni)
 {
-    int rc = isochron_ops_state_new(c, sizeof(rbw_t), name);
+    rbw_t init = { .get = get, .alg = alg, .uni = uni, .peer = c->rank < 2 ? 1 - c->rank : -1, .w = window_of(c),
+                   .gpeer = MPI_GROUP_NULL };
+    int rc = isochron_ops_state_new(c, &init, sizeof init, name);
     if (rc) return rc;
     rbw_t *st = c->state;
-    st->get = get;
-    st->uni = uni;
-    st->alg = alg;
-    st->gpeer = MPI_GROUP_NULL;
-    st->w = window_of(c);
-    st->peer = c->rank < 2 ? 1 - c->rank : -1;
     size_t per = c->count * (size_t)c->dtype_size, total = st->peer >= 0 ? per * (size_t)st->w : 0;
     if (st->peer >= 0) {
         if (get) c->rbuf = isochron_ops_alloc(total);
@@ -225,20 +221,17 @@ static int run_rbw(isochron_op_ctx_t *c)
     return ISOCHRON_OK;
 }
 
+/* Each of the four (put or get, both ways or one) in the three synchronizations. */
 #define RBW(id, get, alg, uni) \
     static int setup_##id(isochron_op_ctx_t *c) { return setup_rbw(c, #id, get, alg, uni); }
-RBW(put_bibw_fence, 0, ALG_FENCE, 0)
-RBW(put_bibw_pscw, 0, ALG_PSCW, 0)
-RBW(put_bibw_lockall, 0, ALG_LOCKALL, 0)
-RBW(get_bibw_fence, 1, ALG_FENCE, 0)
-RBW(get_bibw_pscw, 1, ALG_PSCW, 0)
-RBW(get_bibw_lockall, 1, ALG_LOCKALL, 0)
-RBW(put_bw_fence, 0, ALG_FENCE, 1)
-RBW(put_bw_pscw, 0, ALG_PSCW, 1)
-RBW(put_bw_lockall, 0, ALG_LOCKALL, 1)
-RBW(get_bw_fence, 1, ALG_FENCE, 1)
-RBW(get_bw_pscw, 1, ALG_PSCW, 1)
-RBW(get_bw_lockall, 1, ALG_LOCKALL, 1)
+#define RBW3(base, get, uni)                   \
+    RBW(base##_fence, get, ALG_FENCE, uni)     \
+    RBW(base##_pscw, get, ALG_PSCW, uni)       \
+    RBW(base##_lockall, get, ALG_LOCKALL, uni)
+RBW3(put_bibw, 0, 0)
+RBW3(get_bibw, 1, 0)
+RBW3(put_bw, 0, 1)
+RBW3(get_bw, 1, 1)
 
 #define F_RBW (ISOCHRON_OP_RMA | ISOCHRON_OP_MIN2 | ISOCHRON_OP_PAIR | ISOCHRON_OP_WINDOWED)
 #define DESCF(id, fam, desc, fl) \

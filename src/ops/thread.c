@@ -144,11 +144,10 @@ static void teardown_latency_mt(isochron_op_ctx_t *c)
 
 static int setup_latency_mt(isochron_op_ctx_t *c)
 {
-    int rc = isochron_ops_state_new(c, sizeof(lmt_t), "latency_mt");
+    lmt_t init = { .nthreads = nthreads_of(c), .peer = c->rank < 2 ? 1 - c->rank : -1 };
+    int rc = isochron_ops_state_new(c, &init, sizeof init, "latency_mt");
     if (rc) return rc;
     lmt_t *L = c->state;
-    L->nthreads = nthreads_of(c);
-    L->peer = c->rank < 2 ? 1 - c->rank : -1;
     if (L->peer < 0) return ISOCHRON_OK;
     size_t total = memory_latency_mt(c) / 2; /* setup.c checked it against the memory available */
     c->sbuf_bytes = c->rbuf_bytes = total;

@@ -160,12 +160,11 @@ static void teardown_tput(isochron_op_ctx_t *c)
 
 static int setup_of(int id, isochron_op_ctx_t *c, const char *name)
 {
-    int rc = isochron_ops_state_new(c, sizeof(tput_state_t), name);
+    tput_state_t init = { .id = id, .w = window_of(id, c),
+                          .ack = id == T_BW || id == T_BW_PERS || id == T_MBW || id == T_FANIN || id == T_FANOUT };
+    int rc = isochron_ops_state_new(c, &init, sizeof init, name);
     if (rc) return rc;
     tput_state_t *st = c->state;
-    st->id = id;
-    st->w = window_of(id, c);
-    st->ack = id == T_BW || id == T_BW_PERS || id == T_MBW || id == T_FANIN || id == T_FANOUT;
     int p = c->size;
     st->sendto = malloc((size_t)p * sizeof(int));
     st->recvfrom = malloc((size_t)p * sizeof(int));
@@ -286,13 +285,7 @@ static int run_multi_lat(isochron_op_ctx_t *c)
     tput_state_t *st = TST(c);
     if (!st->nsend) return ISOCHRON_OK;
     int peer = st->sendto[0];
-    if (c->rank < peer) {
-        ISOCHRON_OPS_MPI(MPI_Send(c->sbuf, N, DT, peer, ISOCHRON_TAG_PING, CM), c, "MPI_Send");
-        ISOCHRON_OPS_MPI(MPI_Recv(c->rbuf, N, DT, peer, ISOCHRON_TAG_PONG, CM, MPI_STATUS_IGNORE), c, "MPI_Recv");
-    } else {
-        ISOCHRON_OPS_MPI(MPI_Recv(c->rbuf, N, DT, peer, ISOCHRON_TAG_PING, CM, MPI_STATUS_IGNORE), c, "MPI_Recv");
-        ISOCHRON_OPS_MPI(MPI_Send(c->sbuf, N, DT, peer, ISOCHRON_TAG_PONG, CM), c, "MPI_Send");
-    }
+    ISOCHRON_OPS_ROUND_TRIP(c, MPI_Send, MPI_Recv, N, peer, c->rank < peer);
     return ISOCHRON_OK;
 }
 

@@ -64,18 +64,14 @@ static uintptr_t isochron_fa_bind(uintptr_t value, const uintptr_t *refcook, con
   return to ? (uintptr_t)to : value;
 }
 
-uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook, uintptr_t *defcook,
-                       unsigned int *flags, const char *symname) {
-  (void)ndx;
-  (void)defcook;
-  (void)flags;
-  return isochron_fa_bind(sym->st_value, refcook, symname);
-}
-
-uintptr_t la_symbind32(Elf32_Sym *sym, unsigned int ndx, uintptr_t *refcook, uintptr_t *defcook,
-                       unsigned int *flags, const char *symname) {
-  (void)ndx;
-  (void)defcook;
-  (void)flags;
-  return isochron_fa_bind(sym->st_value, refcook, symname);
-}
+/* The dynamic linker calls la_symbind64 or la_symbind32 after the ELF class: the same binding in both. */
+#define ISOCHRON_FA_SYMBIND(bits)                                                                        \
+  uintptr_t la_symbind##bits(Elf##bits##_Sym *sym, unsigned int ndx, uintptr_t *refcook, uintptr_t *defcook, \
+                             unsigned int *flags, const char *symname) {                                  \
+    (void)ndx;                                                                                           \
+    (void)defcook;                                                                                       \
+    (void)flags;                                                                                         \
+    return isochron_fa_bind(sym->st_value, refcook, symname);                                            \
+  }
+ISOCHRON_FA_SYMBIND(64)
+ISOCHRON_FA_SYMBIND(32)

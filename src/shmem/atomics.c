@@ -308,27 +308,30 @@ static int validate_lock(isochron_shmem_ctx_t *c)
 }
 
 #define L ISOCHRON_SHMEM_LOOPED
+/* An atomic in its two patterns, PE 0 on PE 1 and every PE on PE 0 at once; the ones whose description is
+ * the call's name alone (AMO_CALL) and the non-fetching ones timed with a quiet (AMO_QUIET). F: EXTRA for
+ * those added by issue 28 item 3 (+ in --list-ops: SKaMPI's non-fetching and/or/xor). */
 #define AMO(n, d, f) {"amo_" n, "atomic", d " (PE 0 on PE 1)", ISOCHRON_SHMEM_MIN2 | L | (f), setup_amo, run_amo, validate_amo, teardown_amo}, \
                      {"amo_" n "_all", "atomic", d " (every PE on PE 0 at once)", L | (f), setup_amo, run_amo, validate_amo, teardown_amo}
+#define AMO_CALL(n) AMO(n, "shmem_long_atomic_" n, 0)
+#define AMO_QUIET(n, f) AMO(n, "shmem_long_atomic_" n " + quiet, minus an empty quiet", f)
 const isochron_shmem_op_t isochron_shmem_amo_ops[] = {
-    AMO("fetch", "shmem_long_atomic_fetch", 0),
-    AMO("set", "shmem_long_atomic_set + quiet, minus an empty quiet", 0),
-    AMO("swap", "shmem_long_atomic_swap", 0),
+    AMO_CALL("fetch"),
+    AMO_QUIET("set", 0),
+    AMO_CALL("swap"),
     AMO("cswap_hit", "shmem_long_atomic_compare_swap whose condition holds", 0),
     AMO("cswap_miss", "shmem_long_atomic_compare_swap whose condition fails", 0),
-    AMO("fetch_inc", "shmem_long_atomic_fetch_inc", 0),
-    AMO("fetch_add", "shmem_long_atomic_fetch_add", 0),
-    AMO("fetch_and", "shmem_long_atomic_fetch_and", 0),
-    AMO("fetch_or", "shmem_long_atomic_fetch_or", 0),
-    AMO("fetch_xor", "shmem_long_atomic_fetch_xor", 0),
-    AMO("inc", "shmem_long_atomic_inc + quiet, minus an empty quiet", 0),
-    AMO("add", "shmem_long_atomic_add + quiet, minus an empty quiet", 0),
-    /* issue 28 item 3 (+ in --list-ops): SKaMPI's non-fetching and/or/xor and its Shmem_Ctx_Atomic_* */
-#define AMOX(n, d) {"amo_" n, "atomic", d " (PE 0 on PE 1)", ISOCHRON_SHMEM_MIN2 | L | ISOCHRON_SHMEM_EXTRA, setup_amo, run_amo, validate_amo, teardown_amo}, \
-                   {"amo_" n "_all", "atomic", d " (every PE on PE 0 at once)", L | ISOCHRON_SHMEM_EXTRA, setup_amo, run_amo, validate_amo, teardown_amo}
-    AMOX("and", "shmem_long_atomic_and + quiet, minus an empty quiet"),
-    AMOX("or", "shmem_long_atomic_or + quiet, minus an empty quiet"),
-    AMOX("xor", "shmem_long_atomic_xor + quiet, minus an empty quiet"),
+    AMO_CALL("fetch_inc"),
+    AMO_CALL("fetch_add"),
+    AMO_CALL("fetch_and"),
+    AMO_CALL("fetch_or"),
+    AMO_CALL("fetch_xor"),
+    AMO_QUIET("inc", 0),
+    AMO_QUIET("add", 0),
+    AMO_QUIET("and", ISOCHRON_SHMEM_EXTRA),
+    AMO_QUIET("or", ISOCHRON_SHMEM_EXTRA),
+    AMO_QUIET("xor", ISOCHRON_SHMEM_EXTRA),
+    /* and SKaMPI's Shmem_Ctx_Atomic_* (issue 28 item 3, + in --list-ops) */
 #define CTXA(n, d) {"ctx_amo_" n, "ctx", d " on a private context (PE 0 on PE 1)", ISOCHRON_SHMEM_MIN2 | L | ISOCHRON_SHMEM_EXTRA, setup_amo, run_amo, validate_amo, teardown_amo}
     CTXA("fetch", "shmem_ctx_long_atomic_fetch"),
     CTXA("set", "shmem_ctx_long_atomic_set + ctx_quiet, minus an empty ctx_quiet"),

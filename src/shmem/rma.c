@@ -486,6 +486,10 @@ static int run_align(isochron_shmem_ctx_t *c, double *t, int *act) { return run_
 #define S ISOCHRON_SHMEM_SIZED
 #define M2 ISOCHRON_SHMEM_MIN2
 #define L ISOCHRON_SHMEM_LOOPED
+/* The non-blocking puts and gets (one set-up, run and check, the part timed chosen by name) and the loop
+ * timings of put_nbi + quiet (Alg. 6-9). */
+#define NBI(name, desc, fl) {name, "nbi", desc, S | M2 | (fl), setup_nbi, run_nbi, validate_nbi, teardown_buf}
+#define LOOPVAR(name, desc) {name, "loop", desc, S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf}
 const isochron_shmem_op_t isochron_shmem_rma_ops[] = {
     {"get", "rma", "shmem_getmem from PE 1 (Fig. 1a: returns with the data)", S | M2 | L, setup_buf, run_get, validate_get, teardown_buf},
     {"put", "rma", "shmem_putmem + shmem_quiet to PE 1, minus an empty quiet (Fig. 1b)", S | M2 | L, setup_buf, run_put, validate_put, teardown_buf},
@@ -496,18 +500,18 @@ const isochron_shmem_op_t isochron_shmem_rma_ops[] = {
     {"put_pingpong", "rma", "put + fence + flag, partner waits (wait_until) and answers alike; half the round trip", S | M2, setup_buf, run_put_pingpong, validate_pingpong, teardown_buf},
     {"put_ring", "rma", "every PE puts to its right neighbour at once, + quiet minus an empty quiet; largest over PEs", S | L, setup_ring, run_put_ring, validate_put_ring, teardown_buf},
     {"get_ring", "rma", "every PE gets from its right neighbour at once; largest over PEs", S | L, setup_ring, run_get_ring, validate_get_ring, teardown_buf},
-    {"put_nbi_post", "nbi", "shmem_putmem_nbi: the post call alone (timer around it, quiet untimed)", S | M2, setup_nbi, run_nbi, validate_nbi, teardown_buf},
-    {"put_nbi_quiet", "nbi", "shmem_quiet right after shmem_putmem_nbi (outside: loop minus post, Alg. 9; inside: timer around quiet, Alg. 8)", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
-    {"put_nbi_full", "nbi", "shmem_putmem_nbi immediately followed by shmem_quiet", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
-    {"put_nbi_overlap", "nbi", "post + busy computation of twice the full time + quiet: time in the two calls (overlap = 1 - this/full)", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
-    {"get_nbi_post", "nbi", "shmem_getmem_nbi: the post call alone", S | M2, setup_nbi, run_nbi, validate_nbi, teardown_buf},
-    {"get_nbi_quiet", "nbi", "shmem_quiet right after shmem_getmem_nbi (outside: Alg. 9; inside: Alg. 8)", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
-    {"get_nbi_full", "nbi", "shmem_getmem_nbi immediately followed by shmem_quiet", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
-    {"get_nbi_overlap", "nbi", "get post + busy computation of twice the full time + quiet: time in the two calls", S | M2 | L, setup_nbi, run_nbi, validate_nbi, teardown_buf},
-    {"loop_outside", "loop", "put_nbi + quiet, one timer around the loop (Alg. 6)", S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf},
-    {"loop_inside", "loop", "put_nbi + quiet, a timer around each iteration (Alg. 7)", S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf},
-    {"loop_quiet", "loop", "the quiet of put_nbi + quiet, a timer around each quiet (Alg. 8)", S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf},
-    {"loop_subtract", "loop", "the quiet of put_nbi + quiet, loop timed outside minus the post time (Alg. 9)", S | M2, setup_nbi, run_loopvar, validate_put, teardown_buf},
+    NBI("put_nbi_post", "shmem_putmem_nbi: the post call alone (timer around it, quiet untimed)", 0),
+    NBI("put_nbi_quiet", "shmem_quiet right after shmem_putmem_nbi (outside: loop minus post, Alg. 9; inside: timer around quiet, Alg. 8)", L),
+    NBI("put_nbi_full", "shmem_putmem_nbi immediately followed by shmem_quiet", L),
+    NBI("put_nbi_overlap", "post + busy computation of twice the full time + quiet: time in the two calls (overlap = 1 - this/full)", L),
+    NBI("get_nbi_post", "shmem_getmem_nbi: the post call alone", 0),
+    NBI("get_nbi_quiet", "shmem_quiet right after shmem_getmem_nbi (outside: Alg. 9; inside: Alg. 8)", L),
+    NBI("get_nbi_full", "shmem_getmem_nbi immediately followed by shmem_quiet", L),
+    NBI("get_nbi_overlap", "get post + busy computation of twice the full time + quiet: time in the two calls", L),
+    LOOPVAR("loop_outside", "put_nbi + quiet, one timer around the loop (Alg. 6)"),
+    LOOPVAR("loop_inside", "put_nbi + quiet, a timer around each iteration (Alg. 7)"),
+    LOOPVAR("loop_quiet", "the quiet of put_nbi + quiet, a timer around each quiet (Alg. 8)"),
+    LOOPVAR("loop_subtract", "the quiet of put_nbi + quiet, loop timed outside minus the post time (Alg. 9)"),
     {"fence", "order", "shmem_putmem + shmem_fence to PE 1", S | M2 | L, setup_buf, run_fence, validate_put, teardown_buf},
     {"quiet_empty", "order", "shmem_quiet with nothing outstanding", L, setup_none, run_quiet_empty, NULL, teardown_none},
     {"wait_until", "order", "flag ping-pong: shmem_long_p, partner in shmem_long_wait_until; half the round trip", M2, setup_buf, run_wait_until, validate_flag, teardown_buf},

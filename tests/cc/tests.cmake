@@ -197,3 +197,10 @@ add_test(NAME cc_stress_2pc_np3_s1403
 set_tests_properties(cc_stress_2pc_np3_s1403 PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}"
                      TIMEOUT ${ISOCHRON_TEST_TIMEOUT} LABELS "mpi" PROCESSORS 3
                      PASS_REGULAR_EXPRESSION "seed 1403 np 3 .* kill-restart ok invariants ok 2pc ok .*: PASS")
+
+# A rejected restart candidate frees what it read (its group member lists), under valgrind (label "valgrind").
+if(ISOCHRON_VALGRIND AND NOT ISOCHRON_SANITIZE)
+  add_test(NAME cc_restart_leak COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cc/test_restart_leak.sh $<TARGET_FILE:test_ckpt>)
+  set_tests_properties(cc_restart_leak PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" TIMEOUT 180 LABELS "valgrind"
+                       PASS_REGULAR_EXPRESSION "test_restart_leak: PASS" FAIL_REGULAR_EXPRESSION "FAIL")
+endif()
