@@ -65,7 +65,7 @@ int isochron_report_bench_context(isochron_reporter_t *rep, const isochron_bench
 int isochron_report_point_labeled(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
                                   const isochron_kv_t *extra, int nextra, const char *label)
 {
-    if (r->fmt->keeps_type) return isochron_report_point_as(r, p, scheme, method, type, extra, nextra);
+    if (r->fmt->records) return isochron_report_point_as(r, p, scheme, method, type, extra, nextra);
     isochron_point_t q = *p;
     snprintf(q.op, sizeof q.op, "%s", label);
     return isochron_report_point(r, &q, scheme, method);

@@ -21,10 +21,12 @@
 #include "core/util.h"
 #include "report/format.h"
 
-int isochron_report_timer_cost(FILE *f, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,
-                               double tsc_hz)
+int isochron_report_timer_cost(isochron_reporter_t *r, const char *timer, const char *unavailable, double ns_per_call,
+                               double resolution_ns, double tsc_hz)
 {
-    if (!f || !timer) return isochron_set_error(ISOCHRON_EINVAL, "timer_cost record: no stream or timer");
+    if (!r || !timer) return isochron_set_error(ISOCHRON_EINVAL, "timer_cost record: no reporter or timer");
+    FILE *f = isochron_report_records_of(r);
+    if (!f) return ISOCHRON_OK;
     isochron_json_t j;
     isochron_json_init(&j, f);
     isochron_json_record_begin(&j, "timer_cost");
@@ -95,9 +97,11 @@ static void model_record(isochron_json_t *j, int rank, const isochron_check_rank
     isochron_json_record_end(j);
 }
 
-int isochron_report_check_head(FILE *f, const isochron_check_run_t *o)
+int isochron_report_check_head(isochron_reporter_t *r, const isochron_check_run_t *o)
 {
-    if (!f || !o || !o->sync) return isochron_set_error(ISOCHRON_EINVAL, "check records: no stream or run");
+    if (!r || !o || !o->sync) return isochron_set_error(ISOCHRON_EINVAL, "check records: no reporter or run");
+    FILE *f = isochron_report_records_of(r);
+    if (!f) return ISOCHRON_OK;
     isochron_json_t j;
     isochron_json_init(&j, f);
     isochron_json_record_begin(&j, "context");
@@ -145,10 +149,12 @@ int isochron_report_check_head(FILE *f, const isochron_check_run_t *o)
     return ISOCHRON_OK;
 }
 
-int isochron_report_check_wait(FILE *f, const isochron_check_run_t *o, int w)
+int isochron_report_check_wait(isochron_reporter_t *r, const isochron_check_run_t *o, int w)
 {
-    if (!f || !o || !o->sync || w < 0 || w >= o->nwaits)
-        return isochron_set_error(ISOCHRON_EINVAL, "check records: no stream or run, or wait %d out of range", w);
+    if (!r || !o || !o->sync || w < 0 || w >= o->nwaits)
+        return isochron_set_error(ISOCHRON_EINVAL, "check records: no reporter or run, or wait %d out of range", w);
+    FILE *f = isochron_report_records_of(r);
+    if (!f) return ISOCHRON_OK;
     int nwaits = o->nwaits;
     double mt = 0, mm = 0;
     isochron_check_bounds_t wb = isochron_check_bounds(o->acc, o->nranks, nwaits, w);
@@ -189,9 +195,11 @@ int isochron_report_check_wait(FILE *f, const isochron_check_run_t *o, int w)
     return ISOCHRON_OK;
 }
 
-int isochron_report_check_track(FILE *f, const isochron_check_run_t *o)
+int isochron_report_check_track(isochron_reporter_t *rep, const isochron_check_run_t *o)
 {
-    if (!f || !o || o->nranks < 1) return isochron_set_error(ISOCHRON_EINVAL, "check records: no stream or ranks");
+    if (!rep || !o || o->nranks < 1) return isochron_set_error(ISOCHRON_EINVAL, "check records: no reporter or ranks");
+    FILE *f = isochron_report_records_of(rep);
+    if (!f) return ISOCHRON_OK;
     const isochron_check_rank_t *r = o->ranks;
     isochron_json_t j;
     isochron_json_init(&j, f);
@@ -222,8 +230,8 @@ int isochron_report_timer_cost_line(isochron_reporter_t *r, const char *timer, c
                                     double resolution_ns, double tsc_hz)
 {
     if (!r) return isochron_set_error(ISOCHRON_EINVAL, "timer cost table: no reporter");
-    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
-    FILE *f = r->f;
+    FILE *f = isochron_report_tables_of(r);
+    if (!f) return ISOCHRON_OK;
     if (!timer) fprintf(f, "%-14s %12s %14s  %s\n", "timer", "ns/call", "resolution_ns", "note");
     else if (unavailable) fprintf(f, "%-14s %12s %14s  %s\n", timer, "-", "-", unavailable);
     else {
@@ -238,11 +246,12 @@ int isochron_report_timer_cost_line(isochron_reporter_t *r, const char *timer, c
 int isochron_report_clock_read_cost(isochron_reporter_t *r, double raw_ns, double global_ns)
 {
     if (!r) return isochron_set_error(ISOCHRON_EINVAL, "clock read cost: no reporter");
-    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
-    fprintf(r->f, "%-14s %12.1f %14s  %s\n", "raw", raw_ns, "-", "clock_gettime(CLOCK_MONOTONIC) called directly (reference)");
-    fprintf(r->f, "%-14s %12.1f %14s  %.2fx raw: mpi_wtime through a sync and a tracking layer (isochron_clock_now)\n", "global", global_ns, "-",
+    FILE *f = isochron_report_tables_of(r);
+    if (!f) return ISOCHRON_OK;
+    fprintf(f, "%-14s %12.1f %14s  %s\n", "raw", raw_ns, "-", "clock_gettime(CLOCK_MONOTONIC) called directly (reference)");
+    fprintf(f, "%-14s %12.1f %14s  %.2fx raw: mpi_wtime through a sync and a tracking layer (isochron_clock_now)\n", "global", global_ns, "-",
             global_ns / raw_ns);
-    fflush(r->f);
+    fflush(f);
     return ISOCHRON_OK;
 }
 
@@ -347,11 +356,12 @@ int isochron_report_check_table(isochron_reporter_t *r, const isochron_check_run
 {
     if (!r || !run || !run->sync || !run->ranks || !run->acc || !run->waits || run->nranks < 1 || run->nwaits < 1)
         return isochron_set_error(ISOCHRON_EINVAL, "clock check table: no reporter, run, sync report, ranks, waits or offsets");
-    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
-    table_head(r->f, run);
-    table_ranks(r->f, run);
-    table_max(r->f, run);
-    if (run->tracking) table_track(r->f, run);
-    fflush(r->f);
+    FILE *f = isochron_report_tables_of(r);
+    if (!f) return ISOCHRON_OK;
+    table_head(f, run);
+    table_ranks(f, run);
+    table_max(f, run);
+    if (run->tracking) table_track(f, run);
+    fflush(f);
     return ISOCHRON_OK;
 }

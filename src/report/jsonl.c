@@ -149,10 +149,12 @@ static void end_open(isochron_json_t *j, FILE *f, const char *count_key, int cou
     isochron_json_kbool(j, "complete", complete);
 }
 
-/* the end record of every driver (each names what it counts) */
-int isochron_report_end_record(FILE *f, const char *count_key, int count, double wall_s, int complete)
+/* the end record of every driver (each names what it counts); another format: nothing */
+int isochron_report_end_record(isochron_reporter_t *r, const char *count_key, int count, double wall_s, int complete)
 {
-    if (!f || !count_key) return isochron_set_error(ISOCHRON_EINVAL, "end record: no stream or count key");
+    if (!r || !count_key) return isochron_set_error(ISOCHRON_EINVAL, "end record: no reporter or count key");
+    FILE *f = isochron_report_records_of(r);
+    if (!f) return ISOCHRON_OK;
     isochron_json_t j;
     end_open(&j, f, count_key, count, wall_s, complete);
     isochron_json_record_end(&j);
@@ -275,4 +277,4 @@ static void track(const isochron_reporter_t *r, int refreshes, double cost_s, do
     isochron_json_record_end(&j);
 }
 
-const isochron_report_format_t isochron_report_format_jsonl = {"jsonl", 1, begin, point, end, matrix, startup, track};
+const isochron_report_format_t isochron_report_format_jsonl = {"jsonl", 1, 0, begin, point, end, matrix, startup, track};
