@@ -29,18 +29,13 @@
 static void options_members(isochron_json_t *j, const void *arg)
 {
     const isochron_barrier_run_t *r = arg;
-    isochron_json_kint(j, "calls", r->calls);
-    isochron_json_kint(j, "trials", r->trials);
-    isochron_json_kint(j, "payoff_trials", r->payoff_trials);
-    isochron_json_knumber(j, "threshold", r->threshold);
-    isochron_json_knumber(j, "spread_s", r->spread);
-    isochron_json_knumber(j, "skew_spread_s", r->skew_spread);
-    isochron_json_knumber(j, "slack_s", r->slack);
-    isochron_json_knumber(j, "late_tolerance_s", r->late_tolerance);
-    isochron_json_kstring(j, "wait", r->wait);
-    isochron_json_kint(j, "seed", r->seed);
-    isochron_json_kstring(j, "bind", r->bind);
-    isochron_json_kbool(j, "bound_by_isochron", r->bound_by_isochron);
+    isochron_report_member_t m[] = {ISOCHRON_JINT("calls", r->calls), ISOCHRON_JINT("trials", r->trials),
+                                    ISOCHRON_JINT("payoff_trials", r->payoff_trials), ISOCHRON_JNUM("threshold", r->threshold),
+                                    ISOCHRON_JNUM("spread_s", r->spread), ISOCHRON_JNUM("skew_spread_s", r->skew_spread),
+                                    ISOCHRON_JNUM("slack_s", r->slack), ISOCHRON_JNUM("late_tolerance_s", r->late_tolerance),
+                                    ISOCHRON_JSTR("wait", r->wait), ISOCHRON_JINT("seed", r->seed), ISOCHRON_JSTR("bind", r->bind),
+                                    ISOCHRON_JBOOL("bound_by_isochron", r->bound_by_isochron)};
+    isochron_report_members(j, m, ISOCHRON_NMEMBERS(m));
 }
 
 /* The context as the other drivers' context blocks (report.c; through a JSON Lines reporter only): the run's head
@@ -58,11 +53,8 @@ int isochron_report_barrier_context(isochron_reporter_t *rep, const isochron_bar
 int isochron_report_barrier_rds(isochron_reporter_t *rep, const isochron_rds_info_t *ri)
 {
     if (!rep || !ri) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no reporter or RDS constants");
-    FILE *f = isochron_report_records_of(rep);
-    if (!f) return ISOCHRON_OK;
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "rds_constants");
+    if (!isochron_report_record_open(rep, &j, "rds_constants")) return ISOCHRON_OK;
     isochron_json_knumber(&j, "b_s_s", ri->b_s);
     isochron_json_knumber(&j, "s_s", ri->s);
     isochron_json_kint(&j, "samples", ri->samples);
@@ -100,11 +92,8 @@ int isochron_report_barrier_samples(isochron_reporter_t *rep, const char *type, 
     int shift = !strcmp(type, "shift");
     if (!shift && strcmp(type, "skew"))
         return isochron_set_error(ISOCHRON_EINVAL, "barrier records: type '%.32s'; valid: skew, shift", type);
-    FILE *f = isochron_report_records_of(rep);
-    if (!f) return ISOCHRON_OK;
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, type);
+    if (!isochron_report_record_open(rep, &j, type)) return ISOCHRON_OK;
     isochron_json_kstring(&j, "barrier", sm->name);
     if (shift) isochron_json_kint(&j, "bytes", sm->bytes);
     isochron_json_kint(&j, shift ? "trials" : "calls", sm->trials);
@@ -146,21 +135,15 @@ int isochron_report_barrier_cost(isochron_reporter_t *rep, const isochron_point_
 int isochron_report_barrier_payoff(isochron_reporter_t *rep, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *r)
 {
     if (!rep || !po || !r) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no reporter, payoff or run");
-    FILE *f = isochron_report_records_of(rep);
-    if (!f) return ISOCHRON_OK;
     int ns = po->nsizes;
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "payoff");
-    isochron_json_kstring(&j, "barrier", "rds");
-    isochron_json_kint(&j, "d", po->d);
-    isochron_json_knumber(&j, "a_s_per_byte", po->a);
-    isochron_json_knumber(&j, "b_l_s", po->b_l);
-    isochron_json_knumber(&j, "b_s_s", po->b_s);
-    isochron_json_knumber(&j, "model_min_bytes", po->model_min_bytes);
-    isochron_json_knumber(&j, "measured_min_bytes", po->measured_min_bytes);
-    isochron_json_knumber(&j, "spread_s", r->spread);
-    isochron_json_kint(&j, "trials", po->trials);
+    if (!isochron_report_record_open(rep, &j, "payoff")) return ISOCHRON_OK;
+    isochron_report_member_t m[] = {ISOCHRON_JSTR("barrier", "rds"), ISOCHRON_JINT("d", po->d), ISOCHRON_JNUM("a_s_per_byte", po->a),
+                                    ISOCHRON_JNUM("b_l_s", po->b_l), ISOCHRON_JNUM("b_s_s", po->b_s),
+                                    ISOCHRON_JNUM("model_min_bytes", po->model_min_bytes),
+                                    ISOCHRON_JNUM("measured_min_bytes", po->measured_min_bytes), ISOCHRON_JNUM("spread_s", r->spread),
+                                    ISOCHRON_JINT("trials", po->trials)};
+    isochron_report_members(&j, m, ISOCHRON_NMEMBERS(m));
     isochron_json_key(&j, "sizes");
     isochron_json_array_begin(&j);
     for (int s = 0; s < ns; s++) isochron_json_int(&j, (long long)po->sizes[s]);

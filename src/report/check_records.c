@@ -19,17 +19,15 @@
 #include "isochron.h"
 #include "isochron/report.h"
 #include "core/util.h"
+#include "report/context.h"
 #include "report/format.h"
 
 int isochron_report_timer_cost(isochron_reporter_t *r, const char *timer, const char *unavailable, double ns_per_call,
                                double resolution_ns, double tsc_hz)
 {
     if (!r || !timer) return isochron_set_error(ISOCHRON_EINVAL, "timer_cost record: no reporter or timer");
-    FILE *f = isochron_report_records_of(r);
-    if (!f) return ISOCHRON_OK;
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "timer_cost");
+    if (!isochron_report_record_open(r, &j, "timer_cost")) return ISOCHRON_OK;
     isochron_json_kstring(&j, "timer", timer);
     isochron_json_kbool(&j, "available", unavailable == NULL);
     if (unavailable) isochron_json_kstring(&j, "reason", unavailable);
@@ -100,11 +98,8 @@ static void model_record(isochron_json_t *j, int rank, const isochron_check_rank
 int isochron_report_check_head(isochron_reporter_t *r, const isochron_check_run_t *o)
 {
     if (!r || !o || !o->sync) return isochron_set_error(ISOCHRON_EINVAL, "check records: no reporter or run");
-    FILE *f = isochron_report_records_of(r);
-    if (!f) return ISOCHRON_OK;
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "context");
+    if (!isochron_report_record_open(r, &j, "context")) return ISOCHRON_OK;
     isochron_json_kstring(&j, "tool", o->tool);
     isochron_json_members(&j, o->run_json);
     isochron_json_kstring(&j, "timer", o->timer);
@@ -138,11 +133,7 @@ int isochron_report_check_head(isochron_reporter_t *r, const isochron_check_run_
     isochron_json_kint(&j, "check_pingpongs", o->check_pingpongs);
     isochron_json_record_end(&j);
     isochron_json_record_begin(&j, "sync");
-    isochron_json_kstring(&j, "sync_spec", o->sync_spec);
-    isochron_json_knumber(&j, "duration_s", o->sync->duration);
-    isochron_json_kint(&j, "rounds", o->sync->rounds);
-    isochron_json_knumber(&j, "pair_budget_s", o->sync->pair_budget);
-    isochron_json_kint(&j, "cut_pairs", o->sync->cut_pairs);
+    isochron_report_sync_members(&j, "sync_spec", o->sync_spec, o->sync);
     isochron_json_kbool(&j, "tracking", o->tracking);
     isochron_json_record_end(&j);
     for (int i = 0; i < o->nranks; i++) model_record(&j, i, &o->ranks[i]);
@@ -198,12 +189,9 @@ int isochron_report_check_wait(isochron_reporter_t *r, const isochron_check_run_
 int isochron_report_check_track(isochron_reporter_t *rep, const isochron_check_run_t *o)
 {
     if (!rep || !o || o->nranks < 1) return isochron_set_error(ISOCHRON_EINVAL, "check records: no reporter or ranks");
-    FILE *f = isochron_report_records_of(rep);
-    if (!f) return ISOCHRON_OK;
     const isochron_check_rank_t *r = o->ranks;
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "track");
+    if (!isochron_report_record_open(rep, &j, "track")) return ISOCHRON_OK;
     isochron_json_kint(&j, "refreshes", (int)r[0].trk_refreshes);
     isochron_json_knumber(&j, "cost_s", r[0].trk_cost);
     isochron_json_key(&j, "per_rank");

@@ -43,6 +43,9 @@ extern const isochron_report_format_t isochron_report_format_csv;   /* csv.c */
 /* The stream of \p r when its format writes typed records (JSON Lines), else NULL: the writers of the check's
  * and barrier's records write nothing through another format. */
 static inline FILE *isochron_report_records_of(const isochron_reporter_t *r) { return r && r->fmt->records ? r->f : NULL; }
+/* Through a reporter whose format writes typed records: \p j on its stream, the record \p type opened
+ * (isochron_json_record_begin), 1; else 0, nothing written (jsonl.c). */
+int isochron_report_record_open(const isochron_reporter_t *r, isochron_json_t *j, const char *type);
 /* The stream of \p r when its format writes the tables for a reader, else NULL. */
 static inline FILE *isochron_report_tables_of(const isochron_reporter_t *r) { return r && r->fmt->tables ? r->f : NULL; }
 
