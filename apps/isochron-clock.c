@@ -6,9 +6,10 @@
  * both by ping-pong (Alg. 6) and against the truth (host-wide
  * CLOCK_MONOTONIC, exact with skew injection). Output: a table on stdout
  * and/or JSON Lines. Also lists the registries and measures timer costs.
- * Thin by design: parsing and the timer-cost lines here, everything else in
- * libisochron (the check's JSON Lines records and its table:
- * src/report/check_records.c).
+ * Thin by design: it parses, measures the timers, gathers every rank's model
+ * and hands each result to its reporters (one per output, the format chosen
+ * when each is made), which write the records or the table
+ * (src/report/check_records.c); everything else is in libisochron.
  */
 #include <math.h>
 #include <time.h>
