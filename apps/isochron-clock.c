@@ -135,13 +135,13 @@ typedef struct {
 static int open_outputs(const char *fmt, const char *jsonl, outputs_t *o)
 {
     int code = 0, dash = jsonl && !strcmp(jsonl, "-"), json = !strcmp(fmt, "jsonl");
-    if (jsonl && !dash) code = app_open_output("isochron-clock", "--jsonl", jsonl, &o->jsf);
+    if (jsonl && !dash && (code = app_open_output("isochron-clock", "--jsonl", jsonl, &o->jsf))) return code;
     o->table = !strcmp(fmt, "table");
     o->jstream = o->jsf ? o->jsf : (json || dash) ? stdout : NULL;
-    if (!code && strcmp(fmt, "none") && isochron_reporter_create(fmt, stdout, &o->reps[0])) code = 2;
-    if (!code && (o->jsf || (dash && !json)) && isochron_reporter_create("jsonl", o->jsf ? o->jsf : stdout, &o->reps[1])) code = 2;
-    if (code == 2) fprintf(stderr, "isochron-clock: --format %s: %s\n", fmt, isochron_last_error());
-    return code;
+    if ((strcmp(fmt, "none") && isochron_reporter_create(fmt, stdout, &o->reps[0]))
+        || ((o->jsf || (dash && !json)) && isochron_reporter_create("jsonl", o->jsf ? o->jsf : stdout, &o->reps[1])))
+        return fail(0, "--format");
+    return 0;
 }
 
 /* --timer-cost: every timer's cost and resolution through each reporter, then (table) what a global timestamp costs */
