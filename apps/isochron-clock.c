@@ -6,9 +6,10 @@
  * both by ping-pong (Alg. 6) and against the truth (host-wide
  * CLOCK_MONOTONIC, exact with skew injection). Output: a table on stdout
  * and/or JSON Lines. Also lists the registries and measures timer costs.
- * Thin by design: parsing and the timer-cost lines here, everything else in
- * libisochron (the check's JSON Lines records and its table:
- * src/report/check_records.c).
+ * Thin by design: it parses, measures the timers, gathers every rank's model
+ * and hands each result to its reporters (one per output, the format chosen
+ * when each is made), which write the records or the table
+ * (src/report/check_records.c); everything else is in libisochron.
  */
 #include <math.h>
 #include <time.h>
@@ -100,35 +101,105 @@ static void timer_cost_global(isochron_reporter_t *tab)
     isochron_timer_destroy(t);
 }
 
-static void timer_cost(isochron_reporter_t *tab, FILE *js)
+/* ns per call and resolution of timer t: min over 5 runs of 1e6 calls, and the smallest step seen */
+static void timer_measure(isochron_timer_t *t, double *ns, double *res_ns)
 {
-    if (tab) isochron_report_timer_cost_line(tab, NULL, NULL, NAN, NAN, NAN);
+    enum { N = 1000000 };
+    double best = INFINITY, res = INFINITY;
+    for (int rep = 0; rep < 5; rep++) {
+        double a = isochron_truth_now(), prev = isochron_timer_now(t), sink = 0;
+        for (int k = 0; k < N; k++) {
+            double v = isochron_timer_now(t);
+            if (v > prev && v - prev < res) res = v - prev;
+            prev = v;
+            sink += v;
+        }
+        double c = (isochron_truth_now() - a) / N;
+        if (c < best) best = c;
+        if (sink == 42) fputs("", stderr);
+    }
+    *ns = best * 1e9;
+    *res_ns = res * 1e9;
+}
+
+/* The outputs of rank 0, each a reporter whose format was chosen when it was made: [0] stdout as --format says
+ * (NULL: none), [1] --jsonl's JSON Lines (a file, or stdout when '-' and stdout is not JSON Lines already).
+ * Every writer is called on both: each writes what its format shows (the table, or the records). */
+typedef struct {
+    isochron_reporter_t *reps[2];
+    int table;     /* --format table */
+    FILE *jsf;     /* the --jsonl file opened here */
+    FILE *jstream; /* the JSON Lines an interrupted run ends with a record: the file, else stdout's */
+} outputs_t;
+
+static int open_outputs(const char *fmt, const char *jsonl, outputs_t *o)
+{
+    int code = 0, dash = jsonl && !strcmp(jsonl, "-"), json = !strcmp(fmt, "jsonl");
+    if (jsonl && !dash && (code = app_open_output("isochron-clock", "--jsonl", jsonl, &o->jsf))) return code;
+    o->table = !strcmp(fmt, "table");
+    o->jstream = o->jsf ? o->jsf : (json || dash) ? stdout : NULL;
+    if ((strcmp(fmt, "none") && isochron_reporter_create(fmt, stdout, &o->reps[0]))
+        || ((o->jsf || (dash && !json)) && isochron_reporter_create("jsonl", o->jsf ? o->jsf : stdout, &o->reps[1])))
+        return fail(0, "--format");
+    return 0;
+}
+
+/* --timer-cost: every timer's cost and resolution through each reporter, then (table) what a global timestamp costs */
+static void timer_cost(const outputs_t *o)
+{
+    for (int r = 0; r < 2; r++) if (o->reps[r]) isochron_report_timer_cost_line(o->reps[r], NULL, NULL, NAN, NAN, NAN);
     for (int i = 0; i < isochron_timer_count(); i++) {
         const isochron_timer_info_t *info = isochron_timer_info(i);
         isochron_timer_t *t;
-        if (isochron_timer_create(info->name, &t)) {
-            if (tab) isochron_report_timer_cost_line(tab, info->name, isochron_last_error(), NAN, NAN, NAN);
-            if (js) isochron_report_timer_cost(js, info->name, isochron_last_error(), NAN, NAN, NAN);
-            continue;
+        double ns = NAN, res = NAN, hz = NAN;
+        const char *why = isochron_timer_create(info->name, &t) ? isochron_last_error() : NULL;
+        if (!why) { timer_measure(t, &ns, &res); hz = isochron_timer_tsc_hz(t); isochron_timer_destroy(t); }
+        for (int r = 0; r < 2; r++) {
+            if (!o->reps[r]) continue;
+            isochron_report_timer_cost_line(o->reps[r], info->name, why, ns, res, hz);
+            isochron_report_timer_cost(o->reps[r], info->name, why, ns, res, hz);
         }
-        enum { N = 1000000 };
-        double best = INFINITY, res = INFINITY;
-        for (int rep = 0; rep < 5; rep++) { /* min of 5 runs of N calls */
-            double a = isochron_truth_now(), prev = isochron_timer_now(t), sink = 0;
-            for (int k = 0; k < N; k++) {
-                double v = isochron_timer_now(t);
-                if (v > prev && v - prev < res) res = v - prev;
-                prev = v;
-                sink += v;
-            }
-            double c = (isochron_truth_now() - a) / N;
-            if (c < best) best = c;
-            if (sink == 42) fputs("", stderr);
-        }
-        if (tab) isochron_report_timer_cost_line(tab, info->name, NULL, best * 1e9, res * 1e9, isochron_timer_tsc_hz(t));
-        if (js) isochron_report_timer_cost(js, info->name, NULL, best * 1e9, res * 1e9, isochron_timer_tsc_hz(t));
-        isochron_timer_destroy(t);
     }
+    if (o->table) timer_cost_global(o->reps[0]);
+}
+
+/* The check's options, all parsed before anything touches the machine */
+typedef struct {
+    isochron_sync_spec_t spec;
+    isochron_skew_spec_t skew;
+    double waits[32], watchdog;
+    int nwaits, track;
+    long cpp;
+} check_opts_t;
+
+static int parse_check(const char **v, int rank, check_opts_t *c)
+{
+    int code;
+    c->nwaits = 0, c->cpp = 100, c->track = 1, c->watchdog = -1;
+    if ((code = app_parse_track("isochron-clock", v[O_TRACK], rank, &c->track))) return code;
+    if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : c->track ? APP_SYNC_TRACKED : APP_SYNC_UNTRACKED, &c->spec)) return fail(rank, "--sync");
+    if ((code = app_parse_node_size("isochron-clock", v[O_NODESZ], rank, &c->spec.node_size))) return code;
+    if ((code = app_parse_sync_limit("isochron-clock", v[O_SYNCLIM], rank))) return code;
+    if (isochron_skew_spec_parse(app_value(opts, v, O_SKEW), &c->skew)) return fail(rank, "--skew");
+    if (app_parse_list(app_value(opts, v, O_WAIT), c->waits, 32, &c->nwaits)) {
+        if (rank == 0) fprintf(stderr, "isochron-clock: --wait '%s': expected up to 32 comma-separated times, e.g. 0,1,10\n", v[O_WAIT]);
+        return 2;
+    }
+    for (int i = 0; i < c->nwaits; i++)
+        if (c->waits[i] < 0 || c->waits[i] > 3600 || (i && c->waits[i] < c->waits[i - 1])) {
+            if (rank == 0) fprintf(stderr, "isochron-clock: --wait: times must be ascending and within [0, 3600] s (got %g)\n", c->waits[i]);
+            return 2;
+        }
+    if (v[O_CPP] && (isochron_parse_long(v[O_CPP], &c->cpp) || c->cpp < 1 || c->cpp > 100000)) {
+        if (rank == 0) fprintf(stderr, "isochron-clock: --check-pingpongs '%s': expected an integer in [1, 100000]\n", v[O_CPP]);
+        return 2;
+    }
+    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &c->watchdog) || c->watchdog < 0 || c->watchdog > 86400)) {
+        if (rank == 0) fprintf(stderr, "isochron-clock: --watchdog '%s': expected seconds in [0, 86400] (0: off)\n", v[O_WATCHDOG]);
+        return 2;
+    }
+    app_sync_watchdog(c->watchdog);
+    return 0;
 }
 
 /* What rank 0 writes during the check (isochron_check_each_fn): the run's
@@ -137,7 +208,7 @@ static void timer_cost(isochron_reporter_t *tab, FILE *js)
  * an interrupted check keeps every wait it finished. The records are the
  * report module's (isochron_report_check_*); this driver only gathers. */
 typedef struct {
-    FILE *sinks[2];
+    const outputs_t *out;
     isochron_check_run_t run;
     const int *has_truth;
     double t0;
@@ -152,21 +223,119 @@ static void write_wait(int w, void *arg)
 #else
     o->run.truth = *o->has_truth ? "kernel_clock_monotonic" : NULL;
 #endif
-    for (int s = 0; s < 2; s++) {
-        if (!o->sinks[s]) continue;
-        if (w < 0) isochron_report_check_head(o->sinks[s], &o->run);
-        else isochron_report_check_wait(o->sinks[s], &o->run, w);
+    for (int r = 0; r < 2; r++) {
+        if (!o->out->reps[r]) continue;
+        if (w < 0) isochron_report_check_head(o->out->reps[r], &o->run);
+        else isochron_report_check_wait(o->out->reps[r], &o->run, w);
     }
-    if (w < 0) { o->head = 1; app_interrupt_install(o->sinks[1] ? o->sinks[1] : o->sinks[0], 0, "checks"); }
+    if (w < 0) { o->head = 1; app_interrupt_install(o->out->jstream, 0, "checks"); }
     else app_interrupt_count(o->written = w + 1);
 }
 
-/* the last record: how many waits were checked, and whether all were */
-static void write_end(out_t *o, int complete)
+/* after the check (complete or not): the track record when tracked, the last record (how many waits were checked,
+ * and whether all were), then the table */
+static int write_end(out_t *o, int complete)
 {
-    for (int s = 0; s < 2 && o->head; s++) {
-        if (o->sinks[s])
-            isochron_report_end_record(o->sinks[s], "checks", o->written, isochron_truth_now() - o->t0, complete);
+    int code = 0;
+    for (int r = 0; r < 2 && o->head; r++) {
+        isochron_reporter_t *rep = o->out->reps[r];
+        if (!rep) continue;
+        if (complete && o->run.tracking) isochron_report_check_track(rep, &o->run);
+        isochron_report_end_record(rep, "checks", o->written, isochron_truth_now() - o->t0, complete);
+    }
+    for (int r = 0; r < 2 && complete; r++) /* from the run the records state */
+        if (o->out->reps[r] && isochron_report_check_table(o->out->reps[r], &o->run)) code = fail(0, "clock check table");
+    return code;
+}
+
+/* The clocks synchronized by c's spec (and tracked with --track on); 0, or 2 after the reason on rank 0 */
+typedef struct {
+    isochron_timer_t *timer;
+    isochron_skew_t my_skew;
+    isochron_clock_t *base, *global;
+    isochron_track_t *trk;
+    isochron_sync_report_t rep;
+    char spec_text[1024];
+} clocks_t;
+
+static void clocks_free(clocks_t *k)
+{
+    isochron_track_destroy(k->trk);
+    isochron_clock_destroy(k->global);
+    isochron_clock_destroy(k->base);
+    isochron_timer_destroy(k->timer);
+}
+
+static int clocks_sync(const char **v, int rank, check_opts_t *c, clocks_t *k)
+{
+    int code;
+    if ((code = app_make_timer("isochron-clock", app_value(opts, v, O_TIMER), &c->skew, MPI_COMM_WORLD, &k->timer, &k->my_skew))) return code;
+    isochron_clock_create(k->timer, &k->base);
+    isochron_sync_spec_format(&c->spec, k->spec_text, sizeof k->spec_text);
+    if ((code = app_sync_guard("isochron-clock", &c->spec, k->spec_text, sizeof k->spec_text, v[O_SYNC] == NULL, MPI_COMM_WORLD, NULL,
+                               v[O_QUIET] != NULL)))
+        return code;
+    int rc = isochron_sync_run(&c->spec, MPI_COMM_WORLD, k->base, &k->global, &k->rep);
+    app_watchdog_disarm();
+    if (rc) return fail(rank, "synchronization failed");
+    app_sync_done("isochron-clock", &k->rep, rank);
+    isochron_track_opts_t to;
+    isochron_track_opts_default(&to);
+    to.follow = k->rep.follows; /* ranks that copied a model by prop copy its correction too */
+    if (c->track && isochron_track_create(MPI_COMM_WORLD, k->global, &to, &k->trk)) return fail(rank, "clock tracking failed");
+    if (rank == 0 && !v[O_QUIET] && c->waits[c->nwaits - 1] > 2)
+        fprintf(stderr, "isochron-clock: synced in %.3f s; checking accuracy at +%s s (takes %.0f s)%s ...\n", k->rep.duration,
+                app_value(opts, v, O_WAIT), c->waits[c->nwaits - 1],
+                k->trk ? ", tracking the clock in between as the engine does between points" : ", clock not tracked");
+    return 0;
+}
+
+/* The check after the sync: every rank's model gathered (again after the check, with its tracking filter), the
+ * offsets at each wait, written by rank 0 as they come; 0, or 2 after the reason on rank 0 */
+static int check(int argc, char **argv, const char **v, int rank, int size, const check_opts_t *c, clocks_t *k, const outputs_t *outs,
+                 double wall0)
+{
+    int nw = c->nwaits, has_truth = 0, code = 0;
+    isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * (size_t)nw, sizeof *acc) : NULL;
+    isochron_track_info_t ti;
+    memset(&ti, 0, sizeof ti);
+    isochron_check_rank_t me = isochron_check_rank_make(&k->rep, &k->my_skew, &ti, isochron_truth_timens_offset());
+    isochron_check_rank_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
+    MPI_Gather(&me, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, recs, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
+    out_t o = {outs,
+               {"isochron-clock", ctxbuf, isochron_timer_base_name(k->timer), k->spec_text, &k->rep, c->spec.node_size, NULL,
+                isochron_skew_spec_active(&c->skew) ? v[O_SKEW] : NULL, c->cpp, k->trk != NULL, size, recs, nw, c->waits, acc},
+               &has_truth, wall0, 0, 0};
+    /* SIGINT/SIGTERM during the check: rank 0 appends an end record after the waits already written
+     * (it installs the file in write_wait once the context is written) */
+    app_interrupt_install(NULL, rank, "checks");
+    app_watchdog_arm("isochron-clock", c->watchdog >= 0 ? c->watchdog : 1.5 * c->waits[nw - 1] + 60 + 1e-3 * (double)c->cpp * nw * (size - 1),
+                     rank, "the accuracy check", v[O_JSONL]);
+    int rc = isochron_sync_check_each(MPI_COMM_WORLD, k->global, k->trk, NULL, c->waits, nw, (int)c->cpp, acc, &has_truth, write_wait, &o);
+    app_watchdog_disarm();
+    if (rc) code = fail(rank, "accuracy check failed");
+    else {
+        if (k->trk) isochron_track_info(k->trk, &ti);
+        me = isochron_check_rank_make(&k->rep, &k->my_skew, &ti, isochron_truth_timens_offset());
+        MPI_Gather(&me, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, recs, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    }
+    if (rank == 0 && write_end(&o, !rc)) code = 2;
+    free(recs);
+    free(ctxbuf);
+    free(acc);
+    return code;
+}
+
+/* --list-timers, else --list-sync, else --list-estimators */
+static void list_registries(const char **v)
+{
+    if (v[O_LT])
+        for (int i = 0; i < isochron_timer_count(); i++) printf("%-14s %s\n", isochron_timer_info(i)->name, isochron_timer_info(i)->description);
+    else if (v[O_LS]) list_sync();
+    else for (int i = 0; i < isochron_estimator_count(); i++) {
+        const isochron_estimator_t *e = isochron_estimator_get(i);
+        printf("%-9s %s (also: %s)\n", e->name, e->description, e->aliases);
     }
 }
 
@@ -178,148 +347,36 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *v[NOPT];
-    isochron_reporter_t *tab = NULL; /* the tables on stdout (rank 0, --format table): the report module's */
+    outputs_t out = {{NULL, NULL}, 0, NULL, NULL}; /* rank 0's */
     static const char about[] = "Synchronizes the clocks of all ranks with --sync, then checks the result: every rank's\n"
                                 "model and fit, and its offset to rank 0 at each --wait time, measured by ping-pong\n"
                                 "(paper 000, Alg. 6) and, when all ranks share a host, against CLOCK_MONOTONIC (truth).\n";
     if ((code = app_preamble("isochron-clock", argc, argv, opts, NOPT, v, rank, about)) != 0) { code = code == 1 ? 0 : code; goto done; }
-    if (v[O_LT]) {
-        if (rank == 0) for (int i = 0; i < isochron_timer_count(); i++) printf("%-14s %s\n", isochron_timer_info(i)->name, isochron_timer_info(i)->description);
-        goto done;
-    }
-    if (v[O_LS]) { if (rank == 0) list_sync(); goto done; }
-    if (v[O_LE]) {
-        if (rank == 0) for (int i = 0; i < isochron_estimator_count(); i++) {
-            const isochron_estimator_t *e = isochron_estimator_get(i);
-            printf("%-9s %s (also: %s)\n", e->name, e->description, e->aliases);
-        }
+    if (v[O_LT] || v[O_LS] || v[O_LE]) {
+        if (rank == 0) list_registries(v);
         goto done;
     }
     const char *fmt = app_value(opts, v, O_FORMAT);
     if (isochron_report_format_check(fmt, ISOCHRON_FORMAT_TABLE | ISOCHRON_FORMAT_JSONL | ISOCHRON_FORMAT_NONE)) {
         if (rank == 0) fprintf(stderr, "isochron-clock: %s\n", isochron_last_error());
-        code = 2; goto done;
-    }
-    FILE *js = rank == 0 && !strcmp(fmt, "jsonl") ? stdout : NULL, *jsf = NULL;
-    if (v[O_JSONL] && rank == 0) {
-        if (!strcmp(v[O_JSONL], "-")) js = stdout;
-        else code = app_open_output("isochron-clock", "--jsonl", v[O_JSONL], &jsf);
-    }
-    if (!code && rank == 0 && !strcmp(fmt, "table") && isochron_reporter_create("table", stdout, &tab)) code = fail(rank, "--format table");
+        code = 2;
+    } else if (rank == 0) code = open_outputs(fmt, v[O_JSONL], &out);
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (code) goto done;
-    FILE *out2 = jsf; /* second JSON sink besides stdout */
+    if (code) goto close;
     if (v[O_COST]) {
-        if (rank == 0) { timer_cost(tab, js ? js : out2); if (js && out2) timer_cost(NULL, out2); timer_cost_global(tab); }
+        if (rank == 0) timer_cost(&out);
         goto close;
     }
-
-    /* parse everything before touching the machine */
-    isochron_sync_spec_t spec;
-    isochron_skew_spec_t skew;
-    double waits[32];
-    int nwaits = 0;
-    long cpp = 100;
-    int track = 1;
-    if ((code = app_parse_track("isochron-clock", v[O_TRACK], rank, &track))) goto close;
-    if (isochron_sync_spec_parse(v[O_SYNC] ? v[O_SYNC] : track ? APP_SYNC_TRACKED : APP_SYNC_UNTRACKED, &spec)) { code = fail(rank, "--sync"); goto close; }
-    if ((code = app_parse_node_size("isochron-clock", v[O_NODESZ], rank, &spec.node_size))) goto close;
-    if ((code = app_parse_sync_limit("isochron-clock", v[O_SYNCLIM], rank))) goto close;
-    if (isochron_skew_spec_parse(app_value(opts, v, O_SKEW), &skew)) { code = fail(rank, "--skew"); goto close; }
-    if (app_parse_list(app_value(opts, v, O_WAIT), waits, 32, &nwaits)) {
-        if (rank == 0) fprintf(stderr, "isochron-clock: --wait '%s': expected up to 32 comma-separated times, e.g. 0,1,10\n", v[O_WAIT]);
-        code = 2; goto close;
-    }
-    for (int i = 0; i < nwaits; i++)
-        if (waits[i] < 0 || waits[i] > 3600 || (i && waits[i] < waits[i - 1])) {
-            if (rank == 0) fprintf(stderr, "isochron-clock: --wait: times must be ascending and within [0, 3600] s (got %g)\n", waits[i]);
-            code = 2; goto close;
-        }
-    if (v[O_CPP] && (isochron_parse_long(v[O_CPP], &cpp) || cpp < 1 || cpp > 100000)) {
-        if (rank == 0) fprintf(stderr, "isochron-clock: --check-pingpongs '%s': expected an integer in [1, 100000]\n", v[O_CPP]);
-        code = 2; goto close;
-    }
-    double watchdog = -1;
-    if (v[O_WATCHDOG] && (isochron_parse_duration(v[O_WATCHDOG], &watchdog) || watchdog < 0 || watchdog > 86400)) {
-        if (rank == 0) fprintf(stderr, "isochron-clock: --watchdog '%s': expected seconds in [0, 86400] (0: off)\n", v[O_WATCHDOG]);
-        code = 2; goto close;
-    }
-    app_sync_watchdog(watchdog);
-    isochron_timer_t *timer = NULL;
-    isochron_skew_t my_skew;
-    if ((code = app_make_timer("isochron-clock", app_value(opts, v, O_TIMER), &skew, MPI_COMM_WORLD, &timer, &my_skew))) goto close;
-    int rc;
-    isochron_clock_t *base, *global = NULL;
-    isochron_clock_create(timer, &base);
-    char spec_text[1024];
-    isochron_sync_spec_format(&spec, spec_text, sizeof spec_text);
-
-    int quiet = v[O_QUIET] != NULL;
-    isochron_sync_report_t rep;
-    if ((code = app_sync_guard("isochron-clock", &spec, spec_text, sizeof spec_text, v[O_SYNC] == NULL, MPI_COMM_WORLD, NULL, quiet))) { isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
-    rc = isochron_sync_run(&spec, MPI_COMM_WORLD, base, &global, &rep);
-    app_watchdog_disarm();
-    if (!rc) app_sync_done("isochron-clock", &rep, rank);
-    if (rc) { code = fail(rank, "synchronization failed"); isochron_clock_destroy(base); isochron_timer_destroy(timer); goto close; }
-    isochron_track_t *trk = NULL;
-    isochron_track_opts_t to;
-    isochron_track_opts_default(&to);
-    to.follow = rep.follows; /* ranks that copied a model by prop copy its correction too */
-    if (track && isochron_track_create(MPI_COMM_WORLD, global, &to, &trk)) {
-        code = fail(rank, "clock tracking failed");
-        isochron_clock_destroy(global); isochron_clock_destroy(base); isochron_timer_destroy(timer);
-        goto close;
-    }
-    if (rank == 0 && !quiet && waits[nwaits - 1] > 2)
-        fprintf(stderr, "isochron-clock: synced in %.3f s; checking accuracy at +%s s (takes %.0f s)%s ...\n", rep.duration, app_value(opts, v, O_WAIT),
-                waits[nwaits - 1], trk ? ", tracking the clock in between as the engine does between points" : ", clock not tracked");
-    isochron_accuracy_t *acc = rank == 0 ? calloc((size_t)size * (size_t)nwaits, sizeof *acc) : NULL;
-    int has_truth = 0;
-    /* gather per-rank models now, so each wait's records can be written as soon as it is measured */
-    isochron_track_info_t ti;
-    memset(&ti, 0, sizeof ti);
-    isochron_check_rank_t me = isochron_check_rank_make(&rep, &my_skew, &ti, isochron_truth_timens_offset());
-    isochron_check_rank_t *recs = rank == 0 ? calloc((size_t)size, sizeof *recs) : NULL;
-    MPI_Gather(&me, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, recs, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    char *ctxbuf = app_context_json(MPI_COMM_WORLD, argc, argv); /* collective */
-    out_t o = {{js, out2 == js ? NULL : out2},
-               {"isochron-clock", ctxbuf, isochron_timer_base_name(timer), spec_text, &rep, spec.node_size, NULL,
-                isochron_skew_spec_active(&skew) ? v[O_SKEW] : NULL, cpp, trk != NULL, size, recs, nwaits, waits, acc},
-               &has_truth, wall0, 0, 0};
-    /* SIGINT/SIGTERM during the check: rank 0 appends an end record after the waits already written
-     * (it installs the file in write_wait once the context is written) */
-    app_interrupt_install(NULL, rank, "checks");
-    app_watchdog_arm("isochron-clock", watchdog >= 0 ? watchdog : 1.5 * waits[nwaits - 1] + 60 + 1e-3 * (double)cpp * nwaits * (size - 1), rank,
-                     "the accuracy check", v[O_JSONL]);
-    rc = isochron_sync_check_each(MPI_COMM_WORLD, global, trk, NULL, waits, nwaits, (int)cpp, acc, &has_truth, write_wait, &o);
-    app_watchdog_disarm();
-    if (rc) {
-        code = fail(rank, "accuracy check failed");
-        if (rank == 0) write_end(&o, 0);
-        free(recs);
-        free(ctxbuf);
-        goto free_all;
-    }
-    if (trk) isochron_track_info(trk, &ti);
-    me = isochron_check_rank_make(&rep, &my_skew, &ti, isochron_truth_timens_offset());
-    MPI_Gather(&me, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, recs, ISOCHRON_CHECK_RANK_NDOUBLES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    for (int s = 0; s < 2 && rank == 0 && trk; s++)
-        if (o.sinks[s]) isochron_report_check_track(o.sinks[s], &o.run);
-    if (rank == 0) write_end(&o, 1);
-
-    if (tab && isochron_report_check_table(tab, &o.run)) code = fail(rank, "clock check table"); /* from the run the records state */
-    free(recs);
-    free(ctxbuf);
-free_all:
-    free(acc);
-    isochron_track_destroy(trk);
-    isochron_clock_destroy(global);
-    isochron_clock_destroy(base);
-    isochron_timer_destroy(timer);
+    check_opts_t c;
+    clocks_t k;
+    memset(&k, 0, sizeof k);
+    if (!(code = parse_check(v, rank, &c)) && !(code = clocks_sync(v, rank, &c, &k)))
+        code = check(argc, argv, v, rank, size, &c, &k, &out, wall0);
+    clocks_free(&k);
 close:
-    if (jsf && app_close_output("isochron-clock", "--jsonl", v[O_JSONL], jsf) && !code) code = 1; /* rank 0 only has it */
+    if (out.jsf && app_close_output("isochron-clock", "--jsonl", v[O_JSONL], out.jsf) && !code) code = 1; /* rank 0 only has it */
 done:
-    isochron_reporter_destroy(tab);
+    for (int r = 0; r < 2; r++) isochron_reporter_destroy(out.reps[r]);
     MPI_Finalize();
     return code;
 }

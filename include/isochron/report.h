@@ -86,13 +86,16 @@ void isochron_reporter_destroy(isochron_reporter_t *r);
 /* ------------------------------------------------------------------------ */
 /* The records of the clock check and the barrier experiments (written by     */
 /* isochron-clock and isochron-barrier; src/report/check_records.c and        */
-/* barrier_records.c). Each writes JSON Lines records to \p f through the     */
-/* JSON writer below, flushed; the caller gathers the data and keeps its      */
-/* table. NULL \p f or run: ISOCHRON_EINVAL, nothing written.                 */
+/* barrier_records.c). Like every writer they take a reporter, whose format   */
+/* was chosen when it was made: through a JSON Lines reporter each writes its */
+/* records (the JSON writer below, flushed); through a table or CSV reporter  */
+/* it writes nothing (the tables are the *_table writers). So a driver calls  */
+/* each writer on each of its reporters. NULL reporter or run:                */
+/* ISOCHRON_EINVAL, nothing written.                                          */
 
 /** \brief The closing record of a run: {"type":"end", \p count_key: \p count, "wall_s", "complete"}
  *  (count_key: "points", "checks", "steps": what the run counts). */
-int isochron_report_end_record(FILE *f, const char *count_key, int count, double wall_s, int complete);
+int isochron_report_end_record(isochron_reporter_t *r, const char *count_key, int count, double wall_s, int complete);
 
 /** \brief The end record of a run cut by signal \p signame ("SIGINT", "SIGTERM") into \p buf (NUL-terminated,
  *  newline included): {"type":"end", count_key: count, "wall_s": S.mmm, "complete":false, "interrupted": signame}.
@@ -103,7 +106,7 @@ size_t isochron_report_end_interrupted(char *buf, size_t len, const char *count_
 
 /** \brief A "timer_cost" record: the per-call cost and resolution of \p timer, or, when \p unavailable
  *  is not NULL, that the timer is not available and why. */
-int isochron_report_timer_cost(FILE *f, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,
+int isochron_report_timer_cost(isochron_reporter_t *r, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,
                                double tsc_hz);
 /** \brief The same as a line of a table through reporter \p r (isochron-clock --timer-cost; another format: nothing):
  *  with \p timer NULL the column heads, else the timer, its cost and resolution (ns), or "-" and why it is
@@ -162,11 +165,11 @@ typedef struct {
 isochron_check_bounds_t isochron_check_bounds(const isochron_accuracy_t *acc, int nranks, int nwaits, int w);
 
 /** \brief Before the first wait: the "context", "sync" and one "model" record per rank. */
-int isochron_report_check_head(FILE *f, const isochron_check_run_t *run);
+int isochron_report_check_head(isochron_reporter_t *r, const isochron_check_run_t *run);
 /** \brief Wait \p w measured: one "accuracy" record per rank and the wait's "summary". */
-int isochron_report_check_wait(FILE *f, const isochron_check_run_t *run, int w);
+int isochron_report_check_wait(isochron_reporter_t *r, const isochron_check_run_t *run, int w);
 /** \brief After the check, when tracked: the "track" record (refreshes, cost, every rank's filter). */
-int isochron_report_check_track(FILE *f, const isochron_check_run_t *run);
+int isochron_report_check_track(isochron_reporter_t *r, const isochron_check_run_t *run);
 /** \brief After the check (and its "track" record), the check as a table through reporter \p r: the run's head
  *  (version, spec, timer and injected skew, ranks and nodes, sync, tracking, truth), every rank's model, fit and its
  *  true and measured offsets at each wait (µs), the largest offsets and, when tracked, the bound stated per wait
@@ -217,18 +220,18 @@ typedef struct {
 } isochron_barrier_run_t;
 
 /** \brief The "context" record of the barrier experiments. */
-int isochron_report_barrier_context(FILE *f, const isochron_barrier_run_t *run);
+int isochron_report_barrier_context(isochron_reporter_t *r, const isochron_barrier_run_t *run);
 /** \brief The "rds_constants" record: RDS's b_s, s and d as used. */
-int isochron_report_barrier_rds(FILE *f, const isochron_rds_info_t *ri);
+int isochron_report_barrier_rds(isochron_reporter_t *r, const isochron_rds_info_t *ri);
 /** \brief One "skew" or "shift" record (\p type) of one configuration: counts, the experiment's fields
  *  (shift: reference, threshold, spread, success rate), median/p95/max/mean of the values, the clock's
  *  error, every sample. */
-int isochron_report_barrier_samples(FILE *f, const char *type, const isochron_barrier_samples_t *sm,
+int isochron_report_barrier_samples(isochron_reporter_t *r, const char *type, const isochron_barrier_samples_t *sm,
                                     const isochron_barrier_run_t *run);
 /** \brief The "cost" record of one barrier: its engine point (Round-Time, global method). */
-int isochron_report_barrier_cost(FILE *f, const isochron_point_t *p, const char *barrier);
+int isochron_report_barrier_cost(isochron_reporter_t *r, const isochron_point_t *p, const char *barrier);
 /** \brief The "payoff" record: RDS + shift against the shift alone, measured and modelled. */
-int isochron_report_barrier_payoff(FILE *f, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *run);
+int isochron_report_barrier_payoff(isochron_reporter_t *r, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *run);
 
 /* The same results as tables for a reader (isochron-barrier's stdout), through reporter \p r: a reporter of another
  * format writes nothing. EINVAL (nothing written) on a NULL argument or a name not listed. */

@@ -29,42 +29,32 @@
 static void options_members(isochron_json_t *j, const void *arg)
 {
     const isochron_barrier_run_t *r = arg;
-    isochron_json_kint(j, "calls", r->calls);
-    isochron_json_kint(j, "trials", r->trials);
-    isochron_json_kint(j, "payoff_trials", r->payoff_trials);
-    isochron_json_knumber(j, "threshold", r->threshold);
-    isochron_json_knumber(j, "spread_s", r->spread);
-    isochron_json_knumber(j, "skew_spread_s", r->skew_spread);
-    isochron_json_knumber(j, "slack_s", r->slack);
-    isochron_json_knumber(j, "late_tolerance_s", r->late_tolerance);
-    isochron_json_kstring(j, "wait", r->wait);
-    isochron_json_kint(j, "seed", r->seed);
-    isochron_json_kstring(j, "bind", r->bind);
-    isochron_json_kbool(j, "bound_by_isochron", r->bound_by_isochron);
+    isochron_report_member_t m[] = {ISOCHRON_JINT("calls", r->calls), ISOCHRON_JINT("trials", r->trials),
+                                    ISOCHRON_JINT("payoff_trials", r->payoff_trials), ISOCHRON_JNUM("threshold", r->threshold),
+                                    ISOCHRON_JNUM("spread_s", r->spread), ISOCHRON_JNUM("skew_spread_s", r->skew_spread),
+                                    ISOCHRON_JNUM("slack_s", r->slack), ISOCHRON_JNUM("late_tolerance_s", r->late_tolerance),
+                                    ISOCHRON_JSTR("wait", r->wait), ISOCHRON_JINT("seed", r->seed), ISOCHRON_JSTR("bind", r->bind),
+                                    ISOCHRON_JBOOL("bound_by_isochron", r->bound_by_isochron)};
+    isochron_report_members(j, m, ISOCHRON_NMEMBERS(m));
 }
 
-/* The context through a JSON Lines reporter on f (report.c), as the other drivers' context blocks: the run's head
+/* The context as the other drivers' context blocks (report.c; through a JSON Lines reporter only): the run's head
  * with barriers_yield among its placement, then the barriers, experiments and options. */
-int isochron_report_barrier_context(FILE *f, const isochron_barrier_run_t *r)
+int isochron_report_barrier_context(isochron_reporter_t *rep, const isochron_barrier_run_t *r)
 {
-    if (!f || !r) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no stream or run");
-    isochron_reporter_t *rep;
-    int rc = isochron_reporter_create("jsonl", f, &rep);
-    if (rc) return rc;
+    if (!rep || !r) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no reporter or run");
+    if (!isochron_report_records_of(rep)) return ISOCHRON_OK;
     static const char *const keys[] = {"barriers_yield", "barriers", "experiments", "options"};
     char *vals[] = {strdup(r->barriers_yield ? "true" : "false"), isochron_report_strings_text(r->barriers, r->nbarriers),
                     isochron_report_strings_text(r->experiments, r->nexperiments), isochron_report_object_text(options_members, r)};
-    rc = isochron_report_context_begin(rep, &r->head, 1, keys, vals, 4); /* frees vals */
-    isochron_reporter_destroy(rep);
-    return rc;
+    return isochron_report_context_begin(rep, &r->head, 1, keys, vals, 4); /* frees vals */
 }
 
-int isochron_report_barrier_rds(FILE *f, const isochron_rds_info_t *ri)
+int isochron_report_barrier_rds(isochron_reporter_t *rep, const isochron_rds_info_t *ri)
 {
-    if (!f || !ri) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no stream or RDS constants");
+    if (!rep || !ri) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no reporter or RDS constants");
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "rds_constants");
+    if (!isochron_report_record_open(rep, &j, "rds_constants")) return ISOCHRON_OK;
     isochron_json_knumber(&j, "b_s_s", ri->b_s);
     isochron_json_knumber(&j, "s_s", ri->s);
     isochron_json_kint(&j, "samples", ri->samples);
@@ -94,17 +84,16 @@ static void jstats(isochron_json_t *j, const char *key, const double *v, int n)
     isochron_json_object_end(j);
 }
 
-int isochron_report_barrier_samples(FILE *f, const char *type, const isochron_barrier_samples_t *sm,
+int isochron_report_barrier_samples(isochron_reporter_t *rep, const char *type, const isochron_barrier_samples_t *sm,
                                     const isochron_barrier_run_t *r)
 {
-    if (!f || !type || !sm || !r)
-        return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no stream, type, samples or run");
+    if (!rep || !type || !sm || !r)
+        return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no reporter, type, samples or run");
     int shift = !strcmp(type, "shift");
     if (!shift && strcmp(type, "skew"))
         return isochron_set_error(ISOCHRON_EINVAL, "barrier records: type '%.32s'; valid: skew, shift", type);
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, type);
+    if (!isochron_report_record_open(rep, &j, type)) return ISOCHRON_OK;
     isochron_json_kstring(&j, "barrier", sm->name);
     if (shift) isochron_json_kint(&j, "bytes", sm->bytes);
     isochron_json_kint(&j, shift ? "trials" : "calls", sm->trials);
@@ -130,37 +119,31 @@ int isochron_report_barrier_samples(FILE *f, const char *type, const isochron_ba
     return ISOCHRON_OK;
 }
 
-int isochron_report_barrier_cost(FILE *f, const isochron_point_t *p, const char *barrier)
+int isochron_report_barrier_cost(isochron_reporter_t *rep, const isochron_point_t *p, const char *barrier)
 {
-    if (!f || !p || !barrier)
-        return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no stream, point or barrier");
+    if (!rep || !p || !barrier)
+        return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no reporter, point or barrier");
+    if (!isochron_report_records_of(rep)) return ISOCHRON_OK;
     char *name = isochron_report_json_text(barrier);
     if (!name) return isochron_set_error(ISOCHRON_ENOMEM, "out of memory");
     isochron_kv_t extra[1] = {{"barrier", name}};
-    isochron_reporter_t *rep;
-    int rc = isochron_reporter_create("jsonl", f, &rep);
-    if (!rc) rc = isochron_report_point_as(rep, p, "roundtime", "global", "cost", extra, 1);
-    isochron_reporter_destroy(rep);
+    int rc = isochron_report_point_as(rep, p, "roundtime", "global", "cost", extra, 1);
     free(name);
     return rc;
 }
 
-int isochron_report_barrier_payoff(FILE *f, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *r)
+int isochron_report_barrier_payoff(isochron_reporter_t *rep, const isochron_barrier_payoff_t *po, const isochron_barrier_run_t *r)
 {
-    if (!f || !po || !r) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no stream, payoff or run");
+    if (!rep || !po || !r) return isochron_set_error(ISOCHRON_EINVAL, "barrier records: no reporter, payoff or run");
     int ns = po->nsizes;
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "payoff");
-    isochron_json_kstring(&j, "barrier", "rds");
-    isochron_json_kint(&j, "d", po->d);
-    isochron_json_knumber(&j, "a_s_per_byte", po->a);
-    isochron_json_knumber(&j, "b_l_s", po->b_l);
-    isochron_json_knumber(&j, "b_s_s", po->b_s);
-    isochron_json_knumber(&j, "model_min_bytes", po->model_min_bytes);
-    isochron_json_knumber(&j, "measured_min_bytes", po->measured_min_bytes);
-    isochron_json_knumber(&j, "spread_s", r->spread);
-    isochron_json_kint(&j, "trials", po->trials);
+    if (!isochron_report_record_open(rep, &j, "payoff")) return ISOCHRON_OK;
+    isochron_report_member_t m[] = {ISOCHRON_JSTR("barrier", "rds"), ISOCHRON_JINT("d", po->d), ISOCHRON_JNUM("a_s_per_byte", po->a),
+                                    ISOCHRON_JNUM("b_l_s", po->b_l), ISOCHRON_JNUM("b_s_s", po->b_s),
+                                    ISOCHRON_JNUM("model_min_bytes", po->model_min_bytes),
+                                    ISOCHRON_JNUM("measured_min_bytes", po->measured_min_bytes), ISOCHRON_JNUM("spread_s", r->spread),
+                                    ISOCHRON_JINT("trials", po->trials)};
+    isochron_report_members(&j, m, ISOCHRON_NMEMBERS(m));
     isochron_json_key(&j, "sizes");
     isochron_json_array_begin(&j);
     for (int s = 0; s < ns; s++) isochron_json_int(&j, (long long)po->sizes[s]);
@@ -187,13 +170,11 @@ static isochron_summary_t med_p95(const double *v, int n)
     return s;
 }
 
-static FILE *table_of(const isochron_reporter_t *r) { return r && r->fmt == &isochron_report_format_table ? r->f : NULL; }
-
 int isochron_report_barrier_table_head(isochron_reporter_t *r, const isochron_barrier_run_t *run, const char *sync_spec, double sync_s,
                                        const isochron_rds_info_t *ri)
 {
     if (!r || !run || !sync_spec) return isochron_set_error(ISOCHRON_EINVAL, "barrier table: no reporter, run or sync spec");
-    FILE *f = table_of(r);
+    FILE *f = isochron_report_tables_of(r);
     if (!f) return ISOCHRON_OK;
     fprintf(f, "# isochron-barrier %s: %d ranks, %d node(s)%s%s; clocks: %s, synchronized in %.2f s\n", ISOCHRON_VERSION_STRING, run->head.nprocs,
             run->head.nodes, run->head.oversubscribed ? ", oversubscribed" : "", run->barriers_yield ? ", barriers yield while waiting (--wait)" : "",
@@ -217,7 +198,7 @@ int isochron_report_barrier_table_section(isochron_reporter_t *r, const char *ex
     if (!r || !run || exp < 0 || (exp == 1 && !cost))
         return isochron_set_error(ISOCHRON_EINVAL, "barrier table: no reporter or run, experiment '%.16s' not one of skew, cost, shift, payoff "
                                                    "(cost: with the engine's options)", experiment ? experiment : "(null)");
-    FILE *f = table_of(r);
+    FILE *f = isochron_report_tables_of(r);
     if (!f) return ISOCHRON_OK;
     if (exp == 0)
         fprintf(f, "\n# exit skew: %d calls from a common start on the global clock%s; skew = last exit - first exit\n%-14s %6s %6s %12s %12s %12s %12s\n",
@@ -243,7 +224,7 @@ int isochron_report_barrier_table_samples(isochron_reporter_t *r, const char *ty
     int shift = type && !strcmp(type, "shift");
     if (!r || !sm || !type || (!shift && strcmp(type, "skew")))
         return isochron_set_error(ISOCHRON_EINVAL, "barrier table: no reporter or samples, or type '%.16s' not skew or shift", type ? type : "(null)");
-    FILE *f = table_of(r);
+    FILE *f = isochron_report_tables_of(r);
     if (!f) return ISOCHRON_OK;
     char a[32], b[32], c[32], d[32];
     isochron_summary_t s = med_p95(sm->value, sm->valid);
@@ -269,7 +250,7 @@ int isochron_report_barrier_table_samples(isochron_reporter_t *r, const char *ty
 int isochron_report_barrier_table_cost(isochron_reporter_t *r, const isochron_point_t *p, const char *barrier)
 {
     if (!r || !p || !barrier) return isochron_set_error(ISOCHRON_EINVAL, "barrier table: no reporter, point or barrier");
-    FILE *f = table_of(r);
+    FILE *f = isochron_report_tables_of(r);
     if (!f) return ISOCHRON_OK;
     char a[32], b[32], d[32];
     if (p->valid == 0)
@@ -285,7 +266,7 @@ int isochron_report_barrier_table_payoff(isochron_reporter_t *r, const isochron_
 {
     if (!r || !po || (po->nsizes > 0 && !(po->sizes && po->reference && po->synced && po->unsynced)))
         return isochron_set_error(ISOCHRON_EINVAL, "barrier table: no reporter or payoff");
-    FILE *f = table_of(r);
+    FILE *f = isochron_report_tables_of(r);
     if (!f) return ISOCHRON_OK;
     char sz[32], x[32], y[32], z[32];
     for (int s = 0; s < po->nsizes; s++)

@@ -24,26 +24,17 @@ static void options_members(isochron_json_t *j, const void *arg)
 {
     const isochron_bench_run_t *r = arg;
     const isochron_bench_opts_t *bo = r->engine;
-    isochron_json_kint(j, "min_reps", bo->min_reps);
-    isochron_json_kint(j, "max_reps", bo->max_reps);
-    isochron_json_kint(j, "max_attempts", bo->max_attempts);
-    isochron_report_stop_rule(j, bo->rel_ci, bo->ci_mean, bo->ci_level, bo->budget);
-    isochron_json_kint(j, "warmup", bo->warmup);
-    isochron_json_kstring(j, "barrier", bo->barrier);
-    isochron_json_kbool(j, "barrier_twice", bo->barrier_twice);
-    isochron_json_knumber(j, "slack", bo->slack);
-    isochron_json_knumber(j, "late_cap", r->late_cap);
-    isochron_json_kint(j, "retries", bo->retries);
-    isochron_json_knumber(j, "retry_below", bo->retry_below);
-    isochron_json_kstring(j, "bind", r->bind);
-    isochron_json_kbool(j, "bound_by_isochron", r->bound_by_isochron);
-    isochron_json_knumber(j, "window_s", bo->window);
-    isochron_json_kint(j, "msg_window", r->msg_window);
-    isochron_json_kint(j, "threads", r->threads);
-    isochron_json_kint(j, "partitions", r->partitions);
-    isochron_json_kbool(j, "thread_multiple", r->thread_multiple);
-    isochron_json_kint(j, "validate", bo->validate);
-    isochron_json_kint(j, "cache_clear_bytes", (long long)bo->cache_bytes);
+    isochron_report_stop_rule(j, bo->min_reps, bo->max_reps, bo->max_attempts, bo->rel_ci, bo->ci_mean, bo->ci_level, bo->budget);
+    isochron_report_member_t m[] = {ISOCHRON_JINT("warmup", bo->warmup), ISOCHRON_JSTR("barrier", bo->barrier),
+                                    ISOCHRON_JBOOL("barrier_twice", bo->barrier_twice), ISOCHRON_JNUM("slack", bo->slack),
+                                    ISOCHRON_JNUM("late_cap", r->late_cap), ISOCHRON_JINT("retries", bo->retries),
+                                    ISOCHRON_JNUM("retry_below", bo->retry_below), ISOCHRON_JSTR("bind", r->bind),
+                                    ISOCHRON_JBOOL("bound_by_isochron", r->bound_by_isochron), ISOCHRON_JNUM("window_s", bo->window),
+                                    ISOCHRON_JINT("msg_window", r->msg_window), ISOCHRON_JINT("threads", r->threads),
+                                    ISOCHRON_JINT("partitions", r->partitions), ISOCHRON_JBOOL("thread_multiple", r->thread_multiple),
+                                    ISOCHRON_JINT("validate", bo->validate),
+                                    ISOCHRON_JINT("cache_clear_bytes", (long long)bo->cache_bytes)};
+    isochron_report_members(j, m, ISOCHRON_NMEMBERS(m));
     if (bo->inject_slowdown > 0) isochron_json_knumber(j, "inject_slowdown", bo->inject_slowdown);
     isochron_json_kint(j, "passes", r->passes);
     /* world: not named */
@@ -65,7 +56,7 @@ int isochron_report_bench_context(isochron_reporter_t *rep, const isochron_bench
 int isochron_report_point_labeled(isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
                                   const isochron_kv_t *extra, int nextra, const char *label)
 {
-    if (r->fmt->keeps_type) return isochron_report_point_as(r, p, scheme, method, type, extra, nextra);
+    if (r->fmt->records) return isochron_report_point_as(r, p, scheme, method, type, extra, nextra);
     isochron_point_t q = *p;
     snprintf(q.op, sizeof q.op, "%s", label);
     return isochron_report_point(r, &q, scheme, method);

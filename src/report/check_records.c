@@ -19,15 +19,15 @@
 #include "isochron.h"
 #include "isochron/report.h"
 #include "core/util.h"
+#include "report/context.h"
 #include "report/format.h"
 
-int isochron_report_timer_cost(FILE *f, const char *timer, const char *unavailable, double ns_per_call, double resolution_ns,
-                               double tsc_hz)
+int isochron_report_timer_cost(isochron_reporter_t *r, const char *timer, const char *unavailable, double ns_per_call,
+                               double resolution_ns, double tsc_hz)
 {
-    if (!f || !timer) return isochron_set_error(ISOCHRON_EINVAL, "timer_cost record: no stream or timer");
+    if (!r || !timer) return isochron_set_error(ISOCHRON_EINVAL, "timer_cost record: no reporter or timer");
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "timer_cost");
+    if (!isochron_report_record_open(r, &j, "timer_cost")) return ISOCHRON_OK;
     isochron_json_kstring(&j, "timer", timer);
     isochron_json_kbool(&j, "available", unavailable == NULL);
     if (unavailable) isochron_json_kstring(&j, "reason", unavailable);
@@ -95,12 +95,11 @@ static void model_record(isochron_json_t *j, int rank, const isochron_check_rank
     isochron_json_record_end(j);
 }
 
-int isochron_report_check_head(FILE *f, const isochron_check_run_t *o)
+int isochron_report_check_head(isochron_reporter_t *r, const isochron_check_run_t *o)
 {
-    if (!f || !o || !o->sync) return isochron_set_error(ISOCHRON_EINVAL, "check records: no stream or run");
+    if (!r || !o || !o->sync) return isochron_set_error(ISOCHRON_EINVAL, "check records: no reporter or run");
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "context");
+    if (!isochron_report_record_open(r, &j, "context")) return ISOCHRON_OK;
     isochron_json_kstring(&j, "tool", o->tool);
     isochron_json_members(&j, o->run_json);
     isochron_json_kstring(&j, "timer", o->timer);
@@ -134,21 +133,19 @@ int isochron_report_check_head(FILE *f, const isochron_check_run_t *o)
     isochron_json_kint(&j, "check_pingpongs", o->check_pingpongs);
     isochron_json_record_end(&j);
     isochron_json_record_begin(&j, "sync");
-    isochron_json_kstring(&j, "sync_spec", o->sync_spec);
-    isochron_json_knumber(&j, "duration_s", o->sync->duration);
-    isochron_json_kint(&j, "rounds", o->sync->rounds);
-    isochron_json_knumber(&j, "pair_budget_s", o->sync->pair_budget);
-    isochron_json_kint(&j, "cut_pairs", o->sync->cut_pairs);
+    isochron_report_sync_members(&j, "sync_spec", o->sync_spec, o->sync);
     isochron_json_kbool(&j, "tracking", o->tracking);
     isochron_json_record_end(&j);
     for (int i = 0; i < o->nranks; i++) model_record(&j, i, &o->ranks[i]);
     return ISOCHRON_OK;
 }
 
-int isochron_report_check_wait(FILE *f, const isochron_check_run_t *o, int w)
+int isochron_report_check_wait(isochron_reporter_t *r, const isochron_check_run_t *o, int w)
 {
-    if (!f || !o || !o->sync || w < 0 || w >= o->nwaits)
-        return isochron_set_error(ISOCHRON_EINVAL, "check records: no stream or run, or wait %d out of range", w);
+    if (!r || !o || !o->sync || w < 0 || w >= o->nwaits)
+        return isochron_set_error(ISOCHRON_EINVAL, "check records: no reporter or run, or wait %d out of range", w);
+    FILE *f = isochron_report_records_of(r);
+    if (!f) return ISOCHRON_OK;
     int nwaits = o->nwaits;
     double mt = 0, mm = 0;
     isochron_check_bounds_t wb = isochron_check_bounds(o->acc, o->nranks, nwaits, w);
@@ -189,13 +186,12 @@ int isochron_report_check_wait(FILE *f, const isochron_check_run_t *o, int w)
     return ISOCHRON_OK;
 }
 
-int isochron_report_check_track(FILE *f, const isochron_check_run_t *o)
+int isochron_report_check_track(isochron_reporter_t *rep, const isochron_check_run_t *o)
 {
-    if (!f || !o || o->nranks < 1) return isochron_set_error(ISOCHRON_EINVAL, "check records: no stream or ranks");
+    if (!rep || !o || o->nranks < 1) return isochron_set_error(ISOCHRON_EINVAL, "check records: no reporter or ranks");
     const isochron_check_rank_t *r = o->ranks;
     isochron_json_t j;
-    isochron_json_init(&j, f);
-    isochron_json_record_begin(&j, "track");
+    if (!isochron_report_record_open(rep, &j, "track")) return ISOCHRON_OK;
     isochron_json_kint(&j, "refreshes", (int)r[0].trk_refreshes);
     isochron_json_knumber(&j, "cost_s", r[0].trk_cost);
     isochron_json_key(&j, "per_rank");
@@ -222,8 +218,8 @@ int isochron_report_timer_cost_line(isochron_reporter_t *r, const char *timer, c
                                     double resolution_ns, double tsc_hz)
 {
     if (!r) return isochron_set_error(ISOCHRON_EINVAL, "timer cost table: no reporter");
-    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
-    FILE *f = r->f;
+    FILE *f = isochron_report_tables_of(r);
+    if (!f) return ISOCHRON_OK;
     if (!timer) fprintf(f, "%-14s %12s %14s  %s\n", "timer", "ns/call", "resolution_ns", "note");
     else if (unavailable) fprintf(f, "%-14s %12s %14s  %s\n", timer, "-", "-", unavailable);
     else {
@@ -238,11 +234,12 @@ int isochron_report_timer_cost_line(isochron_reporter_t *r, const char *timer, c
 int isochron_report_clock_read_cost(isochron_reporter_t *r, double raw_ns, double global_ns)
 {
     if (!r) return isochron_set_error(ISOCHRON_EINVAL, "clock read cost: no reporter");
-    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
-    fprintf(r->f, "%-14s %12.1f %14s  %s\n", "raw", raw_ns, "-", "clock_gettime(CLOCK_MONOTONIC) called directly (reference)");
-    fprintf(r->f, "%-14s %12.1f %14s  %.2fx raw: mpi_wtime through a sync and a tracking layer (isochron_clock_now)\n", "global", global_ns, "-",
+    FILE *f = isochron_report_tables_of(r);
+    if (!f) return ISOCHRON_OK;
+    fprintf(f, "%-14s %12.1f %14s  %s\n", "raw", raw_ns, "-", "clock_gettime(CLOCK_MONOTONIC) called directly (reference)");
+    fprintf(f, "%-14s %12.1f %14s  %.2fx raw: mpi_wtime through a sync and a tracking layer (isochron_clock_now)\n", "global", global_ns, "-",
             global_ns / raw_ns);
-    fflush(r->f);
+    fflush(f);
     return ISOCHRON_OK;
 }
 
@@ -347,11 +344,12 @@ int isochron_report_check_table(isochron_reporter_t *r, const isochron_check_run
 {
     if (!r || !run || !run->sync || !run->ranks || !run->acc || !run->waits || run->nranks < 1 || run->nwaits < 1)
         return isochron_set_error(ISOCHRON_EINVAL, "clock check table: no reporter, run, sync report, ranks, waits or offsets");
-    if (r->fmt != &isochron_report_format_table) return ISOCHRON_OK;
-    table_head(r->f, run);
-    table_ranks(r->f, run);
-    table_max(r->f, run);
-    if (run->tracking) table_track(r->f, run);
-    fflush(r->f);
+    FILE *f = isochron_report_tables_of(r);
+    if (!f) return ISOCHRON_OK;
+    table_head(f, run);
+    table_ranks(f, run);
+    table_max(f, run);
+    if (run->tracking) table_track(f, run);
+    fflush(f);
     return ISOCHRON_OK;
 }

@@ -35,7 +35,30 @@ char *isochron_report_strings_text(const char *const *s, int n);
 int isochron_report_context_begin(isochron_reporter_t *rep, const isochron_report_run_head_t *head, int nplace, const char *const *keys,
                                   char **owned, int n);
 
-/* The engine's stop rule in a context's "options" (isochron-bench and isochron-shmem alike, one writer):
- * "rel_ci", "ci_of" (median or mean), "ci_level", "budget_s". In run_records.c. */
-void isochron_report_stop_rule(isochron_json_t *j, double rel_ci, int ci_mean, double ci_level, double budget);
+/* The engine's repetitions and stop rule in a context's "options" (isochron-bench and isochron-shmem alike, one
+ * writer): "min_reps", "max_reps", "max_attempts" (only when \p max_attempts >= 0), "rel_ci", "ci_of" (median or
+ * mean), "ci_level", "budget_s". In run_records.c. */
+void isochron_report_stop_rule(isochron_json_t *j, int min_reps, int max_reps, int max_attempts, double rel_ci, int ci_mean, double ci_level,
+                               double budget);
+
+/* What a sync report states alike in the check's "sync" record and every context's "clock_sync" object: the spec
+ * under \p spec_key, then "duration_s", "rounds", "pair_budget_s", "cut_pairs". In run_records.c. */
+void isochron_report_sync_members(isochron_json_t *j, const char *spec_key, const char *spec, const isochron_sync_report_t *rep);
+
+/* One member of a record as data: a record's plain members are a list that one loop writes
+ * (isochron_report_members), in the list's order, instead of a call per key. */
+typedef struct {
+    const char *key;
+    char kind;      /* 'n' number (isochron_json_number), 'i' integer, 's' string (NULL: null), 'b' boolean */
+    double num;
+    long long integer;
+    const char *str;
+} isochron_report_member_t;
+#define ISOCHRON_JNUM(k, v) {(k), 'n', (v), 0, NULL}
+#define ISOCHRON_JINT(k, v) {(k), 'i', 0, (long long)(v), NULL}
+#define ISOCHRON_JSTR(k, v) {(k), 's', 0, 0, (v)}
+#define ISOCHRON_JBOOL(k, v) {(k), 'b', 0, (v) != 0, NULL}
+/* The \p n members of \p m into the open object of \p j (fields.c). */
+void isochron_report_members(isochron_json_t *j, const isochron_report_member_t *m, int n);
+#define ISOCHRON_NMEMBERS(m) ((int)(sizeof(m) / sizeof *(m)))
 #endif

@@ -89,6 +89,19 @@ void isochron_report_clock_error(isochron_json_t *j, double bound, double truth,
     }
 }
 
+void isochron_report_members(isochron_json_t *j, const isochron_report_member_t *m, int n)
+{
+    for (int i = 0; i < n; i++) {
+        isochron_json_key(j, m[i].key);
+        switch (m[i].kind) {
+        case 'n': isochron_json_number(j, m[i].num); break;
+        case 'i': isochron_json_int(j, m[i].integer); break;
+        case 'b': isochron_json_bool(j, (int)m[i].integer); break;
+        default: isochron_json_string(j, m[i].str); break;
+        }
+    }
+}
+
 void isochron_report_kv_lines(FILE *f, const char *pre, const isochron_kv_t *kv, int n)
 {
     for (int i = 0; i < n; i++) {

@@ -22,7 +22,9 @@ struct isochron_reporter {
 /* One output format's writers; each writes to r->f and flushes. The helpers below are fields.c's. */
 struct isochron_report_format {
     const char *name;
-    int keeps_type;       /* 1: a point keeps its record type and extra fields (JSON Lines); 0: a label replaces its op */
+    int records;          /* 1: typed records (JSON Lines): a point keeps its record type and extra fields, and the records of
+                             the clock check and the barrier experiments are written; 0: a label replaces a point's op */
+    int tables;           /* 1: the clock check's and barrier experiments' tables for a reader (the table format) */
     void (*begin)(const isochron_reporter_t *r, const isochron_kv_t *kv, int n);
     void (*point)(const isochron_reporter_t *r, const isochron_point_t *p, const char *scheme, const char *method, const char *type,
                   const isochron_kv_t *extra, int nextra);
@@ -37,6 +39,15 @@ struct isochron_report_format {
 extern const isochron_report_format_t isochron_report_format_table; /* table.c */
 extern const isochron_report_format_t isochron_report_format_jsonl; /* jsonl.c */
 extern const isochron_report_format_t isochron_report_format_csv;   /* csv.c */
+
+/* The stream of \p r when its format writes typed records (JSON Lines), else NULL: the writers of the check's
+ * and barrier's records write nothing through another format. */
+static inline FILE *isochron_report_records_of(const isochron_reporter_t *r) { return r && r->fmt->records ? r->f : NULL; }
+/* Through a reporter whose format writes typed records: \p j on its stream, the record \p type opened
+ * (isochron_json_record_begin), 1; else 0, nothing written (jsonl.c). */
+int isochron_report_record_open(const isochron_reporter_t *r, isochron_json_t *j, const char *type);
+/* The stream of \p r when its format writes the tables for a reader, else NULL. */
+static inline FILE *isochron_report_tables_of(const isochron_reporter_t *r) { return r && r->fmt->tables ? r->f : NULL; }
 
 /* Throughput points: the time statistics as rates (B/s). A rate is moved/time, a decreasing map, so
  * the median's interval [lo, hi] in time becomes [moved/hi, moved/lo]. */

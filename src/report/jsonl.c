@@ -58,30 +58,20 @@ static void point(const isochron_reporter_t *r, const isochron_point_t *p, const
     isochron_json_init(&j, f);
     isochron_json_record_begin(&j, type ? type : "point");
     for (int i = 0; i < nextra; i++) { isochron_json_key(&j, extra[i].key); isochron_json_raw(&j, extra[i].json); }
-    isochron_json_kstring(&j, "op", p->op);
-    isochron_json_kstring(&j, "family", p->family);
-    isochron_json_kint(&j, "bytes", (long long)p->bytes);
-    isochron_json_kstring(&j, "dtype", p->dtype);
-    isochron_json_kstring(&j, "redop", p->redop);
-    isochron_json_kint(&j, "root", p->root);
-    isochron_json_kbool(&j, "in_place", p->in_place);
-    isochron_json_kint(&j, "nprocs", p->nprocs);
-    isochron_json_kstring(&j, "scheme", scheme);
-    isochron_json_kstring(&j, "method", method);
-    isochron_json_kint(&j, "reps", p->reps);
-    isochron_json_kint(&j, "valid", p->valid);
-    isochron_json_kint(&j, "invalid", p->reps - p->valid);
-    isochron_json_kstring(&j, "stop", isochron_report_stop_name(p->stop));
-    isochron_json_knumber(&j, "mean_s", s->mean);
-    isochron_json_knumber(&j, "median_s", s->median);
-    isochron_json_knumber(&j, "min_s", s->min);
-    isochron_json_knumber(&j, "max_s", s->max);
-    isochron_json_knumber(&j, "stddev_s", s->stddev);
-    isochron_json_knumber(&j, "ci_level", s->ci_level);
-    isochron_json_knumber(&j, "ci_lo_s", s->ci_lo);
-    isochron_json_knumber(&j, "ci_hi_s", s->ci_hi);
-    isochron_json_knumber(&j, "median_ci_lo_s", s->med_lo);
-    isochron_json_knumber(&j, "median_ci_hi_s", s->med_hi);
+    isochron_report_member_t m[] = {ISOCHRON_JSTR("op", p->op), ISOCHRON_JSTR("family", p->family),
+                                    ISOCHRON_JINT("bytes", (long long)p->bytes), ISOCHRON_JSTR("dtype", p->dtype),
+                                    ISOCHRON_JSTR("redop", p->redop), ISOCHRON_JINT("root", p->root),
+                                    ISOCHRON_JBOOL("in_place", p->in_place), ISOCHRON_JINT("nprocs", p->nprocs),
+                                    ISOCHRON_JSTR("scheme", scheme), ISOCHRON_JSTR("method", method), ISOCHRON_JINT("reps", p->reps),
+                                    ISOCHRON_JINT("valid", p->valid), ISOCHRON_JINT("invalid", p->reps - p->valid),
+                                    ISOCHRON_JSTR("stop", isochron_report_stop_name(p->stop))};
+    isochron_report_members(&j, m, ISOCHRON_NMEMBERS(m));
+    isochron_report_member_t st[] = {ISOCHRON_JNUM("mean_s", s->mean), ISOCHRON_JNUM("median_s", s->median), ISOCHRON_JNUM("min_s", s->min),
+                                     ISOCHRON_JNUM("max_s", s->max), ISOCHRON_JNUM("stddev_s", s->stddev),
+                                     ISOCHRON_JNUM("ci_level", s->ci_level), ISOCHRON_JNUM("ci_lo_s", s->ci_lo),
+                                     ISOCHRON_JNUM("ci_hi_s", s->ci_hi), ISOCHRON_JNUM("median_ci_lo_s", s->med_lo),
+                                     ISOCHRON_JNUM("median_ci_hi_s", s->med_hi)};
+    isochron_report_members(&j, st, ISOCHRON_NMEMBERS(st));
     isochron_json_key(&j, "quantiles");
     isochron_json_object_begin(&j);
     for (int i = 0; i < s->nq; i++) {
@@ -139,6 +129,15 @@ static void point(const isochron_reporter_t *r, const isochron_point_t *p, const
     raw_members(&j, p);
     isochron_json_record_end(&j);
 }
+int isochron_report_record_open(const isochron_reporter_t *r, isochron_json_t *j, const char *type)
+{
+    FILE *f = isochron_report_records_of(r);
+    if (!f) return 0;
+    isochron_json_init(j, f);
+    isochron_json_record_begin(j, type);
+    return 1;
+}
+
 /* the end record's head: what it counts, the wall time and whether the run is complete */
 static void end_open(isochron_json_t *j, FILE *f, const char *count_key, int count, double wall_s, int complete)
 {
@@ -149,10 +148,12 @@ static void end_open(isochron_json_t *j, FILE *f, const char *count_key, int cou
     isochron_json_kbool(j, "complete", complete);
 }
 
-/* the end record of every driver (each names what it counts) */
-int isochron_report_end_record(FILE *f, const char *count_key, int count, double wall_s, int complete)
+/* the end record of every driver (each names what it counts); another format: nothing */
+int isochron_report_end_record(isochron_reporter_t *r, const char *count_key, int count, double wall_s, int complete)
 {
-    if (!f || !count_key) return isochron_set_error(ISOCHRON_EINVAL, "end record: no stream or count key");
+    if (!r || !count_key) return isochron_set_error(ISOCHRON_EINVAL, "end record: no reporter or count key");
+    FILE *f = isochron_report_records_of(r);
+    if (!f) return ISOCHRON_OK;
     isochron_json_t j;
     end_open(&j, f, count_key, count, wall_s, complete);
     isochron_json_record_end(&j);
@@ -275,4 +276,4 @@ static void track(const isochron_reporter_t *r, int refreshes, double cost_s, do
     isochron_json_record_end(&j);
 }
 
-const isochron_report_format_t isochron_report_format_jsonl = {"jsonl", 1, begin, point, end, matrix, startup, track};
+const isochron_report_format_t isochron_report_format_jsonl = {"jsonl", 1, 0, begin, point, end, matrix, startup, track};

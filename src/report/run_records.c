@@ -73,16 +73,11 @@ char *isochron_report_clock_sync_json(const char *spec, const isochron_sync_repo
     isochron_json_t j;
     if (!spec || !rep || isochron_json_open_string(&j)) return NULL;
     isochron_json_object_begin(&j);
-    isochron_json_kstring(&j, "spec", spec);
-    isochron_json_knumber(&j, "duration_s", rep->duration);
-    isochron_json_kint(&j, "rounds", rep->rounds);
-    isochron_json_knumber(&j, "pair_budget_s", rep->pair_budget);
-    isochron_json_kint(&j, "cut_pairs", rep->cut_pairs);
-    isochron_json_kint(&j, "nodes", rep->nodes);
-    isochron_json_kint(&j, "node_size", node_size);
-    isochron_json_knumber(&j, "max_abs_measured_offset_s", max_measured);
-    isochron_json_knumber(&j, "max_abs_true_offset_s", max_true);
-    isochron_json_kbool(&j, "tracking", tracking);
+    isochron_report_sync_members(&j, "spec", spec, rep);
+    isochron_report_member_t m[] = {ISOCHRON_JINT("nodes", rep->nodes), ISOCHRON_JINT("node_size", node_size),
+                                    ISOCHRON_JNUM("max_abs_measured_offset_s", max_measured), ISOCHRON_JNUM("max_abs_true_offset_s", max_true),
+                                    ISOCHRON_JBOOL("tracking", tracking)};
+    isochron_report_members(&j, m, ISOCHRON_NMEMBERS(m));
     isochron_json_object_end(&j);
     return isochron_json_close_string(&j);
 }
@@ -149,8 +144,19 @@ int isochron_report_context_begin(isochron_reporter_t *rep, const isochron_repor
     return rc;
 }
 
-void isochron_report_stop_rule(isochron_json_t *j, double rel_ci, int ci_mean, double ci_level, double budget)
+void isochron_report_sync_members(isochron_json_t *j, const char *spec_key, const char *spec, const isochron_sync_report_t *rep)
 {
+    isochron_report_member_t m[] = {ISOCHRON_JSTR(spec_key, spec), ISOCHRON_JNUM("duration_s", rep->duration), ISOCHRON_JINT("rounds", rep->rounds),
+                                    ISOCHRON_JNUM("pair_budget_s", rep->pair_budget), ISOCHRON_JINT("cut_pairs", rep->cut_pairs)};
+    isochron_report_members(j, m, ISOCHRON_NMEMBERS(m));
+}
+
+void isochron_report_stop_rule(isochron_json_t *j, int min_reps, int max_reps, int max_attempts, double rel_ci, int ci_mean, double ci_level,
+                               double budget)
+{
+    isochron_json_kint(j, "min_reps", min_reps);
+    isochron_json_kint(j, "max_reps", max_reps);
+    if (max_attempts >= 0) isochron_json_kint(j, "max_attempts", max_attempts);
     isochron_json_knumber(j, "rel_ci", rel_ci);
     isochron_json_kstring(j, "ci_of", ci_mean ? "mean" : "median");
     isochron_json_knumber(j, "ci_level", ci_level);

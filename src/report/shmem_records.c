@@ -67,14 +67,11 @@ static char *check_json(const isochron_shmem_run_t *r)
 static void options_members(isochron_json_t *j, const void *arg)
 {
     const isochron_shmem_run_t *r = arg;
-    isochron_json_kint(j, "min_reps", r->min_reps);
-    isochron_json_kint(j, "max_reps", r->max_reps);
-    isochron_report_stop_rule(j, r->rel_ci, r->ci_mean, r->ci_level, r->budget);
-    isochron_json_kint(j, "iters", r->iters);
-    isochron_json_kint(j, "msg_window", r->msg_window);
-    isochron_json_kstring(j, "loop", r->loop);
-    isochron_json_kint(j, "validate", r->validate);
-    isochron_json_kstring(j, "transport", r->transport);
+    isochron_report_stop_rule(j, r->min_reps, r->max_reps, -1, r->rel_ci, r->ci_mean, r->ci_level, r->budget);
+    isochron_report_member_t m[] = {ISOCHRON_JINT("iters", r->iters), ISOCHRON_JINT("msg_window", r->msg_window),
+                                    ISOCHRON_JSTR("loop", r->loop), ISOCHRON_JINT("validate", r->validate),
+                                    ISOCHRON_JSTR("transport", r->transport)};
+    isochron_report_members(j, m, ISOCHRON_NMEMBERS(m));
 }
 
 int isochron_report_shmem_context(isochron_reporter_t *rep, const isochron_shmem_run_t *r)

@@ -131,4 +131,4 @@ static void startup(const isochron_reporter_t *r, const char *tool, const isochr
     fflush(r->f);
 }
 
-const isochron_report_format_t isochron_report_format_table = {"table", 0, begin, point, end, matrix, startup, NULL};
+const isochron_report_format_t isochron_report_format_table = {"table", 0, 1, begin, point, end, matrix, startup, NULL};

@@ -19,9 +19,10 @@
 #include "isochron/report.h"
 #include "check.h"
 
-/* a FILE writing into a string: open, write, then take the text */
+/* a FILE writing into a string, and a JSON Lines reporter on it: open, write, then take the text */
 typedef struct {
     FILE *f;
+    isochron_reporter_t *r;
     char *buf;
     size_t len;
 } sink_t;
@@ -30,10 +31,13 @@ static FILE *sink_open(sink_t *s)
     s->buf = NULL;
     s->len = 0;
     s->f = open_memstream(&s->buf, &s->len);
+    s->r = NULL;
+    if (s->f) isochron_reporter_create("jsonl", s->f, &s->r);
     return s->f;
 }
 static char *sink_take(sink_t *s)
 {
+    isochron_reporter_destroy(s->r);
     fclose(s->f);
     return s->buf;
 }
@@ -50,9 +54,9 @@ static void end_and_timer_cost(void)
 {
     sink_t s;
     sink_open(&s);
-    CHECK_RC(isochron_report_end_record(s.f, "checks", 3, 1.5, 1), ISOCHRON_OK, "end record written");
-    isochron_report_timer_cost(s.f, "tsc", "TSC not invariant", NAN, NAN, NAN);
-    isochron_report_timer_cost(s.f, "monotonic", NULL, 20.5, 1, 0);
+    CHECK_RC(isochron_report_end_record(s.r, "checks", 3, 1.5, 1), ISOCHRON_OK, "end record written");
+    isochron_report_timer_cost(s.r, "tsc", "TSC not invariant", NAN, NAN, NAN);
+    isochron_report_timer_cost(s.r, "monotonic", NULL, 20.5, 1, 0);
     char *t = sink_take(&s);
     CHECK(has_line(t, "\"type\":\"end\",\"checks\":3,\"wall_s\":1.5,\"complete\":true}"), "end record");
     CHECK(has_line(t, "\"type\":\"timer_cost\",\"timer\":\"tsc\",\"available\":false,\"reason\":\"TSC not invariant\"}"),
@@ -61,7 +65,7 @@ static void end_and_timer_cost(void)
                       "\"resolution_ns\":1,\"tsc_hz\":0}"),
           "available timer: cost, resolution, TSC rate");
     free(t);
-    CHECK_RC(isochron_report_end_record(NULL, "points", 0, 0, 0), ISOCHRON_EINVAL, "no stream: EINVAL");
+    CHECK_RC(isochron_report_end_record(NULL, "points", 0, 0, 0), ISOCHRON_EINVAL, "no reporter: EINVAL");
     char buf[256], want[128];
     size_t n = isochron_report_end_interrupted(buf, sizeof buf, "steps", 12, 3047, "SIGTERM");
     snprintf(want, sizeof want, "{\"schema\":%d,\"type\":\"end\",\"steps\":12,\"wall_s\":3.047,\"complete\":false,"
@@ -119,10 +123,10 @@ static void check_records(void)
                                 "offset=5ms", 100, 1, 2, ranks, 1, waits, acc};
     sink_t s;
     sink_open(&s);
-    CHECK_RC(isochron_report_check_head(s.f, &run), ISOCHRON_OK, "context, sync and model records");
-    CHECK_RC(isochron_report_check_wait(s.f, &run, 0), ISOCHRON_OK, "accuracy and summary records");
-    CHECK_RC(isochron_report_check_track(s.f, &run), ISOCHRON_OK, "track record");
-    CHECK_RC(isochron_report_check_wait(s.f, &run, 1), ISOCHRON_EINVAL, "a wait out of range is refused");
+    CHECK_RC(isochron_report_check_head(s.r, &run), ISOCHRON_OK, "context, sync and model records");
+    CHECK_RC(isochron_report_check_wait(s.r, &run, 0), ISOCHRON_OK, "accuracy and summary records");
+    CHECK_RC(isochron_report_check_track(s.r, &run), ISOCHRON_OK, "track record");
+    CHECK_RC(isochron_report_check_wait(s.r, &run, 1), ISOCHRON_EINVAL, "a wait out of range is refused");
     char *t = sink_take(&s);
     CHECK(has_line(t, "\"type\":\"context\",\"tool\":\"isochron-clock\",\"isochron\":\"x\",\"timer\":\"monotonic\",\"sync_spec\":\"hca3\","
                       "\"nodes\":1,\"node_size\":0,\"oversubscribed\":false,\"sockets_split\":false,\"truth\":\"kernel_clock_monotonic\","
@@ -157,14 +161,26 @@ static void check_records(void)
     run.truth = NULL;
     run.skew_spec = NULL;
     sink_open(&s);
-    isochron_report_check_head(s.f, &run);
-    isochron_report_check_wait(s.f, &run, 0);
+    isochron_report_check_head(s.r, &run);
+    isochron_report_check_wait(s.r, &run, 0);
     t = sink_take(&s);
     CHECK(t && strstr(t, "\"truth\":null,\"skew\":null,\"check_pingpongs\":100}"), "no truth, no skew: null");
     CHECK(has_line(t, "\"type\":\"summary\",\"sync_spec\":\"hca3\",\"wait_s\":0,\"duration_s\":0.5,\"max_abs_measured_offset_s\":2.5e-07,"
                       "\"max_abs_true_offset_s\":null,\"max_bound_s\":1e-06}"),
           "untracked summary: no bound kind; no truth: true offset null");
     free(t);
+    for (int k = 0; k < 2; k++) { /* the records are JSON Lines only: a table or CSV reporter writes none of them */
+        sink_t q;
+        isochron_reporter_t *o = NULL;
+        sink_open(&q);
+        isochron_reporter_create(k ? "csv" : "table", q.f, &o);
+        int rc = isochron_report_check_head(o, &run) | isochron_report_check_wait(o, &run, 0) | isochron_report_check_track(o, &run)
+                 | isochron_report_end_record(o, "checks", 1, 1, 1) | isochron_report_timer_cost(o, "tsc", NULL, 1, 1, 0);
+        isochron_reporter_destroy(o);
+        char *u = sink_take(&q);
+        CHECK(rc == ISOCHRON_OK && u && !*u, "%s reporter: the check's records write nothing (%s)", k ? "csv" : "table", u ? u : "");
+        free(u);
+    }
 }
 
 static void barrier_records(void)
@@ -190,11 +206,11 @@ static void barrier_records(void)
     isochron_barrier_payoff_t po = {2, sizes, ref, syn, uns, 2.5e-10, 1e-6, 1e-6, 2, 4096, 4096, 10, 1e-6, NAN, 2e-6, 1};
     sink_t s;
     sink_open(&s);
-    CHECK_RC(isochron_report_barrier_context(s.f, &run), ISOCHRON_OK, "barrier context");
-    CHECK_RC(isochron_report_barrier_rds(s.f, &ri), ISOCHRON_OK, "RDS constants");
-    CHECK_RC(isochron_report_barrier_samples(s.f, "shift", &sm, &run), ISOCHRON_OK, "shift record");
-    CHECK_RC(isochron_report_barrier_samples(s.f, "ring", &sm, &run), ISOCHRON_EINVAL, "a record type other than skew/shift is refused");
-    CHECK_RC(isochron_report_barrier_payoff(s.f, &po, &run), ISOCHRON_OK, "payoff record");
+    CHECK_RC(isochron_report_barrier_context(s.r, &run), ISOCHRON_OK, "barrier context");
+    CHECK_RC(isochron_report_barrier_rds(s.r, &ri), ISOCHRON_OK, "RDS constants");
+    CHECK_RC(isochron_report_barrier_samples(s.r, "shift", &sm, &run), ISOCHRON_OK, "shift record");
+    CHECK_RC(isochron_report_barrier_samples(s.r, "ring", &sm, &run), ISOCHRON_EINVAL, "a record type other than skew/shift is refused");
+    CHECK_RC(isochron_report_barrier_payoff(s.r, &po, &run), ISOCHRON_OK, "payoff record");
     char *t = sink_take(&s);
     CHECK(has_line(t, "\"type\":\"context\",\"tool\":\"isochron-barrier\",\"run\":{\"ranks\":3},\"nprocs\":3,\"nodes\":1,"
                       "\"oversubscribed\":false,\"barriers_yield\":false,\"timer\":\"mpi_wtime\",\"clock_sync\":{\"spec\":\"hca3\"},"
@@ -237,8 +253,8 @@ static void barrier_records(void)
     p.clock_bound_stat = 1e-6;
     p.clock_bound_hard = 3e-6;
     sink_open(&s);
-    CHECK_RC(isochron_report_barrier_samples(s.f, "shift", &sm, &run), ISOCHRON_OK, "shift record with a bound");
-    CHECK_RC(isochron_report_barrier_cost(s.f, &p, "rds"), ISOCHRON_OK, "cost record");
+    CHECK_RC(isochron_report_barrier_samples(s.r, "shift", &sm, &run), ISOCHRON_OK, "shift record with a bound");
+    CHECK_RC(isochron_report_barrier_cost(s.r, &p, "rds"), ISOCHRON_OK, "cost record");
     t = sink_take(&s);
     CHECK(t && strstr(t, "\"clock_bound_s\":2e-06,\"clock_true_s\":null,\"clock_bound_kind\":\"statistical\",\"clock_bound_hard_s\":5e-06,"
                          "\"samples_s\":["),
@@ -251,10 +267,22 @@ static void barrier_records(void)
     /* the head is the one the bench and shmem contexts open with: without a run object, refused alike */
     run.head.run_json = NULL;
     sink_open(&s);
-    CHECK_RC(isochron_report_barrier_context(s.f, &run), ISOCHRON_EINVAL, "barrier context without a run object: EINVAL");
+    CHECK_RC(isochron_report_barrier_context(s.r, &run), ISOCHRON_EINVAL, "barrier context without a run object: EINVAL");
     t = sink_take(&s);
     CHECK(t && !*t, "barrier context without a run object: nothing written");
     free(t);
+    run.head.run_json = "{\"ranks\":3}";
+    for (int k = 0; k < 2; k++) { /* the records are JSON Lines only: a table or CSV reporter writes none of them */
+        isochron_reporter_t *o = NULL;
+        sink_open(&s);
+        isochron_reporter_create(k ? "csv" : "table", s.f, &o);
+        int rc = isochron_report_barrier_context(o, &run) | isochron_report_barrier_rds(o, &ri) | isochron_report_barrier_samples(o, "shift", &sm, &run)
+                 | isochron_report_barrier_cost(o, &p, "rds") | isochron_report_barrier_payoff(o, &po, &run);
+        isochron_reporter_destroy(o);
+        t = sink_take(&s);
+        CHECK(rc == ISOCHRON_OK && t && !*t, "%s reporter: the barrier records write nothing (%s)", k ? "csv" : "table", t ? t : "");
+        free(t);
+    }
 }
 
 static void run_objects(void)
