@@ -4,38 +4,57 @@
  * local use of the prefix. Its own timer (MPI_Wtime around the loop, the slowest rank) and a
  * checksum of every prefix it computed, so a run under libisochron-tune.so can be compared with a
  * run without it: same checksum, time side by side. Not a test: a workload.
- *   prefix_app [N (default 16384 = 64 KiB)] [ITERS (default 2000)]
+ * Beside the loop it times, per rank, the local pass (which writes the array MPI_Scan sends) and
+ * the call, so a slowdown can be placed: bench/tune_prefix.sh found that under the layer rank 0's
+ * pass, not the call, became slower (docs/tuning.md). PASS=none drops the pass (back-to-back calls).
+ *   prefix_app [N (default 16384 = 64 KiB)] [ITERS (default 2000)] [PASS: write (default) | none]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank;
+    int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     int n = argc > 1 ? atoi(argv[1]) : 16384, iters = argc > 2 ? atoi(argv[2]) : 2000;
-    if (n < 1 || iters < 1) {
-        if (rank == 0) fprintf(stderr, "prefix_app: N and ITERS must be positive\n");
+    const char *mode = argc > 3 ? argv[3] : "write";
+    int pass = !strcmp(mode, "write");
+    if (n < 1 || iters < 1 || (!pass && strcmp(mode, "none"))) {
+        if (rank == 0) fprintf(stderr, "prefix_app: N and ITERS must be positive, PASS write or none (got %s)\n", mode);
         MPI_Finalize();
         return 2;
     }
     int *flag = malloc((size_t)n * sizeof *flag), *pos = malloc((size_t)n * sizeof *pos);
     unsigned long long sum = 0;
+    double t_pass = 0, t_call = 0;
     for (int i = 0; i < n; i++) flag[i] = (i * 7 + rank) % 3 == 0;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int it = 0; it < iters; it++) {
-        for (int i = 0; i < n; i++) flag[i] = (flag[i] + i + it + rank) % 5 < 2; /* which elements survive */
-        MPI_Scan(flag, pos, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);               /* their positions */
+        double a = MPI_Wtime();
+        if (pass)
+            for (int i = 0; i < n; i++) flag[i] = (flag[i] + i + it + rank) % 5 < 2; /* which elements survive */
+        double b = MPI_Wtime();
+        MPI_Scan(flag, pos, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* their positions */
+        t_call += MPI_Wtime() - b;
+        t_pass += b - a;
         for (int i = 0; i < n; i += 97) sum = sum * 31 + (unsigned long long)pos[i];
     }
     double t = MPI_Wtime() - t0, tmax = 0;
     MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    unsigned long long all = 0;
-    MPI_Reduce(&sum, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_BXOR, 0, MPI_COMM_WORLD);
-    if (rank == 0) printf("loop %.6f s checksum %016llx (%d ints, %d scans)\n", tmax, all, n, iters);
+    double mine[2] = { t_pass / iters * 1e6, t_call / iters * 1e6 }, *all = malloc(2 * (size_t)size * sizeof *all);
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    unsigned long long xall = 0;
+    MPI_Reduce(&sum, &xall, 1, MPI_UNSIGNED_LONG_LONG, MPI_BXOR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("loop %.6f s checksum %016llx (%d ints, %d scans)\nper call (us):", tmax, xall, n, iters);
+        for (int r = 0; r < size; r++) printf(" rank %d pass %.1f scan %.1f%s", r, all[2 * r], all[2 * r + 1], r + 1 < size ? ";" : "\n");
+    }
+    free(all);
     free(flag);
     free(pos);
     MPI_Finalize();
