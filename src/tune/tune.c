@@ -170,8 +170,13 @@ int tune_redirect_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int 
 
 /* Scan as Exscan + the own contribution: exact ops only (then the order of combination, and so the
  * commutativity Reduce_local's operand order assumes, cannot change a bit; every exact type is a
- * predefined contiguous one, so rank 0's copy is a memcpy); in place passes through (Exscan would
- * overwrite the contribution it still needs). */
+ * predefined contiguous one, so the copies are memcpy); in place passes through (Exscan would
+ * overwrite the contribution it still needs). The Exscan runs in place on a copy of the contribution
+ * in recvbuf, not on sendbuf: Open MPI's shared-memory transport lets the receiver read the sender's
+ * buffer directly (CMA single copy), and a program that rewrites its send buffer right after the call
+ * then paid ~3x for that rewrite (bench/results/tune_prefix-cause-*: the redirect made a scan-heavy
+ * program slower although the call itself was faster). recvbuf is the buffer the library's own scan
+ * sends from too. Rank 0's recvbuf is undefined after Exscan, so it takes its contribution again. */
 int tune_redirect_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm)
 {
@@ -179,10 +184,12 @@ int tune_redirect_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Da
     int r = 0, ts = 0;
     PMPI_Comm_rank(comm, &r);
     PMPI_Type_size(datatype, &ts);
-    int rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    size_t bytes = (size_t)(count > 0 ? count : 0) * (size_t)ts;
+    if (bytes) memcpy(recvbuf, sendbuf, bytes);
+    int rc = PMPI_Exscan(MPI_IN_PLACE, recvbuf, count, datatype, op, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (r == 0) {
-        if (count > 0) memcpy(recvbuf, sendbuf, (size_t)count * (size_t)ts);
+        if (bytes) memcpy(recvbuf, sendbuf, bytes);
     } else {
         rc = PMPI_Reduce_local(sendbuf, recvbuf, count, datatype, op);
     }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app_report.h"
 
 int main(int argc, char **argv)
 {
@@ -30,7 +31,7 @@ int main(int argc, char **argv)
     }
     int *flag = malloc((size_t)n * sizeof *flag), *pos = malloc((size_t)n * sizeof *pos);
     unsigned long long sum = 0;
-    double t_pass = 0, t_call = 0;
+    double *t_pass = malloc((size_t)iters * sizeof *t_pass), *t_call = malloc((size_t)iters * sizeof *t_call);
     for (int i = 0; i < n; i++) flag[i] = (i * 7 + rank) % 3 == 0;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -40,21 +41,15 @@ int main(int argc, char **argv)
             for (int i = 0; i < n; i++) flag[i] = (flag[i] + i + it + rank) % 5 < 2; /* which elements survive */
         double b = MPI_Wtime();
         MPI_Scan(flag, pos, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* their positions */
-        t_call += MPI_Wtime() - b;
-        t_pass += b - a;
+        t_call[it] = MPI_Wtime() - b;
+        t_pass[it] = b - a;
         for (int i = 0; i < n; i += 97) sum = sum * 31 + (unsigned long long)pos[i];
     }
-    double t = MPI_Wtime() - t0, tmax = 0;
-    MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    double mine[2] = { t_pass / iters * 1e6, t_call / iters * 1e6 }, *all = malloc(2 * (size_t)size * sizeof *all);
-    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    unsigned long long xall = 0;
-    MPI_Reduce(&sum, &xall, 1, MPI_UNSIGNED_LONG_LONG, MPI_BXOR, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        printf("loop %.6f s checksum %016llx (%d ints, %d scans)\nper call (us):", tmax, xall, n, iters);
-        for (int r = 0; r < size; r++) printf(" rank %d pass %.1f scan %.1f%s", r, all[2 * r], all[2 * r + 1], r + 1 < size ? ";" : "\n");
-    }
-    free(all);
+    char desc[96];
+    snprintf(desc, sizeof desc, "%d ints, %d scans", n, iters);
+    app_report(MPI_Wtime() - t0, t_pass, t_call, iters, sum, desc);
+    free(t_pass);
+    free(t_call);
     free(flag);
     free(pos);
     MPI_Finalize();
