@@ -11,6 +11,8 @@
 # forces, stress) must equal the first default run's (tests/apps/app_output.py).
 #   RULES=FILE PROFILE=FILE (both required: bench/results/tune_* say how they were made)
 #   APP=lammps|qe NP=2 ROUNDS=3 CELLS=10 STEPS=500 (lammps) ECUT=18 K=4 (qe)
+#   MODES="default rules layer" (default first; also: audit = qe under LD_AUDIT=libisochron-fortran.so
+#   alone, no layer: what the Fortran interposition costs by itself)
 set -uo pipefail
 [ -n "${PY:-}" ] || PY=python3
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,20 +50,22 @@ run() { # TAG ENV...
   fi
   echo $? > "$tag/rc"
 }
-modes=(default rules layer)
+read -ra modes <<< "${MODES:-default rules layer}"
+nm=${#modes[@]}
 for r in $(seq 1 "$ROUNDS"); do
-  for k in 0 1 2; do
-    m=${modes[$(( (k + r) % 3 ))]}
+  for k in $(seq 0 $((nm - 1))); do
+    m=${modes[$(( (k + r) % nm ))]}
     case $m in
       default) run "default.$r" ;;
       rules) run "rules.$r" OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_dynamic_rules_filename="$RULES" ;;
+      audit) run "audit.$r" "${fortran[@]}" ;;
       layer) run "layer.$r" "${fortran[@]}" LD_PRELOAD="$layer" ISOCHRON_TUNE_PROFILE="$PROFILE" ISOCHRON_TUNE_VERBOSE=1 ;;
     esac
   done
 done
-"$PY" - "$tmp" "$ROUNDS" "$here" "$APP" <<'PY'
+"$PY" - "$tmp" "$ROUNDS" "$here" "$APP" "${modes[@]}" <<'PY'
 import os, re, statistics, subprocess, sys
-tmp, rounds, here, app = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+tmp, rounds, here, app, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
 sys.path.insert(0, os.path.join(here, "bench"))
 from tune_ratio import ratio_line
 bad = 0
@@ -75,7 +79,7 @@ def loop(d):
         return float(m.group(1)) if m else None
     m = re.search(r"PWSCF\s*:.*CPU\s+(?:(\d+)h\s*)?(?:(\d+)m\s*)?([0-9.]+)s WALL", text)
     return (int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + float(m.group(3))) if m else None
-t = {m: [loop(f"{m}.{r}") for r in range(1, rounds + 1)] for m in ("default", "rules", "layer")}
+t = {m: [loop(f"{m}.{r}") for r in range(1, rounds + 1)] for m in modes}
 print(f"{'mode':8} {'own timer (s): median [min max]':34} output; ratio to default per round")
 for m, v in t.items():
     out = []
@@ -90,7 +94,8 @@ for m, v in t.items():
     ratios = ratio_line(list(zip(v, t["default"]))) if m != "default" else ""
     cell = f"{statistics.median(ok):.3f} [{min(ok):.3f} {max(ok):.3f}]" if ok else "-"
     print(f"{m:8} {cell:34} {'identical' if not out else '; '.join(out)}{'; ' + ratios if ratios else ''}")
-red = [l.strip() for r in range(1, rounds + 1) for l in open(os.path.join(tmp, f"layer.{r}", "stderr")) if l.startswith("isochron-tune:")]
+red = [l.strip() for r in range(1, rounds + 1) if "layer" in modes
+       for l in open(os.path.join(tmp, f"layer.{r}", "stderr")) if l.startswith("isochron-tune:")]
 print("layer: " + (red[0] if red else "no report on stderr"))
 sys.exit(1 if bad else 0)
 PY

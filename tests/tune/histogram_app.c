@@ -23,13 +23,10 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int n = argc > 1 ? atoi(argv[1]) : 65536, iters = argc > 2 ? atoi(argv[2]) : 300;
-    const char *mode = argc > 3 ? argv[3] : "write";
-    int pass = !strcmp(mode, "write");
-    if (n < 1 || iters < 1 || (!pass && strcmp(mode, "none"))) {
-        if (rank == 0) fprintf(stderr, "histogram_app: N and ITERS must be positive, PASS write or none (got %s)\n", mode);
+    int n, iters, pass, bad = app_args(argc, argv, "histogram_app", 65536, 300, &n, &iters, &pass);
+    if (bad) {
         MPI_Finalize();
-        return 2;
+        return bad;
     }
     size_t bins = (size_t)n * (size_t)size;
     int *count = calloc(bins, sizeof *count), *mine = malloc((size_t)n * sizeof *mine);
@@ -52,11 +49,7 @@ int main(int argc, char **argv)
         t_pass[it] = b - a;
         for (int i = 0; i < n; i += 61) sum = sum * 31 + (unsigned long long)mine[i];
     }
-    char desc[96];
-    snprintf(desc, sizeof desc, "%d bins per rank, %d reduce_scatter_block", n, iters);
-    app_report(MPI_Wtime() - t0, t_pass, t_call, iters, sum, desc);
-    free(t_pass);
-    free(t_call);
+    app_report(MPI_Wtime() - t0, t_pass, t_call, iters, sum, "%d bins per rank, %d reduce_scatter_block", n, iters);
     free(count);
     free(mine);
     MPI_Finalize();

@@ -21,13 +21,10 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int n = argc > 1 ? atoi(argv[1]) : 16384, iters = argc > 2 ? atoi(argv[2]) : 2000;
-    const char *mode = argc > 3 ? argv[3] : "write";
-    int pass = !strcmp(mode, "write");
-    if (n < 1 || iters < 1 || (!pass && strcmp(mode, "none"))) {
-        if (rank == 0) fprintf(stderr, "prefix_app: N and ITERS must be positive, PASS write or none (got %s)\n", mode);
+    int n, iters, pass, bad = app_args(argc, argv, "prefix_app", 16384, 2000, &n, &iters, &pass);
+    if (bad) {
         MPI_Finalize();
-        return 2;
+        return bad;
     }
     int *flag = malloc((size_t)n * sizeof *flag), *pos = malloc((size_t)n * sizeof *pos);
     unsigned long long sum = 0;
@@ -45,11 +42,7 @@ int main(int argc, char **argv)
         t_pass[it] = b - a;
         for (int i = 0; i < n; i += 97) sum = sum * 31 + (unsigned long long)pos[i];
     }
-    char desc[96];
-    snprintf(desc, sizeof desc, "%d ints, %d scans", n, iters);
-    app_report(MPI_Wtime() - t0, t_pass, t_call, iters, sum, desc);
-    free(t_pass);
-    free(t_call);
+    app_report(MPI_Wtime() - t0, t_pass, t_call, iters, sum, "%d ints, %d scans", n, iters);
     free(flag);
     free(pos);
     MPI_Finalize();
