@@ -28,6 +28,8 @@
  *   MPI_Bcast      -> MPI_Scatterv in communicator-size pieces + MPI_Allgatherv
  *   MPI_Scan       -> MPI_Exscan + MPI_Reduce_local of the own contribution (exact ops as for
  *                     MPI_Allreduce; in place passes through)
+ *   MPI_Reduce_scatter_block -> MPI_Reduce of the p blocks to rank 0 + MPI_Scatter (exact ops as for
+ *                     MPI_Allreduce; message size = one block, recvcount x type size)
  * on intracommunicators of the profile's size; every other call goes to the library unchanged. The
  * data delivered is the library's (tests/tune checks every redirected call against PMPI's result).
  * ISOCHRON_TUNE_VERBOSE=1: rank 0 prints at MPI_Finalize how many calls it redirected.
@@ -42,7 +44,8 @@ extern "C" {
 /** 1 when the profile matched this run and redirection is on, else 0 (libisochron-tune.so only). */
 int isochron_tune_active(void);
 
-/** Calls of FUNCTION ("MPI_Allreduce", "MPI_Allgather", "MPI_Bcast", "MPI_Scan"; NULL: all) this process has
+/** Calls of FUNCTION ("MPI_Allreduce", "MPI_Allgather", "MPI_Bcast", "MPI_Scan",
+ *  "MPI_Reduce_scatter_block"; NULL: all) this process has
  *  redirected so far; -1 for a function the layer never redirects. */
 long long isochron_tune_redirected(const char *function);
 

@@ -12,7 +12,8 @@
 #include <mpi.h>
 #include "tune/tune_internal.h"
 
-static const char *const func_names[TUNE_NFUNC] = { "MPI_Allreduce", "MPI_Allgather", "MPI_Bcast", "MPI_Scan" };
+static const char *const func_names[TUNE_NFUNC] = { "MPI_Allreduce", "MPI_Allgather", "MPI_Bcast", "MPI_Scan",
+                                                   "MPI_Reduce_scatter_block" };
 
 int tune_func_find(const char *name)
 {
@@ -62,7 +63,8 @@ int tune_profile_load(const char *path, tune_profile_t *p, char *why, size_t n)
             tune_rule_t r;
             if (sscanf(val, "%63s %d %lld %lld", fn, &r.comm_size, &r.lo, &r.hi) != 4 ||
                 (r.func = tune_func_find(fn)) < 0 || r.comm_size < 1 || r.lo < 0 || r.hi < r.lo) {
-                snprintf(why, n, "%s:%d: bad redirect line (want: redirect MPI_Allreduce|MPI_Allgather|MPI_Bcast|MPI_Scan"
+                snprintf(why, n, "%s:%d: bad redirect line (want: redirect MPI_Allreduce|MPI_Allgather|MPI_Bcast|MPI_Scan|"
+                         "MPI_Reduce_scatter_block"
                          " COMM_SIZE MIN_BYTES MAX_BYTES)", path, lineno);
                 rc = -1;
                 break;

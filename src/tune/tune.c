@@ -3,8 +3,8 @@
  * the mock-up was measured faster (the guidelines of key traff-guidelines; the profile-driven
  * replacement of PGMPITuneLib, key pgmpitunelib; isochron/tune.h states the profile and the
  * functions). Design:
- *  - The wrappers are generated from src/pmpi/mpi.tbl by tools/gen-pmpi.py with --only (the three
- *    collectives and the init/finalize calls) and --redirect: tune_enter decides, per call, whether
+ *  - The wrappers are generated from src/pmpi/mpi.tbl by tools/gen-pmpi.py with --only (the five
+ *    collectives and the init calls) and --redirect: tune_enter decides, per call, whether
  *    the profile's (communicator size, message size) ranges cover it and sets c->layer; the
  *    generated wrapper then calls tune_redirect_MPI_<f> instead of PMPI_<f>.
  *  - The decision must be the same on every rank of the communicator: it depends only on what MPI
@@ -42,6 +42,7 @@ static int func_of(int id)
     case ISOCHRON_PMPI_ID_MPI_Allgather: return TUNE_ALLGATHER;
     case ISOCHRON_PMPI_ID_MPI_Bcast: return TUNE_BCAST;
     case ISOCHRON_PMPI_ID_MPI_Scan: return TUNE_SCAN;
+    case ISOCHRON_PMPI_ID_MPI_Reduce_scatter_block: return TUNE_REDUCE_SCATTER_BLOCK;
     default: return -1;
     }
 }
@@ -169,8 +170,13 @@ int tune_redirect_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int 
 
 /* Scan as Exscan + the own contribution: exact ops only (then the order of combination, and so the
  * commutativity Reduce_local's operand order assumes, cannot change a bit; every exact type is a
- * predefined contiguous one, so rank 0's copy is a memcpy); in place passes through (Exscan would
- * overwrite the contribution it still needs). */
+ * predefined contiguous one, so the copies are memcpy); in place passes through (Exscan would
+ * overwrite the contribution it still needs). The Exscan runs in place on a copy of the contribution
+ * in recvbuf, not on sendbuf: Open MPI's shared-memory transport lets the receiver read the sender's
+ * buffer directly (CMA single copy), and a program that rewrites its send buffer right after the call
+ * then paid ~3x for that rewrite (bench/results/tune_prefix-cause-*: the redirect made a scan-heavy
+ * program slower although the call itself was faster). recvbuf is the buffer the library's own scan
+ * sends from too. Rank 0's recvbuf is undefined after Exscan, so it takes its contribution again. */
 int tune_redirect_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm)
 {
@@ -178,14 +184,59 @@ int tune_redirect_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Da
     int r = 0, ts = 0;
     PMPI_Comm_rank(comm, &r);
     PMPI_Type_size(datatype, &ts);
-    int rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    size_t bytes = (size_t)(count > 0 ? count : 0) * (size_t)ts;
+    if (bytes) memcpy(recvbuf, sendbuf, bytes);
+    int rc = PMPI_Exscan(MPI_IN_PLACE, recvbuf, count, datatype, op, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (r == 0) {
-        if (count > 0) memcpy(recvbuf, sendbuf, (size_t)count * (size_t)ts);
+        if (bytes) memcpy(recvbuf, sendbuf, bytes);
     } else {
         rc = PMPI_Reduce_local(sendbuf, recvbuf, count, datatype, op);
     }
     if (rc == MPI_SUCCESS) redirected[TUNE_SCAN]++;
+    return rc;
+}
+
+/* Reduce_scatter_block as MPI_Reduce of the p blocks to rank 0 + MPI_Scatter: exact ops only, as for
+ * Allreduce (then the combination order of the library's Reduce cannot change a bit; every exact type
+ * is predefined and contiguous, so rank 0's temporary is count x type size bytes). Rank 0 keeps one
+ * temporary across calls, grown as needed: allocating p blocks per call would add page faults to
+ * every call the profile redirects because they are large. In place: the p blocks are in recvbuf and
+ * the result goes to its first block, which Scatter's MPI_IN_PLACE leaves where Reduce put it. */
+static void *rsb_tmp;
+static size_t rsb_tmp_size;
+
+int tune_redirect_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                           MPI_Op op, MPI_Comm comm)
+{
+    int r = 0, p = 0, ts = 0;
+    PMPI_Comm_rank(comm, &r);
+    PMPI_Comm_size(comm, &p);
+    PMPI_Type_size(datatype, &ts);
+    /* p, recvcount, the op and the type are the same on every rank: so is the decision */
+    if (!exact(datatype, op) || (recvcount > 0 && p > INT_MAX / recvcount))
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    int n = p * recvcount, rc;
+    if (sendbuf == MPI_IN_PLACE) {
+        rc = PMPI_Reduce(r == 0 ? MPI_IN_PLACE : recvbuf, recvbuf, n, datatype, op, 0, comm);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Scatter(recvbuf, recvcount, datatype, r == 0 ? MPI_IN_PLACE : recvbuf, recvcount, datatype, 0, comm);
+    } else {
+        size_t need = (size_t)n * (size_t)ts;
+        int ok = 1;
+        if (r == 0 && need > rsb_tmp_size) {
+            void *t = realloc(rsb_tmp, need);
+            if (t) rsb_tmp = t, rsb_tmp_size = need;
+            else ok = 0;
+        }
+        /* no temporary at rank 0: every rank passes through (one 4-byte Bcast per call, small beside
+         * the block sizes a profile redirects) */
+        PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+        if (!ok) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+        rc = PMPI_Reduce(sendbuf, r == 0 ? rsb_tmp : NULL, n, datatype, op, 0, comm);
+        if (rc == MPI_SUCCESS) rc = PMPI_Scatter(rsb_tmp, recvcount, datatype, recvbuf, recvcount, datatype, 0, comm);
+    }
+    if (rc == MPI_SUCCESS) redirected[TUNE_REDUCE_SCATTER_BLOCK]++;
     return rc;
 }
 
@@ -195,7 +246,11 @@ EXPORT int isochron_tune_active(void) { return active; }
 
 EXPORT long long isochron_tune_redirected(const char *function)
 {
-    if (!function) return redirected[TUNE_ALLREDUCE] + redirected[TUNE_ALLGATHER] + redirected[TUNE_BCAST] + redirected[TUNE_SCAN];
+    if (!function) {
+        long long all = 0;
+        for (int f = 0; f < TUNE_NFUNC; f++) all += redirected[f];
+        return all;
+    }
     int f = tune_func_find(function);
     return f < 0 ? -1 : redirected[f];
 }
@@ -209,9 +264,9 @@ EXPORT int MPI_Finalize(void)
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0)
             fprintf(stderr, "isochron-tune: rank 0 redirected %lld calls (MPI_Allreduce %lld, MPI_Allgather %lld,"
-                            " MPI_Bcast %lld, MPI_Scan %lld); profile %s\n",
+                            " MPI_Bcast %lld, MPI_Scan %lld, MPI_Reduce_scatter_block %lld); profile %s\n",
                     isochron_tune_redirected(NULL), redirected[TUNE_ALLREDUCE], redirected[TUNE_ALLGATHER],
-                    redirected[TUNE_BCAST], redirected[TUNE_SCAN], active ? "active" : "not active");
+                    redirected[TUNE_BCAST], redirected[TUNE_SCAN], redirected[TUNE_REDUCE_SCATTER_BLOCK], active ? "active" : "not active");
     }
     return PMPI_Finalize();
 }

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 /* The functions the layer can redirect. */
-enum { TUNE_ALLREDUCE, TUNE_ALLGATHER, TUNE_BCAST, TUNE_SCAN, TUNE_NFUNC };
+enum { TUNE_ALLREDUCE, TUNE_ALLGATHER, TUNE_BCAST, TUNE_SCAN, TUNE_REDUCE_SCATTER_BLOCK, TUNE_NFUNC };
 /* Bcast's pieces live on the stack: larger communicators pass through. */
 #define TUNE_MAX_PROCS 1024
 #define TUNE_MAX_RULES 64

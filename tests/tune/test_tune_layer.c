@@ -3,7 +3,8 @@
  * redirectable call is made twice, through MPI_<f> (which the layer may redirect to its mock-up) and
  * through PMPI_<f> (the library's own), and the results must be equal byte for byte on every rank:
  * MPI_Allreduce (int sum, double max, long prod; double sum, which the layer must leave to the
- * library), MPI_Scan (int sum, double min; double sum left to the library), MPI_Allgather and MPI_Bcast (bytes and a strided vector type, roots 0 and p-1), each
+ * library), MPI_Scan (int sum, double min; double sum left to the library), MPI_Reduce_scatter_block
+ * (int sum, double max; double sum left to the library; blocks of count elements), MPI_Allgather and MPI_Bcast (bytes and a strided vector type, roots 0 and p-1), each
  * in place and not, at counts 0, 1, 7, 1000 and 40000. Then it states how many calls the layer
  * redirected (isochron_tune_redirected, found with dlsym: the program does not link the layer).
  *   test_tune_layer id                  print the profile lines of this run (library, nprocs, hosts)
@@ -93,6 +94,26 @@ static void scan(int n, MPI_Datatype dt, MPI_Op op, const char *what)
     free(s); free(r1); free(r2);
 }
 
+static void reduce_scatter_block(int n, MPI_Datatype dt, MPI_Op op, const char *what)
+{
+    int ts;
+    MPI_Type_size(dt, &ts);
+    size_t all = (size_t)n * (size_t)size, b = all * (size_t)ts + 1;
+    unsigned char *s = malloc(b), *r1 = malloc(b), *r2 = malloc(b);
+    for (int ip = 0; ip < 2; ip++) {
+        for (size_t i = 0; i < all; i++) {
+            if (dt == MPI_INT) ((int *)s)[i] = (rank + 3) * (int)(i % 83) - 7 * rank;
+            else ((double *)s)[i] = (rank % 2 ? 1e16 : 1.0) * (double)(1 + i % 11) + 0.1 * rank;
+        }
+        memcpy(r1, s, b); /* in place: the p blocks are in recvbuf; else recvbuf's tail must stay as it was */
+        memcpy(r2, s, b);
+        MPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : s, r1, n, dt, op, MPI_COMM_WORLD);
+        PMPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : s, r2, n, dt, op, MPI_COMM_WORLD);
+        same(r1, r2, (size_t)n * (size_t)ts, what, n, ip);
+    }
+    free(s); free(r1); free(r2);
+}
+
 static void allgather(int n, MPI_Datatype dt, int ts)
 {
     size_t blk = (size_t)n * (size_t)ts, all = blk * (size_t)size;
@@ -148,6 +169,9 @@ int main(int argc, char **argv)
         scan(n, MPI_INT, MPI_SUM, "MPI_Scan int sum");
         scan(n, MPI_DOUBLE, MPI_MIN, "MPI_Scan double min");
         scan(n, MPI_DOUBLE, MPI_SUM, "MPI_Scan double sum");
+        reduce_scatter_block(n, MPI_INT, MPI_SUM, "MPI_Reduce_scatter_block int sum");
+        reduce_scatter_block(n, MPI_DOUBLE, MPI_MAX, "MPI_Reduce_scatter_block double max");
+        reduce_scatter_block(n, MPI_DOUBLE, MPI_SUM, "MPI_Reduce_scatter_block double sum");
         allgather(n, MPI_BYTE, 1);
         allgather(n, MPI_INT, 4);
         for (int root = 0; root < 2; root++) {
@@ -158,7 +182,8 @@ int main(int argc, char **argv)
     MPI_Type_free(&vec);
     long long (*redirected)(const char *) = (long long (*)(const char *))dlsym(RTLD_DEFAULT, "isochron_tune_redirected");
     long long ar = redirected ? redirected("MPI_Allreduce") : -1, ag = redirected ? redirected("MPI_Allgather") : -1,
-              bc = redirected ? redirected("MPI_Bcast") : -1, sc = redirected ? redirected("MPI_Scan") : -1;
+              bc = redirected ? redirected("MPI_Bcast") : -1, sc = redirected ? redirected("MPI_Scan") : -1,
+              rs = redirected ? redirected("MPI_Reduce_scatter_block") : -1;
     /* (read before the tally's own allreduce) */
     int total_bad = 0;
     PMPI_Allreduce(&bad, &total_bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -167,13 +192,13 @@ int main(int argc, char **argv)
         total_bad++;
     } else if (argc > 2 && !strcmp(argv[1], "check")) {
         if (rank == 0)
-            printf("rank 0 redirected: MPI_Allreduce %lld, MPI_Allgather %lld, MPI_Bcast %lld, MPI_Scan %lld\n", ar, ag,
-                   bc, sc);
+            printf("rank 0 redirected: MPI_Allreduce %lld, MPI_Allgather %lld, MPI_Bcast %lld, MPI_Scan %lld,"
+                   " MPI_Reduce_scatter_block %lld\n", ar, ag, bc, sc, rs);
         int want = !strcmp(argv[2], "redirect");
         /* allreduce: 3 exact kinds x 2 (in place or not) x 5 counts at most, the double sums stay; scan: 2 exact
-         * kinds, not in place, x 5 counts */
-        int ok = want ? (ar > 0 && ar <= 30 && ag > 0 && bc > 0 && sc > 0 && sc <= 10)
-                      : (ar == 0 && ag == 0 && bc == 0 && sc == 0);
+         * kinds, not in place, x 5 counts; reduce_scatter_block: 2 exact kinds x 2 x 5 counts, the double sums stay */
+        int ok = want ? (ar > 0 && ar <= 30 && ag > 0 && bc > 0 && sc > 0 && sc <= 10 && rs > 0 && rs <= 20)
+                      : (ar == 0 && ag == 0 && bc == 0 && sc == 0 && rs == 0);
         if (!ok) {
             printf("FAIL rank %d: redirected counts do not match mode %s\n", rank, argv[2]);
             total_bad++;

@@ -23,3 +23,6 @@ set_tests_properties(tune_rules_accept PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_
 # prefix_app: the collective-heavy workload of bench/tune_prefix.sh (no test)
 add_executable(tune_prefix_app tune/prefix_app.c)
 target_link_libraries(tune_prefix_app PRIVATE MPI::MPI_C)
+# histogram_app: the same for MPI_Reduce_scatter_block (bench/tune_prefix.sh APP=histogram)
+add_executable(tune_histogram_app tune/histogram_app.c)
+target_link_libraries(tune_histogram_app PRIVATE MPI::MPI_C)

@@ -2,11 +2,11 @@
 # The tuning layer (libisochron-tune.so, isochron/tune.h) under a real mpirun at NP ranks:
 #  1. a profile matching this run (library, process count, host set) that covers every size:
 #     every redirected call's result equals the library's (test_tune_layer compares each with
-#     PMPI's), and each of the three functions was redirected;
+#     PMPI's), and each of the five functions was redirected;
 #  2. the same profile at another process count: one line on stderr naming the difference, and
 #     nothing redirected (every call passes through);
 #  3. isochron-bench itself under the layer with the matching profile: allreduce, allgather,
-#     bcast and scan validated at 8 B, 1 KiB and 64 KiB (exit 0), and the layer redirected its calls.
+#     bcast, scan and reduce_scatter_block validated at 8 B, 1 KiB and 64 KiB (exit 0), and the layer redirected its calls.
 # usage: tune_layer.sh NP TEST_PROGRAM LAYER BENCH
 # The layer and its settings reach the ranks through the launcher's environment (as bench/apps/apps.sh
 # does), so the script runs under Open MPI's and MPICH's mpirun alike.
@@ -19,7 +19,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 "${run[@]}" "$prog" id > "$tmp/id"
 grep -q '^mpi_library ' "$tmp/id" || fail "no id from $prog: $(cat "$tmp/id")"
 { echo "isochron_tune_profile 1"; cat "$tmp/id"
-  for f in MPI_Allreduce MPI_Allgather MPI_Bcast MPI_Scan; do echo "redirect $f $np 0 1000000000"; done; } > "$tmp/match"
+  for f in MPI_Allreduce MPI_Allgather MPI_Bcast MPI_Scan MPI_Reduce_scatter_block; do echo "redirect $f $np 0 1000000000"; done; } > "$tmp/match"
 sed "s/^nprocs .*/nprocs $((np + 1))/" "$tmp/match" > "$tmp/other"
 # 1
 env LD_PRELOAD="$layer" ISOCHRON_TUNE_PROFILE="$tmp/match" "${run[@]}" "$prog" check redirect > "$tmp/1.out" 2> "$tmp/1.err" \
@@ -37,8 +37,8 @@ grep -q "measured at $((np + 1)) processes, this run has $np; passing every call
 echo "ok   np $np: profile of $((np + 1)) processes refused in one line, nothing redirected"
 # 3
 env LD_PRELOAD="$layer" ISOCHRON_TUNE_PROFILE="$tmp/match" ISOCHRON_TUNE_VERBOSE=1 "${run[@]}" \
-  "$bench" --ops allreduce,allgather,bcast,scan --sizes 8,1K,64K --budget 0.1 --min-reps 3 > "$tmp/3.out" 2> "$tmp/3.err" \
+  "$bench" --ops allreduce,allgather,bcast,scan,reduce_scatter_block --sizes 8,1K,64K --budget 0.1 --min-reps 3 > "$tmp/3.out" 2> "$tmp/3.err" \
   || fail "isochron-bench under the layer: $(grep -v '^\[' "$tmp/3.err" | head -5)"
 line=$(grep "^isochron-tune: rank 0 redirected" "$tmp/3.err") || fail "isochron-bench: no report of the layer: $(tail -3 "$tmp/3.err")"
 case "$line" in *"redirected 0 calls"*) fail "isochron-bench: the layer redirected nothing: $line";; esac
-echo "ok   np $np: isochron-bench validated allreduce, allgather, bcast, scan under the layer ($line)"
+echo "ok   np $np: isochron-bench validated allreduce, allgather, bcast, scan, reduce_scatter_block under the layer ($line)"

@@ -303,7 +303,7 @@ def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[l
 
 #: the guidelines whose collective libisochron-tune.so can redirect, and its MPI function
 LAYER_FUNCS = {"allreduce": "MPI_Allreduce", "allgather": "MPI_Allgather", "bcast": "MPI_Bcast",
-               "scan": "MPI_Scan"}
+               "scan": "MPI_Scan", "reduce_scatter_block": "MPI_Reduce_scatter_block"}
 
 
 def profile_text(res: Result, nprocs: int, hosts: Sequence[str]) -> str:
