@@ -48,6 +48,24 @@ typedef struct {
 #define APP_OPT_BIND {"bind", "auto|off", "auto: on a node running more ranks than CPUs whose ranks are all unbound, bind each rank to one CPU (node-local rank mod CPUs), so ranks do not migrate at start times (helps an MPI that yields when idle, as Open MPI does when oversubscribed; slows one that busy-polls, as MPICH does); off: leave binding to the launcher", "off"}
 #define APP_OPT_SYNC_LIMIT {"sync-limit", "SECONDS", "refuse a --sync spec estimated to take longer than this (0: no limit)", "600"}
 
+/* A numeric option of a driver's table, read from its value (the table's default when not given; neither:
+ * left as it is) into *out and checked against [lo, hi] (lo excluded with lo_open): int * (APP_INT), double *
+ * (APP_REAL; APP_SECONDS, a duration with s/ms/us/ns), size_t * (APP_SIZE: 8, 1K, 32M). A bad value is answered
+ * "prog: --name 'value': expect" on rank 0, expect being the row's or, without one, "expected an integer in
+ * [lo, hi]", "expected a number in [lo, hi]", "expected a number" or "expected seconds", then " (note)". */
+typedef enum { APP_INT, APP_REAL, APP_SECONDS, APP_SIZE } app_kind_t;
+typedef struct {
+    int opt;             /* the row of the option table */
+    app_kind_t kind;
+    void *out;
+    double lo, hi;       /* -INFINITY, INFINITY: any */
+    const char *expect;  /* NULL: from the kind and the range */
+    const char *note;    /* NULL, or said in parentheses after expect */
+    int lo_open;         /* 1: lo itself is refused */
+} app_number_t;
+/* Every row of nums in order: 0, or 2 after the first bad value's message. */
+int app_parse_numbers(const char *prog, const app_option_t *opts, const char **values, const app_number_t *nums, int n, int rank);
+
 /* --bind auto|off (see run_context.c): 0, or 2 after a message. Collective. *bound = 1 when the ranks were bound here. */
 int app_bind(const char *prog, const char *v, MPI_Comm comm, int rank, int *bound);
 
@@ -167,6 +185,20 @@ int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, s
  * message naming the option, the file and the OS error (records were lost). */
 int app_open_output(const char *prog, const char *opt, const char *path, FILE **f);
 int app_close_output(const char *prog, const char *opt, const char *path, FILE *f);
+
+/* A measuring driver's outputs: --jsonl and --csv opened on rank 0 before anything is measured, then a
+ * reporter each and one on stdout in --format ("none": no reporter). rep[] is NULL where not asked and on
+ * the other ranks. app_outputs_open: collective over comm, 0 or 2 on every rank (the message on rank 0).
+ * app_outputs_close: the reporters destroyed, the files closed (app_close_output); 0, or 1 when records
+ * were lost. */
+typedef struct {
+    const char *prog, *jsonl, *csv; /* the paths as given (NULL: not asked) */
+    FILE *jf, *cf;
+    isochron_reporter_t *rep[3];    /* stdout, --jsonl, --csv */
+} app_outputs_t;
+int app_outputs_open(app_outputs_t *o, const char *prog, const char *jsonl, const char *csv, int rank, MPI_Comm comm);
+void app_outputs_reporters(app_outputs_t *o, const char *fmt, int rank);
+int app_outputs_close(app_outputs_t *o);
 
 /* The rank this process is going to have, from the launcher's environment
  * (Open MPI, MPICH's Hydra, PMIx, Slurm), readable before MPI_Init; -1 when

@@ -203,6 +203,48 @@ int app_engine_options(const char *prog, const char *min_reps, const char *max_r
     return 0;
 }
 
+/* The message after "--name 'value': " when a numeric row gives none: from its kind and range. */
+static void number_expect(const app_number_t *n, char *buf, size_t len)
+{
+    int bounded = isfinite(n->lo) || isfinite(n->hi);
+    if (n->expect) snprintf(buf, len, "%s", n->expect);
+    else if (n->kind == APP_INT) snprintf(buf, len, "expected an integer in [%.0f, %.0f]", n->lo, n->hi);
+    else if (n->kind == APP_SECONDS && !bounded) snprintf(buf, len, "expected seconds");
+    else if (bounded) snprintf(buf, len, "expected a number in %c%g, %g]", n->lo_open ? '(' : '[', n->lo, n->hi);
+    else snprintf(buf, len, "expected a number");
+    if (n->note) snprintf(buf + strlen(buf), len - strlen(buf), " (%s)", n->note);
+}
+
+/* One row: 0 with *out set, or -1 (malformed or outside the range). */
+static int number_parse(const app_number_t *n, const char *s)
+{
+    long lv = 0;
+    double dv = 0;
+    size_t zv = 0;
+    int bad = n->kind == APP_INT ? isochron_parse_long(s, &lv) : n->kind == APP_SIZE ? app_parse_size(s, &zv)
+              : n->kind == APP_SECONDS ? isochron_parse_duration(s, &dv) : isochron_parse_double(s, &dv);
+    if (bad) return -1;
+    double x = n->kind == APP_INT ? (double)lv : n->kind == APP_SIZE ? (double)zv : dv;
+    if ((n->lo_open ? !(x > n->lo) : !(x >= n->lo)) || !(x <= n->hi)) return -1;
+    if (n->kind == APP_INT) *(int *)n->out = (int)lv;
+    else if (n->kind == APP_SIZE) *(size_t *)n->out = zv;
+    else *(double *)n->out = dv;
+    return 0;
+}
+
+int app_parse_numbers(const char *prog, const app_option_t *opts, const char **values, const app_number_t *nums, int n, int rank)
+{
+    for (int i = 0; i < n; i++) {
+        const char *s = app_value(opts, values, nums[i].opt);
+        if (!s || !number_parse(&nums[i], s)) continue;
+        char expect[256];
+        number_expect(&nums[i], expect, sizeof expect);
+        if (rank == 0) fprintf(stderr, "%s: --%s '%s': %s\n", prog, opts[nums[i].opt].name, s, expect);
+        return 2;
+    }
+    return 0;
+}
+
 void app_list_barriers(int rank)
 {
     if (rank == 0)
