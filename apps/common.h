@@ -1,6 +1,6 @@
 /* Helpers shared by the command-line drivers, one file per concern: options.c (the option table, parsing,
  * --help), run_context.c (the context's run object, --bind), clock_setup.c (timer, sync budget, sync, tracker,
- * check), process.c (signals, watchdog, output files). */
+ * check), process.c (signals, watchdog, output files), sweep_output.c (a library sweep's records and progress). */
 #ifndef ISOCHRON_APPS_COMMON_H
 #define ISOCHRON_APPS_COMMON_H
 #include <mpi.h>
@@ -122,6 +122,12 @@ int app_engine_options(const char *prog, const char *min_reps, const char *max_r
 int app_clock_options(const char *prog, const char *sync, const char *skew, const char *node_size, int rank);
 /* --list-barriers (rank 0 prints). */
 void app_list_barriers(int rank);
+/* A registry of names and descriptions, one "name description" line each (rank 0 prints): --list-schemes,
+ * --list-methods, --list-timings. */
+void app_list_named(int n, const isochron_named_t *(*get)(int), int rank);
+/* --list-ops: the operations of ops in columns (name, family, description), the pairwise experiments of a
+ * sweep (allpairs, p2t), then those this MPI library lacks, each line opening with '#' (rank 0 prints). */
+void app_list_ops(const isochron_ops_t *ops, int rank);
 
 /* --ci-of median|mean into *mean (1: mean); 0, or 2 after "prog: --ci-of 'v': valid: median, mean" on rank 0. */
 int app_parse_ci_of(const char *prog, const char *v, int rank, int *mean);
@@ -199,6 +205,23 @@ typedef struct {
 int app_outputs_open(app_outputs_t *o, const char *prog, const char *jsonl, const char *csv, int rank, MPI_Comm comm);
 void app_outputs_reporters(app_outputs_t *o, const char *fmt, int rank);
 int app_outputs_close(app_outputs_t *o);
+
+/* A library sweep's output (sweep_output.c): the points to every reporter as they complete, progress on
+ * stderr (unless quiet), the watchdog around each point (out: where the completed records are), then on
+ * rank 0 the clock tracking's cost and the end record listing skipped points. */
+typedef struct {
+    const char *prog;
+    isochron_reporter_t **reps; /* stdout, --jsonl, --csv (app_outputs_t.rep) */
+    const isochron_bench_opts_t *bo;
+    int rank, quiet;
+    double watchdog, wall0;     /* wall0: the run's start (isochron_truth_now) */
+    const char *out;
+} app_sweep_sink_t;
+/* Run sw (isochron_sweep_run) into k, then the clocks now in *global and *track (a resync replaced them; the
+ * caller destroys them). Collective. 0, or 1 when a point failed or was skipped. */
+int app_sweep_run(const app_sweep_sink_t *k, isochron_sweep_t *sw, isochron_clock_t **global, isochron_track_t **track);
+/* Before a sweep (rank 0): what the ranks outside a pairwise operation do (points record active_ranks too). */
+void app_sweep_notes(const char *prog, const isochron_sweep_opts_t *so, int nprocs, int rank);
 
 /* The rank this process is going to have, from the launcher's environment
  * (Open MPI, MPICH's Hydra, PMIx, Slurm), readable before MPI_Init; -1 when

@@ -89,47 +89,15 @@ static const char about[] =
     "Statistics are over valid repetitions only; results are written as each point completes.\n";
 
 /* --list-ops, --list-schemes, --list-methods, --list-timings, --list-barriers: 1 if one was asked (rank 0 printed it). */
-static int lists(const char **v, isochron_ops_t *ops, int rank)
+static int lists(const char **v, const isochron_ops_t *ops, int rank)
 {
-    if (v[O_LOPS]) {
-        int wn = 24, wf = 14; /* columns as wide as the longest name and family */
-        for (int i = 0; i < isochron_ops_count(ops); i++) {
-            const isochron_op_t *op = isochron_ops_get(ops, i);
-            if ((int)strlen(op->name) > wn) wn = (int)strlen(op->name);
-            if (op->family && (int)strlen(op->family) > wf) wf = (int)strlen(op->family);
-        }
-        if (rank == 0)
-            for (int i = 0; i < isochron_ops_count(ops); i++) {
-                const isochron_op_t *op = isochron_ops_get(ops, i);
-                if (op->flags & ISOCHRON_OP_MISSING) continue;
-                printf("%-*s %-*s %s\n", wn, op->name, wf, op->family ? op->family : "", op->description ? op->description : "");
-            }
-        if (rank == 0) printf("%-*s %-*s %s\n", wn, "allpairs", wf, "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
-        if (rank == 0) printf("%-*s %-*s %s\n", wn, "p2t", wf, "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
-        /* operations this build's MPI library lacks: listed apart, each line opening with '#' (not a name) */
-        for (int i = 0, head = 0; rank == 0 && i < isochron_ops_count(ops); i++) {
-            const isochron_op_t *op = isochron_ops_get(ops, i);
-            if (!(op->flags & ISOCHRON_OP_MISSING)) continue;
-            if (!head++) printf("# (not available with this MPI library: set-up refuses them, saying what it lacks)\n");
-            printf("# %-*s %-*s %s\n", wn, op->name, wf, op->family ? op->family : "", op->description ? op->description : "");
-        }
-        return 1;
-    }
-    if (v[O_LSCH] || v[O_LMET] || v[O_LTIM]) {
-        if (rank == 0) {
-            int n = v[O_LSCH] ? isochron_scheme_count() : v[O_LMET] ? isochron_method_count() : isochron_timing_count();
-            for (int i = 0; i < n; i++) {
-                const isochron_named_t *e = v[O_LSCH] ? isochron_scheme_get(i) : v[O_LMET] ? isochron_method_get(i) : isochron_timing_get(i);
-                printf("%-10s %s\n", e->name, e->description);
-            }
-        }
-        return 1;
-    }
-    if (v[O_LBAR]) {
-        app_list_barriers(rank);
-        return 1;
-    }
-    return 0;
+    if (v[O_LOPS]) app_list_ops(ops, rank);
+    else if (v[O_LSCH]) app_list_named(isochron_scheme_count(), isochron_scheme_get, rank);
+    else if (v[O_LMET]) app_list_named(isochron_method_count(), isochron_method_get, rank);
+    else if (v[O_LTIM]) app_list_named(isochron_timing_count(), isochron_timing_get, rank);
+    else if (v[O_LBAR]) app_list_barriers(rank);
+    else return 0;
+    return 1;
 }
 
 /* Everything the command line asks, checked before anything is measured: every point must be
@@ -267,63 +235,6 @@ static void write_context(isochron_reporter_t **reps, const run_t *r, const char
         if (reps[i]) isochron_report_bench_context(reps[i], &br);
 }
 
-/* What the sweep (isochron_sweep_run) hands back: written to every reporter, progress on stderr, the
- * watchdog around each point. */
-typedef struct {
-    isochron_reporter_t **reps;
-    const isochron_bench_opts_t *bo;
-    int rank, quiet;
-    double watchdog;
-    const char *out;
-} sink_t;
-static void on_begin(void *a, const isochron_op_t *op, size_t bytes)
-{
-    const sink_t *k = a;
-    char what[96];
-    snprintf(what, sizeof what, "%s at %zu B", op->name, bytes);
-    app_watchdog_arm("isochron-bench", k->watchdog, k->rank, what, k->out);
-}
-static void on_end(void *a) { (void)a; app_watchdog_disarm(); }
-static void on_point(void *a, const isochron_sweep_step_t *st)
-{
-    const sink_t *k = a;
-    const isochron_point_t *p = st->point;
-    if (st->final) {
-        for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_point(k->reps[r], p, k->bo->scheme, k->bo->method);
-        app_interrupt_count(st->done);
-    }
-    if (k->quiet) return;
-    char tb[32], pb[32] = "";
-    if (st->passes > 1) snprintf(pb, sizeof pb, "pass %d/%d ", st->pass + 1, st->passes);
-    fprintf(stderr, "[%s%d/%d] %s %zu B: median %s, %d/%d valid%s (ETA %.0f s)\n", pb, st->index + 1, st->total, p->op, p->bytes,
-            isochron_fmt_time(p->s.median, tb, sizeof tb), p->valid, p->reps, st->passes > 1 && st->final ? " (all passes)" : "", st->eta);
-}
-static void on_skipped(void *a, const isochron_sweep_skip_t *sk)
-{
-    (void)a;
-    fprintf(stderr, "isochron-bench: %s at %zu B skipped: %s\n", sk->op, sk->bytes, sk->why);
-}
-static void on_failed(void *a, const char *what, size_t bytes, const char *why)
-{
-    (void)a;
-    fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", what, bytes, why);
-}
-/* allpairs: one "pair" record per pair (table/csv: op "allpairs:i-j") and one "matrix" record per size */
-static void on_pairs(void *a, const char *mode, size_t bytes, int p, int reps, double wall, const isochron_pair_t *pr)
-{
-    const sink_t *k = a;
-    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_pairs(k->reps[r], mode, bytes, p, reps, wall, pr);
-    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_matrix(k->reps[r], mode, bytes, p, reps, wall, pr);
-    if (!k->quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mode, bytes, p * (p - 1) / 2, reps, wall);
-}
-/* p2t: one "triplet" record each (table/csv: op "p2t:i-j+k") */
-static void on_triplets(void *a, size_t bytes, int p, int reps, double wall, const isochron_triplet_t *tr, int n)
-{
-    const sink_t *k = a;
-    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_triplets(k->reps[r], bytes, p, reps, wall, tr, n);
-    if (!k->quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", bytes, n, reps, wall);
-}
-
 /* MPI started as the command line asks: --init (the library says whether sessions exist) and, when --ops names a
  * threaded operation (latency_mt), MPI_THREAD_MULTIPLE (a library initialised for it may take locks on every call,
  * which would tax every other measurement). Read from argv with the option table, silently: a bad value is
@@ -332,20 +243,13 @@ static int start_mpi(int *argc, char ***argv, isochron_world_t *w, start_t *st)
 {
     const char *pre[NOPT];
     app_parse(*argc, *argv, opts, NOPT, pre, -1);
-    int init = ISOCHRON_INIT_WORLD, want_mt = 0;
+    int init = ISOCHRON_INIT_WORLD, want_mt = pre[O_OPS] && isochron_sweep_thread_level(pre[O_OPS]) == MPI_THREAD_MULTIPLE;
     st->arg = pre[O_INIT];
     st->err[0] = '\0';
     if (st->arg && (isochron_init_find(st->arg, &init) || (init == ISOCHRON_INIT_SESSIONS && isochron_sessions_available()))) {
         snprintf(st->err, sizeof st->err, "%s", isochron_last_error());
         init = ISOCHRON_INIT_WORLD;
     }
-    isochron_ops_t *ops = NULL;
-    const isochron_op_t *list[512];
-    isochron_sweep_opts_t so;
-    so.nops = 0;
-    if (pre[O_OPS] && !isochron_ops_create(&ops)) isochron_sweep_select(ops, pre[O_OPS], list, 512, &so); /* its errors: said after MPI started */
-    for (int i = 0; ops && i < so.nops; i++) want_mt |= (list[i]->flags & ISOCHRON_OP_THREADED) != 0;
-    isochron_ops_destroy(ops);
     if (isochron_world_init(init, argc, argv, want_mt ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, w)) {
         if (app_launch_rank() <= 0) fprintf(stderr, "isochron-bench: starting MPI (--init %s): %s\n", isochron_init_name(init), isochron_last_error());
         return 2;
@@ -388,36 +292,6 @@ static int startup_only(const isochron_world_t *w, int rank, const run_t *run, a
     return code;
 }
 
-/* Say what the ranks outside a pairwise pattern do (points record active_ranks too). */
-static void pair_notes(const run_t *run, int rank)
-{
-    for (int i = 0; i < run->so.nops && rank == 0 && run->nprocs > 2; i++)
-        if (run->list[i]->flags & ISOCHRON_OP_PAIR) {
-            char who[64];
-            if (run->nprocs == 3) snprintf(who, sizeof who, "rank 2 sends nothing and only joins");
-            else snprintf(who, sizeof who, "ranks 2..%d send nothing and only join", run->nprocs - 1);
-            fprintf(stderr, "isochron-bench: note: %s: only ranks 0 and 1 take part; %s the synchronization between repetitions\n", run->list[i]->name, who);
-        }
-}
-
-/* After the sweep (rank 0): what keeping the clock true cost (all ranks take part in every refresh), the skipped
- * points, the end record of every reporter. */
-static void finish(isochron_reporter_t **reps, isochron_sweep_t *sw, const isochron_sweep_result_t *res, double wall0, int quiet)
-{
-    isochron_bench_t *bench = isochron_sweep_bench(sw);
-    isochron_track_t *trk = bench ? isochron_bench_tracker(bench) : NULL;
-    if (trk) {
-        isochron_track_info_t ti;
-        isochron_track_info(trk, &ti);
-        double wall = isochron_truth_now() - wall0;
-        if (!quiet) fprintf(stderr, "isochron-bench: clock tracking: %d refreshes, %.1f ms (%.2f %% of the run)\n", ti.refreshes, ti.cost * 1e3, 100 * ti.cost / wall);
-        if (reps[1]) isochron_report_track(reps[1], ti.refreshes, ti.cost, wall);
-    }
-    if (res->nskipped) fprintf(stderr, "isochron-bench: %d point(s) skipped; the run is incomplete (exit 1)\n", res->nskipped);
-    for (int k = 0; k < 3; k++)
-        if (reps[k]) isochron_report_end_skipped(reps[k], isochron_truth_now() - wall0, res->done, !res->failed && !res->nskipped, res->skipped, res->nskipped);
-}
-
 /* The clocks (app_clock_setup) and the sweep over them. 0, or 2 after the reason on rank 0. */
 static int make_sweep(const char **v, const isochron_world_t *w, int rank, int track, int quiet, run_t *run, app_clock_t *ck, isochron_sweep_t **sw)
 {
@@ -432,22 +306,6 @@ static int make_sweep(const char **v, const isochron_world_t *w, int rank, int t
     if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error());
     app_clock_free(ck);
     return 2;
-}
-
-/* The sweep (the library's: order, passes, resync, skipped points), written as it goes; 0, or 1 when a point
- * failed or was skipped. */
-static int run_sweep(const char **v, int rank, const run_t *run, isochron_sweep_t *sw, app_clock_t *ck, isochron_reporter_t **reps, double wall0)
-{
-    sink_t sink = {reps, &run->bo, rank, v[O_QUIET] != NULL, run->watchdog, v[O_JSONL]};
-    isochron_sweep_cb_t cb = {on_begin, on_end, on_point, on_skipped, on_failed, on_pairs, on_triplets, &sink};
-    isochron_sweep_result_t res;
-    if (isochron_sweep_run(sw, &cb, &res)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); res.failed = 1; }
-    if (rank == 0) finish(reps, sw, &res, wall0, sink.quiet);
-    isochron_sweep_clock_t sc;
-    isochron_sweep_clock(sw, &sc); /* a resync replaced them */
-    ck->global = sc.global;
-    ck->track = sc.track;
-    return res.failed || res.nskipped;
 }
 
 int main(int argc, char **argv)
@@ -469,7 +327,7 @@ int main(int argc, char **argv)
     if ((code = prepare(v, rank, w.comm, &self_bound, &track, &out))) goto done;
     if (v[O_STARTUP]) { code = startup_only(&w, rank, &run, &out); goto done; }
     app_interrupt_install(out.jf, rank, "points");
-    pair_notes(&run, rank);
+    app_sweep_notes("isochron-bench", &run.so, run.nprocs, rank);
     double wall0 = isochron_truth_now();
     app_clock_t ck;
     isochron_sweep_t *sw = NULL;
@@ -479,7 +337,9 @@ int main(int argc, char **argv)
     char *ctxbuf = app_context_json(w.comm, argc, argv); /* collective */
     if (rank == 0) write_context(out.rep, &run, ctxbuf, app_value(opts, v, O_BIND), self_bound, bench ? isochron_bench_late_cap(bench) : run.bo.late_cap, &ck,
                                  isochron_sweep_oversubscribed(sw), ck.rep.nodes);
-    code = run_sweep(v, rank, &run, sw, &ck, out.rep, wall0);
+    /* ---- the sweep (the library's: order, passes, resync, skipped points), written as it goes */
+    app_sweep_sink_t sink = {"isochron-bench", out.rep, &run.bo, rank, v[O_QUIET] != NULL, run.watchdog, wall0, v[O_JSONL]};
+    code = app_sweep_run(&sink, sw, &ck.global, &ck.track); /* a resync replaced them */
     free(ctxbuf);
     isochron_sweep_destroy(sw);
     app_clock_free(&ck);

@@ -251,6 +251,39 @@ void app_list_barriers(int rank)
         for (int i = 0; i < isochron_barrier_count(); i++) printf("%-14s %s\n", isochron_barrier_info(i)->name, isochron_barrier_info(i)->description);
 }
 
+void app_list_named(int n, const isochron_named_t *(*get)(int), int rank)
+{
+    for (int i = 0; rank == 0 && i < n; i++) printf("%-10s %s\n", get(i)->name, get(i)->description);
+}
+
+/* One line of --list-ops: name, family, description, in columns wn and wf wide; '#' before an operation the MPI library lacks. */
+static void list_op(const isochron_op_t *op, int wn, int wf)
+{
+    printf("%s%-*s %-*s %s\n", (op->flags & ISOCHRON_OP_MISSING) ? "# " : "", wn, op->name, wf, op->family ? op->family : "",
+           op->description ? op->description : "");
+}
+
+void app_list_ops(const isochron_ops_t *ops, int rank)
+{
+    int wn = 24, wf = 14, n = isochron_ops_count(ops); /* columns as wide as the longest name and family */
+    for (int i = 0; i < n; i++) {
+        const isochron_op_t *op = isochron_ops_get(ops, i);
+        if ((int)strlen(op->name) > wn) wn = (int)strlen(op->name);
+        if (op->family && (int)strlen(op->family) > wf) wf = (int)strlen(op->family);
+    }
+    if (rank != 0) return;
+    for (int i = 0; i < n; i++)
+        if (!(isochron_ops_get(ops, i)->flags & ISOCHRON_OP_MISSING)) list_op(isochron_ops_get(ops, i), wn, wf);
+    printf("%-*s %-*s %s\n", wn, "allpairs", wf, "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
+    printf("%-*s %-*s %s\n", wn, "p2t", wf, "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
+    /* operations this build's MPI library lacks: listed apart, each line opening with '#' (not a name) */
+    for (int i = 0, head = 0; i < n; i++) {
+        if (!(isochron_ops_get(ops, i)->flags & ISOCHRON_OP_MISSING)) continue;
+        if (!head++) printf("# (not available with this MPI library: set-up refuses them, saying what it lacks)\n");
+        list_op(isochron_ops_get(ops, i), wn, wf);
+    }
+}
+
 /* ---- sizes: 8,1K,64K | A..B | A..B*F */
 int app_parse_size(const char *s, size_t *out)
 {

@@ -348,6 +348,10 @@ typedef struct {
  * for an unknown name (the valid ones listed).
  */
 int isochron_sweep_select(const isochron_ops_t *ops, const char *names, const isochron_op_t **list, int max, isochron_sweep_opts_t *so);
+/** \brief The thread level to start MPI with (before MPI_Init: needs no MPI) for the operations \p names selects
+ *  (isochron_sweep_select over the built-in registry): MPI_THREAD_MULTIPLE if one is threaded (latency_mt),
+ *  else MPI_THREAD_SINGLE (also for a list that does not parse: the select after MPI started says why). */
+int isochron_sweep_thread_level(const char *names);
 /**
  * \brief Is every point of \p so possible, before anything runs: process counts, the thread level \p provided
  * (MPI_Query_thread) for threaded operations, operations this MPI library lacks, datatype and reduction, sizes

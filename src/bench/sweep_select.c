@@ -4,7 +4,8 @@
  * A name is an operation of the registry (isochron/ops.h), "collectives" every blocking collective (a
  * family's own operation, not its non-blocking, point-to-point, one-sided or user variants: paper 000
  * sec. V measures these), or one of the pairwise experiments measured before the points, "allpairs"
- * (paper 001 sec. 4) and "p2t".
+ * (paper 001 sec. 4) and "p2t". The thread level MPI must be started with follows from the list (a
+ * threaded operation needs MPI_THREAD_MULTIPLE; asking for it otherwise would tax every call with locks).
  */
 #include <string.h>
 #include <stdlib.h>
@@ -47,4 +48,18 @@ int isochron_sweep_select(const isochron_ops_t *ops, const char *names, const is
     }
     free(copy);
     return rc;
+}
+
+int isochron_sweep_thread_level(const char *names)
+{
+    isochron_ops_t *ops = NULL;
+    const isochron_op_t *list[512];
+    isochron_sweep_opts_t so;
+    int level = MPI_THREAD_SINGLE;
+    so.nops = 0;
+    if (names && !isochron_ops_create(&ops)) isochron_sweep_select(ops, names, list, 512, &so); /* a bad list: said by the caller's own select */
+    for (int i = 0; i < so.nops; i++)
+        if (list[i]->flags & ISOCHRON_OP_THREADED) level = MPI_THREAD_MULTIPLE;
+    isochron_ops_destroy(ops);
+    return level;
 }
