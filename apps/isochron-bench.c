@@ -6,7 +6,8 @@
  * operation x size x root with the chosen scheme and timing method, writing
  * each point as soon as it is done. A watchdog ends a point that hangs with a
  * message naming it; completed points are already on disk.
- * Thin by design: parsing and orchestration here, measurement in libisochron.
+ * Thin by design: the option table and the output here; the operations' list, the
+ * checks and the sweep in libisochron (isochron_sweep_select, _check, _run).
  */
 #include <errno.h>
 #include <math.h>

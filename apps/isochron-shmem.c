@@ -6,8 +6,9 @@
  * shmem, the default) or MPI, tracked while measuring, checked right after
  * (Alg. 6 of paper 000, in the context); then every measurement x size is
  * repeated until its confidence interval is tight, each point written as soon
- * as it is done. Thin by design: parsing and orchestration here, measuring in
- * libisochron_shmem, every record written by src/report (shmem_records.c).
+ * as it is done. Thin by design: the option table and the output here; the
+ * selection, the checks and the sweep in libisochron_shmem (plan.c, sweep.c),
+ * every record written by src/report (shmem_records.c).
  *
  * Run it as users do: directly, under mpirun or oshrun, with no environment
  * of their own. --help, --version, --list-* and malformed command lines are
