@@ -1,6 +1,6 @@
 /* Helpers shared by the command-line drivers, one file per concern: options.c (the option table, parsing,
  * --help), run_context.c (the context's run object, --bind), clock_setup.c (timer, sync budget, sync, tracker,
- * check), process.c (signals, watchdog, output files). */
+ * check), process.c (signals, watchdog, output files), sweep_output.c (a library sweep's records and progress). */
 #ifndef ISOCHRON_APPS_COMMON_H
 #define ISOCHRON_APPS_COMMON_H
 #include <mpi.h>
@@ -47,6 +47,24 @@ typedef struct {
 #define APP_OPT_VERSION {"version", NULL, "print the version and exit", NULL}
 #define APP_OPT_BIND {"bind", "auto|off", "auto: on a node running more ranks than CPUs whose ranks are all unbound, bind each rank to one CPU (node-local rank mod CPUs), so ranks do not migrate at start times (helps an MPI that yields when idle, as Open MPI does when oversubscribed; slows one that busy-polls, as MPICH does); off: leave binding to the launcher", "off"}
 #define APP_OPT_SYNC_LIMIT {"sync-limit", "SECONDS", "refuse a --sync spec estimated to take longer than this (0: no limit)", "600"}
+
+/* A numeric option of a driver's table, read from its value (the table's default when not given; neither:
+ * left as it is) into *out and checked against [lo, hi] (lo excluded with lo_open): int * (APP_INT), double *
+ * (APP_REAL; APP_SECONDS, a duration with s/ms/us/ns), size_t * (APP_SIZE: 8, 1K, 32M). A bad value is answered
+ * "prog: --name 'value': expect" on rank 0, expect being the row's or, without one, "expected an integer in
+ * [lo, hi]", "expected a number in [lo, hi]", "expected a number" or "expected seconds", then " (note)". */
+typedef enum { APP_INT, APP_REAL, APP_SECONDS, APP_SIZE } app_kind_t;
+typedef struct {
+    int opt;             /* the row of the option table */
+    app_kind_t kind;
+    void *out;
+    double lo, hi;       /* -INFINITY, INFINITY: any */
+    const char *expect;  /* NULL: from the kind and the range */
+    const char *note;    /* NULL, or said in parentheses after expect */
+    int lo_open;         /* 1: lo itself is refused */
+} app_number_t;
+/* Every row of nums in order: 0, or 2 after the first bad value's message. */
+int app_parse_numbers(const char *prog, const app_option_t *opts, const char **values, const app_number_t *nums, int n, int rank);
 
 /* --bind auto|off (see run_context.c): 0, or 2 after a message. Collective. *bound = 1 when the ranks were bound here. */
 int app_bind(const char *prog, const char *v, MPI_Comm comm, int rank, int *bound);
@@ -104,6 +122,12 @@ int app_engine_options(const char *prog, const char *min_reps, const char *max_r
 int app_clock_options(const char *prog, const char *sync, const char *skew, const char *node_size, int rank);
 /* --list-barriers (rank 0 prints). */
 void app_list_barriers(int rank);
+/* A registry of names and descriptions, one "name description" line each (rank 0 prints): --list-schemes,
+ * --list-methods, --list-timings. */
+void app_list_named(int n, const isochron_named_t *(*get)(int), int rank);
+/* --list-ops: the operations of ops in columns (name, family, description), the pairwise experiments of a
+ * sweep (allpairs, p2t), then those this MPI library lacks, each line opening with '#' (rank 0 prints). */
+void app_list_ops(const isochron_ops_t *ops, int rank);
 
 /* --ci-of median|mean into *mean (1: mean); 0, or 2 after "prog: --ci-of 'v': valid: median, mean" on rank 0. */
 int app_parse_ci_of(const char *prog, const char *v, int rank, int *mean);
@@ -167,6 +191,37 @@ int app_parse_sizes(const char *spec, size_t *out, int max, int *n, char *err, s
  * message naming the option, the file and the OS error (records were lost). */
 int app_open_output(const char *prog, const char *opt, const char *path, FILE **f);
 int app_close_output(const char *prog, const char *opt, const char *path, FILE *f);
+
+/* A measuring driver's outputs: --jsonl and --csv opened on rank 0 before anything is measured, then a
+ * reporter each and one on stdout in --format ("none": no reporter). rep[] is NULL where not asked and on
+ * the other ranks. app_outputs_open: collective over comm, 0 or 2 on every rank (the message on rank 0).
+ * app_outputs_close: the reporters destroyed, the files closed (app_close_output); 0, or 1 when records
+ * were lost. */
+typedef struct {
+    const char *prog, *jsonl, *csv; /* the paths as given (NULL: not asked) */
+    FILE *jf, *cf;
+    isochron_reporter_t *rep[3];    /* stdout, --jsonl, --csv */
+} app_outputs_t;
+int app_outputs_open(app_outputs_t *o, const char *prog, const char *jsonl, const char *csv, int rank, MPI_Comm comm);
+void app_outputs_reporters(app_outputs_t *o, const char *fmt, int rank);
+int app_outputs_close(app_outputs_t *o);
+
+/* A library sweep's output (sweep_output.c): the points to every reporter as they complete, progress on
+ * stderr (unless quiet), the watchdog around each point (out: where the completed records are), then on
+ * rank 0 the clock tracking's cost and the end record listing skipped points. */
+typedef struct {
+    const char *prog;
+    isochron_reporter_t **reps; /* stdout, --jsonl, --csv (app_outputs_t.rep) */
+    const isochron_bench_opts_t *bo;
+    int rank, quiet;
+    double watchdog, wall0;     /* wall0: the run's start (isochron_truth_now) */
+    const char *out;
+} app_sweep_sink_t;
+/* Run sw (isochron_sweep_run) into k, then the clocks now in *global and *track (a resync replaced them; the
+ * caller destroys them). Collective. 0, or 1 when a point failed or was skipped. */
+int app_sweep_run(const app_sweep_sink_t *k, isochron_sweep_t *sw, isochron_clock_t **global, isochron_track_t **track);
+/* Before a sweep (rank 0): what the ranks outside a pairwise operation do (points record active_ranks too). */
+void app_sweep_notes(const char *prog, const isochron_sweep_opts_t *so, int nprocs, int rank);
 
 /* The rank this process is going to have, from the launcher's environment
  * (Open MPI, MPICH's Hydra, PMIx, Slurm), readable before MPI_Init; -1 when

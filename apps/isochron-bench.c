@@ -6,7 +6,8 @@
  * operation x size x root with the chosen scheme and timing method, writing
  * each point as soon as it is done. A watchdog ends a point that hangs with a
  * message naming it; completed points are already on disk.
- * Thin by design: parsing and orchestration here, measurement in libisochron.
+ * Thin by design: the option table and the output here; the operations' list, the
+ * checks and the sweep in libisochron (isochron_sweep_select, _check, _run).
  */
 #include <errno.h>
 #include <math.h>
@@ -81,12 +82,6 @@ static const app_option_t opts[NOPT] = {
     [O_VERSION] = APP_OPT_VERSION,
 };
 
-static int is_blocking_collective(const isochron_op_t *op)
-{
-    return !(op->flags & (ISOCHRON_OP_NONBLOCKING | ISOCHRON_OP_P2P | ISOCHRON_OP_RMA | ISOCHRON_OP_USER)) && op->family &&
-           !strcmp(op->family, op->name);
-}
-
 static const char about[] =
     "Measures each operation at each size on a global clock: clocks are synchronized once (--sync),\n"
     "repetitions are started by the scheme, turned into run times by the method, and repeated until the\n"
@@ -95,47 +90,15 @@ static const char about[] =
     "Statistics are over valid repetitions only; results are written as each point completes.\n";
 
 /* --list-ops, --list-schemes, --list-methods, --list-timings, --list-barriers: 1 if one was asked (rank 0 printed it). */
-static int lists(const char **v, isochron_ops_t *ops, int rank)
+static int lists(const char **v, const isochron_ops_t *ops, int rank)
 {
-    if (v[O_LOPS]) {
-        int wn = 24, wf = 14; /* columns as wide as the longest name and family */
-        for (int i = 0; i < isochron_ops_count(ops); i++) {
-            const isochron_op_t *op = isochron_ops_get(ops, i);
-            if ((int)strlen(op->name) > wn) wn = (int)strlen(op->name);
-            if (op->family && (int)strlen(op->family) > wf) wf = (int)strlen(op->family);
-        }
-        if (rank == 0)
-            for (int i = 0; i < isochron_ops_count(ops); i++) {
-                const isochron_op_t *op = isochron_ops_get(ops, i);
-                if (op->flags & ISOCHRON_OP_MISSING) continue;
-                printf("%-*s %-*s %s\n", wn, op->name, wf, op->family ? op->family : "", op->description ? op->description : "");
-            }
-        if (rank == 0) printf("%-*s %-*s %s\n", wn, "allpairs", wf, "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
-        if (rank == 0) printf("%-*s %-*s %s\n", wn, "p2t", wf, "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
-        /* operations this build's MPI library lacks: listed apart, each line opening with '#' (not a name) */
-        for (int i = 0, head = 0; rank == 0 && i < isochron_ops_count(ops); i++) {
-            const isochron_op_t *op = isochron_ops_get(ops, i);
-            if (!(op->flags & ISOCHRON_OP_MISSING)) continue;
-            if (!head++) printf("# (not available with this MPI library: set-up refuses them, saying what it lacks)\n");
-            printf("# %-*s %-*s %s\n", wn, op->name, wf, op->family ? op->family : "", op->description ? op->description : "");
-        }
-        return 1;
-    }
-    if (v[O_LSCH] || v[O_LMET] || v[O_LTIM]) {
-        if (rank == 0) {
-            int n = v[O_LSCH] ? isochron_scheme_count() : v[O_LMET] ? isochron_method_count() : isochron_timing_count();
-            for (int i = 0; i < n; i++) {
-                const isochron_named_t *e = v[O_LSCH] ? isochron_scheme_get(i) : v[O_LMET] ? isochron_method_get(i) : isochron_timing_get(i);
-                printf("%-10s %s\n", e->name, e->description);
-            }
-        }
-        return 1;
-    }
-    if (v[O_LBAR]) {
-        app_list_barriers(rank);
-        return 1;
-    }
-    return 0;
+    if (v[O_LOPS]) app_list_ops(ops, rank);
+    else if (v[O_LSCH]) app_list_named(isochron_scheme_count(), isochron_scheme_get, rank);
+    else if (v[O_LMET]) app_list_named(isochron_method_count(), isochron_method_get, rank);
+    else if (v[O_LTIM]) app_list_named(isochron_timing_count(), isochron_timing_get, rank);
+    else if (v[O_LBAR]) app_list_barriers(rank);
+    else return 0;
+    return 1;
 }
 
 /* Everything the command line asks, checked before anything is measured: every point must be
@@ -150,149 +113,114 @@ typedef struct {
     const isochron_op_t *list[512];
 } run_t;
 
+/* How MPI was asked to start (--init), read before it started: refused after, so that one rank says it. */
+typedef struct {
+    const char *arg; /* --init as given, or NULL */
+    char err[512];   /* why it could not be had ("": it could) */
+} start_t;
+
 #define FAIL(...) do { if (rank == 0) { fprintf(stderr, "isochron-bench: "); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } return 2; } while (0)
-static int parse_run(const char **v, int rank, int size, const isochron_world_t *w, const char *init_arg, const char *init_err, isochron_ops_t *ops, run_t *r)
+
+/* The names and flags of the engine: --scheme, --method, --timing, --barrier, --barrier-twice, --raw, --ci-of. */
+static int parse_names(const char **v, int rank, isochron_bench_opts_t *bo)
 {
-    /* ---- options -> engine options, all checked before anything is measured */
-    isochron_bench_opts_t bo;
-    isochron_bench_opts_default(&bo);
-    int provided = w->provided;
+    if (v[O_SCHEME]) snprintf(bo->scheme, sizeof bo->scheme, "%s", v[O_SCHEME]);
+    if (v[O_METHOD]) snprintf(bo->method, sizeof bo->method, "%s", v[O_METHOD]);
+    if (v[O_TIMING]) {
+        if (strlen(v[O_TIMING]) >= sizeof bo->timing) FAIL("unknown timing '%s'; valid: auto, origin, global, loop, loop:K", v[O_TIMING]);
+        snprintf(bo->timing, sizeof bo->timing, "%s", v[O_TIMING]);
+    }
+    if (v[O_BARRIER]) snprintf(bo->barrier, sizeof bo->barrier, "%s", v[O_BARRIER]);
+    bo->barrier_twice = v[O_BARRIER2] != NULL;
+    bo->raw = v[O_RAW] != NULL;
+    return app_parse_ci_of("isochron-bench", app_value(opts, v, O_CIOF), rank, &bo->ci_mean);
+}
+
+/* The numbers of the engine and the run, one row each (the table's default where not given), then what the
+ * library checks of them together. */
+static int parse_numbers(const char **v, int rank, run_t *r)
+{
+    isochron_bench_opts_t *b = &r->bo;
+    isochron_op_ctx_t *c = &r->so.ctx;
+    const app_number_t nums[] = {
+        {O_MAXA, APP_INT, &b->max_attempts, 0, 40000000, "expected 0 or an integer up to 40000000", NULL, 0},
+        {O_SLOWDOWN, APP_REAL, &b->inject_slowdown, 0, 10, NULL, NULL, 0},
+        {O_WARMUP, APP_INT, &b->warmup, 0, 1000000, NULL, NULL, 0},
+        {O_VALIDATE, APP_INT, &b->validate, 0, 2, "expected 0, 1 or 2", NULL, 0},
+        {O_LEVEL, APP_REAL, &b->ci_level, -INFINITY, INFINITY, NULL, NULL, 0},
+        {O_WINDOW, APP_SECONDS, &b->window, -INFINITY, INFINITY, NULL, NULL, 0},
+        {O_MSGWIN, APP_INT, &c->window, 1, ISOCHRON_OP_WINDOW_MAX, NULL, "messages per window of the throughput operations", 0},
+        {O_THREADS, APP_INT, &c->threads, 1, ISOCHRON_OP_THREADS_MAX, NULL, "threads per rank of the threaded operations", 0},
+        {O_PARTS, APP_INT, &c->partitions, 1, ISOCHRON_OP_PARTITIONS_MAX, NULL, "partitions per message of the partitioned operations", 0},
+        {O_PASSES, APP_INT, &r->so.passes, 1, 1000, NULL, NULL, 0},
+        {O_SLACK, APP_REAL, &b->slack, 0, 1000, "expected a multiplier of the Bcast latency in (0, 1000]", NULL, 1},
+        {O_LATECAP, APP_REAL, &b->late_cap, -INFINITY, INFINITY, NULL, NULL, 0},
+        {O_RETRIES, APP_INT, &b->retries, 0, ISOCHRON_MAX_RETRIES, NULL, NULL, 0},
+        {O_RETRYBELOW, APP_REAL, &b->retry_below, 0, 1, "expected a valid share in [0, 1]", NULL, 0},
+        {O_CACHE, APP_SIZE, &b->cache_bytes, 0, INFINITY, "expected a size such as 32M", NULL, 0},
+        {O_WATCHDOG, APP_SECONDS, &r->watchdog, 0, 86400, "seconds in [0, 86400]", NULL, 0},
+        {O_RESYNC, APP_SECONDS, &r->so.resync, 0, INFINITY, "non-negative seconds", NULL, 0},
+    };
+    if (app_engine_options("isochron-bench", v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, b)) return 2;
+    if (app_parse_numbers("isochron-bench", opts, v, nums, (int)(sizeof nums / sizeof nums[0]), rank)) return 2;
+    if (v[O_LATECAP] && !(b->late_cap > 0 && b->late_cap <= 10)) FAIL("roundtime late-start cap %s not in (0, 10] (x the median run time)", v[O_LATECAP]);
+    if (v[O_QUANT] && app_parse_list(v[O_QUANT], b->q, ISOCHRON_STATS_MAXQ, &b->nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ);
+    if (isochron_bench_opts_check(b) || isochron_bench_passes_check(b, r->so.passes)) FAIL("%s", isochron_last_error());
+    r->fmt = app_value(opts, v, O_FORMAT);
+    if (isochron_report_format_check(r->fmt, ISOCHRON_FORMAT_TABLE | ISOCHRON_FORMAT_JSONL | ISOCHRON_FORMAT_CSV | ISOCHRON_FORMAT_NONE))
+        FAIL("%s", isochron_last_error());
+    return 0;
+}
+
+/* The points: datatype, reduction, root, the ranks measuring, the pairwise mode, the sizes and the operations. */
+static int parse_points(const char **v, int rank, int size, const isochron_ops_t *ops, run_t *r)
+{
+    isochron_sweep_opts_t *so = &r->so;
+    const char *rv = app_value(opts, v, O_ROOT);
     char err[512] = "";
-    if (init_err[0] && init_arg && !strcmp(init_arg, "sessions")) FAIL("--init sessions: %s; use --init world", init_err);
-    if (init_err[0]) FAIL("--init: %s", init_err);
+    long lv;
+    int dsz, rc;
+    if (v[O_DTYPE] && isochron_op_dtype_find(v[O_DTYPE], &so->ctx.dtype, &dsz)) FAIL("--dtype: %s", isochron_last_error());
+    if (isochron_op_reduce_find(app_value(opts, v, O_REDOP), &so->ctx.op)) FAIL("--op: %s", isochron_last_error());
+    if (!strcmp(rv, "all")) so->all_roots = 1;
+    else if (!strcmp(rv, "rotate")) r->bo.rotate_root = 1;
+    else if (isochron_parse_long(rv, &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate', 'all' or a rank in [0, %d]", rv, size - 1);
+    else so->ctx.root = (int)lv;
+    if (r->bo.rotate_root && isochron_bench_opts_check(&r->bo)) FAIL("%s", isochron_last_error());
+    r->nprocs = size;
+    if (strcmp(app_value(opts, v, O_NPROCS), "all")) {
+        if (isochron_parse_long(v[O_NPROCS], &lv) || lv < 1 || lv > size) FAIL("--nprocs '%s': expected an integer in [1, %d]", v[O_NPROCS], size);
+        r->nprocs = (int)lv;
+        if (so->ctx.root >= r->nprocs) FAIL("--root %d is outside the sub-communicator of %d ranks", so->ctx.root, r->nprocs);
+    }
+    if (isochron_ops_p2p_mode_find(app_value(opts, v, O_P2PMODE), &so->p2p_mode)) FAIL("--p2p-mode: %s", isochron_last_error());
+    if (app_parse_sizes(app_value(opts, v, O_SIZES), r->sizes, 256, &so->nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
+    so->sizes = r->sizes;
+    if ((rc = isochron_sweep_select(ops, app_value(opts, v, O_OPS), r->list, 512, so)))
+        FAIL("--ops: %s%s", isochron_last_error(), rc == ISOCHRON_EPARSE ? "; see --list-ops" : "");
+    so->ctx.in_place = v[O_INPLACE] != NULL;
+    return 0;
+}
+
+static int parse_run(const char **v, int rank, int size, const isochron_world_t *w, const start_t *st, isochron_ops_t *ops, run_t *r)
+{
+    memset(r, 0, sizeof *r);
+    isochron_bench_opts_default(&r->bo);
+    r->so.ctx.dtype = MPI_DATATYPE_NULL;
+    r->so.ctx.op = MPI_SUM;
+    r->so.p2p_mode = ISOCHRON_P2P_PARALLEL;
+    r->init = w->init;
+    r->provided = w->provided;
+    if (st->err[0] && st->arg && !strcmp(st->arg, "sessions")) FAIL("--init sessions: %s; use --init world", st->err);
+    if (st->err[0]) FAIL("--init: %s", st->err);
     if (w->init == ISOCHRON_INIT_SESSIONS && v[O_TIMER] && !strcmp(v[O_TIMER], "mpi_wtime"))
         FAIL("--timer mpi_wtime: MPI_Wtime belongs to the world model (defined after MPI_Init); with --init sessions use monotonic (the default there), "
              "monotonic_raw, realtime or tsc");
-    long lv;
-    double dv;
-    if (v[O_SCHEME]) snprintf(bo.scheme, sizeof bo.scheme, "%s", v[O_SCHEME]);
-    if (v[O_METHOD]) snprintf(bo.method, sizeof bo.method, "%s", v[O_METHOD]);
-    if (v[O_TIMING]) {
-        if (strlen(v[O_TIMING]) >= sizeof bo.timing) FAIL("unknown timing '%s'; valid: auto, origin, global, loop, loop:K", v[O_TIMING]);
-        snprintf(bo.timing, sizeof bo.timing, "%s", v[O_TIMING]);
-    }
-    if (v[O_BARRIER]) snprintf(bo.barrier, sizeof bo.barrier, "%s", v[O_BARRIER]);
-    bo.barrier_twice = v[O_BARRIER2] != NULL;
-    bo.raw = v[O_RAW] != NULL;
-    if (app_engine_options("isochron-bench", v[O_MINR], v[O_MAXR], v[O_RELCI], v[O_BUDGET], rank, &bo)) return 2;
-    if (v[O_MAXA]) {
-        long la;
-        if (isochron_parse_long(v[O_MAXA], &la) || la < 0 || la > 40000000) FAIL("--max-attempts '%s': expected 0 or an integer up to 40000000", v[O_MAXA]);
-        bo.max_attempts = (int)la;
-    }
-    if (v[O_SLOWDOWN] && (isochron_parse_double(v[O_SLOWDOWN], &bo.inject_slowdown) || !(bo.inject_slowdown >= 0 && bo.inject_slowdown <= 10)))
-        FAIL("--inject-slowdown '%s': expected a number in [0, 10]", v[O_SLOWDOWN]);
-    if (v[O_WARMUP]) { if (isochron_parse_long(v[O_WARMUP], &lv) || lv < 0 || lv > 1000000) FAIL("--warmup '%s': expected an integer in [0, 1000000]", v[O_WARMUP]); bo.warmup = (int)lv; }
-    if (v[O_VALIDATE]) { if (isochron_parse_long(v[O_VALIDATE], &lv) || lv < 0 || lv > 2) FAIL("--validate '%s': expected 0, 1 or 2", v[O_VALIDATE]); bo.validate = (int)lv; }
-    if (app_parse_ci_of("isochron-bench", app_value(opts, v, O_CIOF), rank, &bo.ci_mean)) return 2;
-    if (v[O_LEVEL]) { if (isochron_parse_double(v[O_LEVEL], &dv)) FAIL("--ci-level '%s': expected a number", v[O_LEVEL]); bo.ci_level = dv; }
-    if (v[O_WINDOW]) { if (isochron_parse_duration(v[O_WINDOW], &dv)) FAIL("--window '%s': expected seconds", v[O_WINDOW]); bo.window = dv; }
-    int msg_window = ISOCHRON_OP_WINDOW_DEFAULT;
-    if (v[O_MSGWIN]) {
-        if (isochron_parse_long(v[O_MSGWIN], &lv) || lv < 1 || lv > ISOCHRON_OP_WINDOW_MAX)
-            FAIL("--msg-window '%s': expected an integer in [1, %d] (messages per window of the throughput operations)", v[O_MSGWIN], ISOCHRON_OP_WINDOW_MAX);
-        msg_window = (int)lv;
-    }
-    int threads = ISOCHRON_OP_THREADS_DEFAULT;
-    if (v[O_THREADS]) {
-        if (isochron_parse_long(v[O_THREADS], &lv) || lv < 1 || lv > ISOCHRON_OP_THREADS_MAX)
-            FAIL("--threads '%s': expected an integer in [1, %d] (threads per rank of the threaded operations)", v[O_THREADS], ISOCHRON_OP_THREADS_MAX);
-        threads = (int)lv;
-    }
-    int partitions = ISOCHRON_OP_PARTITIONS_DEFAULT;
-    if (v[O_PARTS]) {
-        if (isochron_parse_long(v[O_PARTS], &lv) || lv < 1 || lv > ISOCHRON_OP_PARTITIONS_MAX)
-            FAIL("--partitions '%s': expected an integer in [1, %d] (partitions per message of the partitioned operations)", v[O_PARTS], ISOCHRON_OP_PARTITIONS_MAX);
-        partitions = (int)lv;
-    }
-    long passes = 1;
-    if (isochron_parse_long(app_value(opts, v, O_PASSES), &passes) || passes < 1 || passes > 1000) FAIL("--passes '%s': expected an integer in [1, 1000]", v[O_PASSES]);
-    if (v[O_SLACK]) { if (isochron_parse_double(v[O_SLACK], &dv) || !(dv > 0 && dv <= 1000)) FAIL("--slack-bcasts '%s': expected a multiplier of the Bcast latency in (0, 1000]", v[O_SLACK]); bo.slack = dv; }
-    if (v[O_LATECAP]) {
-        if (isochron_parse_double(v[O_LATECAP], &dv)) FAIL("--late-cap '%s': expected a number", v[O_LATECAP]);
-        if (!(dv > 0 && dv <= 10)) FAIL("roundtime late-start cap %s not in (0, 10] (x the median run time)", v[O_LATECAP]);
-        bo.late_cap = dv;
-    }
-    if (v[O_RETRIES]) {
-        if (isochron_parse_long(v[O_RETRIES], &lv) || lv < 0 || lv > ISOCHRON_MAX_RETRIES) FAIL("--retries '%s': expected an integer in [0, %d]", v[O_RETRIES], ISOCHRON_MAX_RETRIES);
-        bo.retries = (int)lv;
-    }
-    if (v[O_RETRYBELOW]) {
-        if (isochron_parse_double(v[O_RETRYBELOW], &dv) || !(dv >= 0 && dv <= 1)) FAIL("--retry-below '%s': expected a valid share in [0, 1]", v[O_RETRYBELOW]);
-        bo.retry_below = dv;
-    }
-    if (v[O_CACHE]) { size_t cb; if (app_parse_size(v[O_CACHE], &cb)) FAIL("--cache-clear '%s': expected a size such as 32M", v[O_CACHE]); bo.cache_bytes = cb; }
-    if (v[O_QUANT]) { if (app_parse_list(v[O_QUANT], bo.q, ISOCHRON_STATS_MAXQ, &bo.nq)) FAIL("--quantiles '%s': up to %d numbers in [0,1]", v[O_QUANT], ISOCHRON_STATS_MAXQ); }
-    if (isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
-    if (isochron_bench_passes_check(&bo, (int)passes)) FAIL("%s", isochron_last_error());
-    double watchdog, resync;
-    if (isochron_parse_duration(app_value(opts, v, O_WATCHDOG), &watchdog) || watchdog < 0 || watchdog > 86400) FAIL("--watchdog '%s': seconds in [0, 86400]", v[O_WATCHDOG]);
-    if (isochron_parse_duration(app_value(opts, v, O_RESYNC), &resync) || resync < 0) FAIL("--resync '%s': non-negative seconds", v[O_RESYNC]);
-    const char *fmt = app_value(opts, v, O_FORMAT);
-    if (isochron_report_format_check(fmt, ISOCHRON_FORMAT_TABLE | ISOCHRON_FORMAT_JSONL | ISOCHRON_FORMAT_CSV | ISOCHRON_FORMAT_NONE))
-        FAIL("%s", isochron_last_error());
-    MPI_Datatype dt = MPI_DATATYPE_NULL;
-    MPI_Op rop = MPI_SUM;
-    int dsz;
-    if (v[O_DTYPE] && isochron_op_dtype_find(v[O_DTYPE], &dt, &dsz)) FAIL("--dtype: %s", isochron_last_error());
-    if (isochron_op_reduce_find(app_value(opts, v, O_REDOP), &rop)) FAIL("--op: %s", isochron_last_error());
-    int rotate = 0, root = 0;
-    {
-        const char *rv = app_value(opts, v, O_ROOT);
-        if (!strcmp(rv, "all")) rotate = 1;
-        else if (!strcmp(rv, "rotate")) bo.rotate_root = 1;
-        else if (isochron_parse_long(rv, &lv) || lv < 0 || lv >= size) FAIL("--root '%s': expected 'rotate', 'all' or a rank in [0, %d]", rv, size - 1);
-        else root = (int)lv;
-        if (bo.rotate_root && isochron_bench_opts_check(&bo)) FAIL("%s", isochron_last_error());
-    }
-    int nprocs = size;
-    if (strcmp(app_value(opts, v, O_NPROCS), "all")) {
-        if (isochron_parse_long(v[O_NPROCS], &lv) || lv < 1 || lv > size) FAIL("--nprocs '%s': expected an integer in [1, %d]", v[O_NPROCS], size);
-        nprocs = (int)lv;
-        if (root >= nprocs) FAIL("--root %d is outside the sub-communicator of %d ranks", root, nprocs);
-    }
-    int p2p_mode = ISOCHRON_P2P_PARALLEL, want_allpairs = 0, want_p2t = 0;
-    if (isochron_ops_p2p_mode_find(app_value(opts, v, O_P2PMODE), &p2p_mode)) FAIL("--p2p-mode: %s", isochron_last_error());
-    size_t sizes[256];
-    int nsizes = 0;
-    if (app_parse_sizes(app_value(opts, v, O_SIZES), sizes, 256, &nsizes, err, sizeof err)) FAIL("--sizes: %s", err);
-    const isochron_op_t *list[512];
-    int nops = 0;
-    {
-        if (app_list_ok(app_value(opts, v, O_OPS), err, sizeof err)) FAIL("--ops: %s; see --list-ops", err);
-        char *copy = strdup(app_value(opts, v, O_OPS)), *save = NULL;
-        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (!strcmp(t, "collectives")) {
-                for (int i = 0; i < isochron_ops_count(ops) && nops < 512; i++)
-                    if (is_blocking_collective(isochron_ops_get(ops, i))) list[nops++] = isochron_ops_get(ops, i);
-                continue;
-            }
-            if (!strcmp(t, "allpairs")) { want_allpairs = 1; continue; }
-            if (!strcmp(t, "p2t")) { want_p2t = 1; continue; }
-            const isochron_op_t *op;
-            if (isochron_ops_find(ops, t, &op)) { free(copy); FAIL("--ops: %s", isochron_last_error()); }
-            if (nops < 512) list[nops++] = op;
-        }
-        free(copy);
-    }
+    if (parse_names(v, rank, &r->bo) || parse_numbers(v, rank, r) || parse_points(v, rank, size, ops, r)) return 2;
     /* every point must be possible before anything runs (the library's check: datatype, sizes, memory, process count) */
-    if (provided != MPI_THREAD_MULTIPLE && w->init == ISOCHRON_INIT_WORLD) MPI_Query_thread(&provided);
-    isochron_sweep_opts_t so = {list, nops, sizes, nsizes, {0}, rotate, (int)passes, resync, want_allpairs, want_p2t, p2p_mode};
-    so.ctx.dtype = dt; so.ctx.op = rop; so.ctx.root = root; so.ctx.in_place = v[O_INPLACE] != NULL;
-    so.ctx.window = msg_window; so.ctx.threads = threads; so.ctx.partitions = partitions;
-    so.ctx.thread_level = w->init == ISOCHRON_INIT_SESSIONS ? provided : 0; /* MPI_Query_thread is the world model's */
-    if (isochron_sweep_check(&so, &bo, w->comm, nprocs, provided)) FAIL("%s", isochron_last_error());
-    r->bo = bo;
-    r->so = so;
-    r->init = w->init;
-    r->provided = provided;
-    r->nprocs = nprocs;
-    r->watchdog = watchdog;
-    r->fmt = fmt;
-    memcpy(r->sizes, sizes, sizeof r->sizes);
-    memcpy(r->list, list, sizeof r->list);
-    r->so.ops = r->list;
-    r->so.sizes = r->sizes;
+    if (r->provided != MPI_THREAD_MULTIPLE && w->init == ISOCHRON_INIT_WORLD) MPI_Query_thread(&r->provided);
+    r->so.ctx.thread_level = w->init == ISOCHRON_INIT_SESSIONS ? r->provided : 0; /* MPI_Query_thread is the world model's */
+    if (isochron_sweep_check(&r->so, &r->bo, w->comm, r->nprocs, r->provided)) FAIL("%s", isochron_last_error());
     return 0;
 }
 #undef FAIL
@@ -308,85 +236,21 @@ static void write_context(isochron_reporter_t **reps, const run_t *r, const char
         if (reps[i]) isochron_report_bench_context(reps[i], &br);
 }
 
-/* What the sweep (isochron_sweep_run) hands back: written to every reporter, progress on stderr, the
- * watchdog around each point. */
-typedef struct {
-    isochron_reporter_t **reps;
-    const isochron_bench_opts_t *bo;
-    int rank, quiet;
-    double watchdog;
-    const char *out;
-} sink_t;
-static void on_begin(void *a, const isochron_op_t *op, size_t bytes)
-{
-    const sink_t *k = a;
-    char what[96];
-    snprintf(what, sizeof what, "%s at %zu B", op->name, bytes);
-    app_watchdog_arm("isochron-bench", k->watchdog, k->rank, what, k->out);
-}
-static void on_end(void *a) { (void)a; app_watchdog_disarm(); }
-static void on_point(void *a, const isochron_sweep_step_t *st)
-{
-    const sink_t *k = a;
-    const isochron_point_t *p = st->point;
-    if (st->final) {
-        for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_point(k->reps[r], p, k->bo->scheme, k->bo->method);
-        app_interrupt_count(st->done);
-    }
-    if (k->quiet) return;
-    char tb[32], pb[32] = "";
-    if (st->passes > 1) snprintf(pb, sizeof pb, "pass %d/%d ", st->pass + 1, st->passes);
-    fprintf(stderr, "[%s%d/%d] %s %zu B: median %s, %d/%d valid%s (ETA %.0f s)\n", pb, st->index + 1, st->total, p->op, p->bytes,
-            isochron_fmt_time(p->s.median, tb, sizeof tb), p->valid, p->reps, st->passes > 1 && st->final ? " (all passes)" : "", st->eta);
-}
-static void on_skipped(void *a, const isochron_sweep_skip_t *sk)
-{
-    (void)a;
-    fprintf(stderr, "isochron-bench: %s at %zu B skipped: %s\n", sk->op, sk->bytes, sk->why);
-}
-static void on_failed(void *a, const char *what, size_t bytes, const char *why)
-{
-    (void)a;
-    fprintf(stderr, "isochron-bench: %s at %zu B failed: %s\n", what, bytes, why);
-}
-/* allpairs: one "pair" record per pair (table/csv: op "allpairs:i-j") and one "matrix" record per size */
-static void on_pairs(void *a, const char *mode, size_t bytes, int p, int reps, double wall, const isochron_pair_t *pr)
-{
-    const sink_t *k = a;
-    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_pairs(k->reps[r], mode, bytes, p, reps, wall, pr);
-    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_matrix(k->reps[r], mode, bytes, p, reps, wall, pr);
-    if (!k->quiet) fprintf(stderr, "[allpairs] %s %zu B: %d pairs x %d round trips in %.3f s\n", mode, bytes, p * (p - 1) / 2, reps, wall);
-}
-/* p2t: one "triplet" record each (table/csv: op "p2t:i-j+k") */
-static void on_triplets(void *a, size_t bytes, int p, int reps, double wall, const isochron_triplet_t *tr, int n)
-{
-    const sink_t *k = a;
-    for (int r = 0; r < 3; r++) if (k->reps[r]) isochron_report_triplets(k->reps[r], bytes, p, reps, wall, tr, n);
-    if (!k->quiet) fprintf(stderr, "[p2t] %zu B: %d triplets x %d exchanges in %.3f s\n", bytes, n, reps, wall);
-}
-
 /* MPI started as the command line asks: --init (the library says whether sessions exist) and, when --ops names a
  * threaded operation (latency_mt), MPI_THREAD_MULTIPLE (a library initialised for it may take locks on every call,
  * which would tax every other measurement). Read from argv with the option table, silently: a bad value is
  * refused after MPI started the world way, so that one rank says it once. 0, or 2. */
-static int start_mpi(int *argc, char ***argv, isochron_world_t *w, const char **init_arg, char *init_err, size_t errlen)
+static int start_mpi(int *argc, char ***argv, isochron_world_t *w, start_t *st)
 {
     const char *pre[NOPT];
     app_parse(*argc, *argv, opts, NOPT, pre, -1);
-    int init = ISOCHRON_INIT_WORLD, want_mt = 0;
-    *init_arg = pre[O_INIT];
-    if (*init_arg && (isochron_init_find(*init_arg, &init) || (init == ISOCHRON_INIT_SESSIONS && isochron_sessions_available()))) {
-        snprintf(init_err, errlen, "%s", isochron_last_error());
+    int init = ISOCHRON_INIT_WORLD, want_mt = pre[O_OPS] && isochron_sweep_thread_level(pre[O_OPS]) == MPI_THREAD_MULTIPLE;
+    st->arg = pre[O_INIT];
+    st->err[0] = '\0';
+    if (st->arg && (isochron_init_find(st->arg, &init) || (init == ISOCHRON_INIT_SESSIONS && isochron_sessions_available()))) {
+        snprintf(st->err, sizeof st->err, "%s", isochron_last_error());
         init = ISOCHRON_INIT_WORLD;
     }
-    isochron_ops_t *ops = NULL;
-    char *copy = pre[O_OPS] && !isochron_ops_create(&ops) ? strdup(pre[O_OPS]) : NULL, *save = NULL;
-    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
-        const isochron_op_t *op;
-        if (!isochron_ops_find(ops, t, &op) && (op->flags & ISOCHRON_OP_THREADED)) want_mt = 1;
-    }
-    free(copy);
-    isochron_ops_destroy(ops);
     if (isochron_world_init(init, argc, argv, want_mt ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, w)) {
         if (app_launch_rank() <= 0) fprintf(stderr, "isochron-bench: starting MPI (--init %s): %s\n", isochron_init_name(init), isochron_last_error());
         return 2;
@@ -395,142 +259,92 @@ static int start_mpi(int *argc, char ***argv, isochron_world_t *w, const char **
 }
 
 /* The options of the clocks and the process, and the output files (rank 0), checked before anything runs. 0, or 2. */
-static int prepare(const char **v, int rank, MPI_Comm world, int *self_bound, int *track, FILE **jf, FILE **cf)
+static int prepare(const char **v, int rank, MPI_Comm world, int *self_bound, int *track, app_outputs_t *out)
 {
     int code;
     if ((code = app_clock_options("isochron-bench", v[O_SYNC], v[O_SKEW], v[O_NODESZ], rank))) return code;
     if ((code = app_parse_sync_limit("isochron-bench", v[O_SYNCLIM], rank))) return code;
     if ((code = app_bind("isochron-bench", v[O_BIND], world, rank, self_bound))) return code;
     if ((code = app_parse_track("isochron-bench", v[O_TRACK], rank, track))) return code;
-    if (rank == 0) code = app_open_output("isochron-bench", "--jsonl", v[O_JSONL], jf);
-    if (rank == 0 && !code) code = app_open_output("isochron-bench", "--csv", v[O_CSV], cf);
-    MPI_Bcast(&code, 1, MPI_INT, 0, world);
-    if (code && *jf) fclose(*jf);
-    return code;
+    return app_outputs_open(out, "isochron-bench", v[O_JSONL], v[O_CSV], rank, world);
 }
 
-/* The reporters of rank 0: stdout in --format, --jsonl, --csv (NULL where not asked). */
-static void open_reporters(int rank, const char *fmt, FILE *jf, FILE *cf, const run_t *run, isochron_reporter_t **reps)
+/* The reporters of rank 0 (app_outputs_reporters), the table's name column as wide as the longest operation. */
+static void open_reporters(int rank, const run_t *run, app_outputs_t *out)
 {
-    reps[0] = reps[1] = reps[2] = NULL;
-    if (rank != 0) return;
-    if (strcmp(fmt, "none")) isochron_reporter_create(fmt, stdout, &reps[0]);
-    if (jf) isochron_reporter_create("jsonl", jf, &reps[1]);
-    if (cf) isochron_reporter_create("csv", cf, &reps[2]);
+    app_outputs_reporters(out, run->fmt, rank);
     int namew = 0;
     for (int i = 0; i < run->so.nops; i++) if ((int)strlen(run->list[i]->name) > namew) namew = (int)strlen(run->list[i]->name);
-    isochron_reporter_name_width(reps[0], namew);
+    if (rank == 0) isochron_reporter_name_width(out->rep[0], namew);
 }
 
 /* --startup: every option was checked as for a sweep; start-up is measured and reported, nothing else runs. */
-static int startup_only(const isochron_world_t *w, int rank, const char *fmt, FILE *jf, FILE *cf, const char **v)
+static int startup_only(const isochron_world_t *w, int rank, const run_t *run, app_outputs_t *out)
 {
     isochron_startup_t su;
     int code = isochron_startup_summarize(w, &su) ? 1 : 0;
     if (rank == 0) {
         if (code) fprintf(stderr, "isochron-bench: --startup: %s\n", isochron_last_error());
-        FILE *fs[3] = {strcmp(fmt, "none") ? stdout : NULL, jf, cf};
-        const char *fn[3] = {fmt, "jsonl", "csv"};
-        for (int i = 0; i < 3 && !code; i++) {
-            isochron_reporter_t *r = NULL;
-            if (fs[i] && !isochron_reporter_create(fn[i], fs[i], &r)) isochron_report_startup(r, "isochron-bench", &su);
-            isochron_reporter_destroy(r);
-        }
-        code |= app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf);
-        code |= app_close_output("isochron-bench", "--csv", v[O_CSV], cf);
+        else app_outputs_reporters(out, run->fmt, rank);
+        for (int i = 0; i < 3; i++) if (out->rep[i]) isochron_report_startup(out->rep[i], "isochron-bench", &su);
+        code |= app_outputs_close(out);
     }
     MPI_Bcast(&code, 1, MPI_INT, 0, w->comm);
     return code;
 }
 
-/* Say what the ranks outside a pairwise pattern do (points record active_ranks too). */
-static void pair_notes(const run_t *run, int rank)
+/* The clocks (app_clock_setup) and the sweep over them. 0, or 2 after the reason on rank 0. */
+static int make_sweep(const char **v, const isochron_world_t *w, int rank, int track, int quiet, run_t *run, app_clock_t *ck, isochron_sweep_t **sw)
 {
-    for (int i = 0; i < run->so.nops && rank == 0 && run->nprocs > 2; i++)
-        if (run->list[i]->flags & ISOCHRON_OP_PAIR) {
-            char who[64];
-            if (run->nprocs == 3) snprintf(who, sizeof who, "rank 2 sends nothing and only joins");
-            else snprintf(who, sizeof who, "ranks 2..%d send nothing and only join", run->nprocs - 1);
-            fprintf(stderr, "isochron-bench: note: %s: only ranks 0 and 1 take part; %s the synchronization between repetitions\n", run->list[i]->name, who);
-        }
-}
-
-/* After the sweep (rank 0): what keeping the clock true cost (all ranks take part in every refresh), the skipped
- * points, the end record of every reporter. */
-static void finish(isochron_reporter_t **reps, isochron_sweep_t *sw, const isochron_sweep_result_t *res, double wall0, int quiet)
-{
-    isochron_bench_t *bench = isochron_sweep_bench(sw);
-    isochron_track_t *trk = bench ? isochron_bench_tracker(bench) : NULL;
-    if (trk) {
-        isochron_track_info_t ti;
-        isochron_track_info(trk, &ti);
-        double wall = isochron_truth_now() - wall0;
-        if (!quiet) fprintf(stderr, "isochron-bench: clock tracking: %d refreshes, %.1f ms (%.2f %% of the run)\n", ti.refreshes, ti.cost * 1e3, 100 * ti.cost / wall);
-        if (reps[1]) isochron_report_track(reps[1], ti.refreshes, ti.cost, wall);
-    }
-    if (res->nskipped) fprintf(stderr, "isochron-bench: %d point(s) skipped; the run is incomplete (exit 1)\n", res->nskipped);
-    for (int k = 0; k < 3; k++)
-        if (reps[k]) {
-            isochron_report_end_skipped(reps[k], isochron_truth_now() - wall0, res->done, !res->failed && !res->nskipped, res->skipped, res->nskipped);
-            isochron_reporter_destroy(reps[k]);
-        }
+    int size, code;
+    MPI_Comm_size(w->comm, &size);
+    run->bo.track = track;
+    /* MPI_Wtime belongs to the world model (defined after MPI_Init): under sessions the base timer is CLOCK_MONOTONIC */
+    const char *timer = v[O_TIMER] ? v[O_TIMER] : w->init == ISOCHRON_INIT_SESSIONS ? "monotonic" : NULL;
+    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], timer, v[O_SKEW], track && run->nprocs == size, w->comm, quiet, ck))) return code;
+    isochron_sweep_clock_t sc = {&ck->spec, ck->base, ck->global, ck->track, track};
+    if (!isochron_sweep_create(w->comm, run->nprocs, &run->so, &run->bo, &sc, sw)) return 0;
+    if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error());
+    app_clock_free(ck);
+    return 2;
 }
 
 int main(int argc, char **argv)
 {
     isochron_world_t w;
-    const char *init_arg = NULL, *v[NOPT];
-    char init_err[512] = "";
-    if (start_mpi(&argc, &argv, &w, &init_arg, init_err, sizeof init_err)) return 2;
+    start_t st;
+    const char *v[NOPT];
+    if (start_mpi(&argc, &argv, &w, &st)) return 2;
     int rank, size, code = 0, self_bound = 0, track = 1;
     MPI_Comm_rank(w.comm, &rank);
     MPI_Comm_size(w.comm, &size);
     isochron_ops_t *ops = NULL;
-    FILE *jf = NULL, *cf = NULL;
+    app_outputs_t out;
     run_t run;
     if ((code = app_preamble("isochron-bench", argc, argv, opts, NOPT, v, rank, about)) != 0) { code = code == 1 ? 0 : code; goto done; }
     if (isochron_ops_create(&ops)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); code = 2; goto done; }
     if (lists(v, ops, rank)) goto done;
-    if ((code = parse_run(v, rank, size, &w, init_arg, init_err, ops, &run))) goto done;
-    if ((code = prepare(v, rank, w.comm, &self_bound, &track, &jf, &cf))) goto done;
-    if (v[O_STARTUP]) { code = startup_only(&w, rank, run.fmt, jf, cf, v); goto done; }
-    int quiet = v[O_QUIET] != NULL;
-    app_interrupt_install(jf, rank, "points");
-    pair_notes(&run, rank);
+    if ((code = parse_run(v, rank, size, &w, &st, ops, &run))) goto done;
+    if ((code = prepare(v, rank, w.comm, &self_bound, &track, &out))) goto done;
+    if (v[O_STARTUP]) { code = startup_only(&w, rank, &run, &out); goto done; }
+    app_interrupt_install(out.jf, rank, "points");
+    app_sweep_notes("isochron-bench", &run.so, run.nprocs, rank);
     double wall0 = isochron_truth_now();
     app_clock_t ck;
-    run.bo.track = track;
-    /* MPI_Wtime belongs to the world model (defined after MPI_Init): under sessions the base timer is CLOCK_MONOTONIC */
-    const char *timer = v[O_TIMER] ? v[O_TIMER] : w.init == ISOCHRON_INIT_SESSIONS ? "monotonic" : NULL;
-    if ((code = app_clock_setup("isochron-bench", v[O_SYNC], timer, v[O_SKEW], track && run.nprocs == size, w.comm, quiet, &ck))) goto done;
-    isochron_sweep_clock_t sc = {&ck.spec, ck.base, ck.global, ck.track, track};
     isochron_sweep_t *sw = NULL;
-    if (isochron_sweep_create(w.comm, run.nprocs, &run.so, &run.bo, &sc, &sw)) {
-        if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error());
-        code = 2;
-        goto done;
-    }
-    isochron_reporter_t *reps[3];
-    open_reporters(rank, run.fmt, jf, cf, &run, reps);
+    if ((code = make_sweep(v, &w, rank, track, v[O_QUIET] != NULL, &run, &ck, &sw))) { if (rank == 0) app_outputs_close(&out); goto done; }
+    open_reporters(rank, &run, &out);
     isochron_bench_t *bench = isochron_sweep_bench(sw);
     char *ctxbuf = app_context_json(w.comm, argc, argv); /* collective */
-    if (rank == 0) write_context(reps, &run, ctxbuf, app_value(opts, v, O_BIND), self_bound, bench ? isochron_bench_late_cap(bench) : run.bo.late_cap, &ck,
+    if (rank == 0) write_context(out.rep, &run, ctxbuf, app_value(opts, v, O_BIND), self_bound, bench ? isochron_bench_late_cap(bench) : run.bo.late_cap, &ck,
                                  isochron_sweep_oversubscribed(sw), ck.rep.nodes);
-    /* ---- the sweep (the library's: order, passes, resync, skipped points) */
-    sink_t sink = {reps, &run.bo, rank, quiet, run.watchdog, v[O_JSONL]};
-    isochron_sweep_cb_t cb = {on_begin, on_end, on_point, on_skipped, on_failed, on_pairs, on_triplets, &sink};
-    isochron_sweep_result_t res;
-    if (isochron_sweep_run(sw, &cb, &res)) { if (rank == 0) fprintf(stderr, "isochron-bench: %s\n", isochron_last_error()); res.failed = 1; }
-    code = res.failed || res.nskipped;
-    if (rank == 0) finish(reps, sw, &res, wall0, quiet);
-    isochron_sweep_clock(sw, &sc); /* a resync replaced them */
-    ck.global = sc.global;
-    ck.track = sc.track;
+    /* ---- the sweep (the library's: order, passes, resync, skipped points), written as it goes */
+    app_sweep_sink_t sink = {"isochron-bench", out.rep, &run.bo, rank, v[O_QUIET] != NULL, run.watchdog, wall0, v[O_JSONL]};
+    code = app_sweep_run(&sink, sw, &ck.global, &ck.track); /* a resync replaced them */
     free(ctxbuf);
     isochron_sweep_destroy(sw);
     app_clock_free(&ck);
-    if (rank == 0 && (app_close_output("isochron-bench", "--jsonl", v[O_JSONL], jf) | app_close_output("isochron-bench", "--csv", v[O_CSV], cf)))
-        code = 1;
+    if (rank == 0 && app_outputs_close(&out)) code = 1;
     MPI_Bcast(&code, 1, MPI_INT, 0, w.comm);
 done:
     isochron_ops_destroy(ops);

@@ -203,10 +203,85 @@ int app_engine_options(const char *prog, const char *min_reps, const char *max_r
     return 0;
 }
 
+/* The message after "--name 'value': " when a numeric row gives none: from its kind and range. */
+static void number_expect(const app_number_t *n, char *buf, size_t len)
+{
+    int bounded = isfinite(n->lo) || isfinite(n->hi);
+    if (n->expect) snprintf(buf, len, "%s", n->expect);
+    else if (n->kind == APP_INT) snprintf(buf, len, "expected an integer in [%.0f, %.0f]", n->lo, n->hi);
+    else if (n->kind == APP_SECONDS && !bounded) snprintf(buf, len, "expected seconds");
+    else if (bounded) snprintf(buf, len, "expected a number in %c%g, %g]", n->lo_open ? '(' : '[', n->lo, n->hi);
+    else snprintf(buf, len, "expected a number");
+    if (n->note) snprintf(buf + strlen(buf), len - strlen(buf), " (%s)", n->note);
+}
+
+/* One row: 0 with *out set, or -1 (malformed or outside the range). */
+static int number_parse(const app_number_t *n, const char *s)
+{
+    long lv = 0;
+    double dv = 0;
+    size_t zv = 0;
+    int bad = n->kind == APP_INT ? isochron_parse_long(s, &lv) : n->kind == APP_SIZE ? app_parse_size(s, &zv)
+              : n->kind == APP_SECONDS ? isochron_parse_duration(s, &dv) : isochron_parse_double(s, &dv);
+    if (bad) return -1;
+    double x = n->kind == APP_INT ? (double)lv : n->kind == APP_SIZE ? (double)zv : dv;
+    if ((n->lo_open ? !(x > n->lo) : !(x >= n->lo)) || !(x <= n->hi)) return -1;
+    if (n->kind == APP_INT) *(int *)n->out = (int)lv;
+    else if (n->kind == APP_SIZE) *(size_t *)n->out = zv;
+    else *(double *)n->out = dv;
+    return 0;
+}
+
+int app_parse_numbers(const char *prog, const app_option_t *opts, const char **values, const app_number_t *nums, int n, int rank)
+{
+    for (int i = 0; i < n; i++) {
+        const char *s = app_value(opts, values, nums[i].opt);
+        if (!s || !number_parse(&nums[i], s)) continue;
+        char expect[256];
+        number_expect(&nums[i], expect, sizeof expect);
+        if (rank == 0) fprintf(stderr, "%s: --%s '%s': %s\n", prog, opts[nums[i].opt].name, s, expect);
+        return 2;
+    }
+    return 0;
+}
+
 void app_list_barriers(int rank)
 {
     if (rank == 0)
         for (int i = 0; i < isochron_barrier_count(); i++) printf("%-14s %s\n", isochron_barrier_info(i)->name, isochron_barrier_info(i)->description);
+}
+
+void app_list_named(int n, const isochron_named_t *(*get)(int), int rank)
+{
+    for (int i = 0; rank == 0 && i < n; i++) printf("%-10s %s\n", get(i)->name, get(i)->description);
+}
+
+/* One line of --list-ops: name, family, description, in columns wn and wf wide; '#' before an operation the MPI library lacks. */
+static void list_op(const isochron_op_t *op, int wn, int wf)
+{
+    printf("%s%-*s %-*s %s\n", (op->flags & ISOCHRON_OP_MISSING) ? "# " : "", wn, op->name, wf, op->family ? op->family : "",
+           op->description ? op->description : "");
+}
+
+void app_list_ops(const isochron_ops_t *ops, int rank)
+{
+    int wn = 24, wf = 14, n = isochron_ops_count(ops); /* columns as wide as the longest name and family */
+    for (int i = 0; i < n; i++) {
+        const isochron_op_t *op = isochron_ops_get(ops, i);
+        if ((int)strlen(op->name) > wn) wn = (int)strlen(op->name);
+        if (op->family && (int)strlen(op->family) > wf) wf = (int)strlen(op->family);
+    }
+    if (rank != 0) return;
+    for (int i = 0; i < n; i++)
+        if (!(isochron_ops_get(ops, i)->flags & ISOCHRON_OP_MISSING)) list_op(isochron_ops_get(ops, i), wn, wf);
+    printf("%-*s %-*s %s\n", wn, "allpairs", wf, "p2p", "round trips of every pair (--p2p-mode), --max-reps each; records per pair and a matrix");
+    printf("%-*s %-*s %s\n", wn, "p2t", wf, "p2p", "point-to-two i <-> j,k for every triplet, parallel rounds of disjoint triplets, --max-reps each");
+    /* operations this build's MPI library lacks: listed apart, each line opening with '#' (not a name) */
+    for (int i = 0, head = 0; i < n; i++) {
+        if (!(isochron_ops_get(ops, i)->flags & ISOCHRON_OP_MISSING)) continue;
+        if (!head++) printf("# (not available with this MPI library: set-up refuses them, saying what it lacks)\n");
+        list_op(isochron_ops_get(ops, i), wn, wf);
+    }
 }
 
 /* ---- sizes: 8,1K,64K | A..B | A..B*F */

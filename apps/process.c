@@ -137,6 +137,36 @@ int app_close_output(const char *prog, const char *opt, const char *path, FILE *
     return 1;
 }
 
+int app_outputs_open(app_outputs_t *o, const char *prog, const char *jsonl, const char *csv, int rank, MPI_Comm comm)
+{
+    memset(o, 0, sizeof *o);
+    o->prog = prog, o->jsonl = jsonl, o->csv = csv;
+    int code = 0;
+    if (rank == 0) code = app_open_output(prog, "--jsonl", jsonl, &o->jf);
+    if (rank == 0 && !code) code = app_open_output(prog, "--csv", csv, &o->cf);
+    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+    if (code && o->jf) fclose(o->jf);
+    if (code) o->jf = NULL;
+    return code;
+}
+
+void app_outputs_reporters(app_outputs_t *o, const char *fmt, int rank)
+{
+    if (rank != 0) return;
+    if (strcmp(fmt, "none")) isochron_reporter_create(fmt, stdout, &o->rep[0]);
+    if (o->jf) isochron_reporter_create("jsonl", o->jf, &o->rep[1]);
+    if (o->cf) isochron_reporter_create("csv", o->cf, &o->rep[2]);
+}
+
+int app_outputs_close(app_outputs_t *o)
+{
+    for (int i = 0; i < 3; i++) isochron_reporter_destroy(o->rep[i]), o->rep[i] = NULL;
+    int lost = app_close_output(o->prog, "--jsonl", o->jsonl, o->jf);
+    lost |= app_close_output(o->prog, "--csv", o->csv, o->cf);
+    o->jf = o->cf = NULL;
+    return lost;
+}
+
 int app_launch_rank(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};

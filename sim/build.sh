@@ -32,7 +32,7 @@ for m in $modules; do
     objs+=("$o")
   done
 done
-for f in options run_context clock_setup process; do compile "apps/$f.c" "$out/obj/apps_$f.o"; objs+=("$out/obj/apps_$f.o"); done
+for f in options run_context clock_setup process sweep_output; do compile "apps/$f.c" "$out/obj/apps_$f.o"; objs+=("$out/obj/apps_$f.o"); done
 for app in isochron-clock isochron-bench isochron-barrier; do compile "apps/$app.c" "$out/apps/$app.o"; done
 for j in "${jobs[@]}"; do wait "$j"; done
 rm -f "$out"/obj/shmem_*.o

@@ -341,6 +341,18 @@ typedef struct {
 } isochron_sweep_result_t;
 
 /**
+ * \brief The operations of a sweep from a comma-separated list of names (isochron-bench --ops): an operation
+ * of \p ops by name, "collectives" (every blocking collective, in the registry's order), "allpairs" and
+ * "p2t" (the pairwise experiments: so->allpairs, so->p2t). Sets so->ops = \p list (room for \p max) and
+ * so->nops. \return ISOCHRON_OK; EPARSE for an empty list or element, EINVAL for more than max operations, ENAME
+ * for an unknown name (the valid ones listed).
+ */
+int isochron_sweep_select(const isochron_ops_t *ops, const char *names, const isochron_op_t **list, int max, isochron_sweep_opts_t *so);
+/** \brief The thread level to start MPI with (before MPI_Init: needs no MPI) for the operations \p names selects
+ *  (isochron_sweep_select over the built-in registry): MPI_THREAD_MULTIPLE if one is threaded (latency_mt),
+ *  else MPI_THREAD_SINGLE (also for a list that does not parse: the select after MPI started says why). */
+int isochron_sweep_thread_level(const char *names);
+/**
  * \brief Is every point of \p so possible, before anything runs: process counts, the thread level \p provided
  * (MPI_Query_thread) for threaded operations, operations this MPI library lacks, datatype and reduction, sizes
  * in whole elements (and partitions), and the memory each point needs within what a process of \p comm may use

@@ -101,6 +101,22 @@ int isochron_shmem_op_find(const char *name, const isochron_shmem_op_t **out);
  *  checks the largest of its points before measuring anything. */
 size_t isochron_shmem_heap_needed(const isochron_shmem_op_t *op, size_t bytes, int npes, int window);
 
+/** \brief The measurements of a run from a comma-separated list (isochron-shmem --ops): names, families
+ *  (rma, nbi, atomic, lock, order, memory, coll, bcast_method, loop, tput, strided, ctx, active), "default"
+ *  (every measurement without ISOCHRON_SHMEM_EXTRA), "added" (those with it) and "all", each selector's in the
+ *  registry's order, into \p list (room for \p max) and *n. Needs no OpenSHMEM started. \return ISOCHRON_OK;
+ *  EPARSE for an empty list or element, EINVAL for more than max, ENAME for an unknown name (the valid names
+ *  and selectors listed). */
+int isochron_shmem_select(const char *names, const isochron_shmem_op_t **list, int max, int *n);
+/** \brief Before OpenSHMEM starts: every size of a measurement that moves 64-bit elements (ISOCHRON_SHMEM_ELEM8)
+ *  a multiple of 8. EINVAL naming the measurement and the size. */
+int isochron_shmem_check_sizes(const isochron_shmem_op_t *const *list, int n, const size_t *sizes, int nsizes);
+/** \brief After shmem_init, before anything is measured: every measurement that needs 2 PEs has them, and
+ *  the symmetric heap holds the largest point (isochron_shmem_heap_needed at \p window, one shmem_malloc
+ *  probe freed at once). Collective over all PEs; the same answer on every PE. EINVAL naming the point and
+ *  the remedy. */
+int isochron_shmem_check_points(const isochron_shmem_op_t *const *list, int n, const size_t *sizes, int nsizes, int window);
+
 /** Defaults of a measurement run: isochron_shmem_opts_default and the driver's --help take them from here. */
 #define ISOCHRON_SHMEM_DEFAULT_MIN_REPS 5
 #define ISOCHRON_SHMEM_DEFAULT_MAX_REPS 100
@@ -164,6 +180,44 @@ const char *isochron_shmem_defect_sentence(const isochron_shmem_defect_t *d, cha
  */
 int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes,
                            isochron_clock_t *global, isochron_point_t *res, isochron_shmem_defect_t *defect);
+
+/** \brief What an OpenSHMEM sweep measures: every measurement x size, in order (one without
+ *  ISOCHRON_SHMEM_SIZED once, at sizes[0]), on \p global, kept true between points by \p track. */
+typedef struct {
+    const isochron_shmem_op_t *const *ops;
+    int nops;
+    const size_t *sizes;
+    int nsizes;
+    const isochron_shmem_opts_t *opts;
+    int loop_given;            /**< 1: opts->loop is the user's choice: points of measurements it applies to
+                                    (ISOCHRON_SHMEM_LOOPED) record timing_user */
+    isochron_clock_t *global;  /**< the synchronized clock */
+    isochron_track_t *track;   /**< its tracker (NULL: not tracked; points then carry no clock error) */
+} isochron_shmem_sweep_t;
+/** One measured point (every PE alike; the statistics are whole on every PE). */
+typedef struct {
+    const isochron_shmem_op_t *op;
+    const isochron_point_t *point;
+    const char *method;                    /**< the timing method recorded with it */
+    const isochron_shmem_defect_t *defect; /**< NULL, or what the library did wrong (the point then has no time) */
+    const char *what;                      /**< its name in messages: "name at N B", or "name" without a size */
+    int index, total;                      /**< its place (0-based) and the number of points */
+} isochron_shmem_step_t;
+/** What an OpenSHMEM sweep calls on every PE; every member may be NULL. */
+typedef struct {
+    void (*begin)(void *arg, const char *what);                   /**< before a point (e.g. arm a watchdog) */
+    void (*end)(void *arg);                                       /**< after it */
+    void (*point)(void *arg, const isochron_shmem_step_t *st);    /**< a point measured */
+    void (*failed)(void *arg, const char *what, const char *why); /**< the failure that ends the sweep */
+    void *arg;
+} isochron_shmem_sweep_cb_t;
+/**
+ * \brief Measure every point of \p sw in order, each handed to cb->point as soon as it is done. Wrong data
+ * from the library (EVALIDATE) is a point with its defect, and the sweep goes on; any other failure ends it
+ * after cb->failed. Collective over all PEs. *done: points measured (defects included); *defects: those
+ * with wrong data. \return ISOCHRON_OK, or the failure.
+ */
+int isochron_shmem_sweep_run(const isochron_shmem_sweep_t *sw, const isochron_shmem_sweep_cb_t *cb, int *done, int *defects);
 
 #ifdef __cplusplus
 }
