@@ -14,7 +14,7 @@ set -euo pipefail
 [ -n "${PY:-}" ] || PY=$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python
 . "$(dirname "$0")/common.sh"
 bench_init COLL=scan NP=2 LAUNCHES=4 SIZES=1K,32K,64K,256K BUDGET=0.3 VALIDATE=2 PROFILE= GUIDELINES=
-layer=$(cd "$BUILD" && pwd)/libisochron-tune.so  # BUILD relative to the repository or absolute
+layer=$(cd "$BUILD" 2>/dev/null && pwd || echo "$BUILD")/libisochron-tune.so  # BUILD relative to the repository or absolute
 [ -f "$layer" ] || { echo "tune_layer.sh: no $layer (build it first)" >&2; exit 2; }
 echo "# tune_layer: $COLL at $NP processes, --validate $VALIDATE, sizes $SIZES, $LAUNCHES launches per configuration; $(bench_cores)"
 if [ -z "$PROFILE" ]; then
