@@ -45,11 +45,12 @@ of its level, so :func:`mpich_rules` starts from the trees of the library itself
 libmpich the driver links, :func:`mpich_builtin_trees`) and replaces only the tuned collective's
 intra-communicator branch: at the measured communicator size a branch per message size (the
 chosen algorithm, or the library's own branch where the default is kept), at other sizes the
-library's own branch unchanged. On one node MPICH 4.0.2 sends allreduce, bcast and reduce to its
-shared-memory level first (``MPIDI_POSIX_mpi_<coll>_release_gather``, posix_generic.json), which
-the MPIR file never reaches: for these the ch4 file routes the chosen sizes to the network
-module's composition, which calls the MPIR level (and a forced algorithm needs
-``MPIR_CVAR_<COLL>_POSIX_INTRA_ALGORITHM=mpir`` likewise).
+library's own branch unchanged. MPICH builds with a shared-memory level send allreduce, bcast and
+reduce on one node to it first (``MPIDI_POSIX_mpi_<coll>_release_gather``, posix_generic.json),
+which the MPIR file never reaches: for these the ch4 file routes the chosen sizes to the network
+module's composition, which calls the MPIR level (and a forced algorithm gets
+``MPIR_CVAR_<COLL>_POSIX_INTRA_ALGORITHM=mpir`` likewise). Debian's 4.0.2 (ch4:ucx) sends them
+through UCX already (docs/tuning.md).
 """
 from __future__ import annotations
 
