@@ -15,12 +15,8 @@
 # usage: mpich_json_accept.sh ALLGATHER_ONCE OP_CALLS UCP_SENDS_SO SOURCE_DIR
 set -euo pipefail
 once=$1 opcalls=$2 sends=$3 src=$4
-py=$src/.venv/bin/python
-[ -x "$py" ] || py=python3
-mpirun=${MPIRUN:-mpirun}
-"$mpirun" --version 2>/dev/null | grep -q "HYDRA" || { echo "SKIP: not MPICH ($mpirun)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/accept_common.sh"
+accept_init "$src" "HYDRA" "MPICH"
 run=(env MPIRUN="$mpirun" "$src/tools/mpirun-local")
 fp() { # fingerprint: every rank's message counts, sorted
   "${run[@]}" -genv LD_PRELOAD "$sends" "$@" 2>&1 | grep '^ucp_sends:' | sort | paste -sd';' -
