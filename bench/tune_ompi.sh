@@ -1,31 +1,44 @@
 #!/usr/bin/env bash
-# Algorithm tuning of Open MPI's coll/tuned from isochron's measurements (docs/tuning.md):
-#  1. every algorithm of COLL forced per launch (--mca coll_tuned_use_dynamic_rules 1 --mca
-#     coll_tuned_<coll>_algorithm N; alg0 = the default) in one interleaved launch set, LAUNCHES
-#     launches each; `isochron tune` chooses per size the fastest algorithm that is significantly
-#     faster than the default across launches and writes Open MPI's dynamic rules file;
-#  2. the default, the rules file and the chosen algorithms forced for every size, side by side in
-#     a second, independent launch set: the rules file must never be slower than the default beyond
-#     launch noise, and at least as fast as the best single algorithm per size.
-#   COLL=allreduce NP=2 SIZES=8,1K,64K,1M LAUNCHES=3 VLAUNCHES=4 BUDGET=0.3 KEEP=DIR keeps the sets
+# Algorithm tuning of a collective from isochron's measurements (docs/tuning.md), Open MPI's
+# coll/tuned (MPI=ompi, the default) or MPICH 4.0's JSON selection (MPI=mpich: bench/tune_mpich.sh):
+#  1. every algorithm of COLL forced per launch (Open MPI: --mca coll_tuned_<coll>_algorithm N;
+#     MPICH: MPIR_CVAR_<COLL>_INTRA_ALGORITHM; alg0 = the default) in one interleaved launch set,
+#     LAUNCHES launches each; `isochron tune` chooses per size the fastest algorithm that is
+#     significantly faster than the default across launches and writes the library's rules file;
+#  2. the default, the rules file and every algorithm forced, side by side in a second,
+#     independent launch set (VLAUNCHES each): per size the rules/default and rules/best-single
+#     ratios with their intervals, and whether the rules file is never slower than the default
+#     beyond launch noise and at least as fast as the best single algorithm.
+#   COLL=allreduce NP=2 SIZES=8,1K,32K,256K,1M LAUNCHES=4 VLAUNCHES=4 MPI=ompi KEEP=DIR keeps the
+#   sets (and a rerun with the same KEEP reuses a finished tuning set)
+#   BENCH_ARGS: the driver's arguments (default: 0.15 s per point; one node, so ranks share the host's
+#   CLOCK_MONOTONIC: --sync prop --timer monotonic, no tracking: a launch takes seconds, not tens)
 # The machine (2 cores) is shared with other jobs: the title line gives the load.
 set -euo pipefail
 [ -n "${PY:-}" ] || PY=$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python
 . "$(dirname "$0")/common.sh"
-bench_init COLL=allreduce NP=2 SIZES=8,1K,64K,1M LAUNCHES=3 VLAUNCHES=4 BUDGET=0.3
+bench_init COLL=allreduce NP=2 SIZES=8,1K,32K,256K,1M LAUNCHES=4 VLAUNCHES=4 MPI=ompi \
+  BENCH_ARGS="--budget 0.15 --sync prop --track off --timer monotonic"
+case $MPI in
+  ompi) rules=$OUT/rules.txt; version="Open MPI $(ompi_info --version 2>/dev/null | head -1 | awk '{print $NF}')" ;;
+  mpich) rules=$OUT/rules.json; export MPIRUN=${MPIRUN:-mpirun.mpich}
+         version="MPICH $(mpichversion 2>/dev/null | awk -F: '/Version/ {gsub(/[ \t]/, "", $2); print $2}')" ;;
+  *) echo "tune_ompi.sh: MPI=$MPI: give ompi or mpich" >&2; exit 2 ;;
+esac
 [ -x "$BUILD/isochron-bench" ] || { echo "tune_ompi.sh: no $BUILD/isochron-bench (build it first)" >&2; exit 2; }
-echo "# tune_ompi: $COLL at $NP processes, sizes $SIZES, $LAUNCHES launches per algorithm, then $VLAUNCHES per"\
-     "configuration to verify; Open MPI $(ompi_info --version 2>/dev/null | head -1 | awk '{print $NF}'); $(bench_cores)"
-"$PY" -m isochron.cli tune --coll "$COLL" --np "$NP" --run "$OUT/algs" --launches "$LAUNCHES" --sizes "$SIZES" \
-  --bench "$BUILD/isochron-bench" --bench-args "--budget $BUDGET" --rules "$OUT/rules.txt" 2>"$OUT/algs.log" \
-  || { cat "$OUT/algs.log" >&2; exit 1; }
+tune=("$PY" -m isochron.cli tune --mpi "$MPI" --coll "$COLL" --np "$NP" --sizes "$SIZES" --bench "$BUILD/isochron-bench"
+      --bench-args "$BENCH_ARGS")
+echo "# tune: $COLL at $NP processes, sizes $SIZES, $LAUNCHES launches per algorithm, then $VLAUNCHES per"\
+     "configuration to verify; $version; $(bench_cores); driver: $BENCH_ARGS"
+if [ -f "$OUT/algs/manifest.json" ]; then set -- "$OUT/algs"; else set -- --run "$OUT/algs" --launches "$LAUNCHES"; fi
+"${tune[@]}" "$@" --rules "$rules" 2>"$OUT/algs.log" || { cat "$OUT/algs.log" >&2; exit 1; }
 echo
-echo "# the rules file:"
-cat "$OUT/rules.txt"
-chosen=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/ && $2 != 0 {print $2}' "$OUT/rules.txt" | sort -u | paste -sd, -)
+echo "# the rules file ($(basename "$rules")):"
+if [ "$MPI" = ompi ]; then cat "$rules"; else
+  "$PY" -c 'import json, sys; t = json.load(open(sys.argv[1])); print(json.dumps({k: v for k, v in t.items() if k == "collective=" + sys.argv[2]}, indent=1))' "$rules" "$COLL"
+fi
 echo
-echo "# verification (load now $(bench_load)); forced for comparison: ${chosen:-none}"
-"$PY" -m isochron.cli tune --coll "$COLL" --np "$NP" --rules "$OUT/rules.txt" --verify "$OUT/verify" \
-  ${chosen:+--algs "$chosen"} --launches "$VLAUNCHES" --sizes "$SIZES" --bench "$BUILD/isochron-bench" \
-  --bench-args "--budget $BUDGET" 2>"$OUT/verify.log" || { cat "$OUT/verify.log" >&2; exit 1; }
+echo "# verification (load now $(bench_load)): default, rules file and every algorithm forced"
+"${tune[@]}" --rules "$rules" --verify "$OUT/verify" --launches "$VLAUNCHES" 2>"$OUT/verify.log" \
+  || { cat "$OUT/verify.log" >&2; exit 1; }
 echo "# load at end: $(bench_load)"

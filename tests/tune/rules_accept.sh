@@ -8,12 +8,8 @@
 # usage: rules_accept.sh TEST_PROGRAM SOURCE_DIR
 set -euo pipefail
 prog=$1 src=$2
-py=$src/.venv/bin/python
-[ -x "$py" ] || py=python3
-mpirun=${MPIRUN:-mpirun}
-"$mpirun" --version 2>/dev/null | grep -Eq "Open MPI|OpenRTE" || { echo "SKIP: not Open MPI ($mpirun)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/accept_common.sh"
+accept_init "$src" "Open MPI|OpenRTE" "Open MPI"
 run=(env MPIRUN="$mpirun" "$src/tools/mpirun-local" -np 4)
 fp() { "${run[@]}" "$@" "$prog" | grep '^small '; }
 a=1 b=4   # basic linear below 16000 B, ring from there

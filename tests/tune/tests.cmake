@@ -26,3 +26,19 @@ target_link_libraries(tune_prefix_app PRIVATE MPI::MPI_C)
 # histogram_app: the same for MPI_Reduce_scatter_block (bench/tune_prefix.sh APP=histogram)
 add_executable(tune_histogram_app tune/histogram_app.c)
 target_link_libraries(tune_histogram_app PRIVATE MPI::MPI_C)
+#   tune_mpich_json_accept  MPICH applies the JSON selection files isochron tune --mpi mpich writes,
+#                 by message size (messages counted at UCX by ucp_sends.so); registered where the
+#                 build's MPI is MPICH (tools/test-mpich.sh runs the mpi label), 7 s there
+if(MPIEXEC_EXECUTABLE MATCHES "mpich")
+  add_executable(test_allgather_once tune/test_allgather_once.c)
+  target_link_libraries(test_allgather_once PRIVATE MPI::MPI_C)
+  add_executable(test_op_calls tune/test_op_calls.c)
+  target_link_libraries(test_op_calls PRIVATE MPI::MPI_C)
+  add_library(ucp_sends MODULE tune/ucp_sends.c)
+  target_link_libraries(ucp_sends PRIVATE ${CMAKE_DL_LIBS})
+  add_test(NAME tune_mpich_json_accept
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tune/mpich_json_accept.sh $<TARGET_FILE:test_allgather_once>
+                   $<TARGET_FILE:test_op_calls> $<TARGET_FILE:ucp_sends> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(tune_mpich_json_accept PROPERTIES ENVIRONMENT "MPIRUN=${MPIEXEC_EXECUTABLE}" LABELS mpi
+                       PROCESSORS 4 SKIP_RETURN_CODE 77 TIMEOUT 60)
+endif()

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence, TextIO
 
 from .base import IsochronError, Record
+from .launches import add_run_arguments, library_id, load_points  # noqa: F401 (re-exported)
 from .units import fmt_bytes, fmt_time
 
 #: the guidelines: collective -> its mock-up (registry names), in the order of the paper's list
@@ -273,34 +274,6 @@ def run_sets(outdir: str, launcher: Sequence[str], bench: str, nprocs: Sequence[
     return dirs
 
 
-def library_id(version: str) -> str:
-    """MPI_Get_library_version up to its first comma or line end, tabs as spaces: "Open MPI v4.1.4",
-    "MPICH Version: 4.0.2" (the rule of libisochron-tune.so's profile check, src/tune/profile.c)."""
-    return version.split(",")[0].split("\n")[0].replace("\t", " ").strip()
-
-
-def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[list[Record], str]:
-    """The points of the result sets and the MPI library (up to its first comma); HOSTS, when
-    given, receives the sorted host set of the runs."""
-    from .dataset import read
-    pts: list[Record] = []
-    mpi = ""
-    seen: set[str] = set()
-    for path in paths:
-        ds = read(path)
-        for w in ds.warnings:
-            print(f"isochron: warning: {w}", file=sys.stderr)
-        pts += ds.records.get("point", [])
-        for ctx in ds.contexts:
-            run = ctx.get("run", {}) if isinstance(ctx, dict) else {}
-            if not mpi:
-                mpi = library_id(str(run.get("mpi_library", "")))
-            seen |= {str(h) for h in run.get("hosts", []) or []}
-    if hosts is not None:
-        hosts[:] = sorted(seen)
-    return pts, mpi
-
-
 #: the guidelines whose collective libisochron-tune.so can redirect, and its MPI function
 LAYER_FUNCS = {"allreduce": "MPI_Allreduce", "allgather": "MPI_Allgather", "bcast": "MPI_Bcast",
                "scan": "MPI_Scan", "reduce_scatter_block": "MPI_Reduce_scatter_block"}
@@ -421,11 +394,7 @@ def add_parser(sub: Any) -> None:
     g.add_argument("--sizes", default="8,1K,32K,256K", help="--run: isochron-bench --sizes"
                    " (default: 8,1K,32K,256K)")
     g.add_argument("--colls", help="--run: collectives (default: all: " + ",".join(GUIDELINES) + ")")
-    g.add_argument("--bench", default="build/isochron-bench", help="--run: the driver")
-    g.add_argument("--bench-args", default="--budget 0.3", help="--run: more driver arguments"
-                   " (default: --budget 0.3)")
-    g.add_argument("--seed", type=int, help="--run: seed of the launch order")
-    g.add_argument("--timeout", type=float, help="--run: kill a launch running longer (s)")
+    add_run_arguments(g, "--run: ")
     g.add_argument("--aa", action="store_true", help="A/A control: each collective against"
                    " <coll>_alias")
     g.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
@@ -437,6 +406,4 @@ def add_parser(sub: Any) -> None:
                    " ranges the layer can redirect (isochron/tune.h)")
     g.add_argument("--profile-np", type=int, help="the process count of --profile (default: the"
                    " largest measured)")
-    g.add_argument("--launcher", default="tools/mpirun-local", help="--run: the launcher command,"
-                   " -np N follows it (default: tools/mpirun-local)")
     g.set_defaults(func=cmd_guidelines)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
@@ -58,6 +59,51 @@ def launch_of(p: Record) -> tuple[Any, ...]:
 def point_key(p: Record, keys: Sequence[str] = POINT_KEYS) -> tuple[str, ...]:
     return tuple(repr(None if is_missing(p.get(k)) else p.get(k)) for k in keys)
 
+
+
+# ---------------------------------------------------------------------------------------------
+# reading launch sets, and the options of the commands that run them
+# ---------------------------------------------------------------------------------------------
+
+def library_id(version: str) -> str:
+    """MPI_Get_library_version up to its first comma or line end, tabs as spaces: "Open MPI v4.1.4",
+    "MPICH Version: 4.0.2" (the rule of libisochron-tune.so's profile check, src/tune/profile.c)."""
+    return version.split(",")[0].split("\n")[0].replace("\t", " ").strip()
+
+
+def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[list[Record], str]:
+    """The points of the result sets and the MPI library (up to its first comma); HOSTS, when
+    given, receives the sorted host set of the runs."""
+    from .dataset import read
+    pts: list[Record] = []
+    mpi = ""
+    seen: set[str] = set()
+    for path in paths:
+        ds = read(path)
+        for w in ds.warnings:
+            print(f"isochron: warning: {w}", file=sys.stderr)
+        pts += ds.records.get("point", [])
+        for ctx in ds.contexts:
+            info = ctx.get("run", {}) if isinstance(ctx, dict) else {}
+            if not mpi:
+                mpi = library_id(str(info.get("mpi_library", "")))
+            seen |= {str(h) for h in info.get("hosts", []) or []}
+    if hosts is not None:
+        hosts[:] = sorted(seen)
+    return pts, mpi
+
+
+def add_run_arguments(parser: Any, prefix: str = "") -> None:
+    """The options of a command that runs launch sets of isochron-bench (isochron guidelines,
+    isochron tune): the driver, its arguments, the launcher, the seed and the timeout. PREFIX
+    starts each help text (e.g. "--run: ")."""
+    parser.add_argument("--bench", default="build/isochron-bench", help=f"{prefix}the driver")
+    parser.add_argument("--bench-args", default="--budget 0.3", help=f"{prefix}more driver arguments"
+                        " (default: --budget 0.3)")
+    parser.add_argument("--launcher", default="tools/mpirun-local", help=f"{prefix}the launcher"
+                        " command, -np N follows it (default: tools/mpirun-local)")
+    parser.add_argument("--seed", type=int, help=f"{prefix}seed of the launch order")
+    parser.add_argument("--timeout", type=float, help=f"{prefix}kill a launch running longer (s)")
 
 # ---------------------------------------------------------------------------------------------
 # statistics

@@ -1,5 +1,5 @@
-"""Algorithm tuning from measurements: Open MPI coll/tuned's dynamic rules file, chosen per size
-only where a difference is significant across launches.
+"""Algorithm tuning from measurements: Open MPI coll/tuned's dynamic rules file and MPICH's JSON
+selection files, chosen per size only where a difference is significant across launches.
 
 Open MPI's coll/tuned runs a fixed decision tree measured on other machines; its documentation
 tells users to tune their own. It lets a run force one algorithm per collective
@@ -31,21 +31,41 @@ default stays). Boundaries between measured sizes are their geometric means. A r
 communicator size np + 1 with algorithm 0 keeps larger communicators on the default, so the file
 acts only where it was measured (smaller ones have no rule and keep the default too).
 
-MPICH: ``MPIR_CVAR_<COLL>_INTRA_ALGORITHM`` selects one algorithm for every size of a run; a
-per-size choice needs its JSON selection file (``MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE``),
-whose format isochron does not write (docs/tuning.md).
+MPICH 4.0 (read from its sources, src/mpi/coll/src/csel.c and maint/tuning/coll/, and checked by
+running Debian's MPICH 4.0.2 with the files, tests/tune/mpich_json_accept.sh):
+``MPIR_CVAR_<COLL>_INTRA_ALGORITHM`` forces one algorithm for every size of a run; per size, the
+library selects by JSON decision trees, one per level, built into libmpich and replaceable by a
+file each: ``MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`` (the MPIR level, whose leaves are the
+algorithms ``"algorithm=MPIR_<Coll>_intra_<name>"``) and ``MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE``
+(the ch4 device: which composition, i.e. shared memory or the network module, gets the call).
+A tree is nested JSON objects whose keys are tests (``"collective=allreduce"``,
+``"comm_type=intra"``, ``"comm_size<=4"``, ``"total_msg_size<65536"``, ``..=any``); siblings are
+tried in order, the first whose test holds is descended. A file replaces the whole built-in tree
+of its level, so :func:`mpich_rules` starts from the trees of the library itself (read from the
+libmpich the driver links, :func:`mpich_builtin_trees`) and replaces only the tuned collective's
+intra-communicator branch: at the measured communicator size a branch per message size (the
+chosen algorithm, or the library's own branch where the default is kept), at other sizes the
+library's own branch unchanged. MPICH builds with a shared-memory level send allreduce, bcast and
+reduce on one node to it first (``MPIDI_POSIX_mpi_<coll>_release_gather``, posix_generic.json),
+which the MPIR file never reaches: for these the ch4 file routes the chosen sizes to the network
+module's composition, which calls the MPIR level (and a forced algorithm gets
+``MPIR_CVAR_<COLL>_POSIX_INTRA_ALGORITHM=mpir`` likewise). Debian's 4.0.2 (ch4:ucx) sends them
+through UCX already (docs/tuning.md).
 """
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
 import shlex
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .base import IsochronError, Record
-from .units import fmt_bytes, fmt_time
+from .units import fmt_bytes, fmt_time, text_table
 
 #: Open MPI 4.1 coll/tuned collective ids (coll_base_functions.h, enum COLLTYPE)
 OMPI_COLL_ID: dict[str, int] = {
@@ -67,22 +87,104 @@ OMPI_ALGORITHMS: dict[str, list[str]] = {
 }
 
 
+#: intra-communicator algorithms of MPICH 4.0's MPIR level (src/mpi/coll/coll_algorithms.txt; the
+#: values of MPIR_CVAR_<COLL>_INTRA_ALGORITHM), 0 = the library's own selection. Left out: those
+#: restricted to in-place buffers (alltoall pairwise_sendrecv_replace; isochron's are not) and smp
+#: (a node-then-network composition: on one node it is the shared-memory level again)
+MPICH_ALGORITHMS: dict[str, list[str]] = {
+    "allreduce": ["default", "recursive_doubling", "reduce_scatter_allgather"],
+    "bcast": ["default", "binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"],
+    "allgather": ["default", "brucks", "recursive_doubling", "ring"],
+    "alltoall": ["default", "brucks", "pairwise", "scattered"],
+    "reduce": ["default", "binomial", "reduce_scatter_gather"],
+}
+#: MPICH 4.0 collectives with a shared-memory level on one node (posix_generic.json), and the ch4
+#: composition that sends a call to the network module, i.e. to the MPIR level (ch4_coll_impl.h)
+MPICH_NM_COMPOSITION: dict[str, str] = {
+    "allreduce": "MPIDI_Allreduce_intra_composition_beta",
+    "bcast": "MPIDI_Bcast_intra_composition_gamma",
+    "reduce": "MPIDI_Reduce_intra_composition_gamma",
+}
+#: MPICH 4.0 algorithms restricted to built-in operators and count >= the largest power of two
+#: below the communicator size (coll_algorithms.txt: builtin-op, size-ge-pof2); reached through a
+#: selection file they are not checked, and 4.0.2 aborts (allreduce_intra_reduce_scatter_allgather.c:
+#: assertion HANDLE_IS_BUILTIN(op)), so the files send such calls to the library's own branch
+MPICH_BUILTIN_OP_ONLY = {("allreduce", "reduce_scatter_allgather"), ("reduce", "reduce_scatter_gather")}
+#: the libraries isochron tune knows, and their algorithms
+ALGORITHMS: dict[str, dict[str, list[str]]] = {"ompi": OMPI_ALGORITHMS, "mpich": MPICH_ALGORITHMS}
+
+
 def ompi_msg_size(coll: str, nbytes: int, nprocs: int) -> int:
     """The message size coll/tuned's rules compare, from isochron's per-peer size."""
     return nbytes * nprocs if coll in ("allgather", "alltoall", "reduce_scatter_block") else nbytes
 
 
-def force_args(coll: str, alg: int) -> list[str]:
-    """mpirun words forcing algorithm ALG of COLL (0: dynamic rules on, nothing forced = default)."""
+def force_args(coll: str, alg: int, mpi: str = "ompi") -> list[str]:
+    """mpirun words forcing algorithm ALG of COLL (0: nothing forced = the library's default;
+    Open MPI: dynamic rules on; MPICH: -genv of the CVARs). A forced algorithm acts on every call of
+    the run, the driver's own too (isochron-bench agrees on a 1-int MPI_Allreduce), so under MPICH
+    the collective fallback stays at its default, silent: where an algorithm's restriction does not
+    hold (reduce_scatter_allgather below count = the largest power of two under the process count)
+    MPICH runs its own choice instead (with MPIR_CVAR_COLLECTIVE_FALLBACK=error such runs abort)."""
+    if mpi == "mpich":
+        if not alg:
+            return []
+        cv = coll.upper()
+        out = ["-genv", f"MPIR_CVAR_{cv}_INTRA_ALGORITHM", MPICH_ALGORITHMS[coll][alg]]
+        if coll in MPICH_NM_COMPOSITION:
+            out += ["-genv", f"MPIR_CVAR_{cv}_POSIX_INTRA_ALGORITHM", "mpir"]
+        return out
     out = ["--mca", "coll_tuned_use_dynamic_rules", "1"]
     if alg:
         out += ["--mca", f"coll_tuned_{coll}_algorithm", str(alg)]
     return out
 
 
-def rules_args(path: str) -> list[str]:
+def mpich_ch4_path(path: str) -> str:
+    """The ch4-level file written beside the MPIR-level one: rules.json -> rules.ch4.json."""
+    stem = path[:-5] if path.endswith(".json") else path
+    return stem + ".ch4.json"
+
+
+def rules_args(path: str, mpi: str = "ompi", coll: str = "") -> list[str]:
+    """mpirun words that make the library read the rules file(s) at PATH."""
+    if mpi == "mpich":
+        out = ["-genv", "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", os.path.abspath(path)]
+        if coll in MPICH_NM_COMPOSITION:
+            out += ["-genv", "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", os.path.abspath(mpich_ch4_path(path))]
+        return out
     return ["--mca", "coll_tuned_use_dynamic_rules", "1", "--mca", "coll_tuned_dynamic_rules_filename",
             os.path.abspath(path)]
+
+
+def detect_mpi(bench: str = "", mpi_library: str = "") -> str:
+    """'ompi' or 'mpich': from the MPI library string of a result set, else from the libraries
+    the driver links (ldd)."""
+    if mpi_library:
+        if "MPICH" in mpi_library:
+            return "mpich"
+        if "Open MPI" in mpi_library:
+            return "ompi"
+    lib = linked_mpi(bench) if bench else ""
+    if "libmpich" in lib:
+        return "mpich"
+    if "libmpi" in lib:
+        return "ompi"
+    raise IsochronError(f"cannot tell the MPI library (of {bench or 'the results'}): give --mpi ompi"
+                        " or --mpi mpich")
+
+
+def linked_mpi(bench: str) -> str:
+    """The path of the MPI library BENCH links ('' when ldd cannot tell)."""
+    try:
+        out = subprocess.run(["ldd", bench], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    for line in out.splitlines():
+        m = re.match(r"\s*(libmpi(?:ch)?\.so[.\d]*)\s+=>\s+(\S+)", line)
+        if m:
+            return m.group(2)
+    return ""
 
 
 @dataclass
@@ -156,20 +258,32 @@ def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launche
     return out
 
 
-def rules_text(coll: str, choices: Sequence[Choice], mpi: str = "") -> str:
-    """Open MPI 4.1's dynamic rules file for COLL from the choices (one process count)."""
+def size_rules(coll: str, choices: Sequence[Choice], mpi: str = "ompi") -> tuple[int, list[tuple[int, int]]]:
+    """The process count of CHOICES and the rules by message size: (from, algorithm) ascending,
+    the first from 0, neighbours with the same algorithm merged, a boundary at the geometric mean
+    of two measured sizes in the library's own measure (Open MPI: :func:`ompi_msg_size`; MPICH:
+    total_msg_size, the per-process bytes times the communicator size)."""
     nps = sorted({c.nprocs for c in choices})
     if len(nps) != 1:
         raise IsochronError(f"rules for one process count at a time (these results have {nps})")
     np_ = nps[0]
+
+    def size(b: int) -> int:
+        return b * np_ if mpi == "mpich" else ompi_msg_size(coll, b, np_)
+
     cs = sorted(choices, key=lambda c: c.bytes)
     rules: list[tuple[int, int]] = []
     for i, c in enumerate(cs):
-        lo = 0 if i == 0 else int(math.ceil(math.sqrt(max(1, ompi_msg_size(coll, cs[i - 1].bytes, np_))
-                                                      * max(1, ompi_msg_size(coll, c.bytes, np_)))))
+        lo = 0 if i == 0 else int(math.ceil(math.sqrt(max(1, size(cs[i - 1].bytes)) * max(1, size(c.bytes)))))
         if rules and rules[-1][1] == c.alg:
             continue                     # same algorithm as below: one rule covers both
         rules.append((lo, c.alg))
+    return np_, rules
+
+
+def rules_text(coll: str, choices: Sequence[Choice], mpi: str = "") -> str:
+    """Open MPI 4.1's dynamic rules file for COLL from the choices (one process count)."""
+    np_, rules = size_rules(coll, choices)
     lines = [f"# Open MPI coll/tuned dynamic rules written by isochron tune ({mpi or 'Open MPI'})",
              f"# {coll} at {np_} processes; algorithm 0 = the library's fixed decision (kept where no"
              " algorithm was significantly faster across launches)",
@@ -186,58 +300,177 @@ def rules_text(coll: str, choices: Sequence[Choice], mpi: str = "") -> str:
     return "\n".join(lines)
 
 
-def choice_table(coll: str, choices: Sequence[Choice], alpha: float) -> str:
-    names = OMPI_ALGORITHMS.get(coll, [])
+def mpich_builtin_trees(lib: str) -> dict[str, dict[str, Any]]:
+    """MPICH 4's built-in selection trees, read from the library file LIB (json_gen.sh compiles
+    them in as NUL-terminated JSON strings): {'mpir': ..., 'ch4': ..., 'posix': ...}, each a dict
+    in the file's key order (the order in which MPICH tries siblings)."""
+    try:
+        with open(lib, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise IsochronError(f"{lib}: cannot read the MPICH library ({exc.strerror})") from None
+    trees: dict[str, dict[str, Any]] = {}
+    i = data.find(b'{"collective=')
+    while i >= 0:
+        j = data.find(b"\0", i)
+        try:
+            tree = json.loads(data[i:j].decode())
+        except (UnicodeDecodeError, ValueError):
+            tree = None
+        if isinstance(tree, dict):
+            text = data[i:j].decode()
+            level = ("posix" if "algorithm=MPIDI_POSIX_" in text else "ch4" if "composition=MPIDI_" in text
+                     else "mpir" if "algorithm=MPIR_" in text else "")
+            if level and level not in trees:
+                trees[level] = tree
+        i = data.find(b'{"collective=', j)
+    if "mpir" not in trees:
+        raise IsochronError(f"{lib}: no built-in MPIR collective selection tree in it (not MPICH 4?):"
+                            " isochron tune writes MPICH's JSON files from the library's own trees")
+    return trees
+
+
+def _mpich_branch(orig: dict[str, Any], np_: int, rules: Sequence[tuple[int, int]],
+                  leaf: Any, size_key: str = "total_msg_size") -> dict[str, Any]:
+    """COLL's subtree of a level with its intra-communicator branch replaced: at communicator size
+    NP_ by message size (LEAF(alg, the library's branch) for a chosen algorithm, the library's own
+    branch for 0), at other sizes the library's own branch."""
+    intra = orig.get("comm_type=intra")
+    if not isinstance(intra, dict):
+        raise IsochronError("the library's selection tree has no intra-communicator branch here")
+    by_size: dict[str, Any] = {}
+    for k, (lo, alg) in enumerate(rules):
+        key = f"{size_key}<{rules[k + 1][0]}" if k + 1 < len(rules) else f"{size_key}=any"
+        by_size[key] = leaf(alg, intra) if alg else intra
+    out = {f"comm_size<{np_}": intra, f"comm_size<={np_}": by_size, "comm_size=any": intra}
+    return {"comm_type=intra": out, **{k: v for k, v in orig.items() if k != "comm_type=intra"}}
+
+
+def mpich_rules(coll: str, choices: Sequence[Choice], trees: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """MPICH 4.0's selection files for COLL from the choices: {'mpir': JSON, 'ch4': JSON} (ch4 only
+    for the collectives with a shared-memory level, MPICH_NM_COMPOSITION). Each is the library's
+    own tree with COLL's branch replaced (:func:`_mpich_branch`)."""
+    np_, rules = size_rules(coll, choices, "mpich")
+    names = MPICH_ALGORITHMS[coll]
+    name = coll.capitalize()
+    key = f"collective={coll}"
+    out = {}
+    mpir = dict(trees["mpir"])
+    if key not in mpir:
+        raise IsochronError(f"the library's MPIR selection tree has no {coll}")
+    def guarded(a: int, intra: Any, leaf: dict[str, Any]) -> Any:
+        if (coll, names[a]) not in MPICH_BUILTIN_OP_ONLY:
+            return leaf
+        return {"is_op_built_in=no": intra, "count<pow2": intra, "count=any": leaf}
+
+    mpir[key] = _mpich_branch(mpir[key], np_, rules,
+                              lambda a, intra: guarded(a, intra, {f"algorithm=MPIR_{name}_intra_{names[a]}": {}}))
+    out["mpir"] = json.dumps(mpir, indent=1) + "\n"
+    if coll in MPICH_NM_COMPOSITION:
+        ch4 = dict(trees.get("ch4") or {})
+        if key not in ch4:
+            raise IsochronError(f"the library's ch4 selection tree has no {coll}")
+        ch4[key] = _mpich_branch(ch4[key], np_, rules,
+                                 lambda a, intra: guarded(a, intra, {f"composition={MPICH_NM_COMPOSITION[coll]}": {}}))
+        out["ch4"] = json.dumps(ch4, indent=1) + "\n"
+    return out
+
+
+def alg_name(mpi: str, coll: str, a: int) -> str:
+    names = ALGORITHMS[mpi].get(coll, [])
+    return f"{a}:{names[a]}" if a < len(names) else str(a)
+
+
+def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = "ompi") -> str:
     head = ["np", "size", "launches", "default (us)", "fastest", "fastest (us)", "chosen", "chosen/default",
             "p", "launch noise"]
     rows = []
     for c in sorted(choices, key=lambda c: (c.nprocs, c.bytes)):
-        nm = lambda a: f"{a}:{names[a]}" if a < len(names) else str(a)  # noqa: E731
-        rows.append([str(c.nprocs), fmt_bytes(c.bytes), str(c.n), fmt_time(c.default_s), nm(c.best_alg),
-                     fmt_time(c.best_s), nm(c.alg), f"{c.ratio:.3f}",
+        rows.append([str(c.nprocs), fmt_bytes(c.bytes), str(c.n), fmt_time(c.default_s), alg_name(mpi, coll, c.best_alg),
+                     fmt_time(c.best_s), alg_name(mpi, coll, c.alg), f"{c.ratio:.3f}",
                      "-" if c.p is None else f"{c.p:.3f}", "-" if c.noise is None else f"{100 * c.noise:.1f} %"])
-    w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     out = [f"{coll}: per size, the default against every forced algorithm (launch medians); chosen ="
            f" the fastest of those faster than the default at p < {alpha:g}, else the default"]
-    out.append("  ".join(h.ljust(w[i]) for i, h in enumerate(head)).rstrip())
-    out += ["  ".join(x.ljust(w[i]) for i, x in enumerate(r)).rstrip() for r in rows]
-    return "\n".join(out) + "\n"
+    return "\n".join(out + text_table(head, rows)) + "\n"
 
 
-def verify_table(points: Sequence[Record], coll: str, alpha: float = 0.05) -> str:
-    """Configurations 'default', 'rules' and 'alg<N>' of one set side by side per size: the rules
-    file against the default and against the best forced algorithm, on launch medians."""
+@dataclass
+class Check:
+    """One size of a verification set: the rules file against the default and the best single
+    algorithm (each ratio the geometric mean ratio of launch medians with its t interval)."""
+    nprocs: int
+    bytes: int
+    times: dict[str, float]           # configuration -> median of its launch medians
+    n: int                            # launches (fewest of the configurations)
+    vs_default: tuple[float, float, float]    # ratio, lo, hi
+    best: str                          # the fastest forced algorithm (alg<N>)
+    vs_best: tuple[float, float, float]
+    slower_than_default: bool          # the whole interval above 1
+    slower_than_best: bool
+
+    @property
+    def verdict(self) -> str:
+        if self.slower_than_default:
+            return "SLOWER than default"
+        if self.slower_than_best:
+            return "slower than best single"
+        return "faster than default" if self.vs_default[2] < 1 else "ok (within noise)"
+
+
+def ratio_interval(med_a: Sequence[float], med_b: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """B/A as exp(mean log B - mean log A) with its pooled two-sample t interval over launches
+    ((0, inf) with fewer than two launches on both sides together beyond one each)."""
     from .launches import launch_test
+    t = launch_test(med_a, med_b, 1 - level)
+    r = math.exp(t["d"])
+    if t.get("source") != "data":
+        return r, 0.0, math.inf
+    return r, math.exp(t["d"] - t["limit"]), math.exp(t["d"] + t["limit"])
+
+
+def verify(points: Sequence[Record], coll: str, level: float = 0.95) -> list[Check]:
+    """Configurations 'default', 'rules' and 'alg<N>' of one set, per size: the rules file against
+    the default and against the fastest single forced algorithm, on launch medians."""
     med = launch_medians(points, coll)
-    cells = sorted({(k[1], k[2]) for k in med})
-    head = ["np", "size", "default (us)", "rules (us)", "rules/default", "p", "best forced", "best (us)",
-            "rules/best", "p ", "verdict"]
-    rows = []
-    for nprocs, size in cells:
+    out = []
+    for nprocs, size in sorted({(k[1], k[2]) for k in med}):
         per = {c: v for (c, n_, b), v in med.items() if n_ == nprocs and b == size}
         if "default" not in per or "rules" not in per:
             continue
-        d, r = per["default"], per["rules"]
-        t = launch_test(d, r, alpha)
-        forced = {c: v for c, v in per.items() if c.startswith("alg")}
-        best = min(forced, key=lambda c: _median(forced[c])) if forced else None
-        tb = launch_test(forced[best], r, alpha) if best else None
-        slower = t["significant"] and t["d"] > 0
-        slower_b = tb is not None and tb["significant"] and tb["d"] > 0
-        verdict = ("SLOWER than default" if slower else "slower than best forced" if slower_b
-                   else "faster" if t["significant"] else "same within noise")
-        rows.append([str(nprocs), fmt_bytes(size), fmt_time(_median(d)), fmt_time(_median(r)),
-                     f"{t['ratio']:.3f}", "-" if t["p"] is None else f"{t['p']:.3f}", best or "-",
-                     fmt_time(_median(forced[best])) if best else "-",
-                     f"{tb['ratio']:.3f}" if tb else "-", "-" if not tb or tb["p"] is None else f"{tb['p']:.3f}",
-                     verdict])
-    if not rows:
+        forced = {c: v for c, v in per.items() if c.startswith("alg") and c != "alg0"}
+        if not forced:
+            raise IsochronError(f"{coll} at {size} B: no forced algorithm (alg<N>) measured beside the rules file")
+        best = min(forced, key=lambda c: _median(forced[c]))
+        vd = ratio_interval(per["default"], per["rules"], level)
+        vb = ratio_interval(forced[best], per["rules"], level)
+        out.append(Check(nprocs, size, {c: _median(v) for c, v in per.items()}, min(len(v) for v in per.values()),
+                         vd, best, vb, vd[1] > 1, vb[1] > 1))
+    if not out:
         raise IsochronError(f"no {coll} points with both configurations 'default' and 'rules'")
-    w = [max(len(x[i]) for x in rows + [head]) for i in range(len(head))]
-    out = [f"{coll}: the rules file against the default and the best forced algorithm (launch medians,"
-           f" t-test on their logs, alpha {alpha:g})"]
-    out.append("  ".join(h.ljust(w[i]) for i, h in enumerate(head)).rstrip())
-    out += ["  ".join(x.ljust(w[i]) for i, x in enumerate(r)).rstrip() for r in rows]
+    return out
+
+
+def verify_table(points: Sequence[Record], coll: str, level: float = 0.95, mpi: str = "ompi") -> str:
+    checks = verify(points, coll, level)
+    algs = sorted({c for k in checks for c in k.times if c.startswith("alg") and c != "alg0"}, key=_alg_of)
+    pct = f"{100 * level:g} %"
+    head = (["np", "size", "launches", "default", "rules"] + [alg_name(mpi, coll, _alg_of(a)) for a in algs]
+            + [f"rules/default [{pct} CI]", "best single", f"rules/best [{pct} CI]", "verdict"])
+
+    def cell(r: tuple[float, float, float]) -> str:
+        return f"{r[0]:.3f} [{r[1]:.3f}, {r[2]:.3f}]" if math.isfinite(r[2]) else f"{r[0]:.3f} [-]"
+
+    rows = [[str(k.nprocs), fmt_bytes(k.bytes), str(k.n), fmt_time(k.times["default"]), fmt_time(k.times["rules"])]
+            + [fmt_time(k.times[a]) if a in k.times else "-" for a in algs]
+            + [cell(k.vs_default), alg_name(mpi, coll, _alg_of(k.best)), cell(k.vs_best), k.verdict] for k in checks]
+    nd = sum(k.slower_than_default for k in checks)
+    nb = sum(k.slower_than_best for k in checks)
+    out = [f"{coll}: the rules file against the default and every single algorithm, one interleaved launch set"
+           f" (times: medians of launch medians, us; ratios: geometric mean of launch-median ratios, t interval)"]
+    out += text_table(head, rows)
+    out.append(f"targets: rules never slower than default beyond noise: {'met' if not nd else f'NOT met at {nd} size(s)'};"
+               f" rules at least as fast as the best single algorithm within noise:"
+               f" {'met' if not nb else f'NOT met at {nb} size(s)'} ({len(checks)} sizes)")
     return "\n".join(out) + "\n"
 
 
@@ -254,53 +487,82 @@ def _write_cfg(path: str, driver: Sequence[str], launcher_args: Sequence[str]) -
 
 def run_algorithms(outdir: str, launcher: Sequence[str], bench: str, coll: str, nprocs: int,
                    algs: Sequence[int], launches: int, sizes: str, extra: Sequence[str],
-                   seed: int | None, timeout: float | None = None) -> str:
-    from .launchset import run
-    cfgdir = outdir + ".configs"
-    os.makedirs(cfgdir, exist_ok=True)
-    drv = ["--ops", coll, "--sizes", sizes] + list(extra)
-    cfgs = [_write_cfg(os.path.join(cfgdir, f"alg{a}.args"), drv, force_args(coll, a)) for a in algs]
-    run(list(launcher) + ["-np", str(nprocs), bench], launches, cfgs, seed=seed, outdir=outdir,
-        timeout=timeout)
-    return outdir
+                   seed: int | None, timeout: float | None = None, mpi: str = "ompi") -> str:
+    """One launch set, configuration alg<N> per algorithm (alg0: the default)."""
+    return _run_set(outdir, launcher, bench, coll, nprocs, [(f"alg{a}", force_args(coll, a, mpi)) for a in algs],
+                    launches, sizes, extra, seed, timeout)
 
 
 def run_verify(outdir: str, launcher: Sequence[str], bench: str, coll: str, nprocs: int, rules: str,
                algs: Sequence[int], launches: int, sizes: str, extra: Sequence[str], seed: int | None,
-               timeout: float | None = None) -> str:
+               timeout: float | None = None, mpi: str = "ompi") -> str:
+    """One launch set: the default, the rules file and every algorithm of ALGS forced, interleaved."""
+    cfgs = [("default", []), ("rules", rules_args(rules, mpi, coll))]
+    cfgs += [(f"alg{a}", force_args(coll, a, mpi)) for a in algs if a]
+    return _run_set(outdir, launcher, bench, coll, nprocs, cfgs, launches, sizes, extra, seed, timeout)
+
+
+def _run_set(outdir: str, launcher: Sequence[str], bench: str, coll: str, nprocs: int,
+             cfgs: Sequence[tuple[str, list[str]]], launches: int, sizes: str, extra: Sequence[str],
+             seed: int | None, timeout: float | None) -> str:
     from .launchset import run
     cfgdir = outdir + ".configs"
     os.makedirs(cfgdir, exist_ok=True)
     drv = ["--ops", coll, "--sizes", sizes] + list(extra)
-    cfgs = [_write_cfg(os.path.join(cfgdir, "default.args"), drv, []),
-            _write_cfg(os.path.join(cfgdir, "rules.args"), drv, rules_args(rules))]
-    cfgs += [_write_cfg(os.path.join(cfgdir, f"alg{a}.args"), drv, force_args(coll, a)) for a in algs if a]
-    run(list(launcher) + ["-np", str(nprocs), bench], launches, cfgs, seed=seed, outdir=outdir,
+    paths = [_write_cfg(os.path.join(cfgdir, f"{name}.args"), drv, largs) for name, largs in cfgs]
+    run(list(launcher) + ["-np", str(nprocs), bench], launches, paths, seed=seed, outdir=outdir,
         timeout=timeout)
     return outdir
 
 
-def _points(paths: Sequence[str]) -> tuple[list[Record], str]:
-    from .guidelines import load_points
-    return load_points(paths)
+def _algs(text: str | None, coll: str, mpi: str) -> list[int]:
+    names = ALGORITHMS[mpi][coll]
+    if not text:
+        return list(range(len(names)))
+    try:
+        algs = sorted({0} | {int(a) for a in text.split(",") if a})
+    except ValueError:
+        raise IsochronError(f"--algs {text!r}: give algorithm numbers, e.g. 1,2") from None
+    bad = [a for a in algs if not 0 <= a < len(names)]
+    if bad:
+        raise IsochronError(f"--algs: {bad} out of range; {coll} has 0..{len(names) - 1}:"
+                            f" {', '.join(f'{i} {n}' for i, n in enumerate(names))}")
+    return algs
+
+
+def write_rules(path: str, coll: str, choices: Sequence[Choice], mpi: str, mpi_id: str, bench: str,
+                mpi_lib: str | None = None) -> list[str]:
+    """Write the library's tuning input for the choices at PATH (MPICH: and its ch4 file beside);
+    returns the files written."""
+    if mpi == "mpich":
+        lib = mpi_lib or linked_mpi(bench)
+        if not lib:
+            raise IsochronError(f"--rules for MPICH needs its library: {bench} links none that ldd shows"
+                                " (give --mpi-lib /path/to/libmpich.so)")
+        texts = mpich_rules(coll, choices, mpich_builtin_trees(lib))
+        files = {path: texts["mpir"]}
+        if "ch4" in texts:
+            files[mpich_ch4_path(path)] = texts["ch4"]
+    else:
+        files = {path: rules_text(coll, choices, mpi_id)}
+    for p, text in files.items():
+        try:
+            with open(p, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise IsochronError(f"--rules {p}: cannot write ({exc.strerror})") from None
+    return list(files)
 
 
 def cmd_tune(args: Any) -> int:
+    from .launches import load_points
     coll = args.coll
-    if coll not in OMPI_ALGORITHMS:
-        raise IsochronError(f"--coll {coll}: isochron tune knows Open MPI's algorithms of"
-                            f" {', '.join(OMPI_ALGORITHMS)}")
-    nalg = len(OMPI_ALGORITHMS[coll])
-    algs = list(range(nalg))
-    if args.algs:
-        try:
-            algs = sorted({0} | {int(a) for a in args.algs.split(",") if a})
-        except ValueError:
-            raise IsochronError(f"--algs {args.algs!r}: give algorithm numbers, e.g. 1,2,4") from None
-        bad = [a for a in algs if not 0 <= a < nalg]
-        if bad:
-            raise IsochronError(f"--algs: {bad} out of range; {coll} has 0..{nalg - 1}:"
-                                f" {', '.join(f'{i} {n}' for i, n in enumerate(OMPI_ALGORITHMS[coll]))}")
+    mpi = args.mpi
+    if mpi == "auto":
+        mpi = "" if args.results and not (args.run or args.verify) else detect_mpi(args.bench)
+    if mpi and coll not in ALGORITHMS[mpi]:
+        raise IsochronError(f"--coll {coll}: isochron tune knows {'MPICH' if mpi == 'mpich' else 'Open MPI'}'s"
+                            f" algorithms of {', '.join(ALGORITHMS[mpi])}")
     launcher = shlex.split(args.launcher)
     extra = shlex.split(args.bench_args or "")
     if args.verify:
@@ -308,63 +570,65 @@ def cmd_tune(args: Any) -> int:
             raise IsochronError("--verify DIR needs --rules FILE (a rules file isochron tune wrote)")
         d = args.verify
         if not os.path.exists(os.path.join(d, "manifest.json")):
-            run_verify(d, launcher, args.bench, coll, args.np, args.rules, algs if args.algs else [],
-                       args.launches, args.sizes, extra, args.seed, args.timeout)
-        pts, _ = _points([d])
-        sys.stdout.write(verify_table(pts, coll, args.alpha))
+            run_verify(d, launcher, args.bench, coll, args.np, args.rules, _algs(args.algs, coll, mpi),
+                       args.launches, args.sizes, extra, args.seed, args.timeout, mpi)
+        pts, _ = load_points([d])
+        sys.stdout.write(verify_table(pts, coll, 1 - args.alpha, mpi))
         return 0
     paths = list(args.results or [])
     if args.run:
         if paths:
             raise IsochronError("give either --run DIR (measure) or result sets to read, not both")
-        paths = [run_algorithms(args.run, launcher, args.bench, coll, args.np, algs, args.launches,
-                                args.sizes, extra, args.seed, args.timeout)]
+        paths = [run_algorithms(args.run, launcher, args.bench, coll, args.np, _algs(args.algs, coll, mpi),
+                                args.launches, args.sizes, extra, args.seed, args.timeout, mpi)]
     if not paths:
         raise IsochronError("nothing to tune from: give a launch set (configurations alg<N>) or --run DIR")
-    pts, mpi = _points(paths)
+    pts, mpi_id = load_points(paths)
+    if not mpi:
+        mpi = detect_mpi(args.bench, mpi_id)
+        if coll not in ALGORITHMS[mpi]:
+            raise IsochronError(f"--coll {coll}: not a collective isochron tune knows for {mpi_id}")
     ch = choose(pts, coll, args.alpha, args.min_launches)
-    sys.stdout.write(choice_table(coll, ch, args.alpha))
+    sys.stdout.write(choice_table(coll, ch, args.alpha, mpi))
     if args.rules:
-        text = rules_text(coll, ch, mpi)
-        try:
-            with open(args.rules, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise IsochronError(f"--rules {args.rules}: cannot write ({exc.strerror})") from None
-        print(f"rules: {args.rules}")
+        for p in write_rules(args.rules, coll, ch, mpi, mpi_id, args.bench, args.mpi_lib):
+            print(f"rules: {p}")
     return 0
 
 
 def add_parser(sub: Any) -> None:
     """``isochron tune`` (registered by :mod:`isochron.cli`)."""
+    from .launches import add_run_arguments
     t = sub.add_parser(
-        "tune", help="Open MPI coll/tuned: measure every algorithm per size, write a dynamic rules"
-        " file, verify it against the default",
-        description="Measure each algorithm of Open MPI's coll/tuned for one collective per size"
-        " (forced per launch: --mca coll_tuned_use_dynamic_rules 1 --mca"
-        " coll_tuned_<coll>_algorithm N; alg0 = the default) in one interleaved launch set, and"
+        "tune", help="collective algorithms per size: measure each, write the library's rules file"
+        " (Open MPI coll/tuned, MPICH JSON), verify it against the default and every algorithm",
+        description="Measure each algorithm of one collective per size, forced per launch (Open MPI:"
+        " --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_<coll>_algorithm N; MPICH:"
+        " MPIR_CVAR_<COLL>_INTRA_ALGORITHM; alg0 = the default), in one interleaved launch set, and"
         " choose per size the fastest algorithm significantly faster than the default across"
-        " launches (else the default): --rules FILE writes Open MPI's dynamic rules file. --verify"
-        " DIR measures the default, the rules file and the forced algorithms side by side.",
+        " launches (else the default): --rules FILE writes Open MPI's dynamic rules file or MPICH's"
+        " JSON selection file(s) (FILE and, for allreduce, bcast and reduce, FILE's .ch4.json)."
+        " --verify DIR measures the default, the rules file and every algorithm forced side by side.",
         epilog="example: isochron tune --coll allreduce --np 4 --run t --launches 3 --rules r.txt;"
-        " isochron tune --coll allreduce --np 4 --rules r.txt --verify v --algs 2,4")
+        " isochron tune --coll allreduce --np 4 --rules r.txt --verify v")
     t.add_argument("results", nargs="*", metavar="SET", help="launch sets with configurations alg<N>")
     t.add_argument("--coll", default="allreduce", help="collective (default: allreduce; known: "
                    + ", ".join(OMPI_ALGORITHMS) + ")")
+    t.add_argument("--mpi", choices=["auto", "ompi", "mpich"], default="auto", help="the MPI library"
+                   " (default: auto: from the results, else from the library --bench links)")
+    t.add_argument("--mpi-lib", metavar="PATH", help="MPICH: the libmpich whose built-in selection trees"
+                   " the JSON files start from (default: the one --bench links)")
     t.add_argument("--np", type=int, default=4, help="process count (default: 4)")
     t.add_argument("--run", metavar="DIR", help="measure every algorithm first (a launch set in DIR)")
     t.add_argument("--algs", help="algorithm numbers to measure (default: all; 0 always)")
     t.add_argument("--launches", type=int, default=3, help="launches per configuration (default: 3)")
     t.add_argument("--sizes", default="8,1K,64K,1M", help="isochron-bench --sizes (default: 8,1K,64K,1M)")
-    t.add_argument("--bench", default="build/isochron-bench", help="the driver")
-    t.add_argument("--bench-args", default="--budget 0.3", help="more driver arguments (default: --budget 0.3)")
-    t.add_argument("--launcher", default="tools/mpirun-local", help="launcher command (default: tools/mpirun-local)")
-    t.add_argument("--seed", type=int, help="seed of the launch order")
-    t.add_argument("--timeout", type=float, help="kill a launch running longer (s)")
-    t.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    add_run_arguments(t)
+    t.add_argument("--alpha", type=float, default=0.05, help="significance level; --verify: intervals"
+                   " at 1 - alpha (default: 0.05)")
     t.add_argument("--min-launches", type=int, default=3, help="an algorithm is chosen only with at least"
                    " this many valid launch medians on its side and the default's (default: 3)")
     t.add_argument("--rules", metavar="FILE", help="write (or, with --verify, use) the rules file")
     t.add_argument("--verify", metavar="DIR", help="measure (unless DIR holds a set) and compare"
-                   " default, rules file and forced algorithms (--algs)")
+                   " the default, the rules file and every algorithm forced (or those of --algs)")
     t.set_defaults(func=cmd_tune)

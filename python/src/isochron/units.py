@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 MISSING = "–"
 _SIZE_UNITS = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
@@ -91,3 +91,10 @@ def fmt_mbps(bps: Any, digits: int = 4) -> str:
         return MISSING
     v = bps / 1e6
     return f"{v:.0f}" if abs(v) >= 10 ** digits else f"{v:.{digits}g}"
+
+
+def text_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Plain-text table lines: the head and the rows, columns left-aligned to their widest cell,
+    two spaces apart, no trailing spaces."""
+    w = [max(len(r[i]) for r in [*rows, head]) for i in range(len(head))]
+    return ["  ".join(x.ljust(w[i]) for i, x in enumerate(r)).rstrip() for r in [head, *rows]]
