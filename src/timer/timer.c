@@ -91,12 +91,14 @@ static const isochron_timer_info_t registry[] = {
 };
 #define NTIMERS ((int)(sizeof registry / sizeof registry[0]))
 
-int isochron_timer_count(void) { return NTIMERS; }
-const isochron_timer_info_t *isochron_timer_info(int i) { return (i >= 0 && i < NTIMERS) ? &registry[i] : NULL; }
+ISOCHRON_REGISTRY_ACCESSORS(isochron_timer_count, isochron_timer_info, isochron_timer_info_t, NTIMERS, ISOCHRON_REGISTRY_ENTRY(registry))
+
+static const char *timer_at(const void *reg, int i) { (void)reg; return registry[i].name; }
 
 const char *isochron_timer_names(void)
 {
-    static const char names[] = "mpi_wtime, monotonic, monotonic_raw, realtime, tsc";
+    static char names[256];
+    if (!names[0]) isochron_names_join(NULL, NTIMERS, timer_at, names, sizeof names);
     return names;
 }
 
