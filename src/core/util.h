@@ -11,6 +11,7 @@
 #define ISOCHRON_CORE_UTIL_H
 #include <mpi.h>
 #include <stddef.h>
+#include <time.h>
 
 int isochron_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -45,6 +46,16 @@ size_t isochron_names_join(const void *reg, int n, isochron_name_at_fn at, char 
  * 0, or -1 with the reason in err. The generic part of the drivers' list check (apps/options.c
  * app_list_ok) and of the PMPI layers' list settings (settings.h). In parse.c. */
 int isochron_list_ok(const char *s, char *err, size_t errlen);
+
+/* A clock_gettime(2) reading in seconds (CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, ...). The timers read it
+ * (src/timer: timer.c, and tsc.c, which calibrates against it: below both, so neither depends on the
+ * other) and so does the tracer's inline fast path (trace_internal.h); inline, as a timer read is. */
+static inline double isochron_gettime(clockid_t which)
+{
+    struct timespec ts;
+    clock_gettime(which, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Sleep for \p seconds (nanosleep, resumed when interrupted); yields the core.
  * The timer module's public isochron_sleep is this. */
