@@ -64,7 +64,7 @@ static const app_option_t opts[NOPT] = {
     [O_RDSS] = {"rds-s", "SECONDS", "RDS: use this s instead of measuring it (with --rds-bs)", NULL},
     [O_MINR] = {"min-reps", "N", "cost: minimum valid repetitions", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MIN_REPS)},
     [O_MAXR] = {"max-reps", "N", "cost: maximum repetitions", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_MAX_REPS)},
-    [O_RELCI] = {"rel-ci", "X", "cost: stop when the CI half-width <= X * mean", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_REL_CI)},
+    [O_RELCI] = {"rel-ci", "X", "cost: stop when the median's CI half-width <= X * the median (the bench engine's rule)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_REL_CI)},
     [O_BUDGET] = {"budget", "SECONDS", "cost: time per algorithm (the Round-Time slice)", ISOCHRON_XSTR(ISOCHRON_BENCH_DEFAULT_BUDGET)},
     [O_SEED] = {"seed", "N", "random arrival delays: seed", "1"},
     APP_OPTS_CLOCK(O_SYNC, O_NODESZ, O_TIMER, O_SKEW, O_TRACK),

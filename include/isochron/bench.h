@@ -197,6 +197,10 @@ int isochron_point_below_resolution(const isochron_point_t *p);
 int isochron_point_uncertain(const isochron_point_t *p);
 
 void isochron_point_free(isochron_point_t *p);
+/** \brief The point's clock error (clock_bound, clock_true, clock_bound_stat, clock_bound_hard,
+ *  clock_bound_is_hard) from the tracker's (isochron_track_errors), as the engine states it at a point's end;
+ *  for a measurement made outside the engine (isochron-shmem's points). Local. */
+void isochron_point_clock_errors(isochron_point_t *p, const isochron_track_errors_t *te);
 
 /* ------------------------------------------------------------------------ */
 /* Engine                                                                     */

@@ -31,7 +31,7 @@ static const barrier_alg_t *algs[] = {&bar_mpi, &isochron_bar_linear, &isochron_
 #define NA ((int)(sizeof algs / sizeof algs[0]))
 static isochron_barrier_info_t infos[NA];
 
-ISOCHRON_REGISTRY_ACCESSORS(isochron_barrier_count, isochron_barrier_info, isochron_barrier_info_t, algs, NA, infos)
+ISOCHRON_REGISTRY_ACCESSORS(isochron_barrier_count, isochron_barrier_info, isochron_barrier_info_t, NA, ISOCHRON_REGISTRY_VIEW(algs, infos))
 
 static const char *alg_at(const void *reg, int i) { (void)reg; return algs[i]->name; }
 

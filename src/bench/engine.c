@@ -121,6 +121,15 @@ static int track_poll(isochron_bench_t *b)
     return isochron_track_poll(b->track, NULL);
 }
 
+void isochron_point_clock_errors(isochron_point_t *p, const isochron_track_errors_t *te)
+{
+    p->clock_bound = te->bound;
+    p->clock_true = te->true_err;
+    p->clock_bound_stat = te->bound_stat;
+    p->clock_bound_hard = te->bound_hard;
+    p->clock_bound_is_hard = te->hard;
+}
+
 void isochron_point_free(isochron_point_t *p)
 {
     free(p->raw_start);
@@ -170,6 +179,7 @@ static void reps_free(reps_t *r)
     free(r->start); free(r->end); free(r->loc); free(r->late);
     free(r->red); free(r->mine); free(r->all);
     free(r->runtime); free(r->spread); free(r->valid);
+    memset(r, 0, sizeof *r); /* freed twice is harmless */
 }
 
 static int reps_alloc(reps_t *r, int cap, int root)
@@ -401,17 +411,40 @@ static int choose_loop(isochron_bench_t *b, const isochron_op_t *op, isochron_op
     return ISOCHRON_OK;
 }
 
-static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res)
+/* One point in progress: what the steps of measure_once share. */
+typedef struct {
+    isochron_bench_t *b;
+    const isochron_op_t *op;
+    isochron_op_ctx_t *ctx;
+    isochron_point_t *res;
+    point_state_t ps;     /* the scheme's and the method's view of the point (ps.method: its timing method) */
+    reps_t r;             /* the repetitions' buffers */
+    rotation_t rot;       /* root rotation (opts.rotate_root) */
+    double wall0;         /* MPI_Wtime at the start (res->elapsed) */
+    double t0;            /* the point's start on the global clock, rank 0's on every rank */
+    int attempts;         /* repetitions tried at most, valid or not */
+    int k;                /* repetitions run */
+    int reduced;          /* repetitions reduced across ranks */
+    int next_check;       /* the number of repetitions at which the next batch is reduced */
+    int stop;             /* 1: rank 0 decided to stop */
+    int err;              /* this rank's error in the data (prepare, validate), latched */
+    int any_err;          /* some rank's, from the last batch */
+    int prepare_always;   /* prepare before every repetition, not only before a validated one */
+} measure_t;
+
+/* The timing asked for (--timing) must apply to the operation. */
+static int timing_applies(const isochron_bench_t *b, const isochron_op_t *op)
 {
-    const isochron_bench_opts_t *o = &b->o;
-    const scheme_t *sc = b->scheme;
-    int tk = b->tk, tkk = b->tkk;
-    if (tk == ISOCHRON_TIMING_ORIGIN && !(op->flags & ISOCHRON_OP_RMA))
+    if (b->tk == ISOCHRON_TIMING_ORIGIN && !(op->flags & ISOCHRON_OP_RMA))
         return isochron_set_error(ISOCHRON_EINVAL, "--timing origin applies to one-sided operations (whose effect is complete at the origin), not '%s'", op->name);
-    if (tk == ISOCHRON_TIMING_LOOP && (op->flags & ISOCHRON_OP_PREPARE_EVERY))
+    if (b->tk == ISOCHRON_TIMING_LOOP && (op->flags & ISOCHRON_OP_PREPARE_EVERY))
         return isochron_set_error(ISOCHRON_EINVAL, "--timing loop runs '%s' back to back, but its prepare starts what each run completes; use auto or global", op->name);
-    const method_t *me = timing_method(b, op);
-    double wall0 = MPI_Wtime();
+    return ISOCHRON_OK;
+}
+
+/* The point as asked for, before its set-up. */
+static void point_head(const isochron_bench_t *b, const isochron_op_t *op, const isochron_op_ctx_t *ctx, isochron_point_t *res)
+{
     memset(res, 0, sizeof *res);
     snprintf(res->op, sizeof res->op, "%s", op->name);
     snprintf(res->family, sizeof res->family, "%s", op->family ? op->family : op->name);
@@ -422,6 +455,14 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
     res->active_ranks = (op->flags & ISOCHRON_OP_PAIR) && b->size > 2 ? 2 : b->size;
     res->s.n = 0;
     res->clock_bound = res->clock_true = res->clock_bound_stat = res->clock_bound_hard = NAN;
+}
+
+/* The operation set up on every rank, once per root when the root rotates; on failure nothing is left set up. */
+static int point_setup(measure_t *m)
+{
+    isochron_bench_t *b = m->b;
+    const isochron_op_t *op = m->op;
+    isochron_op_ctx_t *ctx = m->ctx;
     ctx->comm = b->comm;
     if ((op->flags & ISOCHRON_OP_MIN2) && b->size < 2) return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 processes", op->name);
     int rc = track_poll(b);
@@ -429,48 +470,62 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
     isochron_op_ctx_t pristine = *ctx;
     rc = agree(b, isochron_op_setup(op, ctx));
     if (rc) { b->setup_failed = 1; return rc; }
-    rotation_t rot;
-    if ((rc = rotation_setup(b, op, &pristine, ctx, &rot))) { b->setup_failed = 1; isochron_op_teardown(op, ctx); return rc; }
-    if (rot.ctxs) res->root = -1;
+    if ((rc = rotation_setup(b, op, &pristine, ctx, &m->rot))) { b->setup_failed = 1; isochron_op_teardown(op, ctx); return rc; }
+    if (m->rot.ctxs) m->res->root = -1;
+    return ISOCHRON_OK;
+}
+
+/* What the set-up decided: the datatype and reduction, and the unit and factors that turn times per run
+ * into rates (reporters). */
+static void point_data(const isochron_op_t *op, const isochron_op_ctx_t *ctx, isochron_point_t *res)
+{
     dtype_name(ctx->dtype, res->dtype, sizeof res->dtype);
     if (op->flags & ISOCHRON_OP_REDUCTION) op_name(ctx->op, res->redop, sizeof res->redop);
     else snprintf(res->redop, sizeof res->redop, "-");
-    /* throughput: the unit and the factor that turn times per run into rates (reporters) */
     snprintf(res->unit, sizeof res->unit, "%s", op->moved ? "B/s" : "s");
     res->moved_bytes = op->moved ? op->moved(ctx, &res->moved_msgs) : 0;
     res->msg_window = op->moved && (op->flags & ISOCHRON_OP_WINDOWED) ? ctx->window : 0;
     res->threads = (op->flags & ISOCHRON_OP_THREADED) ? ctx->threads : 0;
     res->partitions = (op->flags & ISOCHRON_OP_PARTITIONED) ? ctx->partitions : 0;
+}
 
-    point_state_t ps;
-    memset(&ps, 0, sizeof ps);
-    ps.op = op;
-    ps.ctx = ctx;
-    ps.method = me;
-    ps.loop_k = 1;
-    reps_t r;
+/* The repetitions' buffers, and the raw data's with opts.raw, agreed on every rank. */
+static int reps_setup(measure_t *m)
+{
+    isochron_bench_t *b = m->b;
+    const isochron_bench_opts_t *o = &b->o;
+    isochron_point_t *res = m->res;
     /* max_reps counts valid repetitions (Alg. 5); attempts caps all of them */
-    int attempts = o->max_attempts > 0 ? o->max_attempts : o->max_reps + (o->max_reps < 333333 ? 3 * o->max_reps : 1000000);
-    int cap = attempts;
+    m->attempts = o->max_attempts > 0 ? o->max_attempts : o->max_reps + (o->max_reps < 333333 ? 3 * o->max_reps : 1000000);
+    m->next_check = o->min_reps < o->max_reps ? o->min_reps : o->max_reps;
+    int cap = m->attempts, rc;
     res->slack = res->late_tolerance = NAN;
-    if ((rc = agree(b, reps_alloc(&r, cap, b->rank == 0)))) { rotation_free(op, ctx, &rot); isochron_op_teardown(op, ctx); return rc; }
-    if (o->raw && !(r.mine = malloc(sizeof(double) * 2 * CHUNK)))
+    if ((rc = agree(b, reps_alloc(&m->r, cap, b->rank == 0)))) return rc;
+    if (o->raw && !(m->r.mine = malloc(sizeof(double) * 2 * CHUNK)))
         rc = isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the raw data");
     if (o->raw && b->rank == 0) {
-        r.all = malloc(sizeof(double) * 2 * CHUNK * (size_t)b->size);
+        m->r.all = malloc(sizeof(double) * 2 * CHUNK * (size_t)b->size);
         res->raw_start = calloc((size_t)cap * (size_t)b->size, sizeof(double));
         res->raw_end = calloc((size_t)cap * (size_t)b->size, sizeof(double));
         res->raw_time = calloc((size_t)cap, sizeof(double));
         res->raw_valid = calloc((size_t)cap, 1);
-        if (!r.all || !res->raw_start || !res->raw_end || !res->raw_time || !res->raw_valid)
+        if (!m->r.all || !res->raw_start || !res->raw_end || !res->raw_time || !res->raw_valid)
             rc = isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the raw data of %d repetitions x %d ranks", cap, b->size);
     }
-    if ((rc = agree(b, rc))) { reps_free(&r); isochron_point_free(res); rotation_free(op, ctx, &rot); isochron_op_teardown(op, ctx); return rc; }
-    rc = agree(b, me->prepare(b, &ps));
-    /* warm-up: the same path, untimed (its least single call tells the timing whether the operation is short) */
+    return agree(b, rc);
+}
+
+/* The method's preparation; the warm-up, the same path untimed (its least single call tells the timing
+ * whether the operation is short); the loop's k; the common start t0; the scheme's start of the point. */
+static int point_start(measure_t *m)
+{
+    isochron_bench_t *b = m->b;
+    const isochron_op_t *op = m->op;
+    isochron_op_ctx_t *ctx = m->ctx;
+    int rc = agree(b, m->ps.method->prepare(b, &m->ps));
     double single = INFINITY;
-    for (int w = 0; w < o->warmup && !rc; w++) {
-        rotate_to(&rot, ctx, w);
+    for (int w = 0; w < b->o.warmup && !rc; w++) {
+        rotate_to(&m->rot, ctx, w);
         ctx->rep = w;
         if (op->prepare) rc = op->prepare(ctx);
         MPI_Barrier(b->comm);
@@ -480,162 +535,257 @@ static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_o
         if (w1 < single) single = w1;
         rc = agree(b, rc);
     }
-    if (!rc) rc = choose_loop(b, op, ctx, me, tk, tkk, single, &ps.loop_k);
+    if (!rc) rc = choose_loop(b, op, ctx, m->ps.method, b->tk, b->tkk, single, &m->ps.loop_k);
     double t0 = isochron_clock_now(b->clk);
     MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, b->ctl);
-    ps.t0 = t0;
-    if (!rc && sc->point_begin) rc = agree(b, sc->point_begin(b, &ps));
+    m->t0 = m->ps.t0 = t0;
+    if (!rc && b->scheme->point_begin) rc = agree(b, b->scheme->point_begin(b, &m->ps));
+    return rc;
+}
 
-    int k = 0, reduced = 0, next_check = o->min_reps < o->max_reps ? o->min_reps : o->max_reps, stop = 0, err = 0, any_err = 0;
-    /* The next repetition's data is written (and caches cleared) right after
-     * the current one is validated, before the schemes' agreement: writing
-     * 64 KiB of pattern after the agreement made every 64 KiB Round-Time
-     * repetition late on an oversubscribed node. */
-    /* Errors in the data (prepare, validate) are latched in err and the rank
-     * keeps taking part in every collective step until the next batch
-     * agreement stops all ranks together; an error of the scheme or method
-     * itself (an MPI failure) ends the loop at once. */
-    /* Fresh data (a pattern written, receive buffers poisoned) is needed only
-     * before a repetition that is validated: rewriting every buffer before
-     * every repetition cost more than the operation itself at 1 MiB on 4
-     * ranks (alltoall: 8 MiB written per rank), and peers do not do it
-     * either. Other repetitions run on the previous one's buffers, which
-     * are as warm. One-sided, in-place and user operations prepare every
-     * time: their prepare is part of the protocol (locks, barriers) or the
-     * buffer would accumulate results. */
-    int prepare_always = op->prepare && (in_place_point(op, ctx) || (op->flags & (ISOCHRON_OP_RMA | ISOCHRON_OP_USER | ISOCHRON_OP_PREPARE_EVERY)));
+/* The first repetition's data (prepared when \p ok), caches cleared.
+ * The next repetition's data is written (and caches cleared) right after the current one is validated,
+ * before the schemes' agreement: writing 64 KiB of pattern after the agreement made every 64 KiB
+ * Round-Time repetition late on an oversubscribed node.
+ * Fresh data (a pattern written, receive buffers poisoned) is needed only before a repetition that is
+ * validated: rewriting every buffer before every repetition cost more than the operation itself at 1 MiB
+ * on 4 ranks (alltoall: 8 MiB written per rank), and peers do not do it either. Other repetitions run on
+ * the previous one's buffers, which are as warm. One-sided, in-place and user operations prepare every
+ * time: their prepare is part of the protocol (locks, barriers) or the buffer would accumulate results. */
+static void data_first(measure_t *m, int ok)
+{
+    const isochron_op_t *op = m->op;
+    isochron_op_ctx_t *ctx = m->ctx;
+    m->prepare_always = op->prepare && (in_place_point(op, ctx) || (op->flags & (ISOCHRON_OP_RMA | ISOCHRON_OP_USER | ISOCHRON_OP_PREPARE_EVERY)));
     ctx->rep = 0;
-    rotate_to(&rot, ctx, 0);
-    {
-        double d0 = isochron_clock_now(b->clk);
-        if (!rc && op->prepare) err = op->prepare(ctx);
-        ps.data_s = isochron_clock_now(b->clk) - d0;
+    rotate_to(&m->rot, ctx, 0);
+    double d0 = isochron_clock_now(m->b->clk);
+    if (ok && op->prepare) m->err = op->prepare(ctx);
+    m->ps.data_s = isochron_clock_now(m->b->clk) - d0;
+    if (m->b->cache) memset(m->b->cache, 0, m->b->o.cache_bytes);
+}
+
+/* After repetition k: its data checked and the next one's written when either is validated (every rank
+ * calls validate and prepare: one-sided operations synchronize inside them), caches cleared. Errors in the
+ * data are latched in m->err: the rank keeps taking part in every collective step until the next batch
+ * stops all ranks together. */
+static void data_next(measure_t *m)
+{
+    const isochron_bench_opts_t *o = &m->b->o;
+    const isochron_op_t *op = m->op;
+    isochron_op_ctx_t *ctx = m->ctx;
+    int k = m->k;
+    double d0 = isochron_clock_now(m->b->clk);
+    if (op->validate && validated(o, k)) {
+        int v = op->validate(ctx);
+        if (!m->err) m->err = v;
+        m->res->validated++;
     }
-    if (b->cache) memset(b->cache, 0, o->cache_bytes);
-    while (!rc && !stop) {
-        int late = 0;
-        double s = 0, en = 0, l = NAN;
-        if ((rc = sc->before(b, &ps, k, &late))) break;
-        ps.validating = o->validate > 0 && op->validate && validated(o, k);
-        if ((rc = me->run(b, &ps, &s, &en, &l))) break;
-        /* every rank calls validate/prepare (one-sided operations synchronize inside them) */
-        double d0 = isochron_clock_now(b->clk);
-        if (op->validate && validated(o, k)) {
-            int v = op->validate(ctx);
-            if (!err) err = v;
-            res->validated++;
-        }
-        ctx->rep = k + 1;
-        rotate_to(&rot, ctx, k + 1);
-        if (op->prepare && (prepare_always || validated(o, k + 1))) {
-            ctx->no_fill = !validated(o, k + 1); /* one-sided: the protocol without rewriting the buffers */
-            int p = op->prepare(ctx);
-            ctx->no_fill = 0;
-            if (!err) err = p;
-        }
-        if (validated(o, k) || validated(o, k + 1)) ps.data_s += isochron_clock_now(b->clk) - d0;
-        if (b->cache) memset(b->cache, (k + 1) & 0xff, o->cache_bytes);
-        int st = 0, inv = late;
-        ps.rep_start = s;
-        if (sc->per_rep && (rc = sc->after(b, &ps, k, en, &inv, &st))) break;
-        r.start[k] = s; r.end[k] = en; r.loc[k] = l; r.late[k] = (char)inv;
-        k++;
-        int force = k >= attempts || st;
-        if (k >= next_check || force) {
-            if ((rc = reduce_batch(b, me, ps.loop_k, &r, reduced, k, err, &any_err))) break;
-            double data_max = ps.data_s; /* the budget does not count the longest validation */
-            if (!sc->per_rep && o->budget > 0 && MPI_Allreduce(&ps.data_s, &data_max, 1, MPI_DOUBLE, MPI_MAX, b->ctl) != MPI_SUCCESS) {
-                rc = isochron_set_error(ISOCHRON_EMPI, "bench: MPI_Allreduce failed");
-                break;
-            }
-            if (o->raw) gather_raw(b, &r, reduced, k, res);
-            int decision = 0, due = 0, nv = 0;
-            if (b->rank == 0) {
-                due = b->track && isochron_track_due(b->track);
-                double *v = malloc(sizeof(double) * (size_t)k);
-                if (!v) decision = -1; /* agreed below; the message names it */
-                for (int i = 0; v && i < k; i++) if (r.valid[i]) v[nv++] = r.runtime[i];
-                isochron_summary_t sum;
-                isochron_summarize(v, nv, o->ci_level, NULL, 0, &sum);
-                free(v);
-                if (decision) isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the statistics of %d repetitions", k);
-                else if (nv >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
-                else if (k >= attempts) decision = ISOCHRON_STOP_ATTEMPTS;
-                else if (st) decision = ISOCHRON_STOP_BUDGET;
-                else if (isochron_bench_ci_met(o, &sum, nv)) decision = ISOCHRON_STOP_CI;
-                else if (!sc->per_rep && o->budget > 0 && isochron_clock_now(b->clk) - t0 - data_max >= o->budget) decision = ISOCHRON_STOP_BUDGET;
-            }
-            reduced = k;
-            if (any_err) decision = -1;
-            /* rank 0 decides for all: stop, refresh the clock between batches; and says how many are valid */
-            double dd[3] = {decision, due, nv};
-            MPI_Bcast(dd, 3, MPI_DOUBLE, 0, b->ctl);
-            decision = (int)dd[0];
-            if (decision == -1 && !any_err) { rc = agree(b, b->rank == 0 ? ISOCHRON_ENOMEM : ISOCHRON_OK); break; }
-            if (decision) { stop = 1; res->stop = decision > 0 ? decision : 0; }
-            else if (dd[1] && (rc = isochron_track_refresh(b->track))) break;
-            /* the next check: a quarter more, but no later than max_reps valid ones could be reached */
-            int grow = k / 4 > 5 ? k / 4 : 5, left = o->max_reps - (int)dd[2];
-            next_check = k + (left > 0 && left < grow ? left : grow);
-        }
+    ctx->rep = k + 1;
+    rotate_to(&m->rot, ctx, k + 1);
+    if (op->prepare && (m->prepare_always || validated(o, k + 1))) {
+        ctx->no_fill = !validated(o, k + 1); /* one-sided: the protocol without rewriting the buffers */
+        int p = op->prepare(ctx);
+        ctx->no_fill = 0;
+        if (!m->err) m->err = p;
     }
-    if (!rc && any_err) rc = agree(b, err);
-    if (!rc) {
-        res->reps = k;
-        if (b->rank == 0) {
-            double *v = malloc(sizeof(double) * (size_t)(k > 0 ? k : 1)), *sp = malloc(sizeof(double) * (size_t)(k > 0 ? k : 1));
-            int nv = 0;
-            for (int i = 0; v && sp && i < k; i++)
-                if (r.valid[i]) { sp[nv] = r.spread[i]; v[nv++] = r.runtime[i]; }
-            res->valid = nv;
-            isochron_summarize(v, nv, o->ci_level, o->q, o->nq, &res->s);
-            /* a time is not negative: the mean's t interval of skewed times can reach below 0, and is cut at it */
-            if (res->s.min >= 0 && res->s.ci_lo < 0) res->s.ci_lo = 0;
-            res->start_spread = nv ? isochron_median(sp, nv) : NAN;
-            if (res->raw_time) for (int i = 0; i < k; i++) { res->raw_time[i] = r.runtime[i]; res->raw_valid[i] = r.valid[i]; }
-            res->raw_n = res->raw_time ? k : 0;
-            free(v);
-            free(sp);
-        }
-        if (b->track) {
-            isochron_track_errors_t te;
-            if ((rc = isochron_track_errors(b->track, &te))) goto out;
-            res->clock_bound = te.bound;
-            res->clock_true = te.true_err;
-            res->clock_bound_stat = te.bound_stat;
-            res->clock_bound_hard = te.bound_hard;
-            res->clock_bound_is_hard = te.hard;
-        }
-        res->correction = ps.correction;
-        if (sc->finish) sc->finish(b, &ps, res);
-        res->window = ps.window;
-        res->overlap = NAN;
-        res->t_comm = ps.t_comm;
-        res->t_comp = ps.t_comp;
-        if (me->summarize) me->summarize(&ps, res);
-        /* the timing and what it can resolve, per call */
-        res->loop_k = ps.loop_k;
-        res->timing_user = tk != ISOCHRON_TIMING_AUTO;
-        snprintf(res->timing, sizeof res->timing, "%s", ps.loop_k > 1 ? "loop" : me->name);
-        snprintf(res->loop_of, sizeof res->loop_of, "%s", ps.loop_k > 1 ? me->name : "");
-        double gran, cost;
-        isochron_timer_resolution(isochron_clock_timer(b->clk), &gran, &cost);
-        res->clock_used = me->global_clock && isfinite(res->clock_bound) ? res->clock_bound / ps.loop_k : 0;
-        res->resolution = (gran + cost) / ps.loop_k + res->clock_used;
-        res->elapsed = MPI_Wtime() - wall0; /* rank 0's: set-up, warm-up, repetitions, reductions */
-        /* every rank gets the summary (raw data stays on rank 0) */
-        isochron_point_t copy = *res;
-        MPI_Bcast(&copy, (int)sizeof copy, MPI_BYTE, 0, b->ctl);
-        double *rs = res->raw_start, *re = res->raw_end, *rt = res->raw_time;
-        char *rv = res->raw_valid;
-        *res = copy;
-        res->raw_start = rs; res->raw_end = re; res->raw_time = rt; res->raw_valid = rv;
-        if (b->rank != 0) res->raw_n = 0;
+    if (validated(o, k) || validated(o, k + 1)) m->ps.data_s += isochron_clock_now(m->b->clk) - d0;
+    if (m->b->cache) memset(m->b->cache, (k + 1) & 0xff, o->cache_bytes);
+}
+
+/* One repetition: the scheme's start, the method's run, the data (data_next), the scheme's verdict on it;
+ * its times kept in m->r. *st: the scheme stops the point. An error of the scheme or the method itself (an
+ * MPI failure) is returned at once. */
+static int repetition(measure_t *m, int *st)
+{
+    isochron_bench_t *b = m->b;
+    const scheme_t *sc = b->scheme;
+    point_state_t *ps = &m->ps;
+    int k = m->k, late = 0, rc;
+    double s = 0, en = 0, l = NAN;
+    *st = 0;
+    if ((rc = sc->before(b, ps, k, &late))) return rc;
+    ps->validating = b->o.validate > 0 && m->op->validate && validated(&b->o, k);
+    if ((rc = ps->method->run(b, ps, &s, &en, &l))) return rc;
+    data_next(m);
+    int inv = late;
+    ps->rep_start = s;
+    if (sc->per_rep && (rc = sc->after(b, ps, k, en, &inv, st))) return rc;
+    m->r.start[k] = s;
+    m->r.end[k] = en;
+    m->r.loc[k] = l;
+    m->r.late[k] = (char)inv;
+    m->k++;
+    return ISOCHRON_OK;
+}
+
+/* Rank 0's verdict after a batch, from the statistics of the valid repetitions so far: a stop reason
+ * (ISOCHRON_STOP_*), 0 to go on, -1 out of memory (the message set). *nv: the valid repetitions. */
+static int verdict(const measure_t *m, int st, double data_max, int *nv)
+{
+    const isochron_bench_opts_t *o = &m->b->o;
+    int k = m->k, decision = 0;
+    double *v = malloc(sizeof(double) * (size_t)k);
+    if (!v) decision = -1;
+    for (int i = 0; v && i < k; i++) if (m->r.valid[i]) v[(*nv)++] = m->r.runtime[i];
+    isochron_summary_t sum;
+    isochron_summarize(v, *nv, o->ci_level, NULL, 0, &sum);
+    free(v);
+    if (decision) isochron_set_error(ISOCHRON_ENOMEM, "bench: out of memory for the statistics of %d repetitions", k);
+    else if (*nv >= o->max_reps) decision = ISOCHRON_STOP_MAXREPS;
+    else if (k >= m->attempts) decision = ISOCHRON_STOP_ATTEMPTS;
+    else if (st) decision = ISOCHRON_STOP_BUDGET;
+    else if (isochron_bench_ci_met(o, &sum, *nv)) decision = ISOCHRON_STOP_CI;
+    else if (!m->b->scheme->per_rep && o->budget > 0 && isochron_clock_now(m->b->clk) - m->t0 - data_max >= o->budget) decision = ISOCHRON_STOP_BUDGET;
+    return decision;
+}
+
+/* The batch [reduced, k) reduced across ranks (and its raw data gathered); rank 0 decides for all whether
+ * to stop and whether the clock is refreshed before the next batch, which comes a quarter of the
+ * repetitions later, but no later than max_reps valid ones could be reached. */
+static int batch(measure_t *m, int st)
+{
+    isochron_bench_t *b = m->b;
+    const isochron_bench_opts_t *o = &b->o;
+    int rc = reduce_batch(b, m->ps.method, m->ps.loop_k, &m->r, m->reduced, m->k, m->err, &m->any_err);
+    if (rc) return rc;
+    double data_max = m->ps.data_s; /* the budget does not count the longest validation */
+    if (!b->scheme->per_rep && o->budget > 0 && MPI_Allreduce(&m->ps.data_s, &data_max, 1, MPI_DOUBLE, MPI_MAX, b->ctl) != MPI_SUCCESS)
+        return isochron_set_error(ISOCHRON_EMPI, "bench: MPI_Allreduce failed");
+    if (o->raw) gather_raw(b, &m->r, m->reduced, m->k, m->res);
+    int decision = 0, due = 0, nv = 0;
+    if (b->rank == 0) {
+        due = b->track && isochron_track_due(b->track);
+        decision = verdict(m, st, data_max, &nv);
     }
-out:
-    if (me->finish) me->finish(b, &ps);
-    reps_free(&r);
-    rotation_free(op, ctx, &rot);
+    m->reduced = m->k;
+    if (m->any_err) decision = -1;
+    double dd[3] = {decision, due, nv}; /* the decision, the refresh, the valid repetitions */
+    MPI_Bcast(dd, 3, MPI_DOUBLE, 0, b->ctl);
+    decision = (int)dd[0];
+    if (decision == -1 && !m->any_err) return agree(b, b->rank == 0 ? ISOCHRON_ENOMEM : ISOCHRON_OK);
+    if (decision) {
+        m->stop = 1;
+        m->res->stop = decision > 0 ? decision : 0;
+    } else if (dd[1] && (rc = isochron_track_refresh(b->track))) return rc;
+    int grow = m->k / 4 > 5 ? m->k / 4 : 5, left = o->max_reps - (int)dd[2];
+    m->next_check = m->k + (left > 0 && left < grow ? left : grow);
+    return ISOCHRON_OK;
+}
+
+/* Repetitions until rank 0 says stop; per-rank timestamps are combined in batches (batch). */
+static int repetitions(measure_t *m)
+{
+    int rc = ISOCHRON_OK;
+    while (!rc && !m->stop) {
+        int st = 0;
+        if ((rc = repetition(m, &st))) break;
+        if (m->k >= m->next_check || m->k >= m->attempts || st) rc = batch(m, st);
+    }
+    return rc;
+}
+
+/* Rank 0: the statistics over the valid repetitions, their start spread, the raw data's run times. */
+static void point_stats(measure_t *m)
+{
+    const isochron_bench_opts_t *o = &m->b->o;
+    isochron_point_t *res = m->res;
+    int k = m->k, nv = 0;
+    double *v = malloc(sizeof(double) * (size_t)(k > 0 ? k : 1)), *sp = malloc(sizeof(double) * (size_t)(k > 0 ? k : 1));
+    for (int i = 0; v && sp && i < k; i++)
+        if (m->r.valid[i]) { sp[nv] = m->r.spread[i]; v[nv++] = m->r.runtime[i]; }
+    res->valid = nv;
+    isochron_summarize(v, nv, o->ci_level, o->q, o->nq, &res->s);
+    /* a time is not negative: the mean's t interval of skewed times can reach below 0, and is cut at it */
+    if (res->s.min >= 0 && res->s.ci_lo < 0) res->s.ci_lo = 0;
+    res->start_spread = nv ? isochron_median(sp, nv) : NAN;
+    if (res->raw_time) for (int i = 0; i < k; i++) { res->raw_time[i] = m->r.runtime[i]; res->raw_valid[i] = m->r.valid[i]; }
+    res->raw_n = res->raw_time ? k : 0;
+    free(v);
+    free(sp);
+}
+
+/* What the scheme and the method add to the point; its timing and what that can resolve, per call. */
+static void point_timing(measure_t *m)
+{
+    isochron_bench_t *b = m->b;
+    const point_state_t *ps = &m->ps;
+    const method_t *me = ps->method;
+    isochron_point_t *res = m->res;
+    res->correction = ps->correction;
+    if (b->scheme->finish) b->scheme->finish(b, ps, res);
+    res->window = ps->window;
+    res->overlap = NAN;
+    res->t_comm = ps->t_comm;
+    res->t_comp = ps->t_comp;
+    if (me->summarize) me->summarize(ps, res);
+    res->loop_k = ps->loop_k;
+    res->timing_user = b->tk != ISOCHRON_TIMING_AUTO;
+    snprintf(res->timing, sizeof res->timing, "%s", ps->loop_k > 1 ? "loop" : me->name);
+    snprintf(res->loop_of, sizeof res->loop_of, "%s", ps->loop_k > 1 ? me->name : "");
+    double gran, cost;
+    isochron_timer_resolution(isochron_clock_timer(b->clk), &gran, &cost);
+    res->clock_used = me->global_clock && isfinite(res->clock_bound) ? res->clock_bound / ps->loop_k : 0;
+    res->resolution = (gran + cost) / ps->loop_k + res->clock_used;
+}
+
+/* Every rank gets rank 0's summary; the raw data stays on rank 0. */
+static void share_summary(isochron_bench_t *b, isochron_point_t *res)
+{
+    isochron_point_t copy = *res;
+    MPI_Bcast(&copy, (int)sizeof copy, MPI_BYTE, 0, b->ctl);
+    double *rs = res->raw_start, *re = res->raw_end, *rt = res->raw_time;
+    char *rv = res->raw_valid;
+    *res = copy;
+    res->raw_start = rs, res->raw_end = re, res->raw_time = rt, res->raw_valid = rv;
+    if (b->rank != 0) res->raw_n = 0;
+}
+
+/* The finished point: statistics, the clock's error now, timing; on every rank. */
+static int point_result(measure_t *m)
+{
+    isochron_bench_t *b = m->b;
+    m->res->reps = m->k;
+    if (b->rank == 0) point_stats(m);
+    if (b->track) {
+        isochron_track_errors_t te;
+        int rc = isochron_track_errors(b->track, &te);
+        if (rc) return rc;
+        isochron_point_clock_errors(m->res, &te);
+    }
+    point_timing(m);
+    m->res->elapsed = MPI_Wtime() - m->wall0; /* rank 0's: set-up, warm-up, repetitions, reductions */
+    share_summary(b, m->res);
+    return ISOCHRON_OK;
+}
+
+static int measure_once(isochron_bench_t *b, const isochron_op_t *op, isochron_op_ctx_t *ctx, isochron_point_t *res)
+{
+    int rc = timing_applies(b, op);
+    if (rc) return rc;
+    measure_t m;
+    memset(&m, 0, sizeof m);
+    m.b = b, m.op = op, m.ctx = ctx, m.res = res;
+    m.ps.op = op, m.ps.ctx = ctx, m.ps.method = timing_method(b, op), m.ps.loop_k = 1;
+    m.wall0 = MPI_Wtime();
+    point_head(b, op, ctx, res);
+    if ((rc = point_setup(&m))) return rc;
+    point_data(op, ctx, res);
+    if ((rc = reps_setup(&m))) {
+        reps_free(&m.r);
+        isochron_point_free(res);
+        rotation_free(op, ctx, &m.rot);
+        isochron_op_teardown(op, ctx);
+        return rc;
+    }
+    rc = point_start(&m);
+    data_first(&m, !rc);
+    if (!rc) rc = repetitions(&m);
+    if (!rc && m.any_err) rc = agree(b, m.err);
+    if (!rc) rc = point_result(&m);
+    if (m.ps.method->finish) m.ps.method->finish(b, &m.ps);
+    reps_free(&m.r);
+    rotation_free(op, ctx, &m.rot);
     isochron_op_teardown(op, ctx);
     return rc;
 }

@@ -23,8 +23,8 @@ static const method_t *methods[] = {&isochron_method_global, &isochron_method_ma
 #define NM ((int)(sizeof methods / sizeof methods[0]))
 static isochron_named_t scheme_names[NS], method_names[NM];
 
-ISOCHRON_REGISTRY_ACCESSORS(isochron_scheme_count, isochron_scheme_get, isochron_named_t, schemes, NS, scheme_names)
-ISOCHRON_REGISTRY_ACCESSORS(isochron_method_count, isochron_method_get, isochron_named_t, methods, NM, method_names)
+ISOCHRON_REGISTRY_ACCESSORS(isochron_scheme_count, isochron_scheme_get, isochron_named_t, NS, ISOCHRON_REGISTRY_VIEW(schemes, scheme_names))
+ISOCHRON_REGISTRY_ACCESSORS(isochron_method_count, isochron_method_get, isochron_named_t, NM, ISOCHRON_REGISTRY_VIEW(methods, method_names))
 static const char *scheme_at(const void *reg, int i) { (void)reg; return schemes[i]->name; }
 static const char *method_at(const void *reg, int i) { (void)reg; return methods[i]->name; }
 const scheme_t *isochron_scheme_find_impl(const char *name)
@@ -49,8 +49,7 @@ static const isochron_named_t timings[] = {
              " plain loop takes k from a short probe; timed at the origin for one-sided operations, else by --method"},
 };
 #define NT ((int)(sizeof timings / sizeof timings[0]))
-int isochron_timing_count(void) { return NT; }
-const isochron_named_t *isochron_timing_get(int i) { return i >= 0 && i < NT ? &timings[i] : NULL; }
+ISOCHRON_REGISTRY_ACCESSORS(isochron_timing_count, isochron_timing_get, isochron_named_t, NT, ISOCHRON_REGISTRY_ENTRY(timings))
 
 int isochron_timing_parse(const char *s, int *kind, int *k)
 {

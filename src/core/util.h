@@ -11,6 +11,7 @@
 #define ISOCHRON_CORE_UTIL_H
 #include <mpi.h>
 #include <stddef.h>
+#include <time.h>
 
 int isochron_set_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -27,22 +28,34 @@ int isochron_names_find(const void *reg, int n, isochron_name_at_fn at, const ch
 /* The names joined by ", " into buf (len bytes, cut to fit, terminated when len > 0); returns the length
  * of the whole list, so a caller can size its buffer with a first call (buf NULL, len 0). */
 size_t isochron_names_join(const void *reg, int n, isochron_name_at_fn at, char *buf, size_t len);
-/* The public count and get accessors of a registry, from one template: TABLE is an array of N pointers to
- * descriptors with name and description; get returns the public view T {name, description} of entry i
- * (kept in SLOTS, an array of N T), NULL out of range. Every registry of name + description uses it. */
-#define ISOCHRON_REGISTRY_ACCESSORS(COUNT_FN, GET_FN, T, TABLE, N, SLOTS)                 \
+/* The public count and get accessors of a registry of N entries, from one template (every registry with
+ * count/get uses it: timers, estimators, sync algorithms, barriers, schemes, methods, timings): get returns
+ * ENTRY, the public descriptor T of entry i (an expression in i), or NULL out of range. ENTRY is one of:
+ *   ISOCHRON_REGISTRY_ENTRY(TABLE): TABLE is an array of public descriptors T;
+ *   ISOCHRON_REGISTRY_VIEW(TABLE, SLOTS): TABLE is an array of pointers to private descriptors whose first
+ *     members are name and description, seen through the public T {name, description} kept in SLOTS, an
+ *     array of N T. */
+#define ISOCHRON_REGISTRY_ACCESSORS(COUNT_FN, GET_FN, T, N, ENTRY)                         \
     int COUNT_FN(void) { return (N); }                                                    \
-    const T *GET_FN(int i)                                                                \
-    {                                                                                     \
-        if (i < 0 || i >= (N)) return NULL;                                               \
-        SLOTS[i] = (T){TABLE[i]->name, TABLE[i]->description};                           \
-        return &SLOTS[i];                                                                 \
-    }
+    const T *GET_FN(int i) { return i >= 0 && i < (N) ? (ENTRY) : NULL; }
+#define ISOCHRON_REGISTRY_ENTRY(TABLE) (&(TABLE)[i])
+#define ISOCHRON_REGISTRY_VIEW(TABLE, SLOTS) \
+    ((SLOTS)[i].name = (TABLE)[i]->name, (SLOTS)[i].description = (TABLE)[i]->description, &(SLOTS)[i])
 
 /* Is s a well-formed comma-separated list: not empty, no empty element ("a,,b", ",a", "a,", ",")?
  * 0, or -1 with the reason in err. The generic part of the drivers' list check (apps/options.c
  * app_list_ok) and of the PMPI layers' list settings (settings.h). In parse.c. */
 int isochron_list_ok(const char *s, char *err, size_t errlen);
+
+/* A clock_gettime(2) reading in seconds (CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, ...). The timers read it
+ * (src/timer: timer.c, and tsc.c, which calibrates against it: below both, so neither depends on the
+ * other) and so does the tracer's inline fast path (trace_internal.h); inline, as a timer read is. */
+static inline double isochron_gettime(clockid_t which)
+{
+    struct timespec ts;
+    clock_gettime(which, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Sleep for \p seconds (nanosleep, resumed when interrupted); yields the core.
  * The timer module's public isochron_sleep is this. */

@@ -275,50 +275,71 @@ static int default_iters(size_t bytes)
     return (int)it;
 }
 
-int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes,
-                           isochron_clock_t *global, isochron_point_t *res, isochron_shmem_defect_t *defect)
+/* The measurement's context: sizes, window, iterations, loop timing, the timer's resolution; the checks
+ * that refuse a measurement (a clear error, nothing made), then its own communicator. */
+static int ctx_init(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes, isochron_clock_t *global,
+                    isochron_shmem_ctx_t *c)
 {
-    if (defect) memset(defect, 0, sizeof *defect);
-    isochron_shmem_ctx_t c;
-    memset(&c, 0, sizeof c);
-    memset(res, 0, sizeof *res);
-    c.me = shmem_my_pe();
-    c.npes = shmem_n_pes();
-    c.target = c.npes > 1 ? 1 : 0;
-    c.bytes = (op->flags & ISOCHRON_SHMEM_SIZED) ? bytes : 8;
-    c.window = o->window > 0 ? o->window : ISOCHRON_SHMEM_WINDOW_DEFAULT;
-    if (c.window > ISOCHRON_SHMEM_WINDOW_MAX)
-        return isochron_set_error(ISOCHRON_EINVAL, "window of %d messages: at most %d", c.window, ISOCHRON_SHMEM_WINDOW_MAX);
+    memset(c, 0, sizeof *c);
+    c->me = shmem_my_pe();
+    c->npes = shmem_n_pes();
+    c->target = c->npes > 1 ? 1 : 0;
+    c->bytes = (op->flags & ISOCHRON_SHMEM_SIZED) ? bytes : 8;
+    c->window = o->window > 0 ? o->window : ISOCHRON_SHMEM_WINDOW_DEFAULT;
+    if (c->window > ISOCHRON_SHMEM_WINDOW_MAX)
+        return isochron_set_error(ISOCHRON_EINVAL, "window of %d messages: at most %d", c->window, ISOCHRON_SHMEM_WINDOW_MAX);
     /* a throughput operation is a window: as many windows as operations of the window's bytes */
-    c.iters = o->iters > 0 ? o->iters : default_iters((op->flags & ISOCHRON_SHMEM_TPUT) ? c.bytes * (size_t)c.window : c.bytes);
-    c.iters_auto = o->iters <= 0;
-    c.budget = o->budget;
-    c.loop = o->loop;
-    c.clk = global;
-    c.op = op;
-    {
-        double gran = 0, cost = 0;
-        isochron_timer_resolution(isochron_clock_timer(global), &gran, &cost);
-        c.tres = gran + cost;
-    }
-    if ((op->flags & ISOCHRON_SHMEM_MIN2) && c.npes < 2)
-        return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 PEs (running on %d)", op->name, c.npes);
-    if ((op->flags & ISOCHRON_SHMEM_ELEM8) && c.bytes % 8)
-        return isochron_set_error(ISOCHRON_EINVAL, "%s moves 64-bit elements: size %zu B is not a multiple of 8", op->name, c.bytes);
+    c->iters = o->iters > 0 ? o->iters : default_iters((op->flags & ISOCHRON_SHMEM_TPUT) ? c->bytes * (size_t)c->window : c->bytes);
+    c->iters_auto = o->iters <= 0;
+    c->budget = o->budget;
+    c->loop = o->loop;
+    c->clk = global;
+    c->op = op;
+    double gran = 0, cost = 0;
+    isochron_timer_resolution(isochron_clock_timer(global), &gran, &cost);
+    c->tres = gran + cost;
+    if ((op->flags & ISOCHRON_SHMEM_MIN2) && c->npes < 2)
+        return isochron_set_error(ISOCHRON_EINVAL, "%s needs at least 2 PEs (running on %d)", op->name, c->npes);
+    if ((op->flags & ISOCHRON_SHMEM_ELEM8) && c->bytes % 8)
+        return isochron_set_error(ISOCHRON_EINVAL, "%s moves 64-bit elements: size %zu B is not a multiple of 8", op->name, c->bytes);
     if (o->min_reps < 1 || o->max_reps < o->min_reps)
         return isochron_set_error(ISOCHRON_EINVAL, "repetitions: need 1 <= min_reps (%d) <= max_reps (%d)", o->min_reps, o->max_reps);
-    if (MPI_Comm_dup(MPI_COMM_WORLD, &c.comm) != MPI_SUCCESS) return isochron_set_error(ISOCHRON_EMPI, "shmem: MPI_Comm_dup failed");
-    c.oversubscribed = isochron_comm_oversubscribed(c.comm);
-    double wall0 = isochron_truth_now();
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &c->comm) != MPI_SUCCESS) return isochron_set_error(ISOCHRON_EMPI, "shmem: MPI_Comm_dup failed");
+    c->oversubscribed = isochron_comm_oversubscribed(c->comm);
+    return ISOCHRON_OK;
+}
+
+/* One measurement in progress: the repetitions so far and how this PE timed its last one. */
+typedef struct {
     isochron_bench_opts_t rule; /* the stop rule's fields of the bench engine's options */
-    isochron_bench_opts_default(&rule);
-    rule.min_reps = o->min_reps;
-    rule.rel_ci = o->rel_ci;
-    rule.ci_mean = o->ci_mean;
+    double wall0;         /* the start (truth clock) */
+    double *vals;         /* the valid repetitions' times (the slowest measuring PE's), max_reps */
+    int n, nvalid;        /* repetitions measured, valid ones */
+    int attempts;         /* repetitions run */
+    int stop;             /* ISOCHRON_STOP_*, PE 0's */
+    double res_max;       /* the coarsest resolution of a repetition on a measuring PE */
+    int last_tk;          /* how the last repetition was timed on this PE (0: it measured none) */
+    char last_timing[12], last_of[12];
+} shm_run_t;
+
+static void run_init(const isochron_shmem_opts_t *o, shm_run_t *u)
+{
+    memset(u, 0, sizeof *u);
+    u->wall0 = isochron_truth_now();
+    isochron_bench_opts_default(&u->rule);
+    u->rule.min_reps = o->min_reps;
+    u->rule.rel_ci = o->rel_ci;
+    u->rule.ci_mean = o->ci_mean;
+    u->stop = ISOCHRON_STOP_MAXREPS;
+}
+
+/* The point as asked for, before anything runs. */
+static void point_head(const isochron_shmem_op_t *op, const isochron_shmem_ctx_t *c, isochron_point_t *res)
+{
     snprintf(res->op, sizeof res->op, "%s", op->name);
     snprintf(res->family, sizeof res->family, "%s", op->family);
-    res->bytes = (op->flags & ISOCHRON_SHMEM_SIZED) ? c.bytes : 0;
-    res->nprocs = c.npes;
+    res->bytes = (op->flags & ISOCHRON_SHMEM_SIZED) ? c->bytes : 0;
+    res->nprocs = c->npes;
     res->root = 0;
     res->overlap = NAN;
     res->t_comm = NAN;
@@ -327,113 +348,157 @@ int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_o
     res->slack = NAN;
     res->late_tolerance = NAN;
     res->clock_bound = res->clock_true = res->clock_bound_stat = res->clock_bound_hard = NAN;
-    int rc = op->setup ? op->setup(&c) : ISOCHRON_OK;
-    rc = shm_agree(&c, rc);
-    double *vals = NULL;
-    int n = 0, nvalid = 0;
-    if (!rc) {
-        vals = malloc(sizeof(double) * (size_t)o->max_reps);
-        if (!vals) rc = isochron_set_error(ISOCHRON_ENOMEM, "shmem: out of memory");
-        rc = shm_agree(&c, rc);
+}
+
+/* The measurement set up, the times' buffer, a warm-up repetition (not recorded); the same code on every PE. */
+static int measure_start(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, isochron_shmem_ctx_t *c, shm_run_t *u)
+{
+    int rc = shm_agree(c, op->setup ? op->setup(c) : ISOCHRON_OK);
+    if (rc) return rc;
+    u->vals = malloc(sizeof(double) * (size_t)o->max_reps);
+    if ((rc = shm_agree(c, u->vals ? ISOCHRON_OK : isochron_set_error(ISOCHRON_ENOMEM, "shmem: out of memory")))) return rc;
+    double t;
+    int act;
+    c->rep = 0;
+    shm_barrier(c);
+    rc = shm_agree(c, op->run(c, &t, &act));
+    shm_barrier(c);
+    return rc;
+}
+
+/* One repetition on every PE: the measurement's run (how this PE timed it noted), the data checked, the
+ * slowest measuring PE's time kept when finite. */
+static int repetition(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, isochron_shmem_ctx_t *c, isochron_point_t *res,
+                      shm_run_t *u)
+{
+    double t = NAN, tmax;
+    int act = 0;
+    c->rep = ++u->attempts;
+    c->tk = 0;
+    shm_barrier(c);
+    int rc = op->run(c, &t, &act);
+    if (act && c->tk == 0) shm_timed(c, c->loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? c->iters : 1, "origin");
+    if (act) {
+        u->last_tk = c->tk;
+        memcpy(u->last_timing, c->timing, sizeof u->last_timing);
+        memcpy(u->last_of, c->loop_of, sizeof u->last_of);
     }
-    /* warm-up repetition, not recorded */
-    if (!rc) {
-        double t;
-        int act;
-        c.rep = 0;
-        shm_barrier(&c);
-        rc = shm_agree(&c, op->run(&c, &t, &act));
-        shm_barrier(&c);
+    shm_barrier(c);
+    if ((rc = shm_agree(c, rc))) return rc;
+    const char *corrupt = getenv("ISOCHRON_TEST_CORRUPT"); /* test hook: prove validation can fail */
+    if (corrupt && !strcmp(corrupt, op->name) && c->dst) c->dst[0] ^= 0x5a;
+    if (o->validate && op->validate) {
+        if ((rc = shm_agree(c, op->validate(c)))) return rc;
+        res->validated++;
     }
-    int stop = ISOCHRON_STOP_MAXREPS, attempts = 0;
-    double res_max = 0; /* the coarsest resolution of a repetition on a measuring PE */
-    int last_tk = 0;    /* how the last repetition was timed on this PE (0: it measured none) */
-    char last_timing[12] = "", last_of[12] = "";
-    while (!rc && nvalid < o->max_reps && attempts < 4 * o->max_reps) {
-        double t = NAN, tmax;
-        int act = 0;
-        c.rep = ++attempts;
-        c.tk = 0;
-        shm_barrier(&c);
-        rc = op->run(&c, &t, &act);
-        if (act && c.tk == 0) shm_timed(&c, c.loop == ISOCHRON_SHMEM_LOOP_OUTSIDE ? c.iters : 1, "origin");
-        if (act) { last_tk = c.tk; memcpy(last_timing, c.timing, sizeof last_timing); memcpy(last_of, c.loop_of, sizeof last_of); }
-        shm_barrier(&c);
-        rc = shm_agree(&c, rc);
-        if (rc) break;
-        const char *corrupt = getenv("ISOCHRON_TEST_CORRUPT"); /* test hook: prove validation can fail */
-        if (corrupt && !strcmp(corrupt, op->name) && c.dst) c.dst[0] ^= 0x5a;
-        if (o->validate && op->validate) {
-            rc = shm_agree(&c, op->validate(&c));
-            if (rc) break;
-            res->validated++;
-        }
-        double mine = act ? (isnan(t) ? INFINITY : t) : -INFINITY;
-        MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, c.comm);
-        if (act && c.res > res_max) res_max = c.res;
-        n++;
-        if (isfinite(tmax)) vals[nvalid++] = tmax;
-        int go = 1;
-        if (c.me == 0) {
-            if (nvalid >= o->min_reps && o->rel_ci > 0) { /* the bench engine's stop rule: --rel-ci means the same in every driver */
-                isochron_summary_t s;
-                isochron_summarize(vals, nvalid, o->ci_level, NULL, 0, &s);
-                if (nvalid >= 2 && isochron_bench_ci_met(&rule, &s, nvalid)) { go = 0; stop = ISOCHRON_STOP_CI; }
-            }
-            if (go && o->budget > 0 && nvalid >= o->min_reps && isochron_truth_now() - wall0 > o->budget) { go = 0; stop = ISOCHRON_STOP_BUDGET; }
-            if (go && nvalid >= o->max_reps) { go = 0; stop = ISOCHRON_STOP_MAXREPS; }
-            if (go && attempts >= 4 * o->max_reps) { go = 0; stop = ISOCHRON_STOP_ATTEMPTS; }
-        }
-        MPI_Bcast(&go, 1, MPI_INT, 0, c.comm);
+    double mine = act ? (isnan(t) ? INFINITY : t) : -INFINITY;
+    MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+    if (act && c->res > u->res_max) u->res_max = c->res;
+    u->n++;
+    if (isfinite(tmax)) u->vals[u->nvalid++] = tmax;
+    return ISOCHRON_OK;
+}
+
+/* PE 0 after a repetition: 1 to go on, else 0 with u->stop the reason. The bench engine's stop rule
+ * (isochron_bench_ci_met: --rel-ci means the same in every driver), then the budget, max_reps, the attempts. */
+static int go_on(const isochron_shmem_opts_t *o, shm_run_t *u)
+{
+    if (u->nvalid >= o->min_reps && o->rel_ci > 0) {
+        isochron_summary_t s;
+        isochron_summarize(u->vals, u->nvalid, o->ci_level, NULL, 0, &s);
+        if (u->nvalid >= 2 && isochron_bench_ci_met(&u->rule, &s, u->nvalid)) { u->stop = ISOCHRON_STOP_CI; return 0; }
+    }
+    if (o->budget > 0 && u->nvalid >= o->min_reps && isochron_truth_now() - u->wall0 > o->budget) { u->stop = ISOCHRON_STOP_BUDGET; return 0; }
+    if (u->nvalid >= o->max_reps) { u->stop = ISOCHRON_STOP_MAXREPS; return 0; }
+    if (u->attempts >= 4 * o->max_reps) { u->stop = ISOCHRON_STOP_ATTEMPTS; return 0; }
+    return 1;
+}
+
+/* Repetitions until PE 0 says stop (or at most max_reps valid ones of 4 x max_reps attempts). */
+static int repetitions(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, isochron_shmem_ctx_t *c, isochron_point_t *res,
+                       shm_run_t *u)
+{
+    while (u->nvalid < o->max_reps && u->attempts < 4 * o->max_reps) {
+        int rc = repetition(op, o, c, res, u);
+        if (rc) return rc;
+        int go = c->me == 0 ? go_on(o, u) : 1;
+        MPI_Bcast(&go, 1, MPI_INT, 0, c->comm);
         if (!go) break;
     }
-    MPI_Bcast(&stop, 1, MPI_INT, 0, c.comm);
-    if (!rc) {
-        isochron_summarize(vals, nvalid, o->ci_level, NULL, 0, &res->s);
-        res->reps = n;
-        res->valid = nvalid;
-        res->stop = stop;
-        double corr[5] = {c.correction, c.tfull, c.tcomp, c.overlap, res_max}, cmax[5];
-        MPI_Allreduce(corr, cmax, 5, MPI_DOUBLE, MPI_MAX, c.comm);
-        res->correction = cmax[0];
-        /* per operation: a repetition is c.iters operations, every time is per operation; a median
-         * below the resolution (a subtraction's difference within its parts' resolutions, or
-         * negative) is reported as "<= resolution", the raw value kept (isochron_point_below_resolution) */
-        res->resolution = cmax[4];
-        /* the timing, from the lowest PE that measured (PEs that measure time alike) */
-        int in[2] = {last_tk > 0 ? 0 : 1, c.me}, out[2];
-        MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, c.comm);
-        struct { int tk; char timing[12], of[12]; } tm = {last_tk, "", ""};
-        memcpy(tm.timing, last_timing, sizeof tm.timing);
-        memcpy(tm.of, last_of, sizeof tm.of);
-        MPI_Bcast(&tm, (int)sizeof tm, MPI_BYTE, out[1], c.comm);
-        res->loop_k = tm.tk > 0 ? tm.tk : 1;
-        snprintf(res->timing, sizeof res->timing, "%s", tm.timing[0] ? tm.timing : "origin");
-        snprintf(res->loop_of, sizeof res->loop_of, "%s", tm.of);
-        snprintf(res->unit, sizeof res->unit, "s");
-        if (op->flags & ISOCHRON_SHMEM_TPUT) { /* the statistics stay times per window; the reporters give B/s and msg/s */
-            snprintf(res->unit, sizeof res->unit, "B/s");
-            res->msg_window = c.window;
-            res->moved_msgs = c.moved_msgs;
-            res->moved_bytes = c.moved_msgs * (double)c.bytes;
-        }
-        res->clock_used = 0; /* local differences on one PE; a driver adds the clock bound where starts are global */
-        if (!strcmp(op->family, "nbi") && strstr(op->name, "overlap")) {
-            res->t_comm = cmax[1];
-            res->t_comp = cmax[2];
-            res->overlap = cmax[1] > 0 ? fmin(1.0, fmax(0.0, 1.0 - res->s.median / cmax[1])) : NAN; /* median: robust to descheduled repetitions */
-        }
+    return ISOCHRON_OK;
+}
+
+/* The timing, from the lowest PE that measured (PEs that measure time alike). */
+static void point_timing(const isochron_shmem_ctx_t *c, const shm_run_t *u, isochron_point_t *res)
+{
+    int in[2] = {u->last_tk > 0 ? 0 : 1, c->me}, out[2];
+    MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MINLOC, c->comm);
+    struct { int tk; char timing[12], of[12]; } tm = {u->last_tk, "", ""};
+    memcpy(tm.timing, u->last_timing, sizeof tm.timing);
+    memcpy(tm.of, u->last_of, sizeof tm.of);
+    MPI_Bcast(&tm, (int)sizeof tm, MPI_BYTE, out[1], c->comm);
+    res->loop_k = tm.tk > 0 ? tm.tk : 1;
+    snprintf(res->timing, sizeof res->timing, "%s", tm.timing[0] ? tm.timing : "origin");
+    snprintf(res->loop_of, sizeof res->loop_of, "%s", tm.of);
+}
+
+/* The finished measurement, on every PE: statistics, the largest corrections and resolution, the timing,
+ * the unit (a throughput measurement's rates), the overlap of the nbi overlap measurements. */
+static void point_result(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, const isochron_shmem_ctx_t *c,
+                         const shm_run_t *u, isochron_point_t *res)
+{
+    isochron_summarize(u->vals, u->nvalid, o->ci_level, NULL, 0, &res->s);
+    res->reps = u->n;
+    res->valid = u->nvalid;
+    res->stop = u->stop;
+    double corr[5] = {c->correction, c->tfull, c->tcomp, c->overlap, u->res_max}, cmax[5];
+    MPI_Allreduce(corr, cmax, 5, MPI_DOUBLE, MPI_MAX, c->comm);
+    res->correction = cmax[0];
+    /* per operation: a repetition is c->iters operations, every time is per operation; a median
+     * below the resolution (a subtraction's difference within its parts' resolutions, or
+     * negative) is reported as "<= resolution", the raw value kept (isochron_point_below_resolution) */
+    res->resolution = cmax[4];
+    point_timing(c, u, res);
+    snprintf(res->unit, sizeof res->unit, "s");
+    if (op->flags & ISOCHRON_SHMEM_TPUT) { /* the statistics stay times per window; the reporters give B/s and msg/s */
+        snprintf(res->unit, sizeof res->unit, "B/s");
+        res->msg_window = c->window;
+        res->moved_msgs = c->moved_msgs;
+        res->moved_bytes = c->moved_msgs * (double)c->bytes;
     }
+    res->clock_used = 0; /* local differences on one PE; a driver adds the clock bound where starts are global */
+    if (!strcmp(op->family, "nbi") && strstr(op->name, "overlap")) {
+        res->t_comm = cmax[1];
+        res->t_comp = cmax[2];
+        res->overlap = cmax[1] > 0 ? fmin(1.0, fmax(0.0, 1.0 - res->s.median / cmax[1])) : NAN; /* median: robust to descheduled repetitions */
+    }
+}
+
+int isochron_shmem_measure(const isochron_shmem_op_t *op, const isochron_shmem_opts_t *o, size_t bytes,
+                           isochron_clock_t *global, isochron_point_t *res, isochron_shmem_defect_t *defect)
+{
+    if (defect) memset(defect, 0, sizeof *defect);
+    memset(res, 0, sizeof *res);
+    isochron_shmem_ctx_t c;
+    int rc = ctx_init(op, o, bytes, global, &c);
+    if (rc) return rc;
+    shm_run_t u;
+    run_init(o, &u);
+    point_head(op, &c, res);
+    rc = measure_start(op, o, &c, &u);
+    if (!rc) rc = repetitions(op, o, &c, res, &u);
+    MPI_Bcast(&u.stop, 1, MPI_INT, 0, c.comm);
+    if (!rc) point_result(op, o, &c, &u, res);
     if (rc == ISOCHRON_EVALIDATE) { /* the library delivered wrong data: no time for it, the repetitions run, what it did */
         isochron_summarize(NULL, 0, o->ci_level, NULL, 0, &res->s);
-        res->reps = attempts;
+        res->reps = u.attempts;
         res->valid = 0;
         res->stop = 0;
         if (defect) *defect = c.defect;
     }
     if (op->teardown) op->teardown(&c);
-    res->elapsed = isochron_truth_now() - wall0;
-    free(vals);
+    res->elapsed = isochron_truth_now() - u.wall0;
+    free(u.vals);
     MPI_Comm_free(&c.comm);
     return rc;
 }

@@ -158,8 +158,7 @@ static const isochron_estimator_t estimators[] = {
 };
 #define NEST ((int)(sizeof estimators / sizeof estimators[0]))
 
-int isochron_estimator_count(void) { return NEST; }
-const isochron_estimator_t *isochron_estimator_get(int i) { return (i >= 0 && i < NEST) ? &estimators[i] : NULL; }
+ISOCHRON_REGISTRY_ACCESSORS(isochron_estimator_count, isochron_estimator_get, isochron_estimator_t, NEST, ISOCHRON_REGISTRY_ENTRY(estimators))
 
 int isochron_estimator_find(const char *name, const isochron_estimator_t **out)
 {

@@ -214,20 +214,10 @@ int isochron_learn_model(isochron_sync_ctx_t *ctx, MPI_Comm comm, int ref, int c
     lm->slope = f.slope;
     lm->intercept = f.intercept;
     lm->kind = f.slope_kept ? ISOCHRON_LM_LINEAR : ISOCHRON_LM_OFFSET;
-    if (fit) {
-        fit->partner = ref;
-        fit->npoints = f.npoints;
-        fit->nused = f.nused;
-        fit->slope = f.slope;
-        fit->intercept = f.intercept;
-        fit->slope_se = f.slope_se;
-        fit->slope_kept = f.slope_kept;
-        fit->r2 = f.r2;
-        fit->resid_rms = f.resid_rms;
-        fit->span = f.span;
-        fit->attempts = attempts;
-        fit->cut = cut;
-    }
+    if (fit) /* the report's view of the line (every member) */
+        *fit = (isochron_fit_info_t){.partner = ref, .npoints = f.npoints, .nused = f.nused, .slope = f.slope, .intercept = f.intercept,
+                                     .slope_se = f.slope_se, .slope_kept = f.slope_kept, .r2 = f.r2, .resid_rms = f.resid_rms,
+                                     .span = f.span, .attempts = attempts, .cut = cut};
     ctx->cut += cut;
     return ISOCHRON_OK;
 }

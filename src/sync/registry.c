@@ -44,13 +44,16 @@ double isochron_sync_estimate(const isochron_sync_spec_t *spec, int nprocs, doub
     return total;
 }
 
-int isochron_sync_alg_count(void) { return NALG; }
-const isochron_sync_alg_t *isochron_sync_alg_get(int i) { return (i >= 0 && i < NALG) ? &algs[i] : NULL; }
+ISOCHRON_REGISTRY_ACCESSORS(isochron_sync_alg_count, isochron_sync_alg_get, isochron_sync_alg_t, NALG, ISOCHRON_REGISTRY_ENTRY(algs))
+
+static const char *alg_at(const void *reg, int i) { (void)reg; return algs[i].name; }
 
 int isochron_sync_alg_find(const char *name, const isochron_sync_alg_t **out)
 {
-    *out = NULL;
-    for (int i = 0; i < NALG; i++)
-        if (isochron_streq_ci(name, algs[i].name)) { *out = &algs[i]; return ISOCHRON_OK; }
-    return isochron_set_error(ISOCHRON_ENAME, "unknown sync algorithm '%s'; valid: none, skampi, jk, hca, hca2, hca3, prop", name);
+    int i = isochron_names_find(NULL, NALG, alg_at, name);
+    *out = i < 0 ? NULL : &algs[i];
+    if (*out) return ISOCHRON_OK;
+    char valid[256];
+    isochron_names_join(NULL, NALG, alg_at, valid, sizeof valid);
+    return isochron_set_error(ISOCHRON_ENAME, "unknown sync algorithm '%s'; valid: %s", name, valid);
 }

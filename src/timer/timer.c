@@ -67,8 +67,8 @@ static int wtime_is_monotonic(double *off)
     return 1;
 }
 #endif
-static double now_mono(isochron_timer_t *t) { (void)t; return isochron_clock_gettime(CLOCK_MONOTONIC); }
-static double now_mono_raw(isochron_timer_t *t) { (void)t; return isochron_clock_gettime(CLOCK_MONOTONIC_RAW); }
+static double now_mono(isochron_timer_t *t) { (void)t; return isochron_gettime(CLOCK_MONOTONIC); }
+static double now_mono_raw(isochron_timer_t *t) { (void)t; return isochron_gettime(CLOCK_MONOTONIC_RAW); }
 /* CLOCK_REALTIME counted from 2026-01-01T00:00:00Z rather than 1970: as a
  * double, 1.7e9 s has a resolution of 238 ns, 3e7 s one of 4 ns. The epoch
  * is a constant, so all processes of a host still read one clock. */
@@ -91,12 +91,14 @@ static const isochron_timer_info_t registry[] = {
 };
 #define NTIMERS ((int)(sizeof registry / sizeof registry[0]))
 
-int isochron_timer_count(void) { return NTIMERS; }
-const isochron_timer_info_t *isochron_timer_info(int i) { return (i >= 0 && i < NTIMERS) ? &registry[i] : NULL; }
+ISOCHRON_REGISTRY_ACCESSORS(isochron_timer_count, isochron_timer_info, isochron_timer_info_t, NTIMERS, ISOCHRON_REGISTRY_ENTRY(registry))
+
+static const char *timer_at(const void *reg, int i) { (void)reg; return registry[i].name; }
 
 const char *isochron_timer_names(void)
 {
-    static const char names[] = "mpi_wtime, monotonic, monotonic_raw, realtime, tsc";
+    static char names[256];
+    if (!names[0]) isochron_names_join(NULL, NTIMERS, timer_at, names, sizeof names);
     return names;
 }
 
@@ -223,7 +225,7 @@ double isochron_truth_timens_offset(void)
     return o;
 }
 
-double isochron_truth_now(void) { return isochron_clock_gettime(CLOCK_MONOTONIC) - isochron_truth_timens_offset(); }
+double isochron_truth_now(void) { return isochron_gettime(CLOCK_MONOTONIC) - isochron_truth_timens_offset(); }
 
 int isochron_timer_reads_truth(const isochron_timer_t *t, double *offset)
 {

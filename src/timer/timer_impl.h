@@ -27,14 +27,5 @@ struct isochron_timer {
 int isochron_tsc_available(char *why, int whylen);
 uint64_t isochron_tsc_read(void);
 int isochron_tsc_calibrate(double *hz);
-/* A clock_gettime(2) reading in seconds. Inline here, not in timer.c: tsc.c
- * calibrates against it and timer.c calls tsc.c, so a definition in either
- * file would make the two depend on each other (tests/layering/check_cycles.py). */
-static inline double isochron_clock_gettime(int which)
-{
-    struct timespec ts;
-    clock_gettime((clockid_t)which, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 #endif

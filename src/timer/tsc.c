@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include "core/util.h"
 #include "timer/timer_impl.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(SMPI_ISOCHRON)
@@ -59,7 +60,7 @@ static void pair(uint64_t *tsc, double *raw)
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < 16; i++) {
         uint64_t a = isochron_tsc_read();
-        double r = isochron_clock_gettime(CLOCK_MONOTONIC_RAW);
+        double r = isochron_gettime(CLOCK_MONOTONIC_RAW);
         uint64_t b = isochron_tsc_read();
         if (b - a < best) { best = b - a; *tsc = a + (b - a) / 2; *raw = r; }
     }

@@ -15,6 +15,7 @@
 #include "isochron/sync.h"
 #include "isochron/timer.h"
 #include "isochron/trace.h"
+#include "core/util.h"
 #include "pmpi/pmpi.h"
 #include "pmpi/isochron_pmpi_ids.h" /* generated in the build tree from mpi.tbl */
 
@@ -53,11 +54,7 @@ extern isochron_timer_t *itr_timer;
 extern int itr_fast_mono;                /* 1: the trace timer is the unskewed "monotonic": read it inline */
 static inline double itr_now(void)
 {
-    if (itr_fast_mono) {                 /* the same value as isochron_timer_now on "monotonic", one call less */
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    }
+    if (itr_fast_mono) return isochron_gettime(CLOCK_MONOTONIC); /* isochron_timer_now's value on "monotonic", one call less */
     return isochron_timer_now(itr_timer);
 }
 int64_t itr_bytes(int count, MPI_Datatype t);
