@@ -206,9 +206,7 @@ static int parse_run(const char **v, int rank, int size, const isochron_world_t 
 {
     memset(r, 0, sizeof *r);
     isochron_bench_opts_default(&r->bo);
-    r->so.ctx.dtype = MPI_DATATYPE_NULL;
-    r->so.ctx.op = MPI_SUM;
-    r->so.p2p_mode = ISOCHRON_P2P_PARALLEL;
+    isochron_sweep_opts_default(&r->so);
     r->init = w->init;
     r->provided = w->provided;
     if (st->err[0] && st->arg && !strcmp(st->arg, "sessions")) FAIL("--init sessions: %s; use --init world", st->err);

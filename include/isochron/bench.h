@@ -344,6 +344,10 @@ typedef struct {
     double wall;                 /**< seconds */
 } isochron_sweep_result_t;
 
+/** \brief The defaults of a sweep (isochron-bench's): every operation's own datatype (MPI_DATATYPE_NULL), MPI_SUM,
+ *  one pass, no resync, parallel pairwise mode, no operations or sizes yet (isochron_sweep_select, sizes). A
+ *  zeroed struct is not a valid sweep (its datatype is no MPI datatype): start from this. */
+void isochron_sweep_opts_default(isochron_sweep_opts_t *so);
 /**
  * \brief The operations of a sweep from a comma-separated list of names (isochron-bench --ops): an operation
  * of \p ops by name, "collectives" (every blocking collective, in the registry's order), "allpairs" and

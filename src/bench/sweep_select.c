@@ -13,6 +13,15 @@
 #include "isochron/bench.h"
 #include "core/util.h"
 
+void isochron_sweep_opts_default(isochron_sweep_opts_t *so)
+{
+    memset(so, 0, sizeof *so);
+    so->ctx.dtype = MPI_DATATYPE_NULL; /* each operation's own (isochron_op_dtype_find) */
+    so->ctx.op = MPI_SUM;
+    so->passes = 1;
+    so->p2p_mode = ISOCHRON_P2P_PARALLEL;
+}
+
 static int is_blocking_collective(const isochron_op_t *op)
 {
     return !(op->flags & (ISOCHRON_OP_NONBLOCKING | ISOCHRON_OP_P2P | ISOCHRON_OP_RMA | ISOCHRON_OP_USER)) && op->family &&

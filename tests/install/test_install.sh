@@ -65,10 +65,13 @@ for link in shared static; do
   cmake --build "$tmp/ex-$link" >/dev/null
   out=$(run "$tmp/ex-$link/opt_scatter")
   grep -q "data validated" <<<"$out" || { echo "test_install: FAIL: find_package build ($link) did not run"; echo "$out"; exit 1; }
+  out=$(run "$tmp/ex-$link/sweep")
+  grep -q "^4 points, 0 skipped" <<<"$out" && grep -q "^allreduce *65536 B  median" <<<"$out" ||
+    { echo "test_install: FAIL: find_package build ($link): the library's sweep did not run"; echo "$out"; exit 1; }
   out=$(run "$tmp/ex-$link/cpp_hello")
   grep -q "^clocks synchronized with hca3" <<<"$out" && grep -q ": ENAME: unknown timer 'no_such_timer'" <<<"$out" ||
     { echo "test_install: FAIL: find_package C++ build ($link) did not run"; echo "$out"; exit 1; }
-  echo "  find_package(isochron), $link: built and ran opt_scatter (C) and cpp_hello (C++)"
+  echo "  find_package(isochron), $link: built and ran opt_scatter and sweep (C) and cpp_hello (C++)"
 done
 # consumers that enable one language only, built with the plain compilers (every MPI flag from the
 # imported targets; isochronConfig.cmake looks MPI up through CXX or Fortran there, as FindMPI refuses C)
