@@ -381,7 +381,7 @@ def alg_name(mpi: str, coll: str, a: int) -> str:
     return f"{a}:{names[a]}" if a < len(names) else str(a)
 
 
-def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = "ompi") -> str:
+def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = "ompi", buffers: str = "") -> str:
     head = ["np", "size", "launches", "default (us)", "fastest", "fastest (us)", "chosen", "chosen/default",
             "p", "launch noise"]
     rows = []
@@ -390,7 +390,8 @@ def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = 
                      fmt_time(c.best_s), alg_name(mpi, coll, c.alg), f"{c.ratio:.3f}",
                      "-" if c.p is None else f"{c.p:.3f}", "-" if c.noise is None else f"{100 * c.noise:.1f} %"])
     out = [f"{coll}: per size, the default against every forced algorithm (launch medians); chosen ="
-           f" the fastest of those faster than the default at p < {alpha:g}, else the default"]
+           f" the fastest of those faster than the default at p < {alpha:g}, else the default"
+           + (f"; {buffers}" if buffers else "")]
     return "\n".join(out + text_table(head, rows)) + "\n"
 
 
@@ -450,7 +451,7 @@ def verify(points: Sequence[Record], coll: str, level: float = 0.95) -> list[Che
     return out
 
 
-def verify_table(points: Sequence[Record], coll: str, level: float = 0.95, mpi: str = "ompi") -> str:
+def verify_table(points: Sequence[Record], coll: str, level: float = 0.95, mpi: str = "ompi", buffers: str = "") -> str:
     checks = verify(points, coll, level)
     algs = sorted({c for k in checks for c in k.times if c.startswith("alg") and c != "alg0"}, key=_alg_of)
     pct = f"{100 * level:g} %"
@@ -466,7 +467,8 @@ def verify_table(points: Sequence[Record], coll: str, level: float = 0.95, mpi: 
     nd = sum(k.slower_than_default for k in checks)
     nb = sum(k.slower_than_best for k in checks)
     out = [f"{coll}: the rules file against the default and every single algorithm, one interleaved launch set"
-           f" (times: medians of launch medians, us; ratios: geometric mean of launch-median ratios, t interval)"]
+           f" (times: medians of launch medians, us; ratios: geometric mean of launch-median ratios, t interval)"
+           + (f"; {buffers}" if buffers else "")]
     out += text_table(head, rows)
     out.append(f"targets: rules never slower than default beyond noise: {'met' if not nd else f'NOT met at {nd} size(s)'};"
                f" rules at least as fast as the best single algorithm within noise:"
@@ -555,7 +557,7 @@ def write_rules(path: str, coll: str, choices: Sequence[Choice], mpi: str, mpi_i
 
 
 def cmd_tune(args: Any) -> int:
-    from .launches import load_points
+    from .launches import buffer_policy, fresh_buffer_args, load_points
     coll = args.coll
     mpi = args.mpi
     if mpi == "auto":
@@ -564,7 +566,7 @@ def cmd_tune(args: Any) -> int:
         raise IsochronError(f"--coll {coll}: isochron tune knows {'MPICH' if mpi == 'mpich' else 'Open MPI'}'s"
                             f" algorithms of {', '.join(ALGORITHMS[mpi])}")
     launcher = shlex.split(args.launcher)
-    extra = shlex.split(args.bench_args or "")
+    extra = fresh_buffer_args(shlex.split(args.bench_args or ""))
     if args.verify:
         if not args.rules or not os.path.isfile(args.rules):
             raise IsochronError("--verify DIR needs --rules FILE (a rules file isochron tune wrote)")
@@ -572,8 +574,9 @@ def cmd_tune(args: Any) -> int:
         if not os.path.exists(os.path.join(d, "manifest.json")):
             run_verify(d, launcher, args.bench, coll, args.np, args.rules, _algs(args.algs, coll, mpi),
                        args.launches, args.sizes, extra, args.seed, args.timeout, mpi)
-        pts, _ = load_points([d])
-        sys.stdout.write(verify_table(pts, coll, 1 - args.alpha, mpi))
+        ctxs: list[Any] = []
+        pts, _ = load_points([d], None, ctxs)
+        sys.stdout.write(verify_table(pts, coll, 1 - args.alpha, mpi, buffer_policy(ctxs)))
         return 0
     paths = list(args.results or [])
     if args.run:
@@ -583,13 +586,14 @@ def cmd_tune(args: Any) -> int:
                                 args.launches, args.sizes, extra, args.seed, args.timeout, mpi)]
     if not paths:
         raise IsochronError("nothing to tune from: give a launch set (configurations alg<N>) or --run DIR")
-    pts, mpi_id = load_points(paths)
+    ctxs = []
+    pts, mpi_id = load_points(paths, None, ctxs)
     if not mpi:
         mpi = detect_mpi(args.bench, mpi_id)
         if coll not in ALGORITHMS[mpi]:
             raise IsochronError(f"--coll {coll}: not a collective isochron tune knows for {mpi_id}")
     ch = choose(pts, coll, args.alpha, args.min_launches)
-    sys.stdout.write(choice_table(coll, ch, args.alpha, mpi))
+    sys.stdout.write(choice_table(coll, ch, args.alpha, mpi, buffer_policy(ctxs)))
     if args.rules:
         for p in write_rules(args.rules, coll, ch, mpi, mpi_id, args.bench, args.mpi_lib):
             print(f"rules: {p}")
@@ -608,7 +612,11 @@ def add_parser(sub: Any) -> None:
         " choose per size the fastest algorithm significantly faster than the default across"
         " launches (else the default): --rules FILE writes Open MPI's dynamic rules file or MPICH's"
         " JSON selection file(s) (FILE and, for allreduce, bcast and reduce, FILE's .ch4.json)."
-        " --verify DIR measures the default, the rules file and every algorithm forced side by side.",
+        " --verify DIR measures the default, the rules file and every algorithm forced side by side."
+        " Both sets measure with fresh send buffers every repetition (the driver's --validate 2,"
+        " added unless --bench-args sets --validate), as an application that computes its next"
+        " contribution has them: the driver's default re-sends unchanged memory between"
+        " repetitions 0,1,2,4,8,..., which a library's single copy can serve faster than real calls.",
         epilog="example: isochron tune --coll allreduce --np 4 --run t --launches 3 --rules r.txt;"
         " isochron tune --coll allreduce --np 4 --rules r.txt --verify v")
     t.add_argument("results", nargs="*", metavar="SET", help="launch sets with configurations alg<N>")
