@@ -8,7 +8,8 @@
 #  2. the default, the rules file and every algorithm forced, side by side in a second,
 #     independent launch set (VLAUNCHES each): per size the rules/default and rules/best-single
 #     ratios with their intervals, and whether the rules file is never slower than the default
-#     beyond launch noise and at least as fast as the best single algorithm.
+#     beyond launch noise and at least as fast as the best single algorithm (the fastest of the
+#     tuning set, compared through its launches in this independent set).
 #   COLL=allreduce NP=2 SIZES=8,1K,32K,256K,1M LAUNCHES=4 VLAUNCHES=4 MPI=ompi KEEP=DIR keeps the
 #   sets (and a rerun with the same KEEP reuses a finished tuning set)
 #   BENCH_ARGS: the driver's arguments (default: 0.15 s per point; one node, so ranks share the host's
@@ -39,6 +40,6 @@ if [ "$MPI" = ompi ]; then cat "$rules"; else
 fi
 echo
 echo "# verification (load now $(bench_load)): default, rules file and every algorithm forced"
-"${tune[@]}" --rules "$rules" --verify "$OUT/verify" --launches "$VLAUNCHES" 2>"$OUT/verify.log" \
+"${tune[@]}" --rules "$rules" --verify "$OUT/verify" --launches "$VLAUNCHES" "$OUT/algs" 2>"$OUT/verify.log" \
   || { cat "$OUT/verify.log" >&2; exit 1; }
 echo "# load at end: $(bench_load)"
