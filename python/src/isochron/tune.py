@@ -201,6 +201,8 @@ class Choice:
     noise: float | None               # pooled sd of log launch medians
     n: int                            # launches per algorithm (fewest)
     times: dict[int, float] = field(default_factory=dict)
+    alpha: float = 0.05               # the level this size was decided at (lower after adaptive launches)
+    launches: dict[int, int] = field(default_factory=dict)   # algorithm -> its launches
 
 
 def _median(xs: Sequence[float]) -> float:
@@ -226,10 +228,12 @@ def launch_medians(points: Sequence[Record], op: str) -> dict[tuple[str, int, in
     return out
 
 
-def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launches: int = 3) -> list[Choice]:
+def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launches: int = 3,
+           alphas: dict[tuple[int, int], float] | None = None) -> list[Choice]:
     """Per (nprocs, size): the algorithm for the rules file (see the module's design). An
     algorithm is considered only with at least ``min_launches`` valid launch medians on its side and
-    on the default's (a point without a valid repetition in a launch has no median)."""
+    on the default's (a point without a valid repetition in a launch has no median). ALPHAS:
+    the level of particular (nprocs, bytes) cells instead of ALPHA (those measured adaptively)."""
     from .launches import launch_test
     med = launch_medians(points, coll)
     if not med:
@@ -243,19 +247,59 @@ def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launche
                                 " (configuration alg0)")
         times = {a: _median(v) for a, v in per.items()}
         best = min(times, key=lambda a: times[a])
+        level = (alphas or {}).get((nprocs, size), alpha)
         sig = {}
         for a, v in per.items():
             if a == 0 or len(v) < max(2, min_launches) or len(per[0]) < max(2, min_launches):
                 continue
-            t = launch_test(per[0], v, alpha)
+            t = launch_test(per[0], v, level)
             if t["significant"] and t["d"] < 0:
                 sig[a] = t
         alg = min(sig, key=lambda a: times[a]) if sig else 0
-        t0 = launch_test(per[0], per[alg], alpha) if alg else None
+        t0 = launch_test(per[0], per[alg], level) if alg else None
         out.append(Choice(size, nprocs, alg, times[0], best, times[best], times[alg],
                           times[alg] / times[0], t0["p"] if t0 else None,
-                          t0["spread"] if t0 else None, min(len(v) for v in per.values()), times))
+                          t0["spread"] if t0 else None, min(len(v) for v in per.values()), times,
+                          level, {a: len(v) for a, v in per.items()}))
     return out
+
+
+#: launches per configuration added by each adaptive round
+ADAPT_STEP = 2
+
+
+def undecided(choices: Sequence[Choice], max_launches: int) -> dict[tuple[int, int], int]:
+    """(nprocs, bytes) -> the candidate of the sizes worth more launches: the fastest algorithm
+    is faster than the default but was not chosen (not significant, or too few launches), and
+    the default or the candidate has fewer than MAX_LAUNCHES launches."""
+    return {(c.nprocs, c.bytes): c.best_alg for c in choices
+            if c.best_alg != 0 and c.alg != c.best_alg and c.best_s < c.default_s
+            and min(c.launches.get(0, 0), c.launches.get(c.best_alg, 0)) < max_launches}
+
+
+def adapt(points: list[Record], coll: str, alpha: float, min_launches: int, launches: int, max_launches: int,
+          measure: Any, step: int = ADAPT_STEP) -> tuple[list[Choice], list[dict[tuple[int, int], int]]]:
+    """Adaptive launches: while some size's fastest algorithm is faster than the default but not
+    significant (:func:`undecided`), measure ``step`` more launches of just the default and the
+    candidates at just those sizes (``measure(round, cells)`` returns the new points, one
+    interleaved launch set), until each is decided or has MAX_LAUNCHES launches. Every look beyond
+    the first tests its sizes at alpha / K, K the number of rounds the cap allows (Bonferroni
+    over the extra looks), so an adapted size is chosen wrongly with probability at most 2 alpha
+    (alpha at the first look, alpha in all the extra ones together). Returns the final choices
+    and the cells measured per round."""
+    rounds = max(0, math.ceil((max_launches - launches) / step))
+    alphas: dict[tuple[int, int], float] = {}
+    ch = choose(points, coll, alpha, min_launches)
+    done = []
+    for r in range(rounds):
+        cells = undecided(ch, max_launches)
+        if not cells:
+            break
+        points.extend(measure(r + 1, cells))
+        done.append(cells)
+        alphas.update({c: alpha / rounds for c in cells})
+        ch = choose(points, coll, alpha, min_launches, alphas)
+    return ch, done
 
 
 def size_rules(coll: str, choices: Sequence[Choice], mpi: str = "ompi") -> tuple[int, list[tuple[int, int]]]:
@@ -386,12 +430,17 @@ def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = 
             "p", "launch noise"]
     rows = []
     for c in sorted(choices, key=lambda c: (c.nprocs, c.bytes)):
-        rows.append([str(c.nprocs), fmt_bytes(c.bytes), str(c.n), fmt_time(c.default_s), alg_name(mpi, coll, c.best_alg),
+        nl = str(c.n) if c.alpha == alpha else (f"{c.launches.get(0, 0)}/{c.launches.get(c.best_alg, 0)}"
+                                                 f" (adaptive, p < {c.alpha:.3g})")
+        rows.append([str(c.nprocs), fmt_bytes(c.bytes), nl, fmt_time(c.default_s), alg_name(mpi, coll, c.best_alg),
                      fmt_time(c.best_s), alg_name(mpi, coll, c.alg), f"{c.ratio:.3f}",
                      "-" if c.p is None else f"{c.p:.3f}", "-" if c.noise is None else f"{100 * c.noise:.1f} %"])
     out = [f"{coll}: per size, the default against every forced algorithm (launch medians); chosen ="
            f" the fastest of those faster than the default at p < {alpha:g}, else the default"
            + (f"; {buffers}" if buffers else "")]
+    if any(c.alpha != alpha for c in choices):
+        out.append("adaptive: launches = default/fastest after more launches of just those two, decided at the"
+                   " lower level shown (alpha over the extra looks; false choice at most 2 alpha)")
     return "\n".join(out + text_table(head, rows)) + "\n"
 
 
@@ -614,6 +663,7 @@ def cmd_tune(args: Any) -> int:
                             f" algorithms of {', '.join(ALGORITHMS[mpi])}")
     launcher = shlex.split(args.launcher)
     extra = fresh_buffer_args(shlex.split(args.bench_args or ""))
+    ctxs: list[Any] = []                 # the runs' context records (their buffer policy)
     if args.verify:
         if not args.rules or not os.path.isfile(args.rules):
             raise IsochronError("--verify DIR needs --rules FILE (a rules file isochron tune wrote)")
@@ -621,7 +671,6 @@ def cmd_tune(args: Any) -> int:
         if not os.path.exists(os.path.join(d, "manifest.json")):
             run_verify(d, launcher, args.bench, coll, args.np, args.rules, _algs(args.algs, coll, mpi),
                        args.launches, args.sizes, extra, args.seed, args.timeout, mpi)
-        ctxs: list[Any] = []
         pts, _ = load_points([d], None, ctxs)
         tuned = None
         if args.results:                 # the tuning set: the best single algorithm per size
@@ -633,17 +682,34 @@ def cmd_tune(args: Any) -> int:
     if args.run:
         if paths:
             raise IsochronError("give either --run DIR (measure) or result sets to read, not both")
-        paths = [run_algorithms(args.run, launcher, args.bench, coll, args.np, _algs(args.algs, coll, mpi),
-                                args.launches, args.sizes, extra, args.seed, args.timeout, mpi)]
+        if not os.path.exists(os.path.join(args.run, "manifest.json")):   # else: reuse the finished set
+            run_algorithms(args.run, launcher, args.bench, coll, args.np, _algs(args.algs, coll, mpi),
+                           args.launches, args.sizes, extra, args.seed, args.timeout, mpi)
+        paths = [args.run]
     if not paths:
         raise IsochronError("nothing to tune from: give a launch set (configurations alg<N>) or --run DIR")
-    ctxs = []
     pts, mpi_id = load_points(paths, None, ctxs)
     if not mpi:
         mpi = detect_mpi(args.bench, mpi_id)
         if coll not in ALGORITHMS[mpi]:
             raise IsochronError(f"--coll {coll}: not a collective isochron tune knows for {mpi_id}")
-    ch = choose(pts, coll, args.alpha, args.min_launches)
+    if args.run and args.max_launches > args.launches:
+        def measure(r: int, cells: dict[tuple[int, int], int]) -> list[Record]:
+            d = f"{args.run}.more{r}"
+            if not os.path.exists(os.path.join(d, "manifest.json")):
+                sizes = ",".join(str(b) for b in sorted({b for _n, b in cells}))
+                cfgs = [(f"alg{a}", force_args(coll, a, mpi)) for a in sorted({0, *cells.values()})]
+                _run_set(d, launcher, args.bench, coll, args.np, cfgs, ADAPT_STEP, sizes, extra,
+                         None if args.seed is None else args.seed + r, args.timeout)
+            print(f"adaptive round {r}: {ADAPT_STEP} more launches of the default and "
+                  + ", ".join(f"alg{a} at {fmt_bytes(b)}" for (_n, b), a in sorted(cells.items())) + f" ({d})",
+                  file=sys.stderr)
+            more, _ = load_points([d], None, ctxs)
+            keep = {(n, b, a) for (n, b), c in cells.items() for a in (0, c)}
+            return [p for p in more if (int(p["nprocs"]), int(p["bytes"]), _alg_of(str(p["config"]))) in keep]
+        ch, _rounds = adapt(pts, coll, args.alpha, args.min_launches, args.launches, args.max_launches, measure)
+    else:
+        ch = choose(pts, coll, args.alpha, args.min_launches)
     sys.stdout.write(choice_table(coll, ch, args.alpha, mpi, buffer_policy(ctxs)))
     if args.rules:
         for p in write_rules(args.rules, coll, ch, mpi, mpi_id, args.bench, args.mpi_lib):
@@ -690,6 +756,10 @@ def add_parser(sub: Any) -> None:
                    " at 1 - alpha (default: 0.05)")
     t.add_argument("--min-launches", type=int, default=3, help="an algorithm is chosen only with at least"
                    " this many valid launch medians on its side and the default's (default: 3)")
+    t.add_argument("--max-launches", type=int, default=12, help="--run: adaptive launches: where the"
+                   " fastest algorithm is faster than the default but not significant, measure more launches"
+                   f" of just those two at just those sizes ({ADAPT_STEP} per round, one extra launch set"
+                   " DIR.more<N> each) until significant or this many (default: 12; --launches or less: off)")
     t.add_argument("--rules", metavar="FILE", help="write (or, with --verify, use) the rules file")
     t.add_argument("--verify", metavar="DIR", help="measure (unless DIR holds a set) and compare"
                    " the default, the rules file and every algorithm forced (or those of --algs)")
