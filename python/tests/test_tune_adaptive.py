@@ -77,3 +77,13 @@ def test_no_extra_round_when_decided_or_off():
     assert rounds == [] and ch[0].alg == 1 and ch[0].alpha == 0.05
     ch, rounds = adapt(_first(), "allreduce", 0.05, 3, 4, 4, measure)  # --max-launches = --launches: off
     assert rounds == []
+
+
+def test_the_verification_reads_the_tuning_sets_adaptive_rounds(tmp_path):
+    from isochron.tune import with_rounds
+    base = tmp_path / "algs"
+    for d in ("algs", "algs.more1", "algs.more2", "algs.more4"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "manifest.json").write_text("{}")
+    (tmp_path / "algs.more3").mkdir()                                  # unfinished: no manifest; stops there
+    assert with_rounds([str(base)]) == [str(base), f"{base}.more1", f"{base}.more2"]

@@ -430,8 +430,9 @@ def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = 
             "p", "launch noise"]
     rows = []
     for c in sorted(choices, key=lambda c: (c.nprocs, c.bytes)):
-        nl = str(c.n) if c.alpha == alpha else (f"{c.launches.get(0, 0)}/{c.launches.get(c.best_alg, 0)}"
-                                                 f" (adaptive, p < {c.alpha:.3g})")
+        nl = (str(c.n) if c.alpha == alpha else
+              f"{c.launches.get(0, 0)}{'' if c.best_alg == 0 else f'/{c.launches.get(c.best_alg, 0)}'}"
+              f" (adaptive, p < {c.alpha:.3g})")
         rows.append([str(c.nprocs), fmt_bytes(c.bytes), nl, fmt_time(c.default_s), alg_name(mpi, coll, c.best_alg),
                      fmt_time(c.best_s), alg_name(mpi, coll, c.alg), f"{c.ratio:.3f}",
                      "-" if c.p is None else f"{c.p:.3f}", "-" if c.noise is None else f"{100 * c.noise:.1f} %"])
@@ -439,7 +440,7 @@ def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = 
            f" the fastest of those faster than the default at p < {alpha:g}, else the default"
            + (f"; {buffers}" if buffers else "")]
     if any(c.alpha != alpha for c in choices):
-        out.append("adaptive: launches = default/fastest after more launches of just those two, decided at the"
+        out.append("adaptive: launches = default[/fastest] after more launches of just those two, decided at the"
                    " lower level shown (alpha over the extra looks; false choice at most 2 alpha)")
     return "\n".join(out + text_table(head, rows)) + "\n"
 
@@ -613,6 +614,19 @@ def _run_set(outdir: str, launcher: Sequence[str], bench: str, coll: str, nprocs
     return outdir
 
 
+def with_rounds(paths: Sequence[str]) -> list[str]:
+    """PATHS with the adaptive rounds' sets beside each (``<set>.more1``, ``.more2``, ... while
+    they hold a finished set)."""
+    out = []
+    for p in paths:
+        out.append(p)
+        r = 1
+        while os.path.exists(os.path.join(f"{p}.more{r}", "manifest.json")):
+            out.append(f"{p}.more{r}")
+            r += 1
+    return out
+
+
 def _algs(text: str | None, coll: str, mpi: str) -> list[int]:
     names = ALGORITHMS[mpi][coll]
     if not text:
@@ -674,7 +688,7 @@ def cmd_tune(args: Any) -> int:
         pts, _ = load_points([d], None, ctxs)
         tuned = None
         if args.results:                 # the tuning set: the best single algorithm per size
-            tpts, _ = load_points(list(args.results))
+            tpts, _ = load_points(with_rounds(list(args.results)))
             tuned = best_singles(choose(tpts, coll, args.alpha, args.min_launches))
         sys.stdout.write(verify_table(pts, coll, 1 - args.alpha, mpi, buffer_policy(ctxs), tuned))
         return 0
