@@ -20,6 +20,7 @@
 set -euo pipefail
 [ -n "${PY:-}" ] || PY=$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python
 . "$(dirname "$0")/common.sh"
+bench_quick SIZES=8,32K LAUNCHES=3 VLAUNCHES=2 MAX_LAUNCHES=5
 bench_init COLL=allreduce NP=2 SIZES=8,1K,32K,256K,1M LAUNCHES=4 VLAUNCHES=4 MAX_LAUNCHES=12 MPI=ompi \
   BENCH_ARGS="--budget 0.15 --sync prop --track off --timer monotonic"
 case $MPI in

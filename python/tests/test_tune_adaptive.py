@@ -50,7 +50,7 @@ def test_more_launches_of_default_and_candidate_until_significant():
     assert c[32768].alpha == pytest.approx(0.05 / 4)                   # ceil((12 - 4) / 2) rounds
     assert c[32768].launches[0] == c[32768].launches[1] == 4 + ADAPT_STEP * len(calls)
     assert c[32768].launches[2] == 4                                    # the others not measured again
-    assert c[8].alg == 0 and c[8].alpha == 0.05
+    assert c[8].alg == 0 and c[8].alpha == 0.05 and not c[8].adapted and c[32768].adapted
     assert len(calls) < 4                                               # stopped once decided
     assert "adaptive" in choice_table("allreduce", ch, 0.05)
 
@@ -66,6 +66,17 @@ def test_stops_at_the_cap_and_keeps_the_default_when_no_difference_appears():
     assert calls == [1, 2, 3, 4]
     c = {c.bytes: c for c in ch}[32768]
     assert c.alg == 0 and c.launches[0] == c.launches[1] == 12
+
+
+def test_one_round_at_the_full_alpha_is_still_labelled_adaptive():
+    def measure(r, cells):
+        return _pts(32768, {0: [8, 12], 1: [12, 8]})
+
+    ch, rounds = adapt(_first(), "allreduce", 0.05, 3, 4, 6, measure)   # ceil((6 - 4) / 2) = 1 round: alpha / 1
+    c = {c.bytes: c for c in ch}[32768]
+    assert len(rounds) == 1 and c.adapted and c.alpha == 0.05
+    row = [ln for ln in choice_table("allreduce", ch, 0.05).splitlines() if "32 KiB" in ln][0]
+    assert "6/6 (adaptive, p < 0.05)" in row
 
 
 def test_no_extra_round_when_decided_or_off():

@@ -203,6 +203,7 @@ class Choice:
     times: dict[int, float] = field(default_factory=dict)
     alpha: float = 0.05               # the level this size was decided at (lower after adaptive launches)
     launches: dict[int, int] = field(default_factory=dict)   # algorithm -> its launches
+    adapted: bool = False             # measured further by adaptive launches
 
 
 def _median(xs: Sequence[float]) -> float:
@@ -260,7 +261,7 @@ def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launche
         out.append(Choice(size, nprocs, alg, times[0], best, times[best], times[alg],
                           times[alg] / times[0], t0["p"] if t0 else None,
                           t0["spread"] if t0 else None, min(len(v) for v in per.values()), times,
-                          level, {a: len(v) for a, v in per.items()}))
+                          level, {a: len(v) for a, v in per.items()}, (nprocs, size) in (alphas or {})))
     return out
 
 
@@ -430,7 +431,7 @@ def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = 
             "p", "launch noise"]
     rows = []
     for c in sorted(choices, key=lambda c: (c.nprocs, c.bytes)):
-        nl = (str(c.n) if c.alpha == alpha else
+        nl = (str(c.n) if not c.adapted else
               f"{c.launches.get(0, 0)}{'' if c.best_alg == 0 else f'/{c.launches.get(c.best_alg, 0)}'}"
               f" (adaptive, p < {c.alpha:.3g})")
         rows.append([str(c.nprocs), fmt_bytes(c.bytes), nl, fmt_time(c.default_s), alg_name(mpi, coll, c.best_alg),
@@ -439,9 +440,9 @@ def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = 
     out = [f"{coll}: per size, the default against every forced algorithm (launch medians); chosen ="
            f" the fastest of those faster than the default at p < {alpha:g}, else the default"
            + (f"; {buffers}" if buffers else "")]
-    if any(c.alpha != alpha for c in choices):
+    if any(c.adapted for c in choices):
         out.append("adaptive: launches = default[/fastest] after more launches of just those two, decided at the"
-                   " lower level shown (alpha over the extra looks; false choice at most 2 alpha)")
+                   " level shown (alpha / the rounds the cap allows; false choice at most 2 alpha)")
     return "\n".join(out + text_table(head, rows)) + "\n"
 
 
