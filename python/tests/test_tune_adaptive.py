@@ -32,6 +32,9 @@ def test_the_first_look_keeps_the_default_where_the_faster_candidate_is_not_sign
     assert ch[32768].best_alg == 1 and ch[32768].alg == 0
     assert not launch_test([m * 1e-6 for m in NOISY[0]], [m * 1e-6 for m in NOISY[1]])["significant"]
     assert undecided(list(ch.values()), 12) == {(4, 32768): 1}
+    t = launch_test([m * 1e-6 for m in NOISY[0]], [m * 1e-6 for m in NOISY[1]])
+    assert ch[32768].best_p == pytest.approx(t["p"]) and ch[8].best_p is None
+    assert f"({t['p']:.3f})" in choice_table("allreduce", list(ch.values()), 0.05)
     assert undecided(list(ch.values()), 4) == {}          # at the cap already
 
 

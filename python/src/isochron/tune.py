@@ -204,6 +204,7 @@ class Choice:
     alpha: float = 0.05               # the level this size was decided at (lower after adaptive launches)
     launches: dict[int, int] = field(default_factory=dict)   # algorithm -> its launches
     adapted: bool = False             # measured further by adaptive launches
+    best_p: float | None = None       # the fastest algorithm's p against the default (None: it is the default)
 
 
 def _median(xs: Sequence[float]) -> float:
@@ -258,10 +259,12 @@ def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launche
                 sig[a] = t
         alg = min(sig, key=lambda a: times[a]) if sig else 0
         t0 = launch_test(per[0], per[alg], level) if alg else None
+        tb = launch_test(per[0], per[best], level) if best else None
         out.append(Choice(size, nprocs, alg, times[0], best, times[best], times[alg],
                           times[alg] / times[0], t0["p"] if t0 else None,
                           t0["spread"] if t0 else None, min(len(v) for v in per.values()), times,
-                          level, {a: len(v) for a, v in per.items()}, (nprocs, size) in (alphas or {})))
+                          level, {a: len(v) for a, v in per.items()}, (nprocs, size) in (alphas or {}),
+                          tb["p"] if tb else None))
     return out
 
 
@@ -436,9 +439,11 @@ def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = 
               f" (adaptive, p < {c.alpha:.3g})")
         rows.append([str(c.nprocs), fmt_bytes(c.bytes), nl, fmt_time(c.default_s), alg_name(mpi, coll, c.best_alg),
                      fmt_time(c.best_s), alg_name(mpi, coll, c.alg), f"{c.ratio:.3f}",
-                     "-" if c.p is None else f"{c.p:.3f}", "-" if c.noise is None else f"{100 * c.noise:.1f} %"])
+                     f"{c.p:.3f}" if c.p is not None else f"({c.best_p:.3f})" if c.best_p is not None else "-",
+                     "-" if c.noise is None else f"{100 * c.noise:.1f} %"])
     out = [f"{coll}: per size, the default against every forced algorithm (launch medians); chosen ="
-           f" the fastest of those faster than the default at p < {alpha:g}, else the default"
+           f" the fastest of those faster than the default at p < {alpha:g}, else the default (p in parentheses:"
+           f" the fastest's, not chosen)"
            + (f"; {buffers}" if buffers else "")]
     if any(c.adapted for c in choices):
         out.append("adaptive: launches = default[/fastest] after more launches of just those two, decided at the"
