@@ -29,7 +29,14 @@ medians, :func:`isochron.launches.launch_test`); the rules file names an algorit
 only when it is significantly faster than the default *and* the fastest of those, else 0 (the
 default stays). Boundaries between measured sizes are their geometric means. A rule for
 communicator size np + 1 with algorithm 0 keeps larger communicators on the default, so the file
-acts only where it was measured (smaller ones have no rule and keep the default too).
+acts only where it was measured (smaller ones have no rule and keep the default too). Where the
+fastest algorithm is faster than the default but not significant, adaptive launches
+(:func:`adapt`) measure just those two at just those sizes further, up to a cap, the extra looks at
+a Bonferroni-lowered level. Every set measures with fresh send buffers (the driver's --validate 2,
+:func:`isochron.launches.fresh_buffer_args`). The verification (:func:`verify`) holds the rules file
+to the default and to the best single algorithm *of the tuning set* (its fastest launch median),
+measured again in the independent verification set: the minimum over the verification set's own
+algorithms would be biased low (the winner's curse).
 
 MPICH 4.0 (read from its sources, src/mpi/coll/src/csel.c and maint/tuning/coll/, and checked by
 running Debian's MPICH 4.0.2 with the files, tests/tune/mpich_json_accept.sh):
