@@ -25,6 +25,12 @@ The launch-to-launch noise is stated beside each pair: the sd of the log ratios 
 uses) and the sd of the collective's own log launch medians (what a rerun of the collective
 alone would see). An A/A run (``--aa``: each collective against ``<coll>_alias``, the same MPI
 call under a second name) gives the false-violation rate of the whole procedure.
+
+``--run`` measures with fresh send buffers every repetition (the driver's --validate 2 unless the
+user's driver arguments set --validate; :func:`isochron.launches.fresh_buffer_args`): with the
+driver's default a rank re-sends unchanged memory between repetitions 0, 1, 2, 4, 8, ..., and Open
+MPI's single copy made "scan slower than Exscan + op" an artifact of that. The table's title line
+gives the policy the runs recorded.
 """
 from __future__ import annotations
 
