@@ -12,6 +12,8 @@ from scipy.stats import t as student
 from isochron import IsochronError
 from isochron.tune import (
     Choice,
+    best_singles,
+    choose,
     detect_mpi,
     force_args,
     mpich_builtin_trees,
@@ -191,3 +193,37 @@ def test_verify_needs_forced_algorithms_beside_the_rules():
         verify(_points({"default": [1e-6, 1e-6, 1e-6], "rules": [1e-6, 1e-6, 1e-6]}), "allgather")
     with pytest.raises(IsochronError, match="'default' and 'rules'"):
         verify(_points({"alg1": [1e-6, 1e-6, 1e-6]}), "allgather")
+
+
+def test_verify_best_single_comes_from_the_tuning_set():
+    # tuning set: alg1 fastest (not significantly: the choice rule may keep the default)
+    tuned = best_singles(choose(_points({"alg0": [10e-6, 10.5e-6, 10.2e-6], "alg1": [6e-6, 6.1e-6, 6.2e-6],
+                                                "alg2": [7e-6, 7.2e-6, 7.1e-6]}), "allgather"))
+    assert tuned == {(2, 1024): "alg1"}
+    # verification: the rules file runs alg1; alg2 happens to be lowest here (a minimum of noisy medians)
+    meds = {"default": [10e-6, 10.2e-6, 10.1e-6], "rules": [6e-6, 6.1e-6, 6.2e-6],
+            "alg1": [6e-6, 6.2e-6, 6.1e-6], "alg2": [4.9e-6, 5e-6, 5.05e-6]}
+    (k,) = verify(_points(meds), "allgather", tuned=tuned)
+    assert k.best == "alg1" and k.best_from == "tuning set" and k.fastest_here == "alg2"
+    assert k.vs_best == pytest.approx(_interval(meds["alg1"], meds["rules"]))
+    assert k.vs_fastest_here == pytest.approx(_interval(meds["alg2"], meds["rules"]))
+    assert not k.slower_than_best and k.verdict == "faster than default"
+    text = verify_table(_points(meds), "allgather", tuned=tuned)
+    assert "best single (tuning set)" in text and "fastest here" in text
+    assert "NOT met" not in text and "informative: rules slower than the fastest here beyond noise at 1 of 1" in text
+    # without the tuning set the biased minimum decides
+    (k,) = verify(_points(meds), "allgather")
+    assert k.best == "alg2" and k.best_from == "this set" and k.slower_than_best
+
+
+def test_verify_best_single_may_be_the_default_and_must_be_measured():
+    tuned = best_singles(choose(_points({"alg0": [5e-6, 5.1e-6, 5.2e-6], "alg1": [6e-6, 6.1e-6, 6.2e-6]}),
+                                "allgather"))
+    assert tuned == {(2, 1024): "default"}
+    meds = {"default": [5e-6, 5.1e-6, 5.2e-6], "rules": [5e-6, 5.2e-6, 5.1e-6], "alg1": [6e-6, 6.1e-6, 6.2e-6]}
+    (k,) = verify(_points(meds), "allgather", tuned=tuned)
+    assert k.best == "default" and "0:default" in verify_table(_points(meds), "allgather", tuned=tuned)
+    with pytest.raises(IsochronError, match="alg3.*not measured"):
+        verify(_points(meds), "allgather", tuned={(2, 1024): "alg3"})
+    with pytest.raises(IsochronError, match="not in the tuning set"):
+        verify(_points(meds), "allgather", tuned={(2, 8): "alg1"})

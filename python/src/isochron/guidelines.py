@@ -25,6 +25,12 @@ The launch-to-launch noise is stated beside each pair: the sd of the log ratios 
 uses) and the sd of the collective's own log launch medians (what a rerun of the collective
 alone would see). An A/A run (``--aa``: each collective against ``<coll>_alias``, the same MPI
 call under a second name) gives the false-violation rate of the whole procedure.
+
+``--run`` measures with fresh send buffers every repetition (the driver's --validate 2 unless the
+user's driver arguments set --validate; :func:`isochron.launches.fresh_buffer_args`): with the
+driver's default a rank re-sends unchanged memory between repetitions 0, 1, 2, 4, 8, ..., and Open
+MPI's single copy made "scan slower than Exscan + op" an artifact of that. The table's title line
+gives the policy the runs recorded.
 """
 from __future__ import annotations
 
@@ -36,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence, TextIO
 
 from .base import IsochronError, Record
-from .launches import add_run_arguments, library_id, load_points  # noqa: F401 (re-exported)
+from .launches import add_run_arguments, buffer_policy, fresh_buffer_args, library_id, load_points  # noqa: F401 (re-exported)
 from .units import fmt_bytes, fmt_time
 
 #: the guidelines: collective -> its mock-up (registry names), in the order of the paper's list
@@ -88,6 +94,7 @@ class Result:
     tolerance: float = DEFAULT_TOLERANCE
     sources: list[str] = field(default_factory=list)
     mpi: str = ""
+    buffers: str = ""                  # the runs' buffer policy (launches.buffer_policy)
 
 
 def _median(xs: Sequence[float]) -> float:
@@ -206,7 +213,8 @@ def table(res: Result) -> str:
         lines.append(f"MPI: {res.mpi}")
     lines.append(f"{'A/A control' if res.aa else 'guidelines'}: ratio = {side} time / collective time per"
                  f" launch (launch medians), t interval over launches; violated: CI below 1; holds:"
-                 f" CI above 1/(1+{res.tolerance:g}); else inconclusive")
+                 f" CI above 1/(1+{res.tolerance:g}); else inconclusive"
+                 + (f"; {res.buffers}" if res.buffers else ""))
     lines.append("  ".join(h.ljust(w[i]) for i, h in enumerate(head)))
     for r in rows:
         lines.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
@@ -338,14 +346,16 @@ def cmd_guidelines(args: Any) -> int:
         colls = [c for c in args.colls.split(",") if c] if args.colls else list(GUIDELINES)
         paths = run_sets(args.run, shlex.split(args.launcher), args.bench,
                          _ints(args.np, "--np"), args.launches, args.sizes, colls, args.aa,
-                         shlex.split(args.bench_args or ""), args.seed, timeout=args.timeout)
+                         fresh_buffer_args(shlex.split(args.bench_args or "")), args.seed,
+                         timeout=args.timeout)
     if not paths:
         raise IsochronError("nothing to check: give result sets (launch-set directories or JSON"
                             " Lines) or --run DIR to measure")
     hosts: list[str] = []
-    pts, mpi = load_points(paths, hosts)
+    ctxs: list[Any] = []
+    pts, mpi = load_points(paths, hosts, ctxs)
     res = Result(analyse(pts, args.aa, args.level, args.tolerance), args.aa, args.level,
-                 args.tolerance, paths, mpi)
+                 args.tolerance, paths, mpi, buffer_policy(ctxs))
     sys.stdout.write(table(res))
     if args.profile:
         if args.aa:
@@ -381,7 +391,11 @@ def add_parser(sub: Any) -> None:
         " sides in every launch. Per process count and size: holds / violated / inconclusive,"
         " the ratio with its confidence interval across launches and the launch-to-launch noise;"
         " violations by size range. --aa measures each collective against itself under a second"
-        " name (<coll>_alias): the false-violation rate.",
+        " name (<coll>_alias): the false-violation rate. --run measures with fresh send buffers"
+        " every repetition (the driver's --validate 2, added unless --bench-args sets --validate):"
+        " with the driver's default a rank re-sends unchanged memory between repetitions 0,1,2,4,"
+        "8,..., which Open MPI's single copy turns into an artifact (scan at 2 ranks: 0.34 against"
+        " 0.99-1.08 fresh). The table's title line says the policy the sets were measured with.",
         epilog="example: isochron guidelines --run gl --np 2,4 --launches 4 --sizes 8,1K,64K;"
         " then isochron guidelines gl/np2 gl/np4 reads the sets again")
     g.add_argument("results", nargs="*", metavar="SET",

@@ -71,9 +71,10 @@ def library_id(version: str) -> str:
     return version.split(",")[0].split("\n")[0].replace("\t", " ").strip()
 
 
-def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[list[Record], str]:
+def load_points(paths: Sequence[str], hosts: list[str] | None = None,
+                contexts: list[Any] | None = None) -> tuple[list[Record], str]:
     """The points of the result sets and the MPI library (up to its first comma); HOSTS, when
-    given, receives the sorted host set of the runs."""
+    given, receives the sorted host set of the runs, CONTEXTS the runs' context records."""
     from .dataset import read
     pts: list[Record] = []
     mpi = ""
@@ -83,6 +84,8 @@ def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[l
         for w in ds.warnings:
             print(f"isochron: warning: {w}", file=sys.stderr)
         pts += ds.records.get("point", [])
+        if contexts is not None:
+            contexts += ds.contexts
         for ctx in ds.contexts:
             info = ctx.get("run", {}) if isinstance(ctx, dict) else {}
             if not mpi:
@@ -91,6 +94,37 @@ def load_points(paths: Sequence[str], hosts: list[str] | None = None) -> tuple[l
     if hosts is not None:
         hosts[:] = sorted(seen)
     return pts, mpi
+
+
+#: isochron-bench's --validate 2: every repetition rewrites the send buffers (and checks what
+#: arrived). The driver's default, 1, rewrites them only before repetitions 0, 1, 2, 4, 8, ..., so
+#: between those a rank sends the unchanged memory it sent before, which a library may serve from
+#: a cache a real program never warms: under Open MPI 4.1.4's CMA single copy "scan slower than
+#: Exscan + op" at 2 ranks measured 0.34 with the default and 0.99-1.08 with fresh buffers
+#: (bench/results/guidelines-fresh-buffers-*). A program computes its next contribution, so the
+#: commands that decide from measurements (guidelines, tune) measure with fresh buffers.
+FRESH_BUFFERS = ["--validate", "2"]
+
+
+def fresh_buffer_args(extra: Sequence[str]) -> list[str]:
+    """The driver's arguments EXTRA with ``--validate 2`` appended, unless EXTRA sets --validate."""
+    if any(a == "--validate" or a.startswith("--validate=") for a in extra):
+        return list(extra)
+    return list(extra) + FRESH_BUFFERS
+
+
+def buffer_policy(contexts: Sequence[Any]) -> str:
+    """How the runs of CONTEXTS prepared their send buffers, from the driver's --validate
+    (options.validate of each run): for a table's title."""
+    names = {0: "buffers written once (--validate 0)",
+             1: "buffers rewritten before repetitions 0,1,2,4,8,... only (--validate 1)",
+             2: "fresh buffers every repetition (--validate 2)"}
+    seen = sorted({int(c["options"]["validate"]) for c in contexts
+                   if isinstance(c, dict) and isinstance(c.get("options"), dict)
+                   and isinstance(c["options"].get("validate"), int)})
+    if not seen:
+        return "buffer policy not recorded"
+    return "; ".join(names.get(v, f"--validate {v}") for v in seen) + (" (MIXED)" if len(seen) > 1 else "")
 
 
 def add_run_arguments(parser: Any, prefix: str = "") -> None:

@@ -29,7 +29,14 @@ medians, :func:`isochron.launches.launch_test`); the rules file names an algorit
 only when it is significantly faster than the default *and* the fastest of those, else 0 (the
 default stays). Boundaries between measured sizes are their geometric means. A rule for
 communicator size np + 1 with algorithm 0 keeps larger communicators on the default, so the file
-acts only where it was measured (smaller ones have no rule and keep the default too).
+acts only where it was measured (smaller ones have no rule and keep the default too). Where the
+fastest algorithm is faster than the default but not significant, adaptive launches
+(:func:`adapt`) measure just those two at just those sizes further, up to a cap, the extra looks at
+a Bonferroni-lowered level. Every set measures with fresh send buffers (the driver's --validate 2,
+:func:`isochron.launches.fresh_buffer_args`). The verification (:func:`verify`) holds the rules file
+to the default and to the best single algorithm *of the tuning set* (its fastest launch median),
+measured again in the independent verification set: the minimum over the verification set's own
+algorithms would be biased low (the winner's curse).
 
 MPICH 4.0 (read from its sources, src/mpi/coll/src/csel.c and maint/tuning/coll/, and checked by
 running Debian's MPICH 4.0.2 with the files, tests/tune/mpich_json_accept.sh):
@@ -201,6 +208,10 @@ class Choice:
     noise: float | None               # pooled sd of log launch medians
     n: int                            # launches per algorithm (fewest)
     times: dict[int, float] = field(default_factory=dict)
+    alpha: float = 0.05               # the level this size was decided at (lower after adaptive launches)
+    launches: dict[int, int] = field(default_factory=dict)   # algorithm -> its launches
+    adapted: bool = False             # measured further by adaptive launches
+    best_p: float | None = None       # the fastest algorithm's p against the default (None: it is the default)
 
 
 def _median(xs: Sequence[float]) -> float:
@@ -226,10 +237,12 @@ def launch_medians(points: Sequence[Record], op: str) -> dict[tuple[str, int, in
     return out
 
 
-def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launches: int = 3) -> list[Choice]:
+def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launches: int = 3,
+           alphas: dict[tuple[int, int], float] | None = None) -> list[Choice]:
     """Per (nprocs, size): the algorithm for the rules file (see the module's design). An
     algorithm is considered only with at least ``min_launches`` valid launch medians on its side and
-    on the default's (a point without a valid repetition in a launch has no median)."""
+    on the default's (a point without a valid repetition in a launch has no median). ALPHAS:
+    the level of particular (nprocs, bytes) cells instead of ALPHA (those measured adaptively)."""
     from .launches import launch_test
     med = launch_medians(points, coll)
     if not med:
@@ -243,19 +256,61 @@ def choose(points: Sequence[Record], coll: str, alpha: float = 0.05, min_launche
                                 " (configuration alg0)")
         times = {a: _median(v) for a, v in per.items()}
         best = min(times, key=lambda a: times[a])
+        level = (alphas or {}).get((nprocs, size), alpha)
         sig = {}
         for a, v in per.items():
             if a == 0 or len(v) < max(2, min_launches) or len(per[0]) < max(2, min_launches):
                 continue
-            t = launch_test(per[0], v, alpha)
+            t = launch_test(per[0], v, level)
             if t["significant"] and t["d"] < 0:
                 sig[a] = t
         alg = min(sig, key=lambda a: times[a]) if sig else 0
-        t0 = launch_test(per[0], per[alg], alpha) if alg else None
+        t0 = launch_test(per[0], per[alg], level) if alg else None
+        tb = launch_test(per[0], per[best], level) if best else None
         out.append(Choice(size, nprocs, alg, times[0], best, times[best], times[alg],
                           times[alg] / times[0], t0["p"] if t0 else None,
-                          t0["spread"] if t0 else None, min(len(v) for v in per.values()), times))
+                          t0["spread"] if t0 else None, min(len(v) for v in per.values()), times,
+                          level, {a: len(v) for a, v in per.items()}, (nprocs, size) in (alphas or {}),
+                          tb["p"] if tb else None))
     return out
+
+
+#: launches per configuration added by each adaptive round
+ADAPT_STEP = 2
+
+
+def undecided(choices: Sequence[Choice], max_launches: int) -> dict[tuple[int, int], int]:
+    """(nprocs, bytes) -> the candidate of the sizes worth more launches: the fastest algorithm
+    is faster than the default but was not chosen (not significant, or too few launches), and
+    the default or the candidate has fewer than MAX_LAUNCHES launches."""
+    return {(c.nprocs, c.bytes): c.best_alg for c in choices
+            if c.best_alg != 0 and c.alg != c.best_alg and c.best_s < c.default_s
+            and min(c.launches.get(0, 0), c.launches.get(c.best_alg, 0)) < max_launches}
+
+
+def adapt(points: list[Record], coll: str, alpha: float, min_launches: int, launches: int, max_launches: int,
+          measure: Any, step: int = ADAPT_STEP) -> tuple[list[Choice], list[dict[tuple[int, int], int]]]:
+    """Adaptive launches: while some size's fastest algorithm is faster than the default but not
+    significant (:func:`undecided`), measure ``step`` more launches of just the default and the
+    candidates at just those sizes (``measure(round, cells)`` returns the new points, one
+    interleaved launch set), until each is decided or has MAX_LAUNCHES launches. Every look beyond
+    the first tests its sizes at alpha / K, K the number of rounds the cap allows (Bonferroni
+    over the extra looks), so an adapted size is chosen wrongly with probability at most 2 alpha
+    (alpha at the first look, alpha in all the extra ones together). Returns the final choices
+    and the cells measured per round."""
+    rounds = max(0, math.ceil((max_launches - launches) / step))
+    alphas: dict[tuple[int, int], float] = {}
+    ch = choose(points, coll, alpha, min_launches)
+    done = []
+    for r in range(rounds):
+        cells = undecided(ch, max_launches)
+        if not cells:
+            break
+        points.extend(measure(r + 1, cells))
+        done.append(cells)
+        alphas.update({c: alpha / rounds for c in cells})
+        ch = choose(points, coll, alpha, min_launches, alphas)
+    return ch, done
 
 
 def size_rules(coll: str, choices: Sequence[Choice], mpi: str = "ompi") -> tuple[int, list[tuple[int, int]]]:
@@ -381,32 +436,50 @@ def alg_name(mpi: str, coll: str, a: int) -> str:
     return f"{a}:{names[a]}" if a < len(names) else str(a)
 
 
-def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = "ompi") -> str:
+def choice_table(coll: str, choices: Sequence[Choice], alpha: float, mpi: str = "ompi", buffers: str = "") -> str:
     head = ["np", "size", "launches", "default (us)", "fastest", "fastest (us)", "chosen", "chosen/default",
             "p", "launch noise"]
     rows = []
     for c in sorted(choices, key=lambda c: (c.nprocs, c.bytes)):
-        rows.append([str(c.nprocs), fmt_bytes(c.bytes), str(c.n), fmt_time(c.default_s), alg_name(mpi, coll, c.best_alg),
+        nl = (str(c.n) if not c.adapted else
+              f"{c.launches.get(0, 0)}{'' if c.best_alg == 0 else f'/{c.launches.get(c.best_alg, 0)}'}"
+              f" (adaptive, p < {c.alpha:.3g})")
+        rows.append([str(c.nprocs), fmt_bytes(c.bytes), nl, fmt_time(c.default_s), alg_name(mpi, coll, c.best_alg),
                      fmt_time(c.best_s), alg_name(mpi, coll, c.alg), f"{c.ratio:.3f}",
-                     "-" if c.p is None else f"{c.p:.3f}", "-" if c.noise is None else f"{100 * c.noise:.1f} %"])
+                     f"{c.p:.3f}" if c.p is not None else f"({c.best_p:.3f})" if c.best_p is not None else "-",
+                     "-" if c.noise is None else f"{100 * c.noise:.1f} %"])
     out = [f"{coll}: per size, the default against every forced algorithm (launch medians); chosen ="
-           f" the fastest of those faster than the default at p < {alpha:g}, else the default"]
+           f" the fastest of those faster than the default at p < {alpha:g}, else the default (p in parentheses:"
+           f" the fastest's, not chosen)"
+           + (f"; {buffers}" if buffers else "")]
+    if any(c.adapted for c in choices):
+        out.append("adaptive: launches = default[/fastest] after more launches of just those two, decided at the"
+                   " level shown (alpha / the rounds the cap allows; false choice at most 2 alpha)")
     return "\n".join(out + text_table(head, rows)) + "\n"
 
 
 @dataclass
 class Check:
     """One size of a verification set: the rules file against the default and the best single
-    algorithm (each ratio the geometric mean ratio of launch medians with its t interval)."""
+    algorithm (each ratio the geometric mean ratio of launch medians with its t interval).
+
+    The best single algorithm is chosen in the *tuning* set (the fastest launch median there,
+    significant or not) and compared through its launches in this set: independent of the data
+    that judges it. The fastest of the forced algorithms in this set itself, a minimum of noisy
+    medians and so biased low (the winner's curse), is kept as an informative column; it decides
+    only when no tuning set is given."""
     nprocs: int
     bytes: int
     times: dict[str, float]           # configuration -> median of its launch medians
     n: int                            # launches (fewest of the configurations)
     vs_default: tuple[float, float, float]    # ratio, lo, hi
-    best: str                          # the fastest forced algorithm (alg<N>)
+    best: str                          # the best single algorithm: "default" or alg<N>
     vs_best: tuple[float, float, float]
     slower_than_default: bool          # the whole interval above 1
     slower_than_best: bool
+    best_from: str = "this set"        # "tuning set" (independent) or "this set" (biased low)
+    fastest_here: str = ""             # the fastest forced algorithm in this set
+    vs_fastest_here: tuple[float, float, float] = (math.nan, 0.0, math.inf)
 
     @property
     def verdict(self) -> str:
@@ -428,9 +501,18 @@ def ratio_interval(med_a: Sequence[float], med_b: Sequence[float], level: float 
     return r, math.exp(t["d"] - t["limit"]), math.exp(t["d"] + t["limit"])
 
 
-def verify(points: Sequence[Record], coll: str, level: float = 0.95) -> list[Check]:
+def best_singles(choices: Sequence[Choice]) -> dict[tuple[int, int], str]:
+    """(nprocs, bytes) -> the tuning set's fastest configuration by launch median, significant or
+    not, named as in a verification set ("default" for algorithm 0)."""
+    return {(c.nprocs, c.bytes): ("default" if c.best_alg == 0 else f"alg{c.best_alg}") for c in choices}
+
+
+def verify(points: Sequence[Record], coll: str, level: float = 0.95,
+           tuned: dict[tuple[int, int], str] | None = None) -> list[Check]:
     """Configurations 'default', 'rules' and 'alg<N>' of one set, per size: the rules file against
-    the default and against the fastest single forced algorithm, on launch medians."""
+    the default and against the best single algorithm, on launch medians. TUNED (from
+    :func:`best_singles` of the tuning set) names the best single algorithm per size; without
+    it, the fastest forced algorithm of this set stands in (biased low)."""
     med = launch_medians(points, coll)
     out = []
     for nprocs, size in sorted({(k[1], k[2]) for k in med}):
@@ -440,37 +522,67 @@ def verify(points: Sequence[Record], coll: str, level: float = 0.95) -> list[Che
         forced = {c: v for c, v in per.items() if c.startswith("alg") and c != "alg0"}
         if not forced:
             raise IsochronError(f"{coll} at {size} B: no forced algorithm (alg<N>) measured beside the rules file")
-        best = min(forced, key=lambda c: _median(forced[c]))
+        here = min(forced, key=lambda c: _median(forced[c]))
+        if tuned is None:
+            best, src = here, "this set"
+        else:
+            if (nprocs, size) not in tuned:
+                raise IsochronError(f"{coll} at {size} B on {nprocs} processes: not in the tuning set")
+            best, src = tuned[(nprocs, size)], "tuning set"
+            if best not in per:
+                raise IsochronError(f"{coll} at {size} B: the tuning set's fastest ({best}) is not measured"
+                                    " in the verification set (measure it: --algs)")
         vd = ratio_interval(per["default"], per["rules"], level)
-        vb = ratio_interval(forced[best], per["rules"], level)
+        vb = ratio_interval(per[best], per["rules"], level)
+        vh = ratio_interval(forced[here], per["rules"], level)
         out.append(Check(nprocs, size, {c: _median(v) for c, v in per.items()}, min(len(v) for v in per.values()),
-                         vd, best, vb, vd[1] > 1, vb[1] > 1))
+                         vd, best, vb, vd[1] > 1, vb[1] > 1, src, here, vh))
     if not out:
         raise IsochronError(f"no {coll} points with both configurations 'default' and 'rules'")
     return out
 
 
-def verify_table(points: Sequence[Record], coll: str, level: float = 0.95, mpi: str = "ompi") -> str:
-    checks = verify(points, coll, level)
+def _cfg_name(mpi: str, coll: str, cfg: str) -> str:
+    return "0:default" if cfg == "default" else alg_name(mpi, coll, _alg_of(cfg))
+
+
+def verify_table(points: Sequence[Record], coll: str, level: float = 0.95, mpi: str = "ompi", buffers: str = "",
+                 tuned: dict[tuple[int, int], str] | None = None) -> str:
+    checks = verify(points, coll, level, tuned)
     algs = sorted({c for k in checks for c in k.times if c.startswith("alg") and c != "alg0"}, key=_alg_of)
     pct = f"{100 * level:g} %"
+    src = "tuning set" if tuned is not None else "this set"
     head = (["np", "size", "launches", "default", "rules"] + [alg_name(mpi, coll, _alg_of(a)) for a in algs]
-            + [f"rules/default [{pct} CI]", "best single", f"rules/best [{pct} CI]", "verdict"])
+            + [f"rules/default [{pct} CI]", f"best single ({src})", f"rules/best [{pct} CI]"]
+            + (["fastest here", "rules/fastest here"] if tuned is not None else []) + ["verdict"])
 
     def cell(r: tuple[float, float, float]) -> str:
         return f"{r[0]:.3f} [{r[1]:.3f}, {r[2]:.3f}]" if math.isfinite(r[2]) else f"{r[0]:.3f} [-]"
 
     rows = [[str(k.nprocs), fmt_bytes(k.bytes), str(k.n), fmt_time(k.times["default"]), fmt_time(k.times["rules"])]
             + [fmt_time(k.times[a]) if a in k.times else "-" for a in algs]
-            + [cell(k.vs_default), alg_name(mpi, coll, _alg_of(k.best)), cell(k.vs_best), k.verdict] for k in checks]
+            + [cell(k.vs_default), _cfg_name(mpi, coll, k.best), cell(k.vs_best)]
+            + ([alg_name(mpi, coll, _alg_of(k.fastest_here)), f"{k.vs_fastest_here[0]:.3f}"] if tuned is not None else [])
+            + [k.verdict] for k in checks]
     nd = sum(k.slower_than_default for k in checks)
     nb = sum(k.slower_than_best for k in checks)
     out = [f"{coll}: the rules file against the default and every single algorithm, one interleaved launch set"
-           f" (times: medians of launch medians, us; ratios: geometric mean of launch-median ratios, t interval)"]
+           f" (times: medians of launch medians, us; ratios: geometric mean of launch-median ratios, t interval)"
+           + (f"; {buffers}" if buffers else "")]
+    if tuned is not None:
+        out.append("best single = the fastest algorithm of the independent tuning set (significant or not),"
+                   " compared through its launches here; fastest here = the minimum over this set's forced"
+                   " algorithms (informative: a minimum of noisy medians, biased low)")
+    else:
+        out.append("best single = the fastest forced algorithm of this set itself (no tuning set given:"
+                   " a minimum of noisy medians, biased low, so 'slower than best single' overstates)")
     out += text_table(head, rows)
     out.append(f"targets: rules never slower than default beyond noise: {'met' if not nd else f'NOT met at {nd} size(s)'};"
-               f" rules at least as fast as the best single algorithm within noise:"
+               f" rules at least as fast as the best single algorithm ({src}) within noise:"
                f" {'met' if not nb else f'NOT met at {nb} size(s)'} ({len(checks)} sizes)")
+    if tuned is not None:
+        nh = sum(k.vs_fastest_here[1] > 1 for k in checks)
+        out.append(f"informative: rules slower than the fastest here beyond noise at {nh} of {len(checks)} size(s)")
     return "\n".join(out) + "\n"
 
 
@@ -515,6 +627,19 @@ def _run_set(outdir: str, launcher: Sequence[str], bench: str, coll: str, nprocs
     return outdir
 
 
+def with_rounds(paths: Sequence[str]) -> list[str]:
+    """PATHS with the adaptive rounds' sets beside each (``<set>.more1``, ``.more2``, ... while
+    they hold a finished set)."""
+    out = []
+    for p in paths:
+        out.append(p)
+        r = 1
+        while os.path.exists(os.path.join(f"{p}.more{r}", "manifest.json")):
+            out.append(f"{p}.more{r}")
+            r += 1
+    return out
+
+
 def _algs(text: str | None, coll: str, mpi: str) -> list[int]:
     names = ALGORITHMS[mpi][coll]
     if not text:
@@ -555,7 +680,7 @@ def write_rules(path: str, coll: str, choices: Sequence[Choice], mpi: str, mpi_i
 
 
 def cmd_tune(args: Any) -> int:
-    from .launches import load_points
+    from .launches import buffer_policy, fresh_buffer_args, load_points
     coll = args.coll
     mpi = args.mpi
     if mpi == "auto":
@@ -564,7 +689,8 @@ def cmd_tune(args: Any) -> int:
         raise IsochronError(f"--coll {coll}: isochron tune knows {'MPICH' if mpi == 'mpich' else 'Open MPI'}'s"
                             f" algorithms of {', '.join(ALGORITHMS[mpi])}")
     launcher = shlex.split(args.launcher)
-    extra = shlex.split(args.bench_args or "")
+    extra = fresh_buffer_args(shlex.split(args.bench_args or ""))
+    ctxs: list[Any] = []                 # the runs' context records (their buffer policy)
     if args.verify:
         if not args.rules or not os.path.isfile(args.rules):
             raise IsochronError("--verify DIR needs --rules FILE (a rules file isochron tune wrote)")
@@ -572,24 +698,46 @@ def cmd_tune(args: Any) -> int:
         if not os.path.exists(os.path.join(d, "manifest.json")):
             run_verify(d, launcher, args.bench, coll, args.np, args.rules, _algs(args.algs, coll, mpi),
                        args.launches, args.sizes, extra, args.seed, args.timeout, mpi)
-        pts, _ = load_points([d])
-        sys.stdout.write(verify_table(pts, coll, 1 - args.alpha, mpi))
+        pts, _ = load_points([d], None, ctxs)
+        tuned = None
+        if args.results:                 # the tuning set: the best single algorithm per size
+            tpts, _ = load_points(with_rounds(list(args.results)))
+            tuned = best_singles(choose(tpts, coll, args.alpha, args.min_launches))
+        sys.stdout.write(verify_table(pts, coll, 1 - args.alpha, mpi, buffer_policy(ctxs), tuned))
         return 0
     paths = list(args.results or [])
     if args.run:
         if paths:
             raise IsochronError("give either --run DIR (measure) or result sets to read, not both")
-        paths = [run_algorithms(args.run, launcher, args.bench, coll, args.np, _algs(args.algs, coll, mpi),
-                                args.launches, args.sizes, extra, args.seed, args.timeout, mpi)]
+        if not os.path.exists(os.path.join(args.run, "manifest.json")):   # else: reuse the finished set
+            run_algorithms(args.run, launcher, args.bench, coll, args.np, _algs(args.algs, coll, mpi),
+                           args.launches, args.sizes, extra, args.seed, args.timeout, mpi)
+        paths = [args.run]
     if not paths:
         raise IsochronError("nothing to tune from: give a launch set (configurations alg<N>) or --run DIR")
-    pts, mpi_id = load_points(paths)
+    pts, mpi_id = load_points(paths, None, ctxs)
     if not mpi:
         mpi = detect_mpi(args.bench, mpi_id)
         if coll not in ALGORITHMS[mpi]:
             raise IsochronError(f"--coll {coll}: not a collective isochron tune knows for {mpi_id}")
-    ch = choose(pts, coll, args.alpha, args.min_launches)
-    sys.stdout.write(choice_table(coll, ch, args.alpha, mpi))
+    if args.run and args.max_launches > args.launches:
+        def measure(r: int, cells: dict[tuple[int, int], int]) -> list[Record]:
+            d = f"{args.run}.more{r}"
+            if not os.path.exists(os.path.join(d, "manifest.json")):
+                sizes = ",".join(str(b) for b in sorted({b for _n, b in cells}))
+                cfgs = [(f"alg{a}", force_args(coll, a, mpi)) for a in sorted({0, *cells.values()})]
+                _run_set(d, launcher, args.bench, coll, args.np, cfgs, ADAPT_STEP, sizes, extra,
+                         None if args.seed is None else args.seed + r, args.timeout)
+            print(f"adaptive round {r}: {ADAPT_STEP} more launches of the default and "
+                  + ", ".join(f"alg{a} at {fmt_bytes(b)}" for (_n, b), a in sorted(cells.items())) + f" ({d})",
+                  file=sys.stderr)
+            more, _ = load_points([d], None, ctxs)
+            keep = {(n, b, a) for (n, b), c in cells.items() for a in (0, c)}
+            return [p for p in more if (int(p["nprocs"]), int(p["bytes"]), _alg_of(str(p["config"]))) in keep]
+        ch, _rounds = adapt(pts, coll, args.alpha, args.min_launches, args.launches, args.max_launches, measure)
+    else:
+        ch = choose(pts, coll, args.alpha, args.min_launches)
+    sys.stdout.write(choice_table(coll, ch, args.alpha, mpi, buffer_policy(ctxs)))
     if args.rules:
         for p in write_rules(args.rules, coll, ch, mpi, mpi_id, args.bench, args.mpi_lib):
             print(f"rules: {p}")
@@ -608,10 +756,17 @@ def add_parser(sub: Any) -> None:
         " choose per size the fastest algorithm significantly faster than the default across"
         " launches (else the default): --rules FILE writes Open MPI's dynamic rules file or MPICH's"
         " JSON selection file(s) (FILE and, for allreduce, bcast and reduce, FILE's .ch4.json)."
-        " --verify DIR measures the default, the rules file and every algorithm forced side by side.",
+        " --verify DIR measures the default, the rules file and every algorithm forced side by side."
+        " Both sets measure with fresh send buffers every repetition (the driver's --validate 2,"
+        " added unless --bench-args sets --validate), as an application that computes its next"
+        " contribution has them: the driver's default re-sends unchanged memory between"
+        " repetitions 0,1,2,4,8,..., which a library's single copy can serve faster than real calls.",
         epilog="example: isochron tune --coll allreduce --np 4 --run t --launches 3 --rules r.txt;"
-        " isochron tune --coll allreduce --np 4 --rules r.txt --verify v")
-    t.add_argument("results", nargs="*", metavar="SET", help="launch sets with configurations alg<N>")
+        " isochron tune --coll allreduce --np 4 --rules r.txt --verify v t (t: the tuning set, whose"
+        " fastest algorithm per size is the best single one the rules file is held to)")
+    t.add_argument("results", nargs="*", metavar="SET", help="launch sets with configurations alg<N>"
+                   " (with --verify: the tuning set, which names the best single algorithm per size;"
+                   " without one the verification set's own fastest stands in, biased low)")
     t.add_argument("--coll", default="allreduce", help="collective (default: allreduce; known: "
                    + ", ".join(OMPI_ALGORITHMS) + ")")
     t.add_argument("--mpi", choices=["auto", "ompi", "mpich"], default="auto", help="the MPI library"
@@ -628,6 +783,10 @@ def add_parser(sub: Any) -> None:
                    " at 1 - alpha (default: 0.05)")
     t.add_argument("--min-launches", type=int, default=3, help="an algorithm is chosen only with at least"
                    " this many valid launch medians on its side and the default's (default: 3)")
+    t.add_argument("--max-launches", type=int, default=12, help="--run: adaptive launches: where the"
+                   " fastest algorithm is faster than the default but not significant, measure more launches"
+                   f" of just those two at just those sizes ({ADAPT_STEP} per round, one extra launch set"
+                   " DIR.more<N> each) until significant or this many (default: 12; --launches or less: off)")
     t.add_argument("--rules", metavar="FILE", help="write (or, with --verify, use) the rules file")
     t.add_argument("--verify", metavar="DIR", help="measure (unless DIR holds a set) and compare"
                    " the default, the rules file and every algorithm forced (or those of --algs)")
