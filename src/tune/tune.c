@@ -78,6 +78,28 @@ void tune_enter(isochron_pmpi_call_t *c)
     c->layer = (void *)&prof; /* the generated wrapper calls tune_redirect_<f> */
 }
 
+/* The layer's settings are ISOCHRON_TUNE_PROFILE and ISOCHRON_TUNE_VERBOSE (0 or 1): any other
+ * ISOCHRON_TUNE_* name (a typo) or another VERBOSE value refuses the profile, as a bad profile does. */
+extern char **environ;
+static int settings_ok(char *why, size_t n)
+{
+    static const char prefix[] = "ISOCHRON_TUNE_";
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, prefix, sizeof prefix - 1)) continue;
+        size_t len = strcspn(*e, "=");
+        if ((len == 21 && !strncmp(*e, "ISOCHRON_TUNE_PROFILE", len)) || (len == 21 && !strncmp(*e, "ISOCHRON_TUNE_VERBOSE", len)))
+            continue;
+        snprintf(why, n, "unknown setting %.*s (valid: ISOCHRON_TUNE_PROFILE, ISOCHRON_TUNE_VERBOSE)", (int)len, *e);
+        return 0;
+    }
+    const char *v = getenv("ISOCHRON_TUNE_VERBOSE");
+    if (v && strcmp(v, "0") && strcmp(v, "1")) {
+        snprintf(why, n, "ISOCHRON_TUNE_VERBOSE='%.40s': expected 0 or 1", v);
+        return 0;
+    }
+    return 1;
+}
+
 int tune_leave(isochron_pmpi_call_t *c, int rc)
 {
     if (c->category != ISOCHRON_PMPI_INIT || rc != MPI_SUCCESS) return rc;
@@ -85,7 +107,7 @@ int tune_leave(isochron_pmpi_call_t *c, int rc)
     tune_bypass = 1;
     char why[512] = "";
     const char *path = getenv("ISOCHRON_TUNE_PROFILE");
-    int loaded = tune_profile_load(path, &prof, why, sizeof why) == 0;
+    int loaded = settings_ok(why, sizeof why) && tune_profile_load(path, &prof, why, sizeof why) == 0;
     char why_run[512] = "";
     int matches = tune_profile_check(&prof, why_run, sizeof why_run) == 0; /* collective: every rank, always */
     if (loaded && !matches) snprintf(why, sizeof why, "%s", why_run);
@@ -259,7 +281,8 @@ EXPORT long long isochron_tune_redirected(const char *function)
  * printed there, while MPI still runs (tune_enter returns at once for the init category). */
 EXPORT int MPI_Finalize(void)
 {
-    if (!tune_bypass && getenv("ISOCHRON_TUNE_VERBOSE") && atoi(getenv("ISOCHRON_TUNE_VERBOSE")) > 0) {
+    const char *verbose = getenv("ISOCHRON_TUNE_VERBOSE");
+    if (!tune_bypass && verbose && !strcmp(verbose, "1")) {
         int rank = 0;
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0)

@@ -4,7 +4,8 @@
 #     every redirected call's result equals the library's (test_tune_layer compares each with
 #     PMPI's), and each of the five functions was redirected;
 #  2. the same profile at another process count: one line on stderr naming the difference, and
-#     nothing redirected (every call passes through);
+#     nothing redirected (every call passes through); likewise an unknown ISOCHRON_TUNE_* setting
+#     (a typo) and ISOCHRON_TUNE_VERBOSE other than 0 or 1;
 #  3. isochron-bench itself under the layer with the matching profile: allreduce, allgather,
 #     bcast, scan and reduce_scatter_block validated at 8 B, 1 KiB and 64 KiB (exit 0), and the layer redirected its calls.
 # usage: tune_layer.sh NP TEST_PROGRAM LAYER BENCH
@@ -35,6 +36,15 @@ n=$(grep -c "^isochron-tune:" "$tmp/2.err" || true)
 grep -q "measured at $((np + 1)) processes, this run has $np; passing every call through" "$tmp/2.err" \
   || fail "other profile: the line does not name the difference: $(cat "$tmp/2.err")"
 echo "ok   np $np: profile of $((np + 1)) processes refused in one line, nothing redirected"
+# 2b. a setting the layer does not know (a typo) or a bad value refuses even a matching profile
+for bad in ISOCHRON_TUNE_PROFLE=x ISOCHRON_TUNE_VERBOSE=yes; do
+  env LD_PRELOAD="$layer" ISOCHRON_TUNE_PROFILE="$tmp/match" "$bad" "${run[@]}" "$prog" check none > "$tmp/2b.out" 2> "$tmp/2b.err" \
+    || fail "$bad: $(grep FAIL "$tmp/2b.out" | head -3)"
+  n=$(grep -c "^isochron-tune:" "$tmp/2b.err" || true)
+  [ "$n" = 1 ] && grep -q "${bad%%=*}.*passing every call through" "$tmp/2b.err" \
+    || fail "$bad: want one isochron-tune line naming ${bad%%=*}, got: $(cat "$tmp/2b.err")"
+done
+echo "ok   np $np: an unknown ISOCHRON_TUNE_ setting and a bad VERBOSE value refused in one line each, nothing redirected"
 # 3
 env LD_PRELOAD="$layer" ISOCHRON_TUNE_PROFILE="$tmp/match" ISOCHRON_TUNE_VERBOSE=1 "${run[@]}" \
   "$bench" --ops allreduce,allgather,bcast,scan,reduce_scatter_block --sizes 8,1K,64K --budget 0.1 --min-reps 3 > "$tmp/3.out" 2> "$tmp/3.err" \
