@@ -82,8 +82,9 @@ class Pair:
     hi: float
     noise: float | None           # sd of the log ratios across launches
     coll_noise: float | None      # sd of the collective's log launch medians
-    verdict: str                  # holds / violated / inconclusive
+    verdict: str                  # holds / violated / inconclusive / unconfirmed
     mock: str = ""
+    second: str = ""              # with a second set: its ratio [CI] and verdict for the same cell
 
 
 @dataclass
@@ -95,6 +96,8 @@ class Result:
     sources: list[str] = field(default_factory=list)
     mpi: str = ""
     buffers: str = ""                  # the runs' buffer policy (launches.buffer_policy)
+    confirmed: bool = False            # a second, independent set was compared (confirm())
+    single_violations: int = 0         # violations of the first set alone (before confirm())
 
 
 def _median(xs: Sequence[float]) -> float:
@@ -116,6 +119,21 @@ def verdict(lo: float, hi: float, tolerance: float) -> str:
     if lo >= 1.0 / (1.0 + tolerance):
         return "holds"
     return "inconclusive"
+
+
+def confirm(res: Result, second: Sequence[Pair]) -> None:
+    """Compare RES with a second, independent set of the same cells: a violation stands only where
+    the second set finds it too; one the second set does not reproduce (or did not measure) becomes
+    "unconfirmed" (not a violation: not listed, not in a profile). Every pair gets the second set's
+    ratio and verdict beside its own."""
+    by = {(q.coll, q.nprocs, q.bytes): q for q in second}
+    res.single_violations = sum(p.verdict == "violated" for p in res.pairs)
+    for p in res.pairs:
+        q = by.get((p.coll, p.nprocs, p.bytes))
+        p.second = f"{_cell_ratio(q)} {q.verdict}" if q else "not measured"
+        if p.verdict == "violated" and (q is None or q.verdict != "violated"):
+            p.verdict = "unconfirmed"
+    res.confirmed = True
 
 
 def _launch_key(p: Record) -> tuple[Any, ...]:
@@ -201,12 +219,13 @@ def table(res: Result) -> str:
     """The guideline table (text), the violations by size range and, for A/A, the false rate."""
     side = "alias" if res.aa else "mock-up"
     head = ["guideline", "np", "size", "launches", "collective", side, f"{side}/coll [{100 * res.level:g} % CI]",
-            "ratio noise", "coll noise", "verdict"]
+            "ratio noise", "coll noise", "verdict"] + (["second set"] if res.confirmed else [])
     rows = []
     for p in sorted(res.pairs, key=lambda q: (list(GUIDELINES).index(q.coll), q.nprocs, q.bytes)):
         name = f"{p.coll} = {p.mock}" if res.aa else f"{p.coll} <= {MOCKUP_TEXT[p.coll]}"
         rows.append([name, str(p.nprocs), fmt_bytes(p.bytes), str(p.n), fmt_time(p.coll_s),
-                     fmt_time(p.mock_s), _cell_ratio(p), _pct(p.noise), _pct(p.coll_noise), p.verdict])
+                     fmt_time(p.mock_s), _cell_ratio(p), _pct(p.noise), _pct(p.coll_noise), p.verdict]
+                    + ([p.second] if res.confirmed else []))
     w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     lines = []
     if res.mpi:
@@ -214,17 +233,25 @@ def table(res: Result) -> str:
     lines.append(f"{'A/A control' if res.aa else 'guidelines'}: ratio = {side} time / collective time per"
                  f" launch (launch medians), t interval over launches; violated: CI below 1; holds:"
                  f" CI above 1/(1+{res.tolerance:g}); else inconclusive"
-                 + (f"; {res.buffers}" if res.buffers else ""))
+                 + (f"; {res.buffers}" if res.buffers else "")
+                 + ("; a violation counts only where the second, independent set finds it too"
+                    " (else: unconfirmed)" if res.confirmed else ""))
     lines.append("  ".join(h.ljust(w[i]) for i, h in enumerate(head)))
     for r in rows:
         lines.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r)))
     nviol = sum(p.verdict == "violated" for p in res.pairs)
-    counts = {v: sum(p.verdict == v for p in res.pairs) for v in ("holds", "violated", "inconclusive")}
+    kinds = ("holds", "violated", "inconclusive") + (("unconfirmed",) if res.confirmed else ())
+    counts = {v: sum(p.verdict == v for p in res.pairs) for v in kinds}
     lines.append("")
     lines.append(f"{len(res.pairs)} pairs: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     if res.aa:
-        lines.append(f"A/A false violations: {nviol} of {len(res.pairs)} pairs"
-                     f" ({100 * nviol / len(res.pairs):.1f} %)")
+        if res.confirmed:
+            k = res.single_violations
+            lines.append(f"A/A false violations: {k} of {len(res.pairs)} pairs in the first set alone"
+                         f" ({100 * k / len(res.pairs):.1f} %), {nviol} confirmed by the second set")
+        else:
+            lines.append(f"A/A false violations: {nviol} of {len(res.pairs)} pairs"
+                         f" ({100 * nviol / len(res.pairs):.1f} %)")
     else:
         vr = violation_ranges(res.pairs)
         if vr:
@@ -239,7 +266,7 @@ def table(res: Result) -> str:
 
 def to_json(res: Result) -> Record:
     return {"isochron_guidelines": 1, "aa": res.aa, "level": res.level, "tolerance": res.tolerance,
-            "mpi": res.mpi, "sources": res.sources,
+            "mpi": res.mpi, "sources": res.sources, "confirmed": res.confirmed,
             "pairs": [p.__dict__ | {"hi": (None if math.isinf(p.hi) else p.hi)} for p in res.pairs],
             "violations": [{"coll": c, "nprocs": n, "from_bytes": a, "to_bytes": b, "sizes": k}
                            for c, n, a, b, k, _ in violation_ranges(res.pairs)]}
@@ -340,14 +367,22 @@ def cmd_guidelines(args: Any) -> int:
     if args.tolerance < 0:
         raise IsochronError(f"--tolerance {args.tolerance}: give a fraction >= 0, e.g. 0.05")
     paths = list(args.results or [])
+    second = list(args.confirm or [])
+    if args.repeat and not args.run:
+        raise IsochronError("--repeat measures a second set with --run DIR; to compare sets already"
+                            " measured, give the second with --confirm SET")
     if args.run:
         if paths:
             raise IsochronError("give either --run DIR (measure) or result sets to read, not both")
+        if args.repeat and second:
+            raise IsochronError("give either --repeat (measure the second set) or --confirm SET, not both")
         colls = [c for c in args.colls.split(",") if c] if args.colls else list(GUIDELINES)
-        paths = run_sets(args.run, shlex.split(args.launcher), args.bench,
-                         _ints(args.np, "--np"), args.launches, args.sizes, colls, args.aa,
-                         fresh_buffer_args(shlex.split(args.bench_args or "")), args.seed,
-                         timeout=args.timeout)
+        for out, dest in ((args.run, paths), (os.path.join(args.run, "second"), second))[:2 if args.repeat else 1]:
+            dest += run_sets(out, shlex.split(args.launcher), args.bench,
+                             _ints(args.np, "--np"), args.launches, args.sizes, colls, args.aa,
+                             fresh_buffer_args(shlex.split(args.bench_args or "")),
+                             args.seed if out == args.run or args.seed is None else args.seed + 1,
+                             timeout=args.timeout)
     if not paths:
         raise IsochronError("nothing to check: give result sets (launch-set directories or JSON"
                             " Lines) or --run DIR to measure")
@@ -356,6 +391,15 @@ def cmd_guidelines(args: Any) -> int:
     pts, mpi = load_points(paths, hosts, ctxs)
     res = Result(analyse(pts, args.aa, args.level, args.tolerance), args.aa, args.level,
                  args.tolerance, paths, mpi, buffer_policy(ctxs))
+    if second:
+        if set(map(os.path.abspath, second)) & set(map(os.path.abspath, paths)):
+            raise IsochronError("--confirm: the second set must be another, independent set, not one of the first")
+        pts2, mpi2 = load_points(second, [], [])
+        if mpi2 != mpi:
+            raise IsochronError(f"--confirm: the second set was measured with {mpi2 or 'an unstated MPI'},"
+                                f" the first with {mpi or 'an unstated MPI'}")
+        confirm(res, analyse(pts2, args.aa, args.level, args.tolerance))
+        res.sources += second
     sys.stdout.write(table(res))
     if args.profile:
         if args.aa:
@@ -409,6 +453,11 @@ def add_parser(sub: Any) -> None:
                    " (default: 8,1K,32K,256K)")
     g.add_argument("--colls", help="--run: collectives (default: all: " + ",".join(GUIDELINES) + ")")
     add_run_arguments(g, "--run: ")
+    g.add_argument("--confirm", action="append", metavar="SET", help="a second, independent set of"
+                   " the same pairs (repeatable, like SET): a violation counts only where it finds it too;"
+                   " the others are 'unconfirmed', not listed and not in --profile")
+    g.add_argument("--repeat", action="store_true", help="--run: measure a second, independent set"
+                   " under DIR/second and use it as --confirm")
     g.add_argument("--aa", action="store_true", help="A/A control: each collective against"
                    " <coll>_alias")
     g.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
